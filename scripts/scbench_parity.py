@@ -1,0 +1,88 @@
+"""Grade SCBench reference solutions with benchwright and compare with SCBench's own runner.
+
+Usage: python scripts/scbench_parity.py PROBLEMS_DIR [--problem NAME ...] [--out FILE.jsonl]
+
+PROBLEMS_DIR is the `problems/` folder of a SlopCodeBench checkout (not part of this repo).
+The expected figures are those SCBench's PytestRunner produced (docs/scbench-parity.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from benchwright.coding.grading import GradeOptions, grade_checkpoint
+from benchwright.coding.loader import load_problem
+from benchwright.sandbox import get_runtime
+
+# problem/checkpoint: (collected, Core, Functionality, Error, Regression, exit); "" = no tests.
+EXPECTED = {
+    "file_backup/1": (32, "6/6", "15/22", "4/4", "", 1),
+    "file_backup/2": (50, "3/3", "15/15", "", "25/32", 1),
+    "file_backup/3": (68, "3/3", "15/15", "", "43/50", 1),
+    "file_backup/4": (89, "4/4", "17/17", "", "61/68", 1),
+    "log_query/1": (134, "10/10", "119/119", "5/5", "", 0),
+    "log_query/2": (207, "5/5", "64/64", "4/4", "134/134", 0),
+    "log_query/3": (262, "4/4", "47/47", "4/4", "207/207", 0),
+    "log_query/4": (299, "2/2", "29/31", "4/4", "262/262", 1),
+    "log_query/5": (336, "3/3", "30/30", "4/4", "293/299", 1),
+    "execution_server/1": (45, "38/38", "7/7", "", "", 0),
+    "execution_server/2": (58, "7/7", "", "6/6", "43/45", 1),
+    "execution_server/3": (103, "16/16", "28/28", "1/1", "56/58", 1),
+    "execution_server/4": (151, "16/16", "32/32", "", "101/103", 1),
+    "execution_server/5": (187, "28/28", "", "", "157/159", 1),
+    "execution_server/6": (70, "25/25", "", "9/9", "36/36", 0),
+    "etl_pipeline/1": (41, "6/6", "8/9", "26/26", "", 1),
+    "etl_pipeline/2": (73, "27/27", "", "5/5", "38/41", 1),
+    "etl_pipeline/3": (117, "4/4", "31/31", "9/9", "70/73", 1),
+    "etl_pipeline/4": (134, "3/3", "7/7", "7/7", "114/117", 1),
+    "etl_pipeline/5": (164, "4/4", "18/18", "8/8", "133/134", 1),
+}
+GROUPS = ("Core", "Functionality", "Error", "Regression")
+
+
+def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | None) -> int:
+    mismatches = 0
+    options = GradeOptions(runtime=get_runtime(), python=python)
+    with out.open("a") as sink:
+        for name in names:
+            problem = load_problem(problems_dir / name)
+            for checkpoint in problem.ordered_checkpoints():
+                snapshot = problem.solution_dir(checkpoint.name)
+                if not snapshot.is_dir():
+                    print(f"{name}/{checkpoint.name}: no reference solution", flush=True)
+                    continue
+                ev = grade_checkpoint(problem, checkpoint, snapshot, options).evaluation
+                counts = {str(g): f"{c.passed}/{c.total}" for g, c in ev.counts.items()}
+                row = (ev.pytest_collected, *(counts.get(g, "") for g in GROUPS),
+                       ev.pytest_exit_code)
+                key = f"{name}/{checkpoint.name.removeprefix('checkpoint_')}"
+                expected = EXPECTED.get(key)
+                verdict = "n/a" if expected is None else ("same" if tuple(expected) == row
+                                                          else "DIFFERENT")
+                mismatches += verdict == "DIFFERENT"
+                record = {"key": key, "row": row, "expected": expected, "verdict": verdict,
+                          "core_cases": ev.verdicts["core-cases"], "status": ev.status,
+                          "reason": ev.infrastructure_reason, "seconds": ev.total_duration_s}
+                sink.write(json.dumps(record) + "\n")
+                sink.flush()
+                print(json.dumps(record), flush=True)
+    return mismatches
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("problems_dir", type=Path)
+    parser.add_argument("--problem", action="append", default=[])
+    parser.add_argument("--out", type=Path, default=Path("scbench-parity.jsonl"))
+    parser.add_argument("--python", default=None)
+    args = parser.parse_args()
+    names = args.problem or sorted(p.name for p in args.problems_dir.iterdir()
+                                   if (p / "config.yaml").is_file())
+    sys.exit(1 if grade_all(args.problems_dir, names, args.out, args.python) else 0)
+
+
+if __name__ == "__main__":
+    main()

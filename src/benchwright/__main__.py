@@ -1,0 +1,3 @@
+from benchwright.cli.main import main
+
+main()

@@ -1,0 +1,83 @@
+"""`benchwright eval`: grade saved work offline."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from benchwright.cli.render import evaluation_view
+from benchwright.coding.artifacts import save_grade_output
+from benchwright.coding.evaluation import GradeStatus
+from benchwright.coding.examples import example_problem_dir
+from benchwright.coding.grading import GradeOptions, grade_checkpoint
+from benchwright.coding.loader import get_checkpoint, load_problem
+from benchwright.errors import GradingInfrastructureError, UserInputError
+from benchwright.sandbox import Limits, get_runtime
+
+app = typer.Typer(help="Grade saved work offline.", no_args_is_help=True)
+
+
+def _problem_dir(problem_dir: Path | None, problem: str | None) -> Path:
+    if (problem_dir is None) == (problem is None):
+        raise UserInputError(
+            "give exactly one of --problem-dir DIR or --problem NAME",
+            hint="--problem names a bundled example: see `benchwright problems list`")
+    return problem_dir if problem_dir is not None else example_problem_dir(str(problem))
+
+
+def _default_out(problem: str, checkpoint: str) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return Path("benchwright-out") / "eval" / problem / f"{checkpoint}-{stamp}"
+
+
+@app.command("checkpoint")
+def checkpoint_cmd(
+    checkpoint: Annotated[str, typer.Option(help="The checkpoint, e.g. checkpoint_2.")],
+    problem_dir: Annotated[Path | None, typer.Option(help="A problem folder.")] = None,
+    problem: Annotated[str | None, typer.Option(help="A bundled example problem.")] = None,
+    workspace: Annotated[Path | None, typer.Option(
+        help="The snapshot to grade; default: the checkpoint's reference solution.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Where to write evaluation.json and the raw output.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    python: Annotated[str | None, typer.Option(
+        help="Python version or path for the environments (default 3.12 when present).")] = None,
+    unsafe_no_sandbox: Annotated[bool, typer.Option(
+        help="Run the code on this machine without bubblewrap isolation.")] = False,
+    wall_clock: Annotated[float, typer.Option(
+        help="Seconds before the whole checkpoint is killed.")] = 1800.0,
+    memory_mb: Annotated[int, typer.Option(help="Address-space limit per process.")] = 4096,
+    max_processes: Annotated[int, typer.Option(help="Processes the sandbox may hold.")] = 256,
+) -> None:
+    """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
+    loaded = load_problem(_problem_dir(problem_dir, problem))
+    config = get_checkpoint(loaded, checkpoint)
+    snapshot = workspace if workspace is not None else loaded.solution_dir(checkpoint)
+    limits = Limits(wall_clock_s=wall_clock, memory_mb=memory_mb, max_processes=max_processes)
+    options = GradeOptions(runtime=get_runtime(unsafe_no_sandbox), limits=limits, python=python,
+                           require_entry_file=True)
+    err = Console(stderr=True)
+    with err.status(f"grading {loaded.name}/{checkpoint}") as status:
+        output = grade_checkpoint(
+            loaded, config, snapshot, options,
+            progress=lambda msg: status.update(f"{loaded.name}/{checkpoint}: {msg}"))
+    out_dir = out if out is not None else _default_out(loaded.name, checkpoint)
+    save_grade_output(output, out_dir)
+    evaluation = output.evaluation
+    if as_json:
+        typer.echo(json.dumps({**evaluation.model_dump(mode="json"), "out_dir": str(out_dir)},
+                              indent=2))
+    else:
+        Console().print(evaluation_view(evaluation))
+        err.print(f"[dim]wrote {out_dir}/evaluation.json[/]")
+    if evaluation.status is GradeStatus.INFRASTRUCTURE_FAILURE:
+        raise GradingInfrastructureError(
+            evaluation.infrastructure_reason or "pytest could not run the tests",
+            path=loaded.tests_dir,
+            hint=f"fix the problem's tests or data; pytest's output is in {out_dir}/evaluation",
+        )

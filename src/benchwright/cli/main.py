@@ -1,0 +1,46 @@
+"""The `benchwright` command, and the one place that turns errors into messages and exit codes."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from benchwright import __version__
+from benchwright.cli import eval_cmd, problems_cmd
+from benchwright.errors import BenchwrightError
+
+app = typer.Typer(
+    name="benchwright",
+    help="Run AI agents through checkpointed benchmarks and grade them deterministically, offline.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(eval_cmd.app, name="eval")
+app.add_typer(problems_cmd.app, name="problems")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"benchwright {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Run AI agents through checkpointed benchmarks and grade them deterministically, offline."""
+
+
+def main() -> None:
+    """Entry point: a BenchwrightError becomes one line on stderr and its exit code."""
+    try:
+        app()
+    except BenchwrightError as exc:
+        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {exc.one_line()}",
+                                                    soft_wrap=True)
+        sys.exit(exc.exit_code)

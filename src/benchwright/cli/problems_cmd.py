@@ -1,0 +1,23 @@
+"""`benchwright problems`: the bundled example problems."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from benchwright.coding.examples import example_names, example_problem_dir
+from benchwright.coding.loader import load_problem
+
+app = typer.Typer(help="The bundled example problems.", no_args_is_help=True)
+
+
+@app.command("list")
+def list_problems() -> None:
+    """List the bundled example problems and their checkpoints."""
+    table = Table("problem", "checkpoints", "entry file", "description")
+    for name in example_names():
+        problem = load_problem(example_problem_dir(name))
+        table.add_row(name, str(len(problem.checkpoints)), problem.entry_filename,
+                      problem.description.strip().splitlines()[0])
+    Console().print(table)

@@ -1,0 +1,149 @@
+"""Result files of grading one checkpoint: ours (versioned, rich) and SCBench's evaluation.json."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from benchwright.coding.policies import GroupCount, PassPolicy
+from benchwright.coding.problem import Group
+from benchwright.sandbox import Limits
+
+GRADING_FORMAT = "benchwright.grading/1"
+SCBENCH_SCHEMA_VERSION = 1
+
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
+
+
+class GradeStatus(StrEnum):
+    """How grading itself went (not whether the submission passed)."""
+
+    COMPLETED = "completed"
+    """pytest ran the tests; the counts are meaningful."""
+    INFRASTRUCTURE_FAILURE = "infrastructure_failure"
+    """pytest could not run the tests (exit code 2-5, or nothing collected)."""
+    WALL_CLOCK_TIMEOUT = "wall_clock_timeout"
+    """The whole checkpoint ran past its wall-clock limit and was killed."""
+
+
+class TestCase(BaseModel):
+    """One collected test item and its outcome."""
+
+    id: str
+    """The pytest node id without its file, as SCBench names tests."""
+    file: str
+    """The test file, relative to the workspace."""
+    checkpoint: str
+    """The checkpoint whose test file holds it."""
+    group: Group
+    """Its group, by SCBench's rules."""
+    outcome: Outcome
+    """pytest's outcome."""
+    duration_s: float = 0.0
+    """Setup, call and teardown time."""
+    message: str | None = None
+    """The failure's short message, when it failed."""
+
+    @property
+    def passed(self) -> bool:
+        """Only passed and xpassed count as passed."""
+        return self.outcome in ("passed", "xpassed")
+
+
+class EnvInfo(BaseModel):
+    """An environment used for grading."""
+
+    key: str
+    """Its content hash."""
+    python_version: str
+    """Its interpreter's version."""
+    packages: list[str]
+    """What was installed, pinned."""
+    reused: bool
+    """Whether it came from the cache."""
+    error: str | None = None
+    """Why installing the requirements failed, when it did (the solution then runs without them)."""
+
+
+class GraderInfo(BaseModel):
+    """Everything needed to re-derive the verdict: who graded, with what."""
+
+    benchwright_version: str
+    """The grader's version."""
+    runtime: str
+    """`bwrap`, or `unsafe-local` when the sandbox was switched off."""
+    limits: Limits
+    """The sandbox's limits."""
+    entrypoint: str
+    """The command the tests ran the submission with."""
+    pytest_args: list[str]
+    """The arguments pytest got."""
+    test_env: EnvInfo
+    """The environment pytest ran in."""
+    solution_env: EnvInfo
+    """The environment the submission ran in."""
+
+
+class CheckpointEvaluation(BaseModel):
+    """benchwright's own record of grading one checkpoint (file `grading.json`)."""
+
+    format: Literal["benchwright.grading/1"] = "benchwright.grading/1"
+    """The file's format and version."""
+    problem: str
+    """The problem's name."""
+    problem_version: int
+    """The problem's version."""
+    checkpoint: str
+    """The checkpoint graded."""
+    checkpoint_version: int
+    """The checkpoint's version."""
+    status: GradeStatus
+    """How grading went."""
+    infrastructure_reason: str | None = None
+    """Why grading could not run the tests, naming the file at fault where known."""
+    pytest_exit_code: int
+    """pytest's exit status (negative when killed by a signal)."""
+    pytest_collected: int
+    """Items pytest reported collecting."""
+    counts: dict[Group, GroupCount] = Field(default_factory=dict)
+    """Passed and total per group; groups with no tests are left out."""
+    verdicts: dict[PassPolicy, bool] = Field(default_factory=dict)
+    """Each pass policy's verdict."""
+    tests: list[TestCase] = Field(default_factory=list)
+    """Every collected item, in run order."""
+    duration_s: float
+    """Seconds pytest ran."""
+    total_duration_s: float
+    """Seconds for the whole grading, environments included."""
+    grader: GraderInfo
+    """What graded it."""
+
+    @property
+    def infrastructure_failure(self) -> bool:
+        """Whether grading failed for reasons other than the submission's tests."""
+        return self.status is not GradeStatus.COMPLETED
+
+    def to_scbench(self) -> dict[str, Any]:
+        """The same result in SCBench's evaluation.json shape (schema_version 1)."""
+        grouped: dict[str, dict[str, list[str]]] = {}
+        for test in self.tests:
+            bucket = grouped.setdefault(f"{test.checkpoint}-{test.group}", {"passed": [],
+                                                                            "failed": []})
+            bucket["passed" if test.passed else "failed"].append(test.id)
+        return {
+            "schema_version": SCBENCH_SCHEMA_VERSION,
+            "problem_name": self.problem,
+            "problem_version": self.problem_version,
+            "checkpoint_name": self.checkpoint,
+            "checkpoint_version": self.checkpoint_version,
+            "duration": self.duration_s,
+            "entrypoint": self.grader.entrypoint,
+            "tests": grouped,
+            "pass_counts": {str(g): c.passed for g, c in self.counts.items() if c.passed},
+            "total_counts": {str(g): c.total for g, c in self.counts.items()},
+            "pytest_exit_code": self.pytest_exit_code,
+            "pytest_collected": self.pytest_collected,
+            "infrastructure_failure": self.infrastructure_failure,
+        }

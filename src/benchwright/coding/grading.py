@@ -1,0 +1,279 @@
+"""Grade one checkpoint of a problem on a workspace snapshot, as SCBench does, in a sandbox."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from benchwright import __version__
+from benchwright.coding import pytest_report as pr
+from benchwright.coding import workspace as ws
+from benchwright.coding.evaluation import (
+    CheckpointEvaluation,
+    EnvInfo,
+    GraderInfo,
+    GradeStatus,
+)
+from benchwright.coding.policies import all_verdicts
+from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
+from benchwright.errors import EnvironmentBuildError, WorkspaceError
+from benchwright.interpreters import Interpreter, resolve_python
+from benchwright.protocols import Runtime
+from benchwright.sandbox import ExecResult, Limits, Mount
+from benchwright.toolenvs import BuiltEnv, ensure_env, parse_requirements
+
+# The grader's own test environment: pinned, so a verdict does not drift with new releases.
+TEST_ENV_BASE = (
+    "pytest==9.0.3",
+    "pytest-json-report==1.5.0",
+    "pytest-timeout==2.4.0",
+    "jsonschema==4.26.0",
+    "deepdiff==9.1.0",
+    "pyyaml==6.0.3",
+    "httpx==0.28.1",
+)
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How to grade: runtime, limits, interpreter."""
+
+    runtime: Runtime
+    """Where the tests run (the bubblewrap sandbox by default)."""
+    limits: Limits = field(default_factory=Limits)
+    """Resource limits for the whole checkpoint."""
+    python: str | None = None
+    """Interpreter request (`3.12`, a path); None means 3.12 when present."""
+    require_entry_file: bool = False
+    """Refuse a snapshot without the entry file (for `eval checkpoint`); runs grade it as failed."""
+
+
+class GradeOutput(BaseModel):
+    """The evaluation and the raw material it was derived from."""
+
+    evaluation: CheckpointEvaluation
+    """The result."""
+    stdout: str
+    """pytest's standard output."""
+    stderr: str
+    """pytest's standard error."""
+    report: dict[str, Any] | None
+    """pytest-json-report's report, when pytest wrote one."""
+
+
+class _Prepared(BaseModel):
+    scratch: Path
+    workspace: Path
+    asset_env: dict[str, str]
+
+
+def grade_checkpoint(
+    problem: ProblemConfig,
+    checkpoint: CheckpointConfig,
+    snapshot: Path,
+    options: GradeOptions,
+    progress: Progress = lambda _msg: None,
+) -> GradeOutput:
+    """Grade `snapshot` against `checkpoint` and return the result (nothing is written)."""
+    started = time.monotonic()
+    _check_snapshot(problem, snapshot, options.require_entry_file)
+    ws.check_tests_exist(problem, checkpoint)
+    interpreter = resolve_python(options.python)
+    prepared = _prepare(problem, checkpoint, snapshot)
+    try:
+        progress("building environments")
+        envs = _environments(problem, prepared.workspace, interpreter)
+        progress("running pytest")
+        output = _run_pytest(problem, checkpoint, prepared, interpreter, envs, options)
+    finally:
+        shutil.rmtree(prepared.scratch, ignore_errors=True)
+    result, stdout, stderr, report = output
+    evaluation = _evaluate(problem, checkpoint, result, stdout, report, options, envs,
+                           time.monotonic() - started)
+    return GradeOutput(evaluation=evaluation, stdout=stdout, stderr=stderr, report=report)
+
+
+def _check_snapshot(problem: ProblemConfig, snapshot: Path, require_entry_file: bool) -> None:
+    if not snapshot.is_dir():
+        raise WorkspaceError("workspace snapshot not found", path=snapshot,
+                             hint="pass the folder that holds the submission's files")
+    if require_entry_file and not (snapshot / problem.entry_filename).is_file():
+        raise WorkspaceError(
+            f"the entry file {problem.entry_filename} is missing", path=snapshot,
+            hint=f"the problem runs `python {problem.entry_filename}` from the workspace root",
+        )
+
+
+def _prepare(problem: ProblemConfig, checkpoint: CheckpointConfig, snapshot: Path) -> _Prepared:
+    scratch = Path(tempfile.mkdtemp(prefix="benchwright-grade-"))
+    try:
+        workspace = scratch / "workspace"
+        ws.copy_snapshot(snapshot, workspace)
+        tests_dir = ws.copy_tests(problem, checkpoint, workspace)
+        asset_env = ws.copy_assets(problem, tests_dir)
+        ws.write_pytest_ini(problem, workspace)
+        for sub in ("tmp", "out"):
+            (scratch / sub).mkdir()
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    return _Prepared(scratch=scratch, workspace=workspace, asset_env=asset_env)
+
+
+class _Envs(BaseModel):
+    test: BuiltEnv
+    solution: BuiltEnv
+    solution_error: str | None = None
+
+
+def _environments(problem: ProblemConfig, workspace: Path, interpreter: Interpreter) -> _Envs:
+    test_env = ensure_env("tests", interpreter, [*TEST_ENV_BASE, *problem.test_dependencies])
+    requirements_file = workspace / "requirements.txt"
+    text = requirements_file.read_text(errors="replace") if requirements_file.is_file() else ""
+    requirements = parse_requirements(text)
+    try:
+        return _Envs(test=test_env, solution=ensure_env("solution", interpreter, requirements))
+    except EnvironmentBuildError as exc:
+        # SCBench tolerates requirements that do not install; the submission runs without them.
+        bare = ensure_env("solution", interpreter, [])
+        return _Envs(test=test_env, solution=bare, solution_error=exc.message)
+
+
+def _info(env: BuiltEnv, error: str | None = None) -> EnvInfo:
+    return EnvInfo(key=env.key, python_version=env.python_version, packages=env.packages,
+                   reused=env.reused, error=error)
+
+
+def entrypoint_command(problem: ProblemConfig) -> str:
+    """How the tests start the submission; `python` is the solution environment's."""
+    return f"python {problem.entry_filename}"
+
+
+def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Path) -> list[str]:
+    """pytest's arguments: SCBench's, plus guards against a workspace that plants a conftest."""
+    timeout = problem.timeout_for(checkpoint)
+    return [
+        *([f"--timeout={int(timeout)}"] if timeout is not None else []),
+        f"--entrypoint={entrypoint_command(problem)}",
+        f"--checkpoint={checkpoint.name}",
+        "--json-report", f"--json-report-file={report}",
+        "--json-report-omit=streams", "--json-report-omit=log", "--json-report-omit=warnings",
+        "-p", "no:cacheprovider",
+        f"--confcutdir={ws.TESTS_DIR}",
+        "-vv",
+        ws.TESTS_DIR,
+    ]
+
+
+def _run_pytest(
+    problem: ProblemConfig,
+    checkpoint: CheckpointConfig,
+    prepared: _Prepared,
+    interpreter: Interpreter,
+    envs: _Envs,
+    options: GradeOptions,
+) -> tuple[ExecResult, str, str, dict[str, Any] | None]:
+    out = prepared.scratch / "out"
+    argv = [str(envs.test.python), "-P", "-m", "pytest",
+            *pytest_args(problem, checkpoint, out / "report.json")]
+    env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
+    mounts = _mounts(prepared, interpreter, [envs.test.path, envs.solution.path])
+    with (out / "stdout.txt").open("wb") as stdout, (out / "stderr.txt").open("wb") as stderr:
+        result = options.runtime.run(argv, cwd=prepared.workspace, env=env, mounts=mounts,
+                                     limits=options.limits, stdout=stdout, stderr=stderr)
+    return (result, _read(out / "stdout.txt"), _read(out / "stderr.txt"),
+            _load_report(out / "report.json"))
+
+
+def _sandbox_env(
+    problem: ProblemConfig, checkpoint: CheckpointConfig, prepared: _Prepared,
+    options: GradeOptions, solution: Path,
+) -> dict[str, str]:
+    tmp = "/tmp" if options.runtime.name == "bwrap" else str(prepared.scratch / "tmp")
+    return {
+        **problem.env_for(checkpoint),
+        **prepared.asset_env,
+        "PATH": f"{solution}/bin:/usr/local/bin:/usr/bin:/bin",
+        "VIRTUAL_ENV": str(solution),
+        "HOME": tmp, "TMPDIR": tmp,
+        "LANG": "C.UTF-8", "TZ": "UTC", "PYTHONHASHSEED": "0",
+    }
+
+
+def _mounts(prepared: _Prepared, interpreter: Interpreter, envs: list[Path]) -> list[Mount]:
+    return [
+        Mount(path=interpreter.prefix),
+        *(Mount(path=env) for env in envs),
+        Mount(path=prepared.scratch / "tmp", writable=True, target=Path("/tmp")),
+        Mount(path=prepared.workspace, writable=True),
+        Mount(path=prepared.scratch / "out", writable=True),
+    ]
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+
+
+def _load_report(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _evaluate(
+    problem: ProblemConfig,
+    checkpoint: CheckpointConfig,
+    result: ExecResult,
+    stdout: str,
+    report: dict[str, Any] | None,
+    options: GradeOptions,
+    envs: _Envs,
+    total_s: float,
+) -> CheckpointEvaluation:
+    custom: dict[str, Group] = {name: m.group for name, m in problem.markers.items()}
+    cases = pr.test_cases(report or {}, checkpoint.name, custom)
+    collected = pr.collected_count(stdout)
+    status, reason = _status(result, collected, report)
+    counts = pr.count_groups(cases)
+    return CheckpointEvaluation(
+        problem=problem.name, problem_version=problem.version,
+        checkpoint=checkpoint.name, checkpoint_version=checkpoint.version,
+        status=status, infrastructure_reason=reason,
+        pytest_exit_code=result.exit_code, pytest_collected=collected,
+        counts=counts, verdicts=all_verdicts(counts, status is not GradeStatus.COMPLETED),
+        tests=cases, duration_s=result.duration_s, total_duration_s=round(total_s, 3),
+        grader=GraderInfo(
+            benchwright_version=__version__, runtime=result.runtime, limits=options.limits,
+            entrypoint=entrypoint_command(problem),
+            pytest_args=pytest_args(problem, checkpoint, Path("report.json")),
+            test_env=_info(envs.test), solution_env=_info(envs.solution, envs.solution_error),
+        ),
+    )
+
+
+def _status(
+    result: ExecResult, collected: int, report: dict[str, Any] | None
+) -> tuple[GradeStatus, str | None]:
+    if result.timed_out:
+        return GradeStatus.WALL_CLOCK_TIMEOUT, (
+            f"the checkpoint ran past its {result.duration_s:.0f} s wall-clock limit and was killed"
+        )
+    if not pr.is_infrastructure_failure(result.exit_code, collected):
+        return GradeStatus.COMPLETED, None
+    failures = pr.collection_failures(report or {})
+    if failures:
+        return GradeStatus.INFRASTRUCTURE_FAILURE, "tests failed to collect: " + "; ".join(failures)
+    return GradeStatus.INFRASTRUCTURE_FAILURE, (
+        f"pytest exited with code {result.exit_code} after collecting {collected} tests"
+    )

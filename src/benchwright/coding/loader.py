@@ -1,0 +1,103 @@
+"""Load a problem folder into a validated `ProblemConfig`, with errors a person can act on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from benchwright.coding.problem import CheckpointConfig, ProblemConfig
+from benchwright.errors import ProblemConfigError
+
+CONFIG_NAME = "config.yaml"
+
+
+def load_problem(problem_dir: Path) -> ProblemConfig:
+    """Read and validate `problem_dir/config.yaml`."""
+    config_path = problem_dir / CONFIG_NAME
+    if not problem_dir.is_dir():
+        raise ProblemConfigError(
+            "problem folder not found", path=problem_dir, hint="pass the folder holding config.yaml"
+        )
+    if not config_path.is_file():
+        raise ProblemConfigError(
+            "no config.yaml here",
+            path=problem_dir,
+            hint="a problem folder holds config.yaml, checkpoint_N.md and tests/",
+        )
+    raw = _read_yaml(config_path)
+    raw["path"] = problem_dir.resolve()
+    raw["checkpoints"] = _normalise_checkpoints(raw.get("checkpoints"), config_path)
+    try:
+        return ProblemConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ProblemConfigError(_describe(exc), path=config_path, hint=_hint(exc)) from None
+
+
+def get_checkpoint(problem: ProblemConfig, name: str) -> CheckpointConfig:
+    """The named checkpoint, or an error that lists the ones there are."""
+    if name not in problem.checkpoints:
+        choices = ", ".join(c.name for c in problem.ordered_checkpoints())
+        raise ProblemConfigError(
+            f"unknown checkpoint {name!r}",
+            path=problem.path / CONFIG_NAME,
+            hint=f"choose one of: {choices}",
+        )
+    return problem.checkpoints[name]
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ProblemConfigError(
+            f"not valid YAML{where}", path=path, hint="fix the syntax"
+        ) from None
+    if not isinstance(data, dict):
+        raise ProblemConfigError(
+            "must be a YAML mapping", path=path, hint="top-level keys such as name, entry_file"
+        )
+    return data
+
+
+def _normalise_checkpoints(raw: object, path: Path) -> dict[str, dict[str, Any]]:
+    if not isinstance(raw, dict) or not raw:
+        raise ProblemConfigError(
+            "`checkpoints` must map checkpoint names to their settings",
+            path=path,
+            hint="e.g. checkpoints: {checkpoint_1: {version: 1, order: 1}}",
+        )
+    result: dict[str, dict[str, Any]] = {}
+    for index, (name, settings) in enumerate(raw.items(), start=1):
+        if settings is None:
+            settings = {}
+        if not isinstance(settings, dict):
+            raise ProblemConfigError(
+                f"checkpoint {name!r} must be a mapping", path=path, hint="version, order, ..."
+            )
+        result[str(name)] = {"order": index, **settings, "name": str(name)}
+    return result
+
+
+def _describe(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    location = ".".join(str(part) for part in first["loc"])
+    if first["type"] == "extra_forbidden":
+        return f"{location}: unknown key"
+    if first["type"] == "missing":
+        return f"{location}: required key is missing"
+    return f"{location}: {first['msg']}"
+
+
+def _hint(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    if first["type"] == "extra_forbidden" and first["loc"][0] == "checkpoints":
+        keys = ", ".join(k for k in CheckpointConfig.model_fields if k != "name")
+        return f"checkpoint keys are: {keys}"
+    if first["type"] == "missing":
+        return "add it to config.yaml"
+    return "see docs/problem-format.md"

@@ -1,0 +1,92 @@
+"""Lay out a grading workspace as SCBench does: snapshot, tests, assets, pytest.ini."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from benchwright.coding.problem import CheckpointConfig, ProblemConfig
+from benchwright.coding.pytest_report import BUILTIN_MARKERS
+from benchwright.errors import ProblemConfigError
+
+TESTS_DIR = ".evaluation_tests"
+# Never graded: caches, virtualenvs, and anything that could stand in for the real tests.
+_SNAPSHOT_IGNORE = shutil.ignore_patterns(
+    "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv", "venv"
+)
+_PLANTED = (TESTS_DIR, "pytest.ini")
+
+
+def copy_snapshot(snapshot: Path, workspace: Path) -> None:
+    """Copy the snapshot into a fresh workspace, dropping files that could subvert grading."""
+    shutil.copytree(snapshot, workspace, ignore=_SNAPSHOT_IGNORE, symlinks=True)
+    for name in _PLANTED:
+        target = workspace / name
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+
+
+def test_files_for(problem: ProblemConfig, checkpoint: CheckpointConfig) -> list[str]:
+    """The checkpoint test files that run at `checkpoint`, in checkpoint order."""
+    if not checkpoint.include_prior_tests:
+        return [f"test_{checkpoint.name}.py"]
+    return [f"test_{c.name}.py" for c in problem.checkpoints_through(checkpoint.name)]
+
+
+def check_tests_exist(problem: ProblemConfig, checkpoint: CheckpointConfig) -> None:
+    """Raise a clear error when the tests folder or the checkpoint's test file is missing."""
+    own = problem.tests_dir / f"test_{checkpoint.name}.py"
+    if not problem.tests_dir.is_dir():
+        raise ProblemConfigError("the problem has no tests/ folder", path=problem.path,
+                                 hint="add tests/conftest.py and tests/test_checkpoint_N.py")
+    if not own.is_file():
+        raise ProblemConfigError(f"no test file for {checkpoint.name}", path=own,
+                                 hint=f"add {own.name} to the problem's tests/ folder")
+
+
+def copy_tests(problem: ProblemConfig, checkpoint: CheckpointConfig, workspace: Path) -> Path:
+    """Copy conftest, helpers, data folders and the selected checkpoint test files."""
+    wanted = set(test_files_for(problem, checkpoint))
+    target = workspace / TESTS_DIR
+    target.mkdir()
+    for item in sorted(problem.tests_dir.iterdir()):
+        if item.is_dir() and item.name != "__pycache__":
+            shutil.copytree(item, target / item.name, ignore=_SNAPSHOT_IGNORE)
+        elif item.is_file() and (not _is_checkpoint_test(item.name) or item.name in wanted):
+            shutil.copy2(item, target / item.name)
+    return target
+
+
+def _is_checkpoint_test(name: str) -> bool:
+    return name.startswith("test_") and name.endswith(".py")
+
+
+def copy_assets(problem: ProblemConfig, tests_dir: Path) -> dict[str, str]:
+    """Copy static assets to `.evaluation_tests/assets/<key>`; return SCBench's env vars."""
+    if not problem.static_assets:
+        return {}
+    assets = tests_dir / "assets"
+    assets.mkdir(exist_ok=True)
+    env = {"SCBENCH_ASSETS_DIR": f"{TESTS_DIR}/assets"}
+    for key, asset in problem.static_assets.items():
+        source = problem.path / asset.path
+        if not source.exists():
+            raise ProblemConfigError(f"static asset {key!r} not found", path=source,
+                                     hint="fix static_assets in config.yaml")
+        if source.is_dir():
+            shutil.copytree(source, assets / key, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source, assets / key)
+        env[f"SCBENCH_ASSET_{key.upper()}"] = f"{TESTS_DIR}/assets/{key}"
+    return env
+
+
+def write_pytest_ini(problem: ProblemConfig, workspace: Path) -> None:
+    """The pytest.ini SCBench writes: testpaths and every marker registered."""
+    lines = ["[pytest]", "testpaths = tests", "markers ="]
+    lines += [f"    {name}: {desc}" for name, (desc, _group) in BUILTIN_MARKERS.items()]
+    lines += [f"    {name}: {marker.description}" for name, marker in problem.markers.items()
+              if name not in BUILTIN_MARKERS]
+    (workspace / "pytest.ini").write_text("\n".join(lines) + "\n")

@@ -1,0 +1,64 @@
+"""One exception tree for benchwright, and the exit codes the CLI maps it to.
+
+Exit codes (documented in docs/cli.md):
+
+- 0: the command did what was asked (a graded checkpoint that fails its tests is still a success);
+- 1: a bug in benchwright (a traceback is printed);
+- 2: bad input or a missing prerequisite: one line says what, where and how to fix it;
+- 3: infrastructure failed (an environment could not be built, the grader itself broke).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class BenchwrightError(Exception):
+    """Base of every error benchwright raises on purpose."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, hint: str | None = None, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.path = path
+
+    def __str__(self) -> str:
+        return self.one_line()
+
+    def one_line(self) -> str:
+        """What went wrong, where, and how to fix it, on one line."""
+        where = f"{self.path}: " if self.path is not None else ""
+        fix = f" ({self.hint})" if self.hint else ""
+        return f"{where}{self.message}{fix}"
+
+
+class UserInputError(BenchwrightError):
+    """The user pointed benchwright at something missing or malformed."""
+
+
+class ProblemConfigError(UserInputError):
+    """A problem folder (config.yaml, specs, tests) is missing or malformed."""
+
+
+class WorkspaceError(UserInputError):
+    """A workspace snapshot is missing or lacks what the problem needs."""
+
+
+class PrerequisiteError(BenchwrightError):
+    """A tool or interpreter benchwright needs is not installed."""
+
+
+class InfrastructureError(BenchwrightError):
+    """The grading machinery failed for a reason that is not the submission's fault."""
+
+    exit_code = 3
+
+
+class EnvironmentBuildError(InfrastructureError):
+    """uv could not build an environment benchwright needs for grading."""
+
+
+class GradingInfrastructureError(UserInputError):
+    """pytest could not run the problem's tests (they failed to collect, a data file is missing)."""

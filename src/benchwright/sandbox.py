@@ -1,0 +1,325 @@
+"""Run untrusted commands: in a bubblewrap sandbox, or (only when asked) directly on the host.
+
+The bubblewrap sandbox starts from an empty root and binds in only what a Python program needs:
+/usr (read-only), a short list of /etc files, the interpreter and environments named by the caller
+(read-only), and the caller's writable folders. $HOME, /root and the rest of the host are absent.
+The network namespace is private (loopback only) unless the caller asks for the network.
+Limits are rlimits set before bubblewrap starts; they apply to every process in the sandbox
+(RLIMIT_NPROC counts per user namespace, so it bounds the sandbox, not the host).
+When the command ends or the wall clock runs out, the sandbox's PID namespace is torn down,
+which kills every process the command left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import os
+import resource
+import secrets
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO
+
+from pydantic import BaseModel, Field
+
+from benchwright.errors import PrerequisiteError
+
+SANDBOX_UID = 1000
+# Host uids for sandboxes started by root: far above any real account or subordinate-uid range.
+_SANDBOX_UID_BASE = 1_900_000_000
+_SANDBOX_UID_SPAN = 10_000_000
+_PR_SET_PDEATHSIG = 1
+# /etc entries Python programs need (certificates, name service, zone); never shadow or ssh.
+_ETC_ALLOWED = (
+    "alternatives", "ca-certificates", "ca-certificates.conf", "debian_version", "gai.conf",
+    "group", "host.conf", "hosts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
+    "mime.types", "nsswitch.conf", "os-release", "passwd", "protocols", "resolv.conf", "services",
+    "ssl", "timezone",
+)
+INSTALL_BWRAP = "sudo apt-get install -y bubblewrap"
+
+
+class Limits(BaseModel):
+    """Resource limits for one sandboxed command."""
+
+    wall_clock_s: float = 1800.0
+    """The whole command is killed after this many seconds."""
+    memory_mb: int = 4096
+    """Address-space limit per process, in MiB."""
+    max_processes: int = 256
+    """Processes and threads the sandbox may have at once."""
+    max_file_mb: int = 1024
+    """Largest file a process may write, in MiB."""
+
+
+class Mount(BaseModel):
+    """A host path made visible inside the sandbox."""
+
+    path: Path
+    """The host path (file or folder)."""
+    writable: bool = False
+    """Whether the sandbox may write to it."""
+    target: Path | None = None
+    """Where it appears inside the sandbox; the same path when None."""
+
+    @property
+    def inside(self) -> Path:
+        """The path inside the sandbox."""
+        return self.target or self.path
+
+
+class ExecResult(BaseModel):
+    """What a sandboxed command did."""
+
+    argv: list[str]
+    """The command as run inside the sandbox."""
+    exit_code: int
+    """Its exit status; negative for a signal, as subprocess reports it."""
+    duration_s: float
+    """Wall-clock seconds from start to end."""
+    timed_out: bool = False
+    """Whether the wall-clock limit killed it."""
+    stdout_path: Path | None = None
+    """Where its standard output was written, if to a file."""
+    stderr_path: Path | None = None
+    """Where its standard error was written, if to a file."""
+    runtime: str = Field(default="bwrap")
+    """Which runtime ran it."""
+
+
+class BwrapRuntime:
+    """Bubblewrap: private mount, PID, network, IPC and user namespaces."""
+
+    name: str = "bwrap"
+
+    def __init__(self, bwrap: str | None = None) -> None:
+        self.bwrap = bwrap or require_bwrap()
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        mounts: Sequence[Mount],
+        limits: Limits,
+        network: bool = False,
+        stdout: IO[bytes] | int | None = None,
+        stderr: IO[bytes] | int | None = None,
+    ) -> ExecResult:
+        """Run `argv` in a fresh sandbox and wait for it (or for the wall clock)."""
+        uid = _host_uid_for_sandbox()
+        if uid is not None:
+            for mount in mounts:
+                if mount.writable:
+                    _chown_tree(mount.path, uid)
+        full = [*self.bwrap_args(mounts, cwd, network, uid), "--", *_drop_to(uid), *argv]
+        result = _run_killable(full, env, limits, stdout, stderr, nproc_uid=uid)
+        return result.model_copy(update={"argv": list(argv), "runtime": self.name})
+
+    def bwrap_args(
+        self, mounts: Sequence[Mount], cwd: Path, network: bool, host_uid: int | None = None
+    ) -> list[str]:
+        """The bubblewrap options for these mounts (writable folders last, so they win)."""
+        args = [self.bwrap, "--die-with-parent", "--new-session"]
+        args += _namespace_args(network, host_uid)
+        args += [*_system_binds(), "--proc", "/proc", "--dev", "/dev"]
+        ordered = sorted(mounts, key=lambda m: (m.writable, len(m.inside.parts)))
+        targets = {m.inside for m in mounts}
+        made: set[Path] = set()
+        for mount in ordered:
+            for parent in reversed(mount.inside.parents[:-1]):
+                if parent not in made and parent not in targets:
+                    args += ["--perms", "0755", "--dir", str(parent)]
+                    made.add(parent)
+            flag = "--bind" if mount.writable else "--ro-bind"
+            args += [flag, str(mount.path), str(mount.inside)]
+        return [*args, "--chdir", str(cwd)]
+
+
+def _namespace_args(network: bool, host_uid: int | None) -> list[str]:
+    """Namespaces and identity.
+
+    As root, bubblewrap runs privileged with no user namespace, and `setpriv` then drops the
+    command to a fresh unprivileged host uid: a uid that maps to root through a user namespace
+    is exempt from RLIMIT_NPROC, so a fork bomb would not stop. As any other user, bubblewrap
+    needs a user namespace and the command keeps that user's uid.
+    """
+    net = [] if network else ["--unshare-net"]
+    if host_uid is None:
+        ident = ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
+    else:
+        ident = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    return ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try", *net,
+            *ident, "--hostname", "sandbox"]
+
+
+def _drop_to(host_uid: int | None) -> list[str]:
+    if host_uid is None:
+        return []
+    return ["/usr/bin/setpriv", f"--reuid={host_uid}", f"--regid={host_uid}", "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+
+
+def _host_uid_for_sandbox() -> int | None:
+    """A host uid nobody else uses, when running as root; None otherwise."""
+    if os.geteuid() != 0:
+        return None
+    return _SANDBOX_UID_BASE + secrets.randbelow(_SANDBOX_UID_SPAN)
+
+
+def _chown_tree(root: Path, uid: int) -> None:
+    os.chown(root, uid, uid, follow_symlinks=False)
+    for folder, dirs, files in os.walk(root):
+        for name in [*dirs, *files]:
+            os.chown(Path(folder) / name, uid, uid, follow_symlinks=False)
+
+
+class UnsafeLocalRuntime:
+    """No isolation: the command runs on the host in its own session, killed as a group."""
+
+    name: str = "unsafe-local"
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        mounts: Sequence[Mount],
+        limits: Limits,
+        network: bool = False,
+        stdout: IO[bytes] | int | None = None,
+        stderr: IO[bytes] | int | None = None,
+    ) -> ExecResult:
+        """Run `argv` directly; mounts and network are ignored."""
+        result = _run_killable(list(argv), env, limits, stdout, stderr, cwd=cwd)
+        return result.model_copy(update={"runtime": self.name})
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64"):
+        top = Path("/") / name
+        if top.is_symlink():
+            args += ["--symlink", str(top.readlink()), str(top)]
+        elif top.is_dir():
+            args += ["--ro-bind", str(top), str(top)]
+    for name in _ETC_ALLOWED:
+        args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    return args
+
+
+def _run_killable(
+    argv: list[str],
+    env: Mapping[str, str],
+    limits: Limits,
+    stdout: IO[bytes] | int | None,
+    stderr: IO[bytes] | int | None,
+    cwd: Path | None = None,
+    nproc_uid: int | None = None,
+) -> ExecResult:
+    if nproc_uid is None:
+        # Without a uid of its own, the limit counts all of this user's processes.
+        limits = limits.model_copy(
+            update={"max_processes": limits.max_processes + _processes_of(os.getuid())})
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        start_new_session=True,
+        preexec_fn=_limiter(limits),
+    )
+    timed_out = False
+    try:
+        proc.wait(timeout=limits.wall_clock_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        _kill_group(proc)
+    return ExecResult(
+        argv=argv,
+        exit_code=proc.returncode,
+        duration_s=round(time.monotonic() - start, 3),
+        timed_out=timed_out,
+    )
+
+
+def _processes_of(uid: int) -> int:
+    count = 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        uid_line = next((ln for ln in text.splitlines() if ln.startswith("Uid:")), "")
+        threads = next((ln for ln in text.splitlines() if ln.startswith("Threads:")), "x 1")
+        if uid_line.split()[1:2] == [str(uid)]:
+            count += int(threads.split()[1])
+    return count
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the command's whole process group, then reap the leader."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _limiter(limits: Limits) -> Callable[[], None]:
+    def apply() -> None:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        mib = 1024 * 1024
+        _setrlimit(resource.RLIMIT_AS, limits.memory_mb * mib)
+        _setrlimit(resource.RLIMIT_NPROC, limits.max_processes)
+        _setrlimit(resource.RLIMIT_FSIZE, limits.max_file_mb * mib)
+        _setrlimit(resource.RLIMIT_CORE, 0)
+
+    return apply
+
+
+def _setrlimit(which: int, value: int) -> None:
+    _soft, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(which, (value, value))
+
+
+@functools.cache
+def require_bwrap() -> str:
+    """The path of a working bwrap, or a PrerequisiteError that says how to get one."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise PrerequisiteError(
+            "bubblewrap (bwrap) is not installed, so untrusted code cannot be sandboxed",
+            hint=f"install it with `{INSTALL_BWRAP}`, or pass --unsafe-no-sandbox "
+            "to run the code unisolated on this machine",
+        )
+    probe = subprocess.run(
+        [bwrap, "--unshare-all", *_system_binds(), "/usr/bin/true"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if probe.returncode != 0:
+        raise PrerequisiteError(
+            f"bwrap is installed but cannot create a sandbox here: {probe.stderr.strip()}",
+            hint="allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), "
+            "or pass --unsafe-no-sandbox",
+        )
+    return bwrap
+
+
+def get_runtime(unsafe_no_sandbox: bool = False) -> BwrapRuntime | UnsafeLocalRuntime:
+    """The runtime to grade with: bubblewrap, or the host when explicitly asked."""
+    return UnsafeLocalRuntime() if unsafe_no_sandbox else BwrapRuntime()

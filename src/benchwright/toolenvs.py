@@ -1,0 +1,140 @@
+"""Python environments built with uv and cached by the hash of what went into them.
+
+An environment is keyed by the interpreter and the exact requirement lines, so grading the same
+requirements again installs nothing. A finished environment carries a marker file; a half-built
+one (a crash, a kill -9) has none and is rebuilt. A file lock keeps two graders from building
+the same environment at once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from benchwright.errors import EnvironmentBuildError, PrerequisiteError
+from benchwright.interpreters import Interpreter
+
+MARKER = ".benchwright-env.json"
+ENV_FORMAT = 1
+# Passed through to uv so that mirrors and proxies configured by the user keep working.
+_UV_PASSTHROUGH = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE", "UV_CACHE_DIR")
+
+
+class BuiltEnv(BaseModel):
+    """A ready environment."""
+
+    path: Path
+    """The environment's folder (a virtualenv)."""
+    key: str
+    """The content hash it is cached under."""
+    python_version: str
+    """The interpreter's version."""
+    requirements: list[str]
+    """The requirement lines it was built from."""
+    packages: list[str]
+    """What is installed, as `uv pip freeze` prints it."""
+    reused: bool = False
+    """True when it came from the cache and nothing was installed."""
+
+    @property
+    def python(self) -> Path:
+        """The environment's interpreter."""
+        return self.path / "bin" / "python"
+
+
+def cache_root() -> Path:
+    """Where environments live: $BENCHWRIGHT_CACHE_DIR, else ~/.cache/benchwright."""
+    base = os.environ.get("BENCHWRIGHT_CACHE_DIR") or Path.home() / ".cache" / "benchwright"
+    return Path(base) / "envs"
+
+
+def env_key(interpreter: Interpreter, requirements: Sequence[str]) -> str:
+    """The content hash of an environment."""
+    payload = json.dumps([ENV_FORMAT, interpreter.version, str(interpreter.executable),
+                          list(requirements)])
+    return hashlib.sha256(payload.encode()).hexdigest()[:20]
+
+
+def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str]) -> BuiltEnv:
+    """The environment for these requirements, built on first use and reused after."""
+    key = env_key(interpreter, requirements)
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / f"{label}-{key}"
+    with _locked(root / f"{label}-{key}.lock"):
+        if (path / MARKER).is_file():
+            built = BuiltEnv.model_validate_json((path / MARKER).read_text())
+            return built.model_copy(update={"reused": True})
+        return _build(path, key, interpreter, list(requirements))
+
+
+def parse_requirements(text: str) -> list[str]:
+    """Requirement lines without comments and blank lines, in file order."""
+    lines = (line.split(" #")[0].strip() for line in text.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _build(path: Path, key: str, interpreter: Interpreter, requirements: list[str]) -> BuiltEnv:
+    shutil.rmtree(path, ignore_errors=True)
+    _uv(["venv", "--quiet", "--python", str(interpreter.executable), str(path)])
+    if requirements:
+        req_file = path / "requirements.in"
+        req_file.write_text("\n".join(requirements) + "\n")
+        try:
+            _uv(["pip", "install", "--quiet", "--python", str(path / "bin/python"), "-r",
+                 str(req_file)])
+        except EnvironmentBuildError:
+            shutil.rmtree(path, ignore_errors=True)
+            raise
+    frozen = _uv(["pip", "freeze", "--python", str(path / "bin/python")]).splitlines()
+    built = BuiltEnv(path=path, key=key, python_version=interpreter.version,
+                     requirements=requirements, packages=frozen)
+    (path / MARKER).write_text(built.model_dump_json(indent=2))
+    return built
+
+
+def _uv(args: list[str]) -> str:
+    env = {k: v for k, v in os.environ.items() if k in _UV_PASSTHROUGH or k.startswith("UV_")}
+    env |= {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()),
+            "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1"}
+    proc = subprocess.run([uv_binary(), *args], capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()
+        raise EnvironmentBuildError(
+            f"uv {args[0]} failed: {' | '.join(detail[-3:]) or 'no output'}",
+            hint="check the requirements and that the package index is reachable",
+        )
+    return proc.stdout
+
+
+def uv_binary() -> str:
+    """The uv executable shipped with the `uv` package, else the one on PATH."""
+    try:
+        from uv import find_uv_bin
+
+        return find_uv_bin()
+    except (ImportError, FileNotFoundError):
+        pass
+    found = shutil.which("uv")
+    if found is None:
+        raise PrerequisiteError("uv is not installed", hint="pip install uv")
+    return found
+
+
+@contextmanager
+def _locked(lock_path: Path) -> Iterator[None]:
+    with lock_path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
