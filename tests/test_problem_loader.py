@@ -64,7 +64,7 @@ def test_malformed_configs_name_the_problem(tmp_path: Path, config: str, expecte
 def test_missing_folder_and_missing_config(tmp_path: Path) -> None:
     with pytest.raises(ProblemConfigError, match="problem folder not found"):
         load_problem(tmp_path / "nope")
-    with pytest.raises(ProblemConfigError, match="no config.yaml here"):
+    with pytest.raises(ProblemConfigError, match=r"no config\.yaml here"):
         load_problem(tmp_path)
 
 

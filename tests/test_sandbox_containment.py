@@ -9,6 +9,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -58,8 +59,9 @@ class Hostile:
         self.outside, self.listener = outside, listener
 
 
-@pytest.fixture
-def hostile(tmp_path: Path) -> Iterator[Hostile]:
+@contextmanager
+def _hostile_snapshot(tmp_path: Path) -> Iterator[Hostile]:
+    """A snapshot of the hostile submission, with canaries and a listener to catch escapes."""
     token = f"bwtoken{uuid.uuid4().hex}"
     snapshot = tmp_path / "snapshot"
     shutil.copytree(FIXTURES / "hostile" / "solutions" / "checkpoint_1", snapshot)
@@ -68,11 +70,9 @@ def hostile(tmp_path: Path) -> Iterator[Hostile]:
     canaries = [home_canary]
     home_canary.write_text("secret")
     if root_canary != home_canary and Path("/root").is_dir():
-        try:
+        with suppress(PermissionError):
             root_canary.write_text("secret")
             canaries.append(root_canary)
-        except PermissionError:
-            pass
     listener = Listener()
     outside = tmp_path / "outside" / "escaped.txt"
     outside.parent.mkdir()
@@ -80,10 +80,18 @@ def hostile(tmp_path: Path) -> Iterator[Hostile]:
         "token": token, "port": listener.port, "home_canary": str(home_canary),
         "root_canary": str(root_canary), "outside_file": str(outside),
     }))
-    yield Hostile(snapshot, token, canaries, outside, listener)
-    listener.close()
-    for canary in canaries:
-        canary.unlink(missing_ok=True)
+    try:
+        yield Hostile(snapshot, token, canaries, outside, listener)
+    finally:
+        listener.close()
+        for canary in canaries:
+            canary.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Iterator[Hostile]:
+    with _hostile_snapshot(tmp_path) as target:
+        yield target
 
 
 def _processes_with(token: str) -> list[int]:
@@ -104,20 +112,20 @@ def _grade(snapshot: Path, checkpoint: str, limits: Limits) -> CheckpointEvaluat
     return grade_checkpoint(problem, problem.checkpoints[checkpoint], snapshot, options).evaluation
 
 
+Attempts = tuple[CheckpointEvaluation, Hostile]
+
+
 @pytest.fixture(scope="module")
-def escape_attempts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[CheckpointEvaluation, Hostile]]:
+def escape_attempts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attempts]:
     # Graded once for the whole module: every escape case below reads the same evaluation.
-    gen = hostile.__wrapped__(tmp_path_factory.mktemp("hostile"))  # type: ignore[attr-defined]
-    target = next(gen)
-    evaluation = _grade(target.snapshot, "checkpoint_1", Limits(wall_clock_s=300))
-    yield evaluation, target
-    next(gen, None)
+    with _hostile_snapshot(tmp_path_factory.mktemp("hostile")) as target:
+        yield _grade(target.snapshot, "checkpoint_1", Limits(wall_clock_s=300)), target
 
 
 ESCAPES = ["network", "read_home", "read_root", "write_outside", "allocate", "sleep", "fork_bomb"]
 
 
-def test_grading_completes_and_the_honest_test_passes(escape_attempts) -> None:  # type: ignore[no-untyped-def]
+def test_grading_completes_and_the_honest_test_passes(escape_attempts: Attempts) -> None:
     evaluation, _ = escape_attempts
     assert evaluation.status is GradeStatus.COMPLETED
     outcomes = {case.id: case.outcome for case in evaluation.tests}
@@ -125,15 +133,15 @@ def test_grading_completes_and_the_honest_test_passes(escape_attempts) -> None: 
 
 
 @pytest.mark.parametrize("action", ESCAPES)
-def test_escape_is_contained(escape_attempts, action: str) -> None:  # type: ignore[no-untyped-def]
-    evaluation, target = escape_attempts
+def test_escape_is_contained(escape_attempts: Attempts, action: str) -> None:
+    evaluation, _ = escape_attempts
     case = next(c for c in evaluation.tests if c.id == f"test_escape[{action}]")
     assert case.outcome == "failed", case.message
     if action in ("sleep", "fork_bomb"):
         assert "Timeout" in (case.message or "")
 
 
-def test_host_is_untouched_and_nothing_is_left_running(escape_attempts) -> None:  # type: ignore[no-untyped-def]
+def test_host_is_untouched_and_nothing_is_left_running(escape_attempts: Attempts) -> None:
     _, target = escape_attempts
     assert target.listener.accepted == 0
     assert not target.outside.exists()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import json
 import os
 import resource
 import secrets
@@ -24,11 +25,14 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from benchwright.errors import PrerequisiteError
+
+if TYPE_CHECKING:
+    from benchwright.protocols import Runtime
 
 SANDBOX_UID = 1000
 # Host uids for sandboxes started by root: far above any real account or subordinate-uid range.
@@ -119,18 +123,21 @@ class BwrapRuntime:
             for mount in mounts:
                 if mount.writable:
                     _chown_tree(mount.path, uid)
-        full = [*self.bwrap_args(mounts, cwd, network, uid), "--", *_drop_to(uid), *argv]
-        result = _run_killable(full, env, limits, stdout, stderr, nproc_uid=uid)
+        info_read, info_write = os.pipe()
+        full = [*self.bwrap_args(mounts, cwd, network, uid), "--info-fd", str(info_write),
+                "--", *_drop_to(uid), *argv]
+        result = _run_killable(full, env, limits, stdout, stderr, nproc_uid=uid,
+                               info_fds=(info_read, info_write))
         return result.model_copy(update={"argv": list(argv), "runtime": self.name})
 
     def bwrap_args(
         self, mounts: Sequence[Mount], cwd: Path, network: bool, host_uid: int | None = None
     ) -> list[str]:
-        """The bubblewrap options for these mounts (writable folders last, so they win)."""
+        """The bubblewrap options for these mounts, parents before children."""
         args = [self.bwrap, "--die-with-parent", "--new-session"]
         args += _namespace_args(network, host_uid)
         args += [*_system_binds(), "--proc", "/proc", "--dev", "/dev"]
-        ordered = sorted(mounts, key=lambda m: (m.writable, len(m.inside.parts)))
+        ordered = sorted(mounts, key=lambda m: (len(m.inside.parts), m.writable))
         targets = {m.inside for m in mounts}
         made: set[Path] = set()
         for mount in ordered:
@@ -224,6 +231,7 @@ def _run_killable(
     stderr: IO[bytes] | int | None,
     cwd: Path | None = None,
     nproc_uid: int | None = None,
+    info_fds: tuple[int, int] | None = None,
 ) -> ExecResult:
     if nproc_uid is None:
         # Without a uid of its own, the limit counts all of this user's processes.
@@ -239,7 +247,9 @@ def _run_killable(
         stderr=stderr,
         start_new_session=True,
         preexec_fn=_limiter(limits),
+        pass_fds=info_fds[1:] if info_fds else (),
     )
+    namespace = _read_pid_namespace(info_fds) if info_fds else None
     timed_out = False
     try:
         proc.wait(timeout=limits.wall_clock_s)
@@ -247,12 +257,55 @@ def _run_killable(
         timed_out = True
     finally:
         _kill_group(proc)
+        if namespace is not None:
+            _sweep_namespace(namespace)
     return ExecResult(
         argv=argv,
         exit_code=proc.returncode,
         duration_s=round(time.monotonic() - start, 3),
         timed_out=timed_out,
     )
+
+
+def _read_pid_namespace(info_fds: tuple[int, int]) -> int | None:
+    """The sandbox's PID namespace inode, from bubblewrap's --info-fd (None if it never started)."""
+    read_end, write_end = info_fds
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as info:
+        data = info.read()
+    try:
+        return int(json.loads(data)["pid-namespace"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _sweep_namespace(inode: int, deadline_s: float = 10.0) -> None:
+    """Kill, and wait out, every process still in the sandbox's PID namespace.
+
+    The kernel kills them when the namespace's init exits, but asynchronously: this makes
+    "no process left behind" true by the time `run` returns.
+    """
+    target = f"pid:[{inode}]"
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        alive = [pid for pid in _pids() if _pid_namespace(pid) == target]
+        if not alive:
+            return
+        for pid in alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+
+
+def _pids() -> list[int]:
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+
+
+def _pid_namespace(pid: int) -> str | None:
+    try:
+        return str(Path(f"/proc/{pid}/ns/pid").readlink())
+    except OSError:
+        return None
 
 
 def _processes_of(uid: int) -> int:
@@ -320,6 +373,10 @@ def require_bwrap() -> str:
     return bwrap
 
 
-def get_runtime(unsafe_no_sandbox: bool = False) -> BwrapRuntime | UnsafeLocalRuntime:
+def get_runtime(unsafe_no_sandbox: bool = False) -> Runtime:
     """The runtime to grade with: bubblewrap, or the host when explicitly asked."""
-    return UnsafeLocalRuntime() if unsafe_no_sandbox else BwrapRuntime()
+    from benchwright.registry import RUNTIMES, resolve
+
+    runtime: Runtime = resolve("runtime", RUNTIMES, "unsafe-local" if unsafe_no_sandbox
+                               else "bwrap")()
+    return runtime

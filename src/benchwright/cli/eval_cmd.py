@@ -74,10 +74,11 @@ def checkpoint_cmd(
                               indent=2))
     else:
         Console().print(evaluation_view(evaluation))
-        err.print(f"[dim]wrote {out_dir}/evaluation.json[/]")
     if evaluation.status is GradeStatus.INFRASTRUCTURE_FAILURE:
         raise GradingInfrastructureError(
             evaluation.infrastructure_reason or "pytest could not run the tests",
             path=loaded.tests_dir,
-            hint=f"fix the problem's tests or data; pytest's output is in {out_dir}/evaluation",
+            hint=f"fix the problem's tests or data; results and pytest's output are in {out_dir}",
         )
+    if not as_json:
+        err.print(f"[dim]wrote {out_dir}/evaluation.json[/]")

@@ -1,0 +1,86 @@
+"""Grading overhead: `benchwright eval checkpoint` against plain pytest on the same snapshot.
+
+Both use the same prebuilt (cached) environments; plain pytest runs in a workspace laid out once
+beforehand, with no sandbox. Prints the median of each and their ratio (target <= 1.15).
+
+Usage: python bench/grade_overhead.py [--problem-dir DIR] [--checkpoint NAME] [--repeat N]
+Without --problem-dir it uses the bundled kv_server problem. For the figure in the docs, point it
+at SCBench's problems/log_query with --checkpoint checkpoint_5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchwright.coding import workspace as ws
+from benchwright.coding.examples import example_problem_dir
+from benchwright.coding.grading import TEST_ENV_BASE, entrypoint_command, pytest_args
+from benchwright.coding.loader import get_checkpoint, load_problem
+from benchwright.interpreters import resolve_python
+from benchwright.toolenvs import ensure_env, parse_requirements
+
+
+def _timed(argv: list[str], **kwargs: object) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+                   **kwargs)  # type: ignore[call-overload]
+    return time.perf_counter() - start
+
+
+def _plain_pytest_command(
+    problem_dir: Path, checkpoint: str, scratch: Path
+) -> tuple[list[str], dict[str, str], Path]:
+    problem = load_problem(problem_dir)
+    config = get_checkpoint(problem, checkpoint)
+    workspace = scratch / "workspace"
+    ws.copy_snapshot(problem.solution_dir(checkpoint), workspace)
+    tests = ws.copy_tests(problem, config, workspace)
+    asset_env = ws.copy_assets(problem, tests)
+    ws.write_pytest_ini(problem, workspace)
+    python = resolve_python(None)
+    test_env = ensure_env("tests", python, [*TEST_ENV_BASE, *problem.test_dependencies])
+    req = workspace / "requirements.txt"
+    solution = ensure_env("solution", python,
+                          parse_requirements(req.read_text() if req.is_file() else ""))
+    env = {**os.environ, **asset_env, "PATH": f"{solution.path}/bin:{os.environ['PATH']}"}
+    argv = [str(test_env.python), "-P", "-m", "pytest",
+            *pytest_args(problem, config, scratch / "report.json")]
+    assert entrypoint_command(problem).startswith("python ")
+    return argv, env, workspace
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problem-dir", type=Path, default=example_problem_dir("kv_server"))
+    parser.add_argument("--checkpoint", default="checkpoint_3")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    bw = [sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problem-dir",
+          str(args.problem_dir), "--checkpoint", args.checkpoint, "--json"]
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp)
+        bw += ["--out", str(scratch / "bw-out")]
+        plain, env, workspace = _plain_pytest_command(args.problem_dir, args.checkpoint, scratch)
+        _timed(bw)  # warm: builds the environments if they are not cached yet
+        ours, theirs = [], []
+        for _ in range(args.repeat):
+            ours.append(_timed(bw))
+            theirs.append(_timed(plain, cwd=workspace, env=env))
+        shutil.rmtree(scratch / "bw-out", ignore_errors=True)
+    a, b = statistics.median(ours), statistics.median(theirs)
+    print(f"problem {args.problem_dir.name}/{args.checkpoint}, {args.repeat} runs each")
+    print(f"benchwright eval checkpoint (bwrap sandbox): median {a:.2f} s")
+    print(f"plain pytest, prebuilt environments:         median {b:.2f} s")
+    print(f"ratio {a / b:.3f} (target <= 1.15)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""The explicit table of pluggable parts: name -> "module:attribute", imported only when used.
+
+An unknown name is an error that lists the choices. Agents and the web track's graders join
+these tables as they are built.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from benchwright.errors import UserInputError
+
+RUNTIMES: dict[str, str] = {
+    "bwrap": "benchwright.sandbox:BwrapRuntime",
+    "unsafe-local": "benchwright.sandbox:UnsafeLocalRuntime",
+}
+GRADERS: dict[str, str] = {
+    "scbench-pytest": "benchwright.coding.grading:grade_checkpoint",
+}
+
+
+def resolve(kind: str, table: dict[str, str], name: str) -> Any:
+    """The object registered under `name`, imported on demand."""
+    if name not in table:
+        raise UserInputError(f"unknown {kind} {name!r}",
+                             hint=f"choose one of: {', '.join(sorted(table))}")
+    module, _, attribute = table[name].partition(":")
+    return getattr(importlib.import_module(module), attribute)
