@@ -1,18 +1,25 @@
 """The core interfaces of benchwright, on one screen.
 
-A `Runtime` runs a command somewhere (a bubblewrap sandbox, or the host when asked); a `Grader`
-turns a workspace snapshot into a verdict for one checkpoint. Agents, executors and the web
-track's evaluator join this module as they are built.
+- A `Runtime` runs a command somewhere (a bubblewrap sandbox, or the host when asked).
+- An `Agent` works on one checkpoint in a workspace and reports what it spent.
+- An `Executor` runs independent jobs (one problem x trial each) and reports as they finish.
+
+Graders are plain functions (`benchwright.coding.grading.grade_checkpoint`): a snapshot in, a
+verdict out. Implementations are registered by name in `benchwright.registry`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from benchwright.coding.agents.base import AgentContext, AgentResult
     from benchwright.sandbox import ExecResult, Limits, Mount
+
+JobT = TypeVar("JobT")
+ResultT = TypeVar("ResultT")
 
 
 class Runtime(Protocol):
@@ -29,8 +36,33 @@ class Runtime(Protocol):
         mounts: Sequence[Mount],
         limits: Limits,
         network: bool = False,
+        stdin: bytes | None = None,
         stdout: IO[bytes] | int | None = None,
         stderr: IO[bytes] | int | None = None,
     ) -> ExecResult:
         """Run `argv` in `cwd` with exactly `env`; `mounts` are all it may see of the host."""
+        ...
+
+
+class Agent(Protocol):
+    """Something that changes a workspace to meet a checkpoint's spec."""
+
+    name: str
+
+    def act(self, ctx: AgentContext) -> AgentResult:
+        """Work on one checkpoint in `ctx.workspace`; return status, usage and timing."""
+        ...
+
+    def cleanup(self) -> None:
+        """Release whatever the agent holds (processes, temporary files)."""
+        ...
+
+
+class Executor(Protocol):
+    """Runs independent jobs, possibly in parallel, yielding results as they finish."""
+
+    def run(
+        self, fn: Callable[[JobT], ResultT], jobs: Sequence[JobT]
+    ) -> Iterator[ResultT]:
+        """Apply `fn` to every job; `fn` and the jobs must be picklable."""
         ...

@@ -1,7 +1,6 @@
 """The explicit table of pluggable parts: name -> "module:attribute", imported only when used.
 
-An unknown name is an error that lists the choices. Agents and the web track's graders join
-these tables as they are built.
+An unknown name is an error that lists the choices.
 """
 
 from __future__ import annotations
@@ -14,6 +13,11 @@ from benchwright.errors import UserInputError
 RUNTIMES: dict[str, str] = {
     "bwrap": "benchwright.sandbox:BwrapRuntime",
     "unsafe-local": "benchwright.sandbox:UnsafeLocalRuntime",
+}
+AGENTS: dict[str, str] = {
+    "oracle": "benchwright.coding.agents.oracle:OracleAgent",
+    "replay": "benchwright.coding.agents.replay:ReplayAgent",
+    "command": "benchwright.coding.agents.command:CommandAgent",
 }
 GRADERS: dict[str, str] = {
     "scbench-pytest": "benchwright.coding.grading:grade_checkpoint",

@@ -22,6 +22,7 @@ import secrets
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -114,6 +115,7 @@ class BwrapRuntime:
         mounts: Sequence[Mount],
         limits: Limits,
         network: bool = False,
+        stdin: bytes | None = None,
         stdout: IO[bytes] | int | None = None,
         stderr: IO[bytes] | int | None = None,
     ) -> ExecResult:
@@ -127,7 +129,7 @@ class BwrapRuntime:
         full = [*self.bwrap_args(mounts, cwd, network, uid), "--info-fd", str(info_write),
                 "--", *_drop_to(uid), *argv]
         result = _run_killable(full, env, limits, stdout, stderr, nproc_uid=uid,
-                               info_fds=(info_read, info_write))
+                               info_fds=(info_read, info_write), stdin=stdin)
         return result.model_copy(update={"argv": list(argv), "runtime": self.name})
 
     def bwrap_args(
@@ -202,11 +204,12 @@ class UnsafeLocalRuntime:
         mounts: Sequence[Mount],
         limits: Limits,
         network: bool = False,
+        stdin: bytes | None = None,
         stdout: IO[bytes] | int | None = None,
         stderr: IO[bytes] | int | None = None,
     ) -> ExecResult:
         """Run `argv` directly; mounts and network are ignored."""
-        result = _run_killable(list(argv), env, limits, stdout, stderr, cwd=cwd)
+        result = _run_killable(list(argv), env, limits, stdout, stderr, cwd=cwd, stdin=stdin)
         return result.model_copy(update={"runtime": self.name})
 
 
@@ -232,6 +235,7 @@ def _run_killable(
     cwd: Path | None = None,
     nproc_uid: int | None = None,
     info_fds: tuple[int, int] | None = None,
+    stdin: bytes | None = None,
 ) -> ExecResult:
     if nproc_uid is None:
         # Without a uid of its own, the limit counts all of this user's processes.
@@ -242,7 +246,7 @@ def _run_killable(
         argv,
         cwd=cwd,
         env=dict(env),
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
         stdout=stdout,
         stderr=stderr,
         start_new_session=True,
@@ -250,6 +254,8 @@ def _run_killable(
         pass_fds=info_fds[1:] if info_fds else (),
     )
     namespace = _read_pid_namespace(info_fds) if info_fds else None
+    if stdin is not None and proc.stdin is not None:
+        _feed(proc.stdin, stdin)
     timed_out = False
     try:
         proc.wait(timeout=limits.wall_clock_s)
@@ -265,6 +271,16 @@ def _run_killable(
         duration_s=round(time.monotonic() - start, 3),
         timed_out=timed_out,
     )
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    """Write stdin without blocking the caller on a command that never reads it."""
+
+    def write() -> None:
+        with contextlib.suppress(OSError), pipe:
+            pipe.write(data)
+
+    threading.Thread(target=write, daemon=True).start()
 
 
 def _read_pid_namespace(info_fds: tuple[int, int]) -> int | None:

@@ -5,21 +5,52 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
-from benchwright.cli.render import evaluation_view
+from benchwright.cli.render import changes_view, evaluation_view
 from benchwright.coding.artifacts import save_grade_output
 from benchwright.coding.evaluation import GradeStatus
 from benchwright.coding.examples import example_problem_dir
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import get_checkpoint, load_problem
 from benchwright.errors import GradingInfrastructureError, UserInputError
+from benchwright.runs.regrade import regrade_run
 from benchwright.sandbox import Limits, get_runtime
 
-app = typer.Typer(help="Grade saved work offline.", no_args_is_help=True)
+
+class _EvalGroup(TyperGroup):
+    """`eval RUN_DIR` and `eval checkpoint ...` side by side: a path means the `run` command."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and not args[0].startswith("-") and args[0] not in self.commands:
+            args = ["run", *args]
+        parsed: list[str] = super().parse_args(ctx, args)
+        return parsed
+
+
+app = typer.Typer(help="Grade saved work offline: `eval RUN_DIR` re-grades a whole run.",
+                  no_args_is_help=True, cls=_EvalGroup)
+
+
+@app.command("run", hidden=True)
+def run_dir_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the changes as JSON.")] = False,
+) -> None:
+    """Re-grade every saved snapshot of a run offline and list each verdict that changed."""
+    err = Console(stderr=True)
+    with err.status("re-grading") as status:
+        changes, result = regrade_run(run_dir, on_checkpoint=lambda s: status.update(
+            f"re-grading {s}"))
+    if as_json:
+        typer.echo(json.dumps({"run_dir": str(run_dir), "n_checkpoints": result.n_checkpoints,
+                               "changes": [c.model_dump() for c in changes]}, indent=2))
+        return
+    Console().print(changes_view(changes, result.n_checkpoints))
 
 
 def _problem_dir(problem_dir: Path | None, problem: str | None) -> Path:
@@ -48,6 +79,7 @@ def checkpoint_cmd(
     python: Annotated[str | None, typer.Option(
         help="Python version or path for the environments (default 3.12 when present).")] = None,
     unsafe_no_sandbox: Annotated[bool, typer.Option(
+        "--unsafe-no-sandbox",
         help="Run the code on this machine without bubblewrap isolation.")] = False,
     wall_clock: Annotated[float, typer.Option(
         help="Seconds before the whole checkpoint is killed.")] = 1800.0,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -18,6 +20,6 @@ def list_problems() -> None:
     table = Table("problem", "checkpoints", "entry file", "description")
     for name in example_names():
         problem = load_problem(example_problem_dir(name))
-        table.add_row(name, str(len(problem.checkpoints)), problem.entry_filename,
-                      problem.description.strip().splitlines()[0])
+        summary = re.split(r"[:.]\s", " ".join(problem.description.split()), maxsplit=1)[0]
+        table.add_row(name, str(len(problem.checkpoints)), problem.entry_filename, summary)
     Console().print(table)

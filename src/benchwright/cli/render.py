@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from rich.console import Group as RichGroup
 from rich.console import RenderableType
 from rich.table import Table
@@ -9,6 +11,10 @@ from rich.text import Text
 
 from benchwright.coding.evaluation import CheckpointEvaluation
 from benchwright.coding.policies import PassPolicy
+from benchwright.report.coding import CodingReport
+from benchwright.runs.models import RunResult
+from benchwright.runs.regrade import VerdictChange
+from benchwright.stats import Estimate
 
 SHOWN_POLICIES = (PassPolicy.CORE_CASES, PassPolicy.ALL_NON_ERROR_CASES, PassPolicy.ALL_CASES)
 
@@ -45,3 +51,48 @@ def evaluation_view(evaluation: CheckpointEvaluation) -> RenderableType:
     if evaluation.infrastructure_reason:
         parts.append(Text(evaluation.infrastructure_reason, style="red"))
     return RichGroup(*parts)
+
+
+def _pct(estimate: Estimate) -> str:
+    if math.isnan(estimate.value):
+        return "-"
+    return (f"{100 * estimate.value:.1f}%  [{100 * estimate.low:.1f}, "
+            f"{100 * estimate.high:.1f}]")
+
+
+def run_summary_view(result: RunResult, report: CodingReport) -> RenderableType:
+    """Solve rates with CIs and every attempt, checkpoint by checkpoint."""
+    rates = Table(title=f"run {result.run_dir}", title_justify="left", show_edge=False)
+    rates.add_column("metric")
+    rates.add_column("value  [95% CI]", justify="right")
+    for metric in [*report.solve_rates, *report.group_pass_rates]:
+        rates.add_row(metric.name, _pct(metric.estimate))
+    attempts = Table(show_edge=False)
+    attempts.add_column("problem")
+    attempts.add_column("trial", justify="right")
+    attempts.add_column("checkpoints")
+    marks = {"solved": "[green]✔[/]", "passed": "[yellow]◐[/]", "failed": "[red]✘[/]"}
+    for row in report.problems:
+        attempts.add_row(row.problem, str(row.trial),
+                         " ".join(marks.get(c, "[dim]·[/]") for c in row.cells))
+    footer = Text(
+        f"{result.n_checkpoints_solved}/{result.n_checkpoints} checkpoints solved, "
+        f"{result.n_problems_solved}/{result.n_problems} problems solved"
+        f"{'' if result.complete else '  (incomplete: ' + '; '.join(result.errors) + ')'}   "
+        "✔ solved  ◐ passed the policy  ✘ failed  · not reached",
+        style="dim",
+    )
+    return RichGroup(rates, attempts, footer)
+
+
+def changes_view(changes: list[VerdictChange], n_checkpoints: int) -> RenderableType:
+    """The verdicts that re-grading changed, or a line saying none did."""
+    if not changes:
+        return Text(f"re-graded {n_checkpoints} checkpoints: no verdict changed", style="green")
+    table = Table(title=f"re-graded {n_checkpoints} checkpoints: {len(changes)} changes",
+                  title_justify="left", show_edge=False)
+    for column in ("problem", "trial", "checkpoint", "what", "before", "after"):
+        table.add_column(column)
+    for c in changes:
+        table.add_row(c.problem, str(c.trial), c.checkpoint, c.what, c.before, c.after)
+    return table

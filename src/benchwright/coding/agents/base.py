@@ -1,0 +1,83 @@
+"""What an agent is given for one checkpoint, and what it reports back."""
+
+from __future__ import annotations
+
+import shutil
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class AgentStatus(StrEnum):
+    """How the agent's turn ended."""
+
+    COMPLETED = "completed"
+    """The agent finished on its own."""
+    ERROR = "error"
+    """The agent failed (non-zero exit, exception); the workspace is graded as it is."""
+    TIMEOUT = "timeout"
+    """The agent ran out of time and was stopped; the workspace is graded as it is."""
+
+
+class Usage(BaseModel):
+    """What the agent spent."""
+
+    input_tokens: int = 0
+    """Prompt tokens sent to the model."""
+    output_tokens: int = 0
+    """Tokens the model generated."""
+    cost_usd: float = 0.0
+    """Cost in US dollars, from the agent's own report or a price table."""
+    steps: int = 0
+    """Agent steps (model calls or actions)."""
+
+
+class AgentContext(BaseModel):
+    """Everything an agent gets for one checkpoint."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    problem: str
+    """The problem's name."""
+    problem_dir: Path
+    """The problem folder (agents must not read its tests; the oracle reads its solutions)."""
+    checkpoint: str
+    """The checkpoint to implement."""
+    trial: int
+    """The trial number, from 1."""
+    workspace: Path
+    """The folder to change; the previous checkpoint's result is already in it."""
+    prompt: str
+    """The rendered prompt."""
+    prompt_file: Path
+    """The prompt as a file, outside the workspace."""
+    is_continuation: bool
+    """True from the second checkpoint on."""
+    artifacts_dir: Path
+    """Where the agent may keep logs and trajectories (saved with the run)."""
+
+
+class AgentResult(BaseModel):
+    """What the agent reports after one checkpoint."""
+
+    status: AgentStatus = AgentStatus.COMPLETED
+    """How its turn ended."""
+    usage: Usage = Field(default_factory=Usage)
+    """What it spent."""
+    duration_s: float = 0.0
+    """Wall-clock seconds it took."""
+    error: str | None = None
+    """What went wrong, when it did."""
+
+
+def replace_workspace(workspace: Path, source: Path, keep: set[str]) -> None:
+    """Make `workspace` hold exactly `source`'s files, leaving top-level entries in `keep`."""
+    for entry in workspace.iterdir():
+        if entry.name in keep:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    shutil.copytree(source, workspace, dirs_exist_ok=True, symlinks=True)

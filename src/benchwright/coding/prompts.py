@@ -1,0 +1,40 @@
+"""Prompt templates (jinja) shipped in the package: `just-solve` and `plan-first`, or a file."""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+from pathlib import Path
+
+from benchwright.errors import UserInputError
+
+BUILTIN_TEMPLATES = ("just-solve", "plan-first")
+
+
+def template_text(name_or_path: str) -> str:
+    """The template source for a built-in name or a path to a .jinja file."""
+    if name_or_path in BUILTIN_TEMPLATES:
+        return (resources.files("benchwright.coding") / "templates" / f"{name_or_path}.jinja"
+                ).read_text(encoding="utf-8")
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise UserInputError(f"unknown prompt template {name_or_path!r}",
+                             hint=f"use one of {', '.join(BUILTIN_TEMPLATES)} or a .jinja file")
+    return path.read_text(encoding="utf-8")
+
+
+def render_prompt(template: str, *, spec: str, is_continuation: bool, agent: str,
+                  model: str | None) -> str:
+    """Render a template with the variables SCBench's templates use."""
+    import jinja2
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                             autoescape=False)
+    return env.from_string(template).render(spec=spec, is_continuation=is_continuation,
+                                            agent=agent, agent_type=agent, model=model,
+                                            model_name=model)
+
+
+def prompt_hash(prompt: str) -> str:
+    """The hash a journal keeps to notice a changed prompt (an edited spec)."""
+    return hashlib.sha256(prompt.encode()).hexdigest()

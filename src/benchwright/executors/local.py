@@ -1,0 +1,96 @@
+"""Run jobs on this machine: in-process for one worker, a process pool for more.
+
+Workers die with the parent (PR_SET_PDEATHSIG), so a kill -9 of benchwright leaves no worker
+writing into the run directory while a resumed run starts. Progress events travel from workers
+to the parent through a queue; `emit` is how a job reports one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import queue
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from typing import Any, TypeVar
+
+JobT = TypeVar("JobT")
+ResultT = TypeVar("ResultT")
+
+_sink: Callable[[Any], None] | None = None
+
+
+def emit(event: Any) -> None:
+    """Report a progress event to the parent (a no-op outside an executor)."""
+    if _sink is not None:
+        _sink(event)
+
+
+def _init_worker(events: Any) -> None:
+    global _sink
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
+    _sink = events.put
+
+
+class LocalExecutor:
+    """`workers` jobs at a time on this machine."""
+
+    def __init__(self, workers: int = 1, on_event: Callable[[Any], None] | None = None) -> None:
+        self.workers = max(1, workers)
+        self.on_event = on_event
+
+    def run(self, fn: Callable[[JobT], ResultT], jobs: Sequence[JobT]) -> Iterator[ResultT]:
+        """Yield each job's result as it finishes."""
+        if self.workers == 1 or len(jobs) <= 1:
+            yield from self._in_process(fn, jobs)
+        else:
+            yield from self._in_pool(fn, jobs)
+
+    def _in_process(self, fn: Callable[[JobT], ResultT], jobs: Sequence[JobT]) -> Iterator[ResultT]:
+        global _sink
+        previous, _sink = _sink, self.on_event
+        try:
+            for job in jobs:
+                yield fn(job)
+        finally:
+            _sink = previous
+
+    def _in_pool(self, fn: Callable[[JobT], ResultT], jobs: Sequence[JobT]) -> Iterator[ResultT]:
+        ctx = multiprocessing.get_context("spawn")
+        events = ctx.Queue()
+        stop = threading.Event()
+        drain = threading.Thread(target=self._drain, args=(events, stop), daemon=True)
+        drain.start()
+        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(jobs)), mp_context=ctx,
+                                   initializer=_init_worker, initargs=(events,))
+        futures: list[Future[ResultT]] = [pool.submit(fn, job) for job in jobs]
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        except BaseException:
+            _kill_pool(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            stop.set()
+            drain.join()
+
+    def _drain(self, events: Any, stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                event = events.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if self.on_event is not None:
+                self.on_event(event)
+
+
+def _kill_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop every worker now (their sandboxes die with them)."""
+    for process in list(getattr(pool, "_processes", {}).values()):
+        with contextlib.suppress(Exception):
+            process.kill()

@@ -1,0 +1,231 @@
+"""The coding track's report: solve rates, group pass rates, per-checkpoint cost and time, with
+cluster-bootstrap CIs over problems, and a paired comparison against a baseline run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from benchwright.coding.problem import Group
+from benchwright.runs import journal
+from benchwright.runs.layout import RunLayout
+from benchwright.runs.models import CheckpointRecord, Manifest
+from benchwright.runs.runner import load_manifest
+from benchwright.stats import Estimate, paired_difference_ci, ratio_ci
+
+Picker = Callable[[CheckpointRecord], float]
+
+
+class Metric(BaseModel):
+    """One figure of the report."""
+
+    name: str
+    """What it measures."""
+    estimate: Estimate
+    """Its value and 95% CI."""
+
+
+class Comparison(BaseModel):
+    """A figure against the baseline run, on the problems both ran."""
+
+    name: str
+    """What it measures."""
+    difference: Estimate
+    """This run minus the baseline, with a paired 95% CI."""
+    verdict: Literal["regression", "improvement", "no significant change"]
+    """A regression or improvement only when the CI excludes zero."""
+
+
+class CheckpointRow(BaseModel):
+    """Figures for the n-th checkpoint of every problem that reached it."""
+
+    index: int
+    """The checkpoint's position, from 1."""
+    n: int
+    """Attempts that reached it."""
+    metrics: list[Metric]
+    """Solve rate, cost, tokens, agent and grading time."""
+
+
+class ProblemRow(BaseModel):
+    """One attempt, checkpoint by checkpoint."""
+
+    problem: str
+    """The problem."""
+    trial: int
+    """The trial."""
+    cells: list[str]
+    """Per checkpoint: `solved`, `passed` (policy held), `failed`, or `-` (not reached)."""
+
+
+class CodingReport(BaseModel):
+    """`benchwright report --format json` for a coding run."""
+
+    format: Literal["benchwright.report/1"] = "benchwright.report/1"
+    """The file's format and version."""
+    run_dir: Path
+    """The run reported."""
+    agent: str
+    """The run's agent."""
+    model: str | None
+    """The run's model."""
+    n_problems: int
+    """Problems in the run."""
+    n_trials: int
+    """Trials per problem."""
+    solve_rates: list[Metric]
+    """Checkpoints solved, iso-solved, core-solved; problems solved and partial."""
+    group_pass_rates: list[Metric]
+    """Passed / total tests per group."""
+    per_checkpoint: list[CheckpointRow]
+    """Cost, tokens and time by checkpoint position."""
+    problems: list[ProblemRow]
+    """Every attempt."""
+    baseline: Path | None = None
+    """The baseline run, if any."""
+    comparisons: list[Comparison] = Field(default_factory=list)
+    """Paired differences against the baseline."""
+
+
+class _Run:
+    def __init__(self, run_dir: Path) -> None:
+        self.dir = run_dir
+        self.manifest: Manifest = load_manifest(run_dir)
+        layout = RunLayout(run_dir)
+        config = self.manifest.config
+        self.chains = {(p, t): journal.read_records(layout.journal(p, t))
+                       for p in config.problems for t in range(1, config.trials + 1)}
+
+    def size(self, problem: str) -> int:
+        return len(self.manifest.problem_checkpoints.get(problem, []))
+
+    def clusters(self, problems: list[str], pick: Picker,
+                 denominator: Callable[[str, list[CheckpointRecord]], float]
+                 ) -> tuple[list[float], list[float]]:
+        num, den = [], []
+        for problem in problems:
+            chains = [r for (p, _t), r in self.chains.items() if p == problem]
+            num.append(sum(pick(r) for records in chains for r in records))
+            den.append(sum(denominator(problem, records) for records in chains))
+        return num, den
+
+
+def _all_checkpoints(run: _Run) -> Callable[[str, list[CheckpointRecord]], float]:
+    return lambda problem, _records: float(run.size(problem))
+
+
+def _solve_pickers() -> dict[str, Picker]:
+    return {"checkpoints solved": lambda r: float(r.solved),
+            "checkpoints iso-solved": lambda r: float(r.iso_solved),
+            "checkpoints core-solved": lambda r: float(r.core_solved)}
+
+
+Inputs = dict[str, tuple[list[float], list[float]]]
+
+
+def _solve_rate_inputs(run: _Run, problems: list[str]) -> Inputs:
+    inputs = {name: run.clusters(problems, pick, _all_checkpoints(run))
+              for name, pick in _solve_pickers().items()}
+    solved, partial = [], []
+    for problem in problems:
+        chains = [r for (p, _t), r in run.chains.items() if p == problem]
+        full = [len(c) == run.size(problem) and all(r.solved for r in c) for c in chains]
+        solved.append(float(sum(full)))
+        partial.append(float(sum(not f and any(r.solved for r in c) for f, c in zip(full, chains,
+                                                                                    strict=True))))
+    trials = [float(run.manifest.config.trials)] * len(problems)
+    inputs["problems solved"] = (solved, trials)
+    inputs["problems partial"] = (partial, trials)
+    return inputs
+
+
+def _passed_in(group: Group) -> Picker:
+    return lambda r: float(r.counts[group].passed) if group in r.counts else 0.0
+
+
+def _total_in(group: Group) -> Callable[[str, list[CheckpointRecord]], float]:
+    return lambda _p, records: float(sum(r.counts[group].total for r in records
+                                         if group in r.counts))
+
+
+def _group_inputs(run: _Run, problems: list[str]) -> Inputs:
+    inputs = {}
+    for group in Group:
+        num, den = run.clusters(problems, _passed_in(group), _total_in(group))
+        if sum(den):
+            inputs[f"{group} tests passed"] = (num, den)
+    return inputs
+
+
+_PER_CHECKPOINT: dict[str, Picker] = {
+    "solved rate": lambda r: float(r.solved),
+    "cost (USD)": lambda r: r.agent.usage.cost_usd,
+    "tokens": lambda r: float(r.agent.usage.input_tokens + r.agent.usage.output_tokens),
+    "agent time (s)": lambda r: r.agent.duration_s,
+    "grading time (s)": lambda r: r.grade_duration_s,
+}
+
+
+def _checkpoint_rows(run: _Run, problems: list[str]) -> list[CheckpointRow]:
+    rows = []
+    longest = max((run.size(p) for p in problems), default=0)
+    for index in range(1, longest + 1):
+        at: dict[str, list[CheckpointRecord]] = {}
+        for (problem, _t), records in run.chains.items():
+            at.setdefault(problem, []).extend(r for r in records if r.index == index)
+        reached = [p for p in problems if at.get(p)]
+        if not reached:
+            continue
+        metrics = [Metric(name=name, estimate=ratio_ci([sum(pick(r) for r in at[p])
+                                                        for p in reached],
+                                                       [float(len(at[p])) for p in reached]))
+                   for name, pick in _PER_CHECKPOINT.items()]
+        rows.append(CheckpointRow(index=index, n=sum(len(at[p]) for p in reached),
+                                  metrics=metrics))
+    return rows
+
+
+def _problem_rows(run: _Run) -> list[ProblemRow]:
+    rows = []
+    for (problem, trial), records in run.chains.items():
+        cells = ["solved" if r.solved else ("passed" if r.passed else "failed") for r in records]
+        cells += ["-"] * (run.size(problem) - len(records))
+        rows.append(ProblemRow(problem=problem, trial=trial, cells=cells))
+    return rows
+
+
+def build_report(run_dir: Path, baseline_dir: Path | None = None) -> CodingReport:
+    """The report of a run, optionally compared with a baseline run."""
+    run = _Run(run_dir)
+    problems = run.manifest.config.problems
+    inputs = {**_solve_rate_inputs(run, problems)}
+    report = CodingReport(
+        run_dir=run_dir, agent=run.manifest.config.agent, model=run.manifest.config.model,
+        n_problems=len(problems), n_trials=run.manifest.config.trials,
+        solve_rates=[Metric(name=k, estimate=ratio_ci(*v)) for k, v in inputs.items()],
+        group_pass_rates=[Metric(name=k, estimate=ratio_ci(*v))
+                          for k, v in _group_inputs(run, problems).items()],
+        per_checkpoint=_checkpoint_rows(run, problems), problems=_problem_rows(run),
+    )
+    if baseline_dir is not None:
+        report.baseline = baseline_dir
+        report.comparisons = _compare(run, _Run(baseline_dir))
+    return report
+
+
+def _compare(run: _Run, base: _Run) -> list[Comparison]:
+    shared = [p for p in run.manifest.config.problems if p in base.manifest.config.problems]
+    ours, theirs = _solve_rate_inputs(run, shared), _solve_rate_inputs(base, shared)
+    ours |= _group_inputs(run, shared)
+    theirs |= _group_inputs(base, shared)
+    comparisons = []
+    for name in [n for n in ours if n in theirs]:
+        diff = paired_difference_ci(ours[name], theirs[name])
+        verdict: Literal["regression", "improvement", "no significant change"] = (
+            "regression" if diff.high < 0 else "improvement" if diff.low > 0
+            else "no significant change")
+        comparisons.append(Comparison(name=name, difference=diff, verdict=verdict))
+    return comparisons

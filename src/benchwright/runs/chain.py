@@ -1,0 +1,210 @@
+"""The checkpoint loop for one problem x trial, resumable after a crash at any moment."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus
+from benchwright.coding.agents.factory import build_agent
+from benchwright.coding.artifacts import save_grade_output
+from benchwright.coding.evaluation import CheckpointEvaluation
+from benchwright.coding.grading import GradeOptions, grade_checkpoint
+from benchwright.coding.loader import load_problem
+from benchwright.coding.policies import GroupCount, PassPolicy
+from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
+from benchwright.coding.prompts import prompt_hash, render_prompt, template_text
+from benchwright.errors import BenchwrightError
+from benchwright.fileio import write_json_atomic, write_text_atomic
+from benchwright.protocols import Agent
+from benchwright.runs import journal
+from benchwright.runs.layout import RunLayout
+from benchwright.runs.models import ChainSummary, CheckpointRecord, RunConfig
+from benchwright.runs.snapshots import diff_snapshots, take_snapshot
+from benchwright.sandbox import get_runtime
+
+OnRecord = Callable[[CheckpointRecord], None]
+
+
+class ChainJob(BaseModel):
+    """One problem x trial of a run: the unit an executor schedules."""
+
+    run_dir: Path
+    """The run directory."""
+    config: RunConfig
+    """The run's configuration."""
+    problem: str
+    """The problem."""
+    trial: int
+    """The trial, from 1."""
+
+
+class _Chain:
+    """State shared by the steps of one attempt."""
+
+    def __init__(self, job: ChainJob, problem: ProblemConfig) -> None:
+        self.job, self.problem = job, problem
+        self.layout = RunLayout(job.run_dir)
+        self.checkpoints = problem.ordered_checkpoints()
+        template = template_text(job.config.prompt)
+        self.prompts = {c.name: _prompt(problem, c, template, job.config, i > 0)
+                        for i, c in enumerate(self.checkpoints)}
+        self.assets = {a.save_path or a.path: problem.path / a.path
+                       for a in problem.static_assets.values()}
+        self.work = self.layout.work_dir(job.problem, job.trial)
+        self.options = GradeOptions(runtime=get_runtime(job.config.unsafe_no_sandbox),
+                                    limits=job.config.limits, python=job.config.python)
+
+    def checkpoint_dir(self, name: str) -> Path:
+        return self.layout.checkpoint_dir(self.job.problem, self.job.trial, name)
+
+    @property
+    def journal_path(self) -> Path:
+        return self.layout.journal(self.job.problem, self.job.trial)
+
+
+def run_chain(job: ChainJob, on_record: OnRecord = lambda _r: None) -> ChainSummary:
+    """Run (or finish) one attempt at a problem; returns every finished checkpoint."""
+    try:
+        chain = _Chain(job, load_problem(job.config.problems_dir / job.problem))
+        records = _valid_prefix(chain)
+        if not _finished(chain, records):
+            _continue(chain, records, on_record)
+    except BenchwrightError as exc:
+        return ChainSummary(problem=job.problem, trial=job.trial, n_checkpoints=0,
+                            records=journal.read_records(RunLayout(job.run_dir).journal(
+                                job.problem, job.trial)), error=exc.one_line())
+    return ChainSummary(problem=job.problem, trial=job.trial,
+                        n_checkpoints=len(chain.checkpoints), records=records)
+
+
+def _prompt(problem: ProblemConfig, checkpoint: CheckpointConfig, template: str,
+            config: RunConfig, is_continuation: bool) -> str:
+    return render_prompt(template, spec=problem.render_spec(checkpoint.name),
+                         is_continuation=is_continuation, agent=config.agent, model=config.model)
+
+
+def _valid_prefix(chain: _Chain) -> list[CheckpointRecord]:
+    """The journal's records that still hold; the journal and folders are cut back to them."""
+    records = journal.read_records(chain.journal_path)
+    valid: list[CheckpointRecord] = []
+    for record, checkpoint in zip(records, chain.checkpoints, strict=False):
+        folder = chain.checkpoint_dir(checkpoint.name)
+        if (record.checkpoint != checkpoint.name
+                or record.prompt_sha256 != prompt_hash(chain.prompts[checkpoint.name])
+                or not (folder / "snapshot").is_dir()
+                or not (folder / "evaluation.json").is_file()):
+            break
+        valid.append(record)
+    if len(valid) != len(records) or chain.journal_path.is_file():
+        journal.rewrite(chain.journal_path, valid)
+    for checkpoint in chain.checkpoints[len(valid):]:
+        shutil.rmtree(chain.checkpoint_dir(checkpoint.name), ignore_errors=True)
+    return valid
+
+
+def _finished(chain: _Chain, records: list[CheckpointRecord]) -> bool:
+    return len(records) == len(chain.checkpoints) or bool(records and not records[-1].passed)
+
+
+def _continue(chain: _Chain, records: list[CheckpointRecord], on_record: OnRecord) -> None:
+    _restore_workspace(chain, records)
+    agent = build_agent(chain.job.config, chain.problem, chain.options.runtime,
+                        keep={Path(p).parts[0] for p in chain.assets})
+    try:
+        for index, checkpoint in enumerate(chain.checkpoints, start=1):
+            if index <= len(records):
+                continue
+            record = _run_checkpoint(chain, agent, checkpoint, index)
+            journal.append_record(chain.journal_path, record)
+            records.append(record)
+            on_record(record)
+            if not record.passed:
+                break
+    finally:
+        agent.cleanup()
+        shutil.rmtree(chain.work, ignore_errors=True)
+
+
+def _restore_workspace(chain: _Chain, records: list[CheckpointRecord]) -> None:
+    """The live workspace as the last finished checkpoint left it, with the assets in place."""
+    shutil.rmtree(chain.work, ignore_errors=True)
+    if records:
+        last = chain.checkpoint_dir(records[-1].checkpoint) / "snapshot"
+        shutil.copytree(last, chain.work, symlinks=True)
+    else:
+        chain.work.mkdir(parents=True)
+    for save_path, source in chain.assets.items():
+        target = chain.work / save_path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, dirs_exist_ok=True)
+        elif source.is_file():
+            shutil.copy2(source, target)
+
+
+def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig,
+                    index: int) -> CheckpointRecord:
+    folder = chain.checkpoint_dir(checkpoint.name)
+    shutil.rmtree(folder, ignore_errors=True)
+    (folder / "agent").mkdir(parents=True)
+    prompt = chain.prompts[checkpoint.name]
+    write_text_atomic(folder / "prompt.txt", prompt)
+    result = _act(agent, chain, checkpoint, index, folder)
+    files = take_snapshot(chain.work, folder / "snapshot", exclude=set(chain.assets))
+    previous = chain.checkpoint_dir(chain.checkpoints[index - 2].name) / "snapshot"
+    write_json_atomic(folder / "diff.json",
+                      diff_snapshots(previous if index > 1 else None, folder / "snapshot"))
+    write_json_atomic(folder / "inference_result.json", result.model_dump(mode="json"))
+    output = grade_checkpoint(chain.problem, checkpoint, folder / "snapshot", chain.options)
+    save_grade_output(output, folder)
+    return _record(chain, checkpoint, index, prompt, result, output.evaluation, files)
+
+
+def _act(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, index: int,
+         folder: Path) -> AgentResult:
+    ctx = AgentContext(problem=chain.job.problem, problem_dir=chain.problem.path,
+                       checkpoint=checkpoint.name, trial=chain.job.trial, workspace=chain.work,
+                       prompt=chain.prompts[checkpoint.name], prompt_file=folder / "prompt.txt",
+                       is_continuation=index > 1, artifacts_dir=folder / "agent")
+    start = time.monotonic()
+    try:
+        return agent.act(ctx)
+    except BenchwrightError as exc:
+        return AgentResult(status=AgentStatus.ERROR, error=exc.one_line(),
+                           duration_s=round(time.monotonic() - start, 3))
+
+
+def _record(chain: _Chain, checkpoint: CheckpointConfig, index: int, prompt: str,
+            result: AgentResult, evaluation: CheckpointEvaluation,
+            files: int) -> CheckpointRecord:
+    return CheckpointRecord(
+        problem=chain.job.problem, trial=chain.job.trial, checkpoint=checkpoint.name,
+        index=index, prompt_sha256=prompt_hash(prompt), agent=result, snapshot_files=files,
+        finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        **grade_fields(evaluation, chain.job.config.pass_policy),
+    )
+
+
+def grade_fields(evaluation: CheckpointEvaluation, policy: PassPolicy) -> dict[str, Any]:
+    """The parts of a journal record that come from grading (recomputed by `eval RUN_DIR`)."""
+    verdicts = evaluation.verdicts
+    return {
+        "grade_status": evaluation.status, "counts": evaluation.counts, "verdicts": verdicts,
+        "passed": verdicts[policy], "solved": verdicts[PassPolicy.ALL_CASES],
+        "iso_solved": _iso_solved(evaluation.counts, evaluation.infrastructure_failure),
+        "core_solved": verdicts[PassPolicy.CORE_CASES],
+        "grade_duration_s": evaluation.total_duration_s,
+    }
+
+
+def _iso_solved(counts: dict[Group, GroupCount], infrastructure_failure: bool) -> bool:
+    own = [c for g, c in counts.items() if g is not Group.REGRESSION]
+    return (not infrastructure_failure and sum(c.total for c in own) > 0
+            and all(c.passed == c.total for c in own))

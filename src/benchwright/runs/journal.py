@@ -1,0 +1,43 @@
+"""Per-attempt journals: the source of truth for which checkpoints are finished.
+
+A record is appended (and fsynced) only after every file of its checkpoint is written, so a
+checkpoint is finished exactly when its record is there. A kill -9 can leave at most a torn last
+line, which readers ignore; resume rewrites the journal atomically to its valid prefix.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from benchwright.fileio import write_text_atomic
+from benchwright.runs.models import CheckpointRecord
+
+
+def read_records(path: Path) -> list[CheckpointRecord]:
+    """The journal's complete records, in order; a torn or unreadable line ends it."""
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(CheckpointRecord.model_validate_json(line))
+        except ValidationError:
+            break
+    return records
+
+
+def append_record(path: Path, record: CheckpointRecord) -> None:
+    """Append one record durably."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(record.model_dump_json() + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def rewrite(path: Path, records: list[CheckpointRecord]) -> None:
+    """Replace the journal with exactly these records, atomically."""
+    write_text_atomic(path, "".join(r.model_dump_json() + "\n" for r in records))

@@ -1,0 +1,48 @@
+"""Where each file of a run directory lives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+RESULTS_JSONL = "checkpoint_results.jsonl"
+RESULT_JSON = "result.json"
+REPORT_MD = "report.md"
+JOURNAL = "journal.jsonl"
+WORK = ".work"
+
+
+class RunLayout:
+    """Paths inside one run directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / MANIFEST
+
+    @property
+    def results_jsonl(self) -> Path:
+        return self.root / RESULTS_JSONL
+
+    @property
+    def result_json(self) -> Path:
+        return self.root / RESULT_JSON
+
+    @property
+    def report_md(self) -> Path:
+        return self.root / REPORT_MD
+
+    def chain_dir(self, problem: str, trial: int) -> Path:
+        return self.root / problem / f"trial_{trial}"
+
+    def journal(self, problem: str, trial: int) -> Path:
+        return self.chain_dir(problem, trial) / JOURNAL
+
+    def checkpoint_dir(self, problem: str, trial: int, checkpoint: str) -> Path:
+        return self.chain_dir(problem, trial) / checkpoint
+
+    def work_dir(self, problem: str, trial: int) -> Path:
+        """The live workspace (rebuilt from the last snapshot on resume)."""
+        return self.root / WORK / f"{problem}-trial_{trial}"

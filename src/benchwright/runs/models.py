@@ -1,0 +1,152 @@
+"""The files of a run directory: manifest, journal records, results. All versioned."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from benchwright.coding.agents.base import AgentResult
+from benchwright.coding.evaluation import GradeStatus
+from benchwright.coding.policies import GroupCount, PassPolicy
+from benchwright.coding.problem import Group
+from benchwright.sandbox import Limits
+
+
+class RunConfig(BaseModel):
+    """Everything that decides what a run does; saved in the manifest and reused on resume."""
+
+    problems_dir: Path
+    """The folder holding the problems."""
+    problems: list[str]
+    """The problems to run, by folder name."""
+    agent: str
+    """The agent's registered name."""
+    agent_command: str | None = None
+    """The shell command of the `command` agent."""
+    replay_from: Path | None = None
+    """The run whose snapshots the `replay` agent re-applies."""
+    model: str | None = None
+    """The model name given to the agent and the prompt."""
+    prompt: str = "just-solve"
+    """The prompt template: a built-in name or a .jinja file."""
+    trials: int = 1
+    """Independent attempts per problem."""
+    pass_policy: PassPolicy = PassPolicy.CORE_CASES
+    """A checkpoint that fails this policy ends its problem's attempt."""
+    python: str | None = None
+    """Interpreter request for grading environments."""
+    limits: Limits = Field(default_factory=Limits)
+    """Sandbox limits for grading a checkpoint."""
+    agent_limits: Limits = Field(default_factory=Limits)
+    """Sandbox limits for the agent's turn."""
+    agent_network: bool = False
+    """Whether the agent's sandbox has the network (an agent that calls an LLM needs it)."""
+    unsafe_no_sandbox: bool = False
+    """Run agents and tests on the host, without bubblewrap."""
+
+
+class Manifest(BaseModel):
+    """`manifest.json`: what this run is, written before any work."""
+
+    format: Literal["benchwright.run/1"] = "benchwright.run/1"
+    """The file's format and version."""
+    created_at: str
+    """When the run started (UTC, ISO 8601)."""
+    benchwright_version: str
+    """The version that started the run."""
+    config: RunConfig
+    """The run's configuration."""
+    problem_checksums: dict[str, str]
+    """SHA-256 over each problem folder's files, at start (or last resume)."""
+    problem_checkpoints: dict[str, list[str]]
+    """Each problem's checkpoints in order, so reports need only the run directory."""
+    environment: dict[str, str]
+    """The machine: platform, Python, bubblewrap and uv versions."""
+
+
+class CheckpointRecord(BaseModel):
+    """One line of a journal: a checkpoint that is finished, with every file written."""
+
+    format: Literal["benchwright.checkpoint/1"] = "benchwright.checkpoint/1"
+    """The record's format and version."""
+    problem: str
+    """The problem."""
+    trial: int
+    """The trial, from 1."""
+    checkpoint: str
+    """The checkpoint."""
+    index: int
+    """Its position in the problem, from 1."""
+    prompt_sha256: str
+    """The hash of the rendered prompt: a changed spec invalidates the record on resume."""
+    agent: AgentResult
+    """How the agent's turn went."""
+    grade_status: GradeStatus
+    """How grading went."""
+    counts: dict[Group, GroupCount]
+    """Passed and total per group."""
+    verdicts: dict[PassPolicy, bool]
+    """Every pass policy's verdict."""
+    passed: bool
+    """Whether the run's pass policy held (if not, the attempt stopped here)."""
+    solved: bool
+    """Every test passed, regressions included (SCBench's "solved")."""
+    iso_solved: bool
+    """Every test of this checkpoint's own passed, regressions aside ("iso-solved")."""
+    core_solved: bool
+    """Every Core test passed ("core-solved")."""
+    snapshot_files: int
+    """Files in the saved snapshot."""
+    grade_duration_s: float
+    """Seconds spent grading."""
+    finished_at: str
+    """When the record was written (UTC, ISO 8601)."""
+
+
+class ChainSummary(BaseModel):
+    """How one problem x trial went."""
+
+    problem: str
+    """The problem."""
+    trial: int
+    """The trial."""
+    n_checkpoints: int
+    """Checkpoints the problem has."""
+    records: list[CheckpointRecord]
+    """Finished checkpoints, in order."""
+    error: str | None = None
+    """Why the attempt could not go on (a broken problem), if it could not."""
+
+    @property
+    def solved(self) -> bool:
+        """Every checkpoint solved."""
+        return len(self.records) == self.n_checkpoints and all(r.solved for r in self.records)
+
+
+class RunResult(BaseModel):
+    """`result.json`: the run's totals, derived from the journals."""
+
+    format: Literal["benchwright.run-result/1"] = "benchwright.run-result/1"
+    """The file's format and version."""
+    run_dir: Path
+    """The run directory."""
+    n_problems: int
+    """Problems in the run."""
+    n_trials: int
+    """Trials per problem."""
+    n_checkpoints: int
+    """Checkpoints finished (graded), over all problems and trials."""
+    n_checkpoints_solved: int
+    """Finished checkpoints with every test passed."""
+    n_checkpoints_passed: int
+    """Finished checkpoints that met the run's pass policy."""
+    n_problems_solved: int
+    """Problems with every checkpoint solved in every trial."""
+    n_problems_partial: int
+    """Problems with at least one checkpoint solved, but not solved."""
+    complete: bool
+    """Whether every attempt ran to its end."""
+    errors: list[str] = Field(default_factory=list)
+    """Attempts that could not run, and why."""

@@ -1,0 +1,154 @@
+"""Start, resume and finish a run: manifest, jobs on an executor, derived result files."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchwright import __version__
+from benchwright.coding.loader import load_problem
+from benchwright.errors import UserInputError
+from benchwright.executors.local import emit
+from benchwright.fileio import write_json_atomic, write_text_atomic
+from benchwright.protocols import Executor
+from benchwright.runs.chain import ChainJob, run_chain
+from benchwright.runs.layout import RunLayout
+from benchwright.runs.models import ChainSummary, CheckpointRecord, Manifest, RunConfig, RunResult
+
+
+def create_run(config: RunConfig, run_dir: Path) -> Manifest:
+    """Write the manifest of a new run; refuse a folder that already holds one."""
+    layout = RunLayout(run_dir)
+    if layout.manifest.exists():
+        raise UserInputError("this folder already holds a run", path=run_dir,
+                             hint=f"continue it with --resume {run_dir}, or pick another --out")
+    manifest = Manifest(created_at=_now(), benchwright_version=__version__, config=config,
+                        problem_checksums=_checksums(config),
+                        problem_checkpoints=_checkpoint_names(config),
+                        environment=_environment())
+    write_json_atomic(layout.manifest, manifest.model_dump(mode="json"))
+    return manifest
+
+
+def load_manifest(run_dir: Path) -> Manifest:
+    """The manifest of an existing run, or an error that says what is wrong."""
+    path = RunLayout(run_dir).manifest
+    if not path.is_file():
+        raise UserInputError("not a run directory (no manifest.json)", path=run_dir,
+                             hint="pass the folder `benchwright run coding` printed")
+    try:
+        return Manifest.model_validate_json(path.read_text())
+    except ValidationError as exc:
+        raise UserInputError(f"manifest.json is not readable: {exc.errors()[0]['msg']}",
+                             path=path, hint="it was written by another tool or version") from None
+
+
+def refresh_checksums(run_dir: Path, manifest: Manifest) -> Manifest:
+    """On resume: record the problems as they are now (edited specs invalidate checkpoints)."""
+    updated = manifest.model_copy(update={
+        "problem_checksums": _checksums(manifest.config),
+        "problem_checkpoints": _checkpoint_names(manifest.config)})
+    write_json_atomic(RunLayout(run_dir).manifest, updated.model_dump(mode="json"))
+    return updated
+
+
+def jobs_for(run_dir: Path, config: RunConfig) -> list[ChainJob]:
+    """One job per problem x trial."""
+    return [ChainJob(run_dir=run_dir, config=config, problem=p, trial=t)
+            for p in config.problems for t in range(1, config.trials + 1)]
+
+
+def run_chain_job(job: ChainJob) -> ChainSummary:
+    """The executor's unit of work (module level, so a process pool can pickle it)."""
+    return run_chain(job, on_record=emit)
+
+
+def execute(run_dir: Path, config: RunConfig, executor: Executor,
+            on_summary: Callable[[ChainSummary], None] = lambda _s: None) -> RunResult:
+    """Run every job not yet finished, then write checkpoint_results.jsonl and result.json."""
+    summaries = []
+    try:
+        for summary in executor.run(run_chain_job, jobs_for(run_dir, config)):
+            summaries.append(summary)
+            on_summary(summary)
+    finally:
+        shutil.rmtree(RunLayout(run_dir).root / ".work", ignore_errors=True)
+    return finish(run_dir, config, summaries)
+
+
+def finish(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:
+    """Derive the root result files from the attempts' journals (atomically)."""
+    order = {(p, t): i for i, (p, t) in enumerate((j.problem, j.trial)
+                                                  for j in jobs_for(run_dir, config))}
+    summaries = sorted(summaries, key=lambda s: order.get((s.problem, s.trial), 0))
+    records = [r for s in summaries for r in s.records]
+    write_text_atomic(RunLayout(run_dir).results_jsonl,
+                      "".join(r.model_dump_json() + "\n" for r in records))
+    result = summarise(run_dir, config, summaries)
+    write_json_atomic(RunLayout(run_dir).result_json, result.model_dump(mode="json"))
+    return result
+
+
+def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:
+    """The run's totals."""
+    records: list[CheckpointRecord] = [r for s in summaries for r in s.records]
+    by_problem: dict[str, list[ChainSummary]] = {}
+    for summary in summaries:
+        by_problem.setdefault(summary.problem, []).append(summary)
+    solved = {p for p, chains in by_problem.items() if all(c.solved for c in chains)}
+    partial = {p for p, chains in by_problem.items()
+               if p not in solved and any(r.solved for c in chains for r in c.records)}
+    return RunResult(
+        run_dir=run_dir, n_problems=len(config.problems), n_trials=config.trials,
+        n_checkpoints=len(records), n_checkpoints_solved=sum(r.solved for r in records),
+        n_checkpoints_passed=sum(r.passed for r in records), n_problems_solved=len(solved),
+        n_problems_partial=len(partial),
+        complete=len(summaries) == len(config.problems) * config.trials
+        and not any(s.error for s in summaries),
+        errors=[f"{s.problem}/trial_{s.trial}: {s.error}" for s in summaries if s.error],
+    )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _checksums(config: RunConfig) -> dict[str, str]:
+    return {name: problem_checksum(config.problems_dir / name) for name in config.problems}
+
+
+def _checkpoint_names(config: RunConfig) -> dict[str, list[str]]:
+    return {name: [c.name for c in load_problem(config.problems_dir / name).ordered_checkpoints()]
+            for name in config.problems}
+
+
+def problem_checksum(folder: Path) -> str:
+    """SHA-256 over a problem folder's file names and contents."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _environment() -> dict[str, Any]:
+    return {"platform": platform.platform(), "python": sys.version.split()[0],
+            "bwrap": _version([shutil.which("bwrap") or "bwrap", "--version"]),
+            "benchwright": __version__}
+
+
+def _version(argv: list[str]) -> str:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=10).stdout.strip()
+    except OSError:
+        return "not installed"
