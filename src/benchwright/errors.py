@@ -5,7 +5,8 @@ Exit codes (documented in docs/cli.md):
 - 0: the command did what was asked (a graded checkpoint that fails its tests is still a success);
 - 1: a bug in benchwright (a traceback is printed);
 - 2: bad input or a missing prerequisite: one line says what, where and how to fix it;
-- 3: infrastructure failed (an environment could not be built, the grader itself broke).
+- 3: infrastructure failed (an environment could not be built, the grader itself broke);
+- 130: interrupted (Ctrl-C); finished work is kept and `--resume` continues.
 """
 
 from __future__ import annotations
@@ -62,3 +63,9 @@ class EnvironmentBuildError(InfrastructureError):
 
 class GradingInfrastructureError(UserInputError):
     """pytest could not run the problem's tests (they failed to collect, a data file is missing)."""
+
+
+class Interrupted(BenchwrightError):
+    """The user stopped a run; what finished is saved."""
+
+    exit_code = 130

@@ -214,7 +214,8 @@ class UnsafeLocalRuntime:
 
 
 def _system_binds() -> list[str]:
-    args: list[str] = ["--ro-bind", "/usr", "/usr"]
+    # Folders bubblewrap creates itself are 0700 by default: /etc must be traversable.
+    args: list[str] = ["--ro-bind", "/usr", "/usr", "--perms", "0755", "--dir", "/etc"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64"):
         top = Path("/") / name
         if top.is_symlink():

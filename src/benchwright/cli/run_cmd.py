@@ -15,7 +15,7 @@ from benchwright.cli.render import run_summary_view
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
-from benchwright.errors import UserInputError
+from benchwright.errors import Interrupted, UserInputError
 from benchwright.executors.local import LocalExecutor
 from benchwright.fileio import write_text_atomic
 from benchwright.registry import AGENTS
@@ -130,7 +130,7 @@ def _execute(run_dir: Path, config: RunConfig, workers: int, quiet: bool) -> Run
         with progress:
             return execute(run_dir, config, LocalExecutor(workers, on_event=on_event))
     except KeyboardInterrupt:
-        raise UserInputError("interrupted; nothing finished is lost",
+        raise Interrupted("interrupted; nothing finished is lost",
                              hint=f"continue with: benchwright run coding --resume {run_dir}"
                              ) from None
 

@@ -28,7 +28,7 @@ from benchwright.errors import EnvironmentBuildError, WorkspaceError
 from benchwright.interpreters import Interpreter, resolve_python
 from benchwright.protocols import Runtime
 from benchwright.sandbox import ExecResult, Limits, Mount
-from benchwright.toolenvs import BuiltEnv, ensure_env, parse_requirements
+from benchwright.toolenvs import BuiltEnv, ensure_env, parse_requirements, uv_binary
 
 # The grader's own test environment: pinned, so a verdict does not drift with new releases.
 TEST_ENV_BASE = (
@@ -186,7 +186,8 @@ def _run_pytest(
     argv = [str(envs.test.python), "-P", "-m", "pytest",
             *pytest_args(problem, checkpoint, out / "report.json")]
     env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
-    mounts = _mounts(prepared, interpreter, [envs.test.path, envs.solution.path])
+    mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
+              *uv_mounts()]
     with (out / "stdout.txt").open("wb") as stdout, (out / "stderr.txt").open("wb") as stderr:
         result = options.runtime.run(argv, cwd=prepared.workspace, env=env, mounts=mounts,
                                      limits=options.limits, stdout=stdout, stderr=stderr)
@@ -199,14 +200,24 @@ def _sandbox_env(
     options: GradeOptions, solution: Path,
 ) -> dict[str, str]:
     tmp = "/tmp" if options.runtime.name == "bwrap" else str(prepared.scratch / "tmp")
+    uv_dir = Path(uv_binary()).parent
     return {
         **problem.env_for(checkpoint),
         **prepared.asset_env,
-        "PATH": f"{solution}/bin:/usr/local/bin:/usr/bin:/bin",
+        "PATH": f"{solution}/bin:/usr/local/bin:/usr/bin:/bin:{uv_dir}",
         "VIRTUAL_ENV": str(solution),
         "HOME": tmp, "TMPDIR": tmp,
         "LANG": "C.UTF-8", "TZ": "UTC", "PYTHONHASHSEED": "0",
+        # Tests may call `uv run` (SCBench's environments have uv): offline, cache in /tmp.
+        "UV_CACHE_DIR": f"{tmp}/uv-cache", "UV_OFFLINE": "1", "UV_PYTHON_DOWNLOADS": "never",
+        "UV_NO_PROGRESS": "1",
     }
+
+
+def uv_mounts() -> list[Mount]:
+    """uv (and uvx beside it) read-only: the tests' only view of the folder they live in."""
+    uv = Path(uv_binary())
+    return [Mount(path=p) for p in (uv, uv.with_name("uvx")) if p.is_file()]
 
 
 def _mounts(prepared: _Prepared, interpreter: Interpreter, envs: list[Path]) -> list[Mount]:

@@ -1,0 +1,51 @@
+"""Bootstrap intervals agree with scipy.stats.bootstrap on fixed data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from benchwright.stats import mean_ci, paired_difference_ci, ratio_ci
+
+DATA = [0.0, 0.25, 0.5, 0.5, 0.75, 1.0, 1.0, 1.0, 0.2, 0.4, 0.6, 0.9]
+
+
+def test_mean_ci_matches_scipy_percentile_bootstrap() -> None:
+    ours = mean_ci(DATA, resamples=40_000)
+    theirs = scipy_stats.bootstrap((np.array(DATA),), np.mean, method="percentile",
+                                   n_resamples=40_000, random_state=1).confidence_interval
+    assert ours.value == pytest.approx(np.mean(DATA))
+    assert ours.low == pytest.approx(theirs.low, abs=0.01)
+    assert ours.high == pytest.approx(theirs.high, abs=0.01)
+
+
+def test_ratio_ci_matches_scipy_on_a_ratio_of_sums() -> None:
+    solved = np.array([3, 1, 4, 0, 2, 5, 1, 3], float)
+    total = np.array([4, 4, 5, 3, 4, 6, 2, 5], float)
+
+    def ratio(idx: np.ndarray, axis: int = -1) -> np.ndarray:
+        i = idx.astype(int)
+        return np.asarray(solved[i].sum(axis=axis) / total[i].sum(axis=axis))
+
+    theirs = scipy_stats.bootstrap((np.arange(8.0),), ratio, method="percentile",
+                                   n_resamples=40_000, random_state=2).confidence_interval
+    ours = ratio_ci(solved, total, resamples=40_000)
+    assert ours.value == pytest.approx(19 / 33)
+    assert ours.low == pytest.approx(theirs.low, abs=0.01)
+    assert ours.high == pytest.approx(theirs.high, abs=0.01)
+
+
+def test_hand_computed_and_degenerate_cases() -> None:
+    single = ratio_ci([3], [4])
+    assert (single.value, single.low, single.high) == (0.75, 0.75, 0.75)
+    assert np.isnan(ratio_ci([], []).value)
+    same = paired_difference_ci(([1, 2], [2, 2]), ([1, 2], [2, 2]))
+    assert (same.value, same.low, same.high) == (0.0, 0.0, 0.0)
+    ones = [1] * 6
+    worse = paired_difference_ci(([0, 0, 0, 0, 1, 1], ones), (ones, ones))
+    assert worse.value == pytest.approx(-2 / 3) and worse.high < 0
+
+
+def test_reports_are_reproducible() -> None:
+    assert mean_ci(DATA) == mean_ci(DATA)
