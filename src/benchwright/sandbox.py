@@ -98,13 +98,19 @@ class ExecResult(BaseModel):
     """Which runtime ran it."""
 
 
-class BwrapRuntime:
-    """Bubblewrap: private mount, PID, network, IPC and user namespaces."""
+class _Launch(BaseModel):
+    """How a runtime starts a command: the full argv and what `_run_killable` needs."""
 
-    name: str = "bwrap"
+    argv: list[str]
+    cwd: Path | None = None
+    nproc_uid: int | None = None
+    info_fds: tuple[int, int] | None = None
 
-    def __init__(self, bwrap: str | None = None) -> None:
-        self.bwrap = bwrap or require_bwrap()
+
+class _RuntimeBase:
+    """The shared `run`: launch as the subclass says, enforce limits, leave nothing behind."""
+
+    name = ""
 
     def run(
         self,
@@ -119,7 +125,28 @@ class BwrapRuntime:
         stdout: IO[bytes] | int | None = None,
         stderr: IO[bytes] | int | None = None,
     ) -> ExecResult:
-        """Run `argv` in a fresh sandbox and wait for it (or for the wall clock)."""
+        """Run `argv` and wait for it (or for the wall clock)."""
+        launch = self._launch(list(argv), cwd, mounts, network)
+        result = _run_killable(launch.argv, env, limits, stdout, stderr, cwd=launch.cwd,
+                               nproc_uid=launch.nproc_uid, info_fds=launch.info_fds,
+                               stdin=stdin)
+        return result.model_copy(update={"argv": list(argv), "runtime": self.name})
+
+    def _launch(self, argv: list[str], cwd: Path, mounts: Sequence[Mount],
+                network: bool) -> _Launch:
+        raise NotImplementedError
+
+
+class BwrapRuntime(_RuntimeBase):
+    """Bubblewrap: private mount, PID, network, IPC and UTS namespaces."""
+
+    name = "bwrap"
+
+    def __init__(self, bwrap: str | None = None) -> None:
+        self.bwrap = bwrap or require_bwrap()
+
+    def _launch(self, argv: list[str], cwd: Path, mounts: Sequence[Mount],
+                network: bool) -> _Launch:
         uid = _host_uid_for_sandbox()
         if uid is not None:
             for mount in mounts:
@@ -128,9 +155,7 @@ class BwrapRuntime:
         info_read, info_write = os.pipe()
         full = [*self.bwrap_args(mounts, cwd, network, uid), "--info-fd", str(info_write),
                 "--", *_drop_to(uid), *argv]
-        result = _run_killable(full, env, limits, stdout, stderr, nproc_uid=uid,
-                               info_fds=(info_read, info_write), stdin=stdin)
-        return result.model_copy(update={"argv": list(argv), "runtime": self.name})
+        return _Launch(argv=full, nproc_uid=uid, info_fds=(info_read, info_write))
 
     def bwrap_args(
         self, mounts: Sequence[Mount], cwd: Path, network: bool, host_uid: int | None = None
@@ -190,27 +215,14 @@ def _chown_tree(root: Path, uid: int) -> None:
             os.chown(Path(folder) / name, uid, uid, follow_symlinks=False)
 
 
-class UnsafeLocalRuntime:
+class UnsafeLocalRuntime(_RuntimeBase):
     """No isolation: the command runs on the host in its own session, killed as a group."""
 
-    name: str = "unsafe-local"
+    name = "unsafe-local"
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: Path,
-        env: Mapping[str, str],
-        mounts: Sequence[Mount],
-        limits: Limits,
-        network: bool = False,
-        stdin: bytes | None = None,
-        stdout: IO[bytes] | int | None = None,
-        stderr: IO[bytes] | int | None = None,
-    ) -> ExecResult:
-        """Run `argv` directly; mounts and network are ignored."""
-        result = _run_killable(list(argv), env, limits, stdout, stderr, cwd=cwd, stdin=stdin)
-        return result.model_copy(update={"runtime": self.name})
+    def _launch(self, argv: list[str], cwd: Path, mounts: Sequence[Mount],
+                network: bool) -> _Launch:
+        return _Launch(argv=argv, cwd=cwd)
 
 
 def _system_binds() -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 from enum import StrEnum
 from pathlib import Path
 
@@ -81,3 +82,28 @@ def replace_workspace(workspace: Path, source: Path, keep: set[str]) -> None:
         else:
             entry.unlink()
     shutil.copytree(source, workspace, dirs_exist_ok=True, symlinks=True)
+
+
+class CopyAgent:
+    """An agent that makes the workspace a copy of a stored snapshot (oracle, replay)."""
+
+    name = ""
+
+    def __init__(self, keep: set[str]) -> None:
+        self.keep = keep
+
+    def source(self, ctx: AgentContext) -> Path:
+        """The snapshot to copy for this checkpoint."""
+        raise NotImplementedError
+
+    def act(self, ctx: AgentContext) -> AgentResult:
+        start = time.monotonic()
+        source = self.source(ctx)
+        if not source.is_dir():
+            return AgentResult(status=AgentStatus.ERROR,
+                               error=f"{self.name}: nothing to copy at {source}")
+        replace_workspace(ctx.workspace, source, self.keep)
+        return AgentResult(duration_s=round(time.monotonic() - start, 3))
+
+    def cleanup(self) -> None:
+        """Nothing to release."""
