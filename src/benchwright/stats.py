@@ -80,3 +80,13 @@ def _estimate(point: float, stats: np.ndarray, n: int, confidence: float) -> Est
     low, high = np.nanquantile(stats, [alpha, 1 - alpha])
     return Estimate(value=point, low=float(low), high=float(high), n_clusters=n,
                     confidence=confidence)
+
+
+def gini(values: Sequence[float]) -> float:
+    """Concentration of non-negative values: 0 when all equal, towards 1 when one holds all."""
+    data = np.sort(np.asarray(values, float))
+    n = len(data)
+    if n == 0 or data.sum() == 0:
+        return 0.0
+    ranks = np.arange(1, n + 1)
+    return float((2 * (ranks * data).sum()) / (n * data.sum()) - (n + 1) / n)

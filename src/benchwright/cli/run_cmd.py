@@ -15,9 +15,10 @@ from benchwright.cli.render import run_summary_view
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
-from benchwright.errors import Interrupted, UserInputError
+from benchwright.errors import Interrupted, PrerequisiteError, UserInputError
 from benchwright.executors.local import LocalExecutor
 from benchwright.fileio import write_text_atomic
+from benchwright.metrics.tools import versions
 from benchwright.registry import AGENTS
 from benchwright.report.coding import build_report
 from benchwright.report.markdown import render_markdown
@@ -55,6 +56,8 @@ def coding_cmd(
         "--agent-network", help="Give the agent's sandbox the network.")] = False,
     unsafe_no_sandbox: Annotated[bool, typer.Option(
         "--unsafe-no-sandbox", help="Run agents and tests without bubblewrap.")] = False,
+    metrics: Annotated[bool, typer.Option(
+        "--metrics/--no-metrics", help="Measure code quality at every checkpoint.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""
@@ -66,8 +69,10 @@ def coding_cmd(
             problems=_problem_names(problems_dir or examples_dir(), problem or []),
             agent=_agent_name(agent), agent_command=agent_command, replay_from=replay_from,
             model=model, prompt=prompt, trials=trials, pass_policy=pass_policy, python=python,
-            agent_network=agent_network, unsafe_no_sandbox=unsafe_no_sandbox)
+            agent_network=agent_network, unsafe_no_sandbox=unsafe_no_sandbox, metrics=metrics)
         run_dir = out or _default_out(agent)
+        if config.metrics:
+            _require_metric_tools()
         create_run(config, run_dir)
     result = _execute(run_dir, config, workers, quiet=as_json)
     report = build_report(run_dir)
@@ -79,8 +84,17 @@ def coding_cmd(
         Console(stderr=True).print(f"[dim]report: {RunLayout(run_dir).report_md}[/]")
 
 
+def _require_metric_tools() -> None:
+    try:
+        versions()
+    except PrerequisiteError as exc:
+        raise PrerequisiteError(exc.message, hint=f"{exc.hint}, or pass --no-metrics") from None
+
+
 def _resumed(run_dir: Path) -> tuple[Path, RunConfig]:
     manifest = refresh_checksums(run_dir, load_manifest(run_dir))
+    if manifest.config.metrics:
+        _require_metric_tools()
     return run_dir, manifest.config
 
 

@@ -17,6 +17,7 @@ from benchwright.runs.runner import load_manifest
 from benchwright.stats import Estimate, paired_difference_ci, ratio_ci
 
 Picker = Callable[[CheckpointRecord], float]
+OptionalPicker = Callable[[CheckpointRecord], float | None]
 
 
 class Metric(BaseModel):
@@ -81,7 +82,9 @@ class CodingReport(BaseModel):
     group_pass_rates: list[Metric]
     """Passed / total tests per group."""
     per_checkpoint: list[CheckpointRow]
-    """Cost, tokens and time by checkpoint position."""
+    """Cost, tokens, time, erosion and verbosity by checkpoint position."""
+    quality: list[Metric] = Field(default_factory=list)
+    """Code quality means over graded checkpoints (erosion, verbosity, churn, ...)."""
     problems: list[ProblemRow]
     """Every attempt."""
     baseline: Path | None = None
@@ -160,13 +163,58 @@ def _group_inputs(run: _Run, problems: list[str]) -> Inputs:
     return inputs
 
 
-_PER_CHECKPOINT: dict[str, Picker] = {
+def _quality(key: str) -> OptionalPicker:
+    return lambda r: r.quality.values.get(key) if r.quality else None
+
+
+def _quality_delta(key: str) -> OptionalPicker:
+    return lambda r: r.quality.delta.get(key) if r.quality and r.quality.delta else None
+
+
+_PER_CHECKPOINT: dict[str, OptionalPicker] = {
     "solved rate": lambda r: float(r.solved),
     "cost (USD)": lambda r: r.agent.usage.cost_usd,
     "tokens": lambda r: float(r.agent.usage.input_tokens + r.agent.usage.output_tokens),
     "agent time (s)": lambda r: r.agent.duration_s,
     "grading time (s)": lambda r: r.grade_duration_s,
+    "erosion": _quality("erosion"),
+    "verbosity": _quality("verbosity"),
+    "churn ratio": lambda r: r.quality.churn_ratio if r.quality and r.index > 1 else None,
 }
+# Run-level code quality: means over every graded checkpoint that has metrics.
+_QUALITY: dict[str, OptionalPicker] = {
+    "erosion": _quality("erosion"),
+    "verbosity": _quality("verbosity"),
+    "LOC": _quality("loc"),
+    "CC high callables": _quality("cc_high"),
+    "ruff findings": _quality("lint"),
+    "ast-grep findings": _quality("astgrep"),
+    "clone ratio": _quality("clone_ratio"),
+    "churn ratio (from checkpoint 2)": lambda r: r.quality.churn_ratio
+    if r.quality and r.index > 1 else None,
+    "erosion change per checkpoint": _quality_delta("erosion"),
+    "LOC change per checkpoint": _quality_delta("loc"),
+}
+
+
+def _mean_metric(name: str, pick: OptionalPicker,
+                 groups: dict[str, list[CheckpointRecord]]) -> Metric | None:
+    """Mean of the picked value over records, with problems as clusters; None if no values."""
+    num, den = [], []
+    for records in groups.values():
+        values = [v for v in (pick(r) for r in records) if v is not None]
+        if values:
+            num.append(float(sum(values)))
+            den.append(float(len(values)))
+    return Metric(name=name, estimate=ratio_ci(num, den)) if den else None
+
+
+def _quality_metrics(run: _Run) -> list[Metric]:
+    groups: dict[str, list[CheckpointRecord]] = {}
+    for (problem, _t), records in run.chains.items():
+        groups.setdefault(problem, []).extend(records)
+    found = (_mean_metric(name, pick, groups) for name, pick in _QUALITY.items())
+    return [m for m in found if m is not None]
 
 
 def _checkpoint_rows(run: _Run, problems: list[str]) -> list[CheckpointRow]:
@@ -179,10 +227,9 @@ def _checkpoint_rows(run: _Run, problems: list[str]) -> list[CheckpointRow]:
         reached = [p for p in problems if at.get(p)]
         if not reached:
             continue
-        metrics = [Metric(name=name, estimate=ratio_ci([sum(pick(r) for r in at[p])
-                                                        for p in reached],
-                                                       [float(len(at[p])) for p in reached]))
-                   for name, pick in _PER_CHECKPOINT.items()]
+        found = (_mean_metric(name, pick, {p: at[p] for p in reached})
+                 for name, pick in _PER_CHECKPOINT.items())
+        metrics = [m for m in found if m is not None]
         rows.append(CheckpointRow(index=index, n=sum(len(at[p]) for p in reached),
                                   metrics=metrics))
     return rows
@@ -209,6 +256,7 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None) -> CodingRepor
         group_pass_rates=[Metric(name=k, estimate=ratio_ci(*v))
                           for k, v in _group_inputs(run, problems).items()],
         per_checkpoint=_checkpoint_rows(run, problems), problems=_problem_rows(run),
+        quality=_quality_metrics(run),
     )
     if baseline_dir is not None:
         report.baseline = baseline_dir

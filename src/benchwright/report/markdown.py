@@ -33,6 +33,9 @@ def render_markdown(report: CodingReport) -> str:
            f"x {report.n_trials} trials. CIs: 95% bootstrap over problems.", "",
            "## Solve rates", "", *_metric_table(report.solve_rates, True), "",
            "## Tests passed by group", "", *_metric_table(report.group_pass_rates, True), ""]
+    if report.quality:
+        out += ["## Code quality (mean per checkpoint)", "",
+                *_metric_table(report.quality, False), ""]
     out += _per_checkpoint(report)
     out += _comparisons(report)
     out += ["## Attempts", "", "| problem | trial | checkpoints |", "|---|---|---|"]
@@ -44,11 +47,13 @@ def render_markdown(report: CodingReport) -> str:
 def _per_checkpoint(report: CodingReport) -> list[str]:
     if not report.per_checkpoint:
         return []
-    names = [m.name for m in report.per_checkpoint[0].metrics]
-    lines = ["## By checkpoint", "", "| checkpoint | n | " + " | ".join(names) + " |",
-             "|---|---|" + "---|" * len(names)]
+    names = list(dict.fromkeys(m.name for row in report.per_checkpoint for m in row.metrics))
+    lines = ["## By checkpoint (erosion per checkpoint included)", "",
+             "| checkpoint | n | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
     for row in report.per_checkpoint:
-        cells = [_ci(m.estimate, m.name == "solved rate") for m in row.metrics]
+        by_name = {m.name: m for m in row.metrics}
+        cells = [_ci(by_name[n].estimate, n == "solved rate") if n in by_name else "-"
+                 for n in names]
         lines.append(f"| {row.index} | {row.n} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from collections.abc import Callable
@@ -22,6 +23,9 @@ from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.coding.prompts import prompt_hash, render_prompt, template_text
 from benchwright.errors import BenchwrightError
 from benchwright.fileio import write_json_atomic, write_text_atomic
+from benchwright.metrics.erosion import QualitySummary, summarise
+from benchwright.metrics.models import SnapshotMetrics
+from benchwright.metrics.static import analyze_snapshot
 from benchwright.protocols import Agent
 from benchwright.runs import journal
 from benchwright.runs.layout import RunLayout
@@ -164,7 +168,26 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig,
     write_json_atomic(folder / "inference_result.json", result.model_dump(mode="json"))
     output = grade_checkpoint(chain.problem, checkpoint, folder / "snapshot", chain.options)
     save_grade_output(output, folder)
-    return _record(chain, checkpoint, index, prompt, result, output.evaluation, files)
+    quality = _quality(chain, folder, previous if index > 1 else None)
+    record = _record(chain, checkpoint, index, prompt, result, output.evaluation, files)
+    return record.model_copy(update={"quality": quality})
+
+
+def _quality(chain: _Chain, folder: Path, previous: Path | None) -> QualitySummary | None:
+    """Metrics of the snapshot, saved under quality_analysis/, and their change."""
+    if not chain.job.config.metrics:
+        return None
+    metrics = analyze_snapshot(folder / "snapshot", entry=chain.problem.entry_filename)
+    before = None
+    if previous is not None:
+        saved = previous.parent / "quality_analysis" / "metrics.json"
+        if saved.is_file():
+            before = SnapshotMetrics.model_validate_json(saved.read_text())
+    diff = json.loads((folder / "diff.json").read_text())
+    summary = summarise(metrics, before, diff)
+    write_json_atomic(folder / "quality_analysis" / "metrics.json", metrics.model_dump(mode="json"))
+    write_json_atomic(folder / "quality_analysis" / "quality.json", summary.model_dump(mode="json"))
+    return summary
 
 
 def _act(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, index: int,

@@ -11,6 +11,7 @@ from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.evaluation import GradeStatus
 from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import Group
+from benchwright.metrics.erosion import QualitySummary
 from benchwright.sandbox import Limits
 
 
@@ -45,6 +46,8 @@ class RunConfig(BaseModel):
     """Whether the agent's sandbox has the network (an agent that calls an LLM needs it)."""
     unsafe_no_sandbox: bool = False
     """Run agents and tests on the host, without bubblewrap."""
+    metrics: bool = True
+    """Measure code quality and erosion at every checkpoint."""
 
 
 class Manifest(BaseModel):
@@ -101,6 +104,8 @@ class CheckpointRecord(BaseModel):
     """Files in the saved snapshot."""
     grade_duration_s: float
     """Seconds spent grading."""
+    quality: QualitySummary | None = None
+    """Code quality and its change since the previous checkpoint (when metrics are on)."""
     finished_at: str
     """When the record was written (UTC, ISO 8601)."""
 

@@ -1,0 +1,69 @@
+"""`benchwright metrics static`: code-quality metrics of a workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+
+from benchwright.errors import UserInputError
+from benchwright.metrics.models import SnapshotMetrics
+from benchwright.metrics.static import analyze_snapshot
+
+app = typer.Typer(help="Code-quality and erosion metrics.", no_args_is_help=True)
+
+
+@app.command("static")
+def static_cmd(
+    workspace: Annotated[Path, typer.Option(help="The folder to measure.")],
+    entry: Annotated[str | None, typer.Option(
+        help="Entry file (relative) that roots the import graph.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every metric as JSON.")] = False,
+) -> None:
+    """Lines, maintainability, complexity, lint, ast-grep, clones, waste and import graph."""
+    if not workspace.is_dir():
+        raise UserInputError("workspace not found", path=workspace,
+                             hint="pass the folder holding the code")
+    if entry is not None and not (workspace / entry).is_file():
+        raise UserInputError(f"entry file {entry!r} not found in the workspace", path=workspace,
+                             hint="give it relative to --workspace")
+    metrics = analyze_snapshot(workspace, entry)
+    if as_json:
+        typer.echo(metrics.model_dump_json(indent=2))
+    else:
+        Console().print(metrics_view(metrics))
+
+
+def metrics_view(m: SnapshotMetrics) -> RenderableType:
+    """The snapshot's figures, then the most complex callables."""
+    summary = Table("measure", "value", title="snapshot", title_justify="left", show_edge=False)
+    rows = [
+        ("files / LOC / SLOC", f"{len(m.files)} / {m.lines.loc} / {m.lines.sloc}"),
+        ("comments / blank", f"{m.lines.comments} / {m.lines.blank}"),
+        ("maintainability (mean, SLOC-weighted)", f"{m.mi_mean:.1f}"),
+        ("CC bands", "  ".join(f"{b}:{n}" for b, n in m.cc_bands.items()) or "-"),
+        ("CC high (>10) / extreme (>30) / Gini", f"{m.cc_high} / {m.cc_extreme} / {m.cc_gini}"),
+        ("ruff findings (weighted)", f"{sum(m.lint.values())} ({m.lint_weighted:.0f})"),
+        ("ast-grep by category", "  ".join(f"{c}:{n}" for c, n in m.astgrep.items())),
+        ("clones: groups / instances / lines / ratio",
+         f"{len(m.clones)} / {m.clone_instances} / {m.clone_lines} / {m.clone_ratio}"),
+        ("single-use functions / trivial wrappers / single-method classes",
+         f"{len(m.single_use_functions)} / {len(m.trivial_wrappers)} / "
+         f"{len(m.single_method_classes)}"),
+        ("import graph: modules / cyclic mass / propagation / entropy",
+         f"{m.graph.modules} / {m.graph.cyclic_dependency_mass} / "
+         f"{m.graph.propagation_cost} / {m.graph.dependency_entropy}"),
+        ("verbosity / erosion", f"{m.verbosity} / {m.erosion}"),
+        ("seconds", f"{m.seconds}"),
+    ]
+    for name, value in rows:
+        summary.add_row(name, value)
+    top = Table("callable", "file", "CC", "band", title="most complex", title_justify="left",
+                show_edge=False)
+    for s in sorted((s for s in m.symbols if s.kind != "class"),
+                    key=lambda s: -s.complexity)[:10]:
+        top.add_row(s.name, f"{s.file}:{s.start}", str(s.complexity), s.band)
+    return Group(summary, top)

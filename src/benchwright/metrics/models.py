@@ -1,0 +1,161 @@
+"""Result models of the code-quality metrics (file `quality_analysis/metrics.json`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+CCBand = Literal["A", "B", "C", "D", "E", "F"]
+
+
+class LineCounts(BaseModel):
+    """radon's raw counts."""
+
+    loc: int = 0
+    """Physical lines."""
+    lloc: int = 0
+    """Logical lines."""
+    sloc: int = 0
+    """Source lines (not blank, not only comments or docstrings)."""
+    comments: int = 0
+    """Lines with a comment."""
+    multi: int = 0
+    """Lines in multi-line strings."""
+    blank: int = 0
+    """Blank lines."""
+    single_comments: int = 0
+    """Lines holding only a comment."""
+
+
+class SymbolMetrics(BaseModel):
+    """One function, method or class."""
+
+    name: str
+    """Qualified name inside its file, e.g. `Store.put`."""
+    kind: Literal["function", "method", "class"]
+    """What it is."""
+    file: str
+    """Its file, relative to the snapshot."""
+    start: int
+    """First line."""
+    end: int
+    """Last line."""
+    complexity: int
+    """Cyclomatic complexity (radon's)."""
+    band: CCBand
+    """radon's rank: A <= 5, B <= 10, C <= 20, D <= 30, E <= 40, F above."""
+    statements: int
+    """Statements in its body (nested ones included)."""
+    branches: int
+    """if / for / while / try / with / match statements in it."""
+    comparisons: int
+    """Comparison operators in it."""
+    body_hash: str
+    """Hash of its body with names and literals kept: a changed body changes it."""
+
+
+class FileMetrics(BaseModel):
+    """One source file."""
+
+    path: str
+    """Relative to the snapshot."""
+    language: str
+    """The analyser that read it."""
+    lines: LineCounts
+    """Line counts."""
+    mi: float
+    """Maintainability index (radon, comments counted as in radon's default)."""
+    mi_rank: Literal["A", "B", "C"]
+    """radon's MI rank: A >= 19, B > 9, else C."""
+    symbols: int
+    """Functions, methods and classes in it."""
+    parse_error: str | None = None
+    """Why the file could not be parsed, if it could not (it then counts lines only)."""
+
+
+class Clone(BaseModel):
+    """A group of code blocks identical up to names and literals."""
+
+    kind: str
+    """The block kind (function, if, for, ...)."""
+    lines: int
+    """Lines of one instance."""
+    instances: list[str]
+    """`file:start-end` of each instance."""
+
+
+class GraphMetrics(BaseModel):
+    """The import graph of modules reachable from the entry file."""
+
+    entry: str | None
+    """The entry file, relative to the snapshot (None if absent)."""
+    modules: int = 0
+    """Modules reachable from the entry file (itself included)."""
+    edges: int = 0
+    """Import edges between them."""
+    cyclic_dependency_mass: float = 0.0
+    """Share of reachable lines of code in modules that sit on an import cycle."""
+    propagation_cost: float = 0.0
+    """Density of the transitive closure (reflexive): how far a change can ripple, 0..1."""
+    dependency_entropy: float = 0.0
+    """Normalised entropy of fan-in over reachable modules, 0 (one hub) .. 1 (even)."""
+
+
+class SnapshotMetrics(BaseModel):
+    """`quality_analysis/metrics.json`: every metric of one snapshot."""
+
+    format: Literal["benchwright.metrics/1"] = "benchwright.metrics/1"
+    """The file's format and version."""
+    tools: dict[str, str]
+    """Versions of the tools used (radon, ruff, ast-grep)."""
+    files: list[FileMetrics]
+    """Per file."""
+    symbols: list[SymbolMetrics]
+    """Per function, method and class."""
+    lines: LineCounts
+    """Totals over files."""
+    mi_mean: float
+    """Mean MI over files, weighted by SLOC."""
+    cc_bands: dict[str, int]
+    """Callables per CC band."""
+    cc_high: int
+    """Callables with CC above 10 (bands C and D)."""
+    cc_extreme: int
+    """Callables with CC above 30 (bands E and F)."""
+    cc_gini: float
+    """Concentration (Gini) of CC over callables: 0 even, 1 all in one."""
+    lint: dict[str, int]
+    """ruff findings per rule code."""
+    lint_weighted: float
+    """Findings times each rule family's weight."""
+    astgrep: dict[str, int]
+    """ast-grep findings per category."""
+    astgrep_rules: dict[str, int]
+    """ast-grep findings per rule id."""
+    astgrep_weighted: float
+    """Findings times each rule's weight."""
+    clones: list[Clone]
+    """Clone groups."""
+    clone_instances: int
+    """Blocks that have a clone."""
+    clone_lines: int
+    """Lines in cloned blocks beyond the first instance of each group."""
+    clone_ratio: float
+    """clone_lines / SLOC."""
+    single_use_functions: list[str]
+    """Functions called from exactly one place."""
+    trivial_wrappers: list[str]
+    """Functions whose body is a single call (after an optional docstring)."""
+    single_method_classes: list[str]
+    """Classes with exactly one method (besides `__init__`)."""
+    graph: GraphMetrics
+    """Import graph metrics from the entry file."""
+    verbosity: float
+    """ast-grep findings / LOC + trivial wrappers / callables + single-use / callables."""
+    erosion: float
+    """(cc_high + 2 cc_extreme) / callables + ruff findings / LOC."""
+    mass: dict[str, float] = Field(default_factory=dict)
+    """Sum over callables of max(0, value - baseline) * sqrt(statements), per measure."""
+    seconds: float = 0.0
+    """Time taken."""

@@ -1,0 +1,114 @@
+"""All static metrics of one snapshot: per file, per symbol, and for the snapshot."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from pathlib import Path
+
+from benchwright.metrics import astgrep, graph, lint, waste
+from benchwright.metrics.clones import find_clones
+from benchwright.metrics.languages import analyzers
+from benchwright.metrics.languages.base import FileAnalysis, LanguageAnalyzer
+from benchwright.metrics.models import GraphMetrics, LineCounts, SnapshotMetrics, SymbolMetrics
+from benchwright.metrics.tools import versions
+from benchwright.runs.snapshots import SNAPSHOT_IGNORE
+from benchwright.stats import gini
+
+# Mass: how far callables exceed a healthy value, weighted by their size.
+MASS_BASELINES = {"complexity": 5, "branches": 4, "comparisons": 4}
+HIGH_CC, EXTREME_CC = 10, 30
+_SKIP_DIRS = {*SNAPSHOT_IGNORE, ".evaluation_tests"}
+
+
+def source_files(root: Path, analyzer: LanguageAnalyzer) -> list[str]:
+    """The analyser's files under `root`, relative, sorted; caches and virtualenvs skipped."""
+    found = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if path.suffix in analyzer.suffixes and path.is_file() \
+                and not any(part in _SKIP_DIRS for part in rel.parts[:-1]):
+            found.append(rel.as_posix())
+    return sorted(found)
+
+
+def analyze_snapshot(root: Path, entry: str | None = None) -> SnapshotMetrics:
+    """Every metric of the snapshot at `root`; `entry` (relative) roots the import graph."""
+    started = time.perf_counter()
+    analyses: list[FileAnalysis] = []
+    files: list[str] = []
+    for analyzer in analyzers():
+        for rel in source_files(root, analyzer):
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+            analyses.append(analyzer.analyze(rel, text))
+            files.append(rel)
+    result = _combine(root, files, analyses, entry)
+    return result.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
+
+
+def _combine(root: Path, files: list[str], analyses: list[FileAnalysis],
+             entry: str | None) -> SnapshotMetrics:
+    symbols = [s for a in analyses for s in a.symbols]
+    callables = [s for s in symbols if s.kind != "class"]
+    lines = _total_lines(analyses)
+    lint_counts = lint.run_ruff(root, files)
+    ag = astgrep.run_astgrep(root, files)
+    definitions = [d for a in analyses for d in a.definitions]
+    calls: Counter[str] = sum((a.calls for a in analyses), Counter())
+    clones = find_clones([c for a in analyses for c in a.clones])
+    clone_lines = sum(c.lines * (len(c.instances) - 1) for c in clones)
+    single_use = waste.single_use(definitions, calls)
+    wrappers = waste.trivial_wrappers(definitions)
+    n_callables = max(len(callables), 1)
+    cc_high = sum(HIGH_CC < s.complexity <= EXTREME_CC for s in callables)
+    cc_extreme = sum(s.complexity > EXTREME_CC for s in callables)
+    loc = max(lines.loc, 1)
+    return SnapshotMetrics(
+        tools=versions(), files=[a.metrics for a in analyses], symbols=symbols, lines=lines,
+        mi_mean=_mi_mean(analyses), cc_bands=dict(sorted(Counter(s.band for s in callables)
+                                                         .items())),
+        cc_high=cc_high, cc_extreme=cc_extreme,
+        cc_gini=round(gini([s.complexity for s in callables]), 4),
+        lint=dict(lint_counts.most_common()), lint_weighted=lint.weighted(lint_counts),
+        astgrep=ag.by_category, astgrep_rules=ag.by_rule, astgrep_weighted=ag.weighted,
+        clones=clones, clone_instances=sum(len(c.instances) for c in clones),
+        clone_lines=clone_lines, clone_ratio=round(clone_lines / max(lines.sloc, 1), 4),
+        single_use_functions=single_use, trivial_wrappers=wrappers,
+        single_method_classes=waste.single_method_classes([c for a in analyses
+                                                            for c in a.classes]),
+        graph=_graph(analyses, entry),
+        verbosity=round(sum(ag.by_rule.values()) / loc + len(wrappers) / n_callables
+                        + len(single_use) / n_callables, 4),
+        erosion=round((cc_high + 2 * cc_extreme) / n_callables
+                      + sum(lint_counts.values()) / loc, 4),
+        mass=_mass(callables),
+    )
+
+
+def _total_lines(analyses: list[FileAnalysis]) -> LineCounts:
+    totals: Counter[str] = Counter()
+    for analysis in analyses:
+        totals.update(analysis.metrics.lines.model_dump())
+    return LineCounts(**totals)
+
+
+def _mi_mean(analyses: list[FileAnalysis]) -> float:
+    weights = [(a.metrics.mi, a.metrics.lines.sloc) for a in analyses
+               if a.metrics.parse_error is None]
+    total = sum(w for _, w in weights)
+    return round(sum(mi * w for mi, w in weights) / total, 3) if total else 0.0
+
+
+def _mass(callables: list[SymbolMetrics]) -> dict[str, float]:
+    return {measure: round(sum(max(0, getattr(s, measure) - base) * math.sqrt(s.statements)
+                               for s in callables), 3)
+            for measure, base in MASS_BASELINES.items()}
+
+
+def _graph(analyses: list[FileAnalysis], entry: str | None) -> GraphMetrics:
+    paths = {a.metrics.path for a in analyses}
+    edges = {a.metrics.path: graph.resolve_imports(a.metrics.path, a.imports, paths)
+             for a in analyses}
+    sloc = {a.metrics.path: a.metrics.lines.sloc for a in analyses}
+    return graph.graph_metrics(entry if entry in paths else None, edges, sloc)
