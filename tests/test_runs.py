@@ -60,8 +60,22 @@ def test_summary_and_layout(reference_run: Path) -> None:
         assert (folder / name).exists(), name
     assert "checkpoint_2" not in (folder / "prompt.txt").read_text().splitlines()[0]
     assert json.loads((folder / "diff.json").read_text())["modified"] == ["calc.py"]
-    assert layout.report_md.read_text().startswith("# benchwright report")
+    report = layout.report_md.read_text()
+    assert report.startswith("# benchwright report")
+    assert "erosion" in report and "Code quality" in report
     assert not (reference_run / ".work").exists()
+
+
+def test_metrics_for_every_checkpoint(reference_run: Path) -> None:
+    for trial in (1, 2):
+        records = journal.read_records(RunLayout(reference_run).journal("quick", trial))
+        for record in records:
+            assert record.quality is not None
+            folder = RunLayout(reference_run).checkpoint_dir("quick", trial, record.checkpoint)
+            assert (folder / "quality_analysis" / "metrics.json").is_file()
+        assert records[0].quality.delta == {}  # type: ignore[union-attr]
+        second = records[1].quality
+        assert second is not None and second.delta["loc"] > 0 and second.churn_ratio > 0
 
 
 def test_run_counts_equal_eval_checkpoint(reference_run: Path, tmp_path: Path) -> None:
