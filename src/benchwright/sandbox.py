@@ -317,7 +317,7 @@ def _sweep_namespace(inode: int, deadline_s: float = 10.0) -> None:
     target = f"pid:[{inode}]"
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
-        alive = [pid for pid in _pids() if _pid_namespace(pid) == target]
+        alive = [pid for pid in _pids() if _pid_namespace(pid) == target and not _zombie(pid)]
         if not alive:
             return
         for pid in alive:
@@ -328,6 +328,15 @@ def _sweep_namespace(inode: int, deadline_s: float = 10.0) -> None:
 
 def _pids() -> list[int]:
     return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+
+
+def _zombie(pid: int) -> bool:
+    """A zombie holds nothing but its process-table entry; its new parent reaps it in time."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] in ("Z", "X")
 
 
 def _pid_namespace(pid: int) -> str | None:
