@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 
 from benchwright import __version__
-from benchwright.cli import eval_cmd, metrics_cmd, problems_cmd, report_cmd, run_cmd
+from benchwright.cli import eval_cmd, metrics_cmd, problems_cmd, report_cmd, run_cmd, web_cmd
 from benchwright.errors import BenchwrightError
 
 app = typer.Typer(
@@ -23,6 +23,7 @@ app.add_typer(eval_cmd.app, name="eval")
 app.command("report")(report_cmd.report_cmd)
 app.add_typer(metrics_cmd.app, name="metrics")
 app.add_typer(problems_cmd.app, name="problems")
+app.add_typer(web_cmd.app, name="web")
 
 
 def _version(value: bool) -> None:

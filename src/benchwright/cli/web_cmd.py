@@ -1,0 +1,281 @@
+"""`benchwright web`: score WebArena Verified logs offline, list its tasks, control its sites."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from benchwright.errors import BenchwrightError, UserInputError
+from benchwright.fileio import write_text_atomic
+from benchwright.web.config import Site, WebEnvConfig, load_web_config
+from benchwright.web.scoring import WebEvalSummary, load_summary, score_output_dir
+from benchwright.web.sites import (
+    SiteHealth,
+    SiteState,
+    reset_site,
+    site_status,
+    start_site,
+    stop_site,
+)
+from benchwright.web.tasks import (
+    Subset,
+    TaskFilter,
+    WebTask,
+    load_env_dataset,
+    parse_sites,
+    parse_task_ids,
+    select,
+)
+
+if TYPE_CHECKING:
+    from benchwright.web.stats_report import WebReport
+
+REPORT_MD = "eval_report.md"
+REPORT_JSON = "eval_report.json"
+
+app = typer.Typer(help="The web track (WebArena Verified): score agent logs offline, list tasks, "
+                  "control the sites.", no_args_is_help=True)
+env_app = typer.Typer(help="The WebArena sites: health checks, and containers (needs Docker).",
+                      no_args_is_help=True)
+tasks_app = typer.Typer(help="The 812 WebArena Verified tasks.", no_args_is_help=True)
+app.add_typer(env_app, name="env")
+app.add_typer(tasks_app, name="tasks")
+
+ConfigOpt = Annotated[Path | None, typer.Option(
+    "--config", help="Site URLs, credentials and headers (YAML); BENCHWRIGHT_WEB_<SITE>_URL "
+    "variables override it.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+PythonOpt = Annotated[str | None, typer.Option(
+    help="Python version or path for the evaluator's environment.")]
+
+
+@app.command("eval")
+def eval_cmd(
+    output_dir: Annotated[Path, typer.Option(
+        help="Agent logs: DIR/<task_id>/{agent_response.json,network.har}.")],
+    config: ConfigOpt = None,
+    as_json: JsonOpt = False,
+    baseline: Annotated[Path | None, typer.Option(
+        help="A folder scored before (its eval_summary.json): paired comparison.")] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Re-evaluate every task, even those whose files did not change.")]
+    = False,
+    python: PythonOpt = None,
+) -> None:
+    """Score every task folder with the official evaluator; per-site table and macro average."""
+    from benchwright.web.stats_report import build_report, render_markdown
+
+    env_config = load_web_config(config)
+    before = load_summary(baseline) if baseline is not None else None
+    err = Console(stderr=True)
+    with err.status("scoring") as status:
+        summary = score_output_dir(output_dir, env_config, python=python, reuse=not force,
+                                   progress=lambda msg: status.update(f"scoring {msg}"))
+    report = build_report(summary, before)
+    write_text_atomic(output_dir / REPORT_MD, render_markdown(report))
+    write_text_atomic(output_dir / REPORT_JSON, report.model_dump_json(indent=2) + "\n")
+    if as_json:
+        typer.echo(json.dumps(_eval_json(summary, report), indent=2))
+        return
+    _print_report(Console(), summary, report)
+    err.print(f"[dim]wrote {output_dir}/eval_summary.json, {REPORT_MD}, {REPORT_JSON} and "
+              "eval_result.json per task[/]")
+
+
+def _eval_json(summary: WebEvalSummary, report: WebReport) -> dict[str, Any]:
+    return {
+        "output_dir": summary.output_dir,
+        "evaluator": summary.evaluator.model_dump(),
+        "tasks": [{"task_id": r.task_id, "trial": r.trial, "score": r.score,
+                   "status": str(r.status)} for r in summary.tasks],
+        "totals": summary.totals.model_dump(),
+        "report": report.model_dump(mode="json"),
+    }
+
+
+def _print_report(console: Console, summary: WebEvalSummary, report: WebReport) -> None:
+    from benchwright.web.stats_report import pct
+
+    table = Table(title=f"WebArena Verified  {summary.output_dir}", title_justify="left",
+                  show_edge=False)
+    for name in ("site", "tasks", "pass rate [95% CI]", "steps", "tokens", "cost $", "time s"):
+        table.add_column(name, justify="left" if name == "site" else "right", no_wrap=True)
+    for row in report.per_site:
+        table.add_row(row.site, str(row.n_tasks), pct(row.pass_rate), _num(row.avg_steps),
+                      _num(row.avg_tokens, 0), _num(row.avg_cost_usd, 4),
+                      _num(row.avg_duration_s))
+    table.add_row("all", str(report.n_tasks), pct(report.overall), "", "", "", "",
+                  end_section=True)
+    console.print(table)
+    console.print(_footer(summary, report), soft_wrap=True)
+
+
+def _footer(summary: WebEvalSummary, report: WebReport) -> str:
+    from benchwright.web.stats_report import pct
+
+    totals, view, ev = summary.totals, report.unpassable, summary.evaluator
+    lines = [
+        f"template macro average: {pct(report.macro)} over {report.macro.n_clusters} templates",
+        f"without unpassable tasks ({len(view.flagged)} flagged): pass rate "
+        f"{pct(view.pass_rate_excluding)}, macro {pct(view.macro_excluding)}",
+        f"{totals.n_success} success, {totals.n_failure} failure, {totals.n_error} error "
+        f"over {totals.n_attempts} attempts   agent statuses: "
+        + ", ".join(f"{k} {v}" for k, v in report.failure_modes.agent_status.items()),
+        f"[dim]webarena-verified {ev.version}  code {ev.evaluator_checksum[:12]}  "
+        f"data {ev.data_checksum[:12]}[/]"]
+    comp = report.comparison
+    if comp is not None:
+        lines.append(f"against {comp.baseline_dir} ({comp.n_paired} tasks paired): "
+                     f"{100 * comp.difference.value:+.1f} points [{100 * comp.difference.low:+.1f}"
+                     f", {100 * comp.difference.high:+.1f}] -> [bold]{comp.verdict}[/]")
+    return "\n".join(lines)
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def _site(name: str | None) -> Site | None:
+    if name is None:
+        return None
+    site = Site.parse(name)
+    if site is None:
+        raise UserInputError(f"--site: unknown site {name!r}",
+                             hint=f"known sites: {', '.join(s.value for s in Site)}")
+    return site
+
+
+def _control_targets(config: WebEnvConfig, name: str | None) -> list[Site]:
+    """--site, else every configured site."""
+    chosen = _site(name)
+    sites = [chosen] if chosen is not None else config.configured()
+    if not sites:
+        raise UserInputError("no site to act on", hint="pass --site S, or configure sites with "
+                             "--config ENV.yaml or BENCHWRIGHT_WEB_<SITE>_URL")
+    return sites
+
+
+SiteOpt = Annotated[str | None, typer.Option(
+    "--site", help="shopping, shopping_admin, reddit, gitlab, wikipedia or map (default: every "
+    "configured site).")]
+TimeoutOpt = Annotated[float, typer.Option(help="Seconds to wait for a site to be ready.")]
+
+
+@env_app.command("status")
+def env_status_cmd(
+    site: Annotated[str | None, typer.Option(
+        "--site", help="Only this site (default: the configured ones, else all).")] = None,
+    config: ConfigOpt = None,
+    timeout: Annotated[float, typer.Option(help="HTTP timeout per site, seconds.")] = 3.0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Health-check each site over HTTP: up or down, status code, latency."""
+    chosen = _site(site)
+    results = site_status(load_web_config(config), [chosen] if chosen else None, timeout)
+    if as_json:
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
+        return
+    Console().print(_health_table(results))
+
+
+def _health_table(results: list[SiteHealth]) -> Table:
+    table = Table(show_edge=False)
+    for name in ("site", "url", "state", "http", "latency ms", "detail"):
+        table.add_column(name)
+    for r in results:
+        state = f"[green]{r.state}[/]" if r.state is SiteState.UP else f"[red]{r.state}[/]"
+        table.add_row(r.site, r.url, state, str(r.http_status or "-"),
+                      _num(r.latency_ms), r.detail or "")
+    return table
+
+
+@env_app.command("start")
+def env_start_cmd(site: SiteOpt = None, config: ConfigOpt = None,
+                  timeout: TimeoutOpt = 120.0) -> None:
+    """Start the site's container (unless it runs) and wait until it answers. Needs Docker."""
+    env_config = load_web_config(config)
+    results = [start_site(env_config, s, timeout) for s in _control_targets(env_config, site)]
+    Console().print(_health_table(results))
+
+
+@env_app.command("stop")
+def env_stop_cmd(site: SiteOpt = None, config: ConfigOpt = None) -> None:
+    """Remove the site's container. Needs Docker."""
+    env_config = load_web_config(config)
+    for target in _control_targets(env_config, site):
+        stop_site(env_config, target)
+        typer.echo(f"stopped {target}")
+
+
+@env_app.command("reset")
+def env_reset_cmd(site: SiteOpt = None, config: ConfigOpt = None,
+                  timeout: TimeoutOpt = 120.0) -> None:
+    """Recreate the site's container in its initial state and wait for it. Needs Docker."""
+    env_config = load_web_config(config)
+    results = [reset_site(env_config, s, timeout) for s in _control_targets(env_config, site)]
+    Console().print(_health_table(results))
+
+
+@tasks_app.command("list")
+def tasks_list_cmd(
+    task_ids: Annotated[str | None, typer.Option(help="Ids and ranges: 0-50,77.")] = None,
+    sites: Annotated[str | None, typer.Option(help="Tasks touching any of: shopping,reddit.")]
+    = None,
+    template: Annotated[int | None, typer.Option(help="Only this intent template id.")] = None,
+    subset: Annotated[Subset | None, typer.Option(help="hard or non-hard.")] = None,
+    as_json: JsonOpt = False,
+    python: PythonOpt = None,
+) -> None:
+    """List tasks, filtered; known-unpassable ones are flagged."""
+    task_filter = TaskFilter(task_ids=parse_task_ids(task_ids) if task_ids else None,
+                             sites=parse_sites(sites) if sites else None,
+                             template_id=template, subset=subset)
+    dataset = load_env_dataset(python)
+    chosen = select(dataset, task_filter)
+    hard = dataset.subsets[Subset.HARD]
+    if as_json:
+        typer.echo(json.dumps([_task_json(t, t.task_id in hard) for t in chosen], indent=2))
+        return
+    Console().print(_tasks_table(chosen, hard))
+
+
+def _task_json(task: WebTask, hard: bool) -> dict[str, Any]:
+    return {"task_id": task.task_id, "sites": [str(s) for s in task.sites],
+            "intent_template_id": task.intent_template_id, "task_type": str(task.task_type),
+            "expected_status": task.expected_status, "hard": hard,
+            "unpassable": task.unpassable, "start_urls": list(task.start_urls),
+            "intent": task.intent}
+
+
+def _tasks_table(tasks: list[WebTask], hard: frozenset[int]) -> Table:
+    table = Table(title=f"{len(tasks)} tasks", title_justify="left", show_edge=False)
+    for name in ("id", "sites", "template", "type", "hard", "unpassable", "intent"):
+        table.add_column(name, justify="right" if name in ("id", "template") else "left")
+    for t in tasks:
+        intent = t.intent if len(t.intent) <= 60 else t.intent[:57] + "..."
+        table.add_row(str(t.task_id), ",".join(t.sites), str(t.intent_template_id),
+                      str(t.task_type), "hard" if t.task_id in hard else "",
+                      str(t.unpassable or ""), intent)
+    return table
+
+
+def main() -> None:
+    """Run this app alone; a BenchwrightError becomes one line on stderr and its exit code."""
+    try:
+        app()
+    except BenchwrightError as exc:
+        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {exc.one_line()}",
+                                                    soft_wrap=True)
+        sys.exit(exc.exit_code)
+
+
+__all__ = ["app", "main"]
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,288 @@
+"""The official WebArena Verified evaluator, isolated in its own environment and process.
+
+webarena-verified pins pydantic==2.12.0, so it cannot share benchwright's environment: it gets a uv
+environment of its own (cached by content hash, see `toolenvs`) and runs there as ONE long-lived
+subprocess per batch (`evaluator_worker.py`, run by file path), fed JSON lines. `EvaluatorProcess`
+starts it, sends requests one at a time, reads the verdicts, and kills it on exit. Every verdict
+carries the evaluator's version and both checksums.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterable, Iterator
+from enum import StrEnum
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchwright.errors import InfrastructureError
+from benchwright.interpreters import resolve_python
+from benchwright.toolenvs import BuiltEnv, ensure_env
+
+EVALUATOR_PACKAGE = "webarena-verified"
+EVALUATOR_VERSION = "1.2.3"
+EVALUATOR_REQUIREMENTS = (f"{EVALUATOR_PACKAGE}=={EVALUATOR_VERSION}",)
+ENV_LABEL = "webarena-verified"
+WORKER_SCRIPT = Path(__file__).with_name("evaluator_worker.py")
+START_TIMEOUT_S = 120.0
+TASK_TIMEOUT_S = 120.0
+_STOP_GRACE_S = 5.0
+
+
+def evaluator_env(python: str | None = None) -> BuiltEnv:
+    """The evaluator's environment, built with uv on first use and cached after."""
+    return ensure_env(ENV_LABEL, resolve_python(python), list(EVALUATOR_REQUIREMENTS))
+
+
+def package_dir(env: BuiltEnv) -> Path:
+    """`site-packages/webarena_verified` inside the environment."""
+    found = sorted(env.path.glob("lib/python*/site-packages/webarena_verified"))
+    if not found:
+        raise InfrastructureError("webarena_verified is not installed in its environment",
+                                  path=env.path, hint="delete that folder to have it rebuilt")
+    return found[0]
+
+
+def dataset_dir(env: BuiltEnv) -> Path:
+    """The dataset folder shipped in the wheel."""
+    return package_dir(env) / "assets" / "dataset"
+
+
+def official_cli(env: BuiltEnv) -> Path:
+    """The official `webarena-verified` command of the environment."""
+    return env.path / "bin" / "webarena-verified"
+
+
+class EvalStatus(StrEnum):
+    """The evaluator's verdict on one task."""
+
+    SUCCESS = "success"
+    FAILURE = "failure"
+    ERROR = "error"
+
+
+class EvaluatorIdentity(BaseModel):
+    """Which evaluator produced a verdict."""
+
+    model_config = ConfigDict(frozen=True)
+
+    version: str
+    """The webarena-verified version."""
+    evaluator_checksum: str
+    """sha256 over the evaluator's Python files."""
+    data_checksum: str
+    """sha256 of the dataset file it scored against."""
+
+
+class EvalRequest(BaseModel):
+    """One task to score."""
+
+    id: str
+    """Echoed back with the verdict."""
+    task_id: int
+    """The task's id."""
+    agent_response: dict[str, Any] | list[Any] | str | None = None
+    """The agent's final answer: the file's text (as the official CLI reads it) or parsed JSON."""
+    har_path: Path
+    """The network trace (HAR) recorded during the run."""
+    config: dict[str, Any] = Field(default_factory=dict)
+    """The evaluator's `environments` mapping."""
+
+
+class EvaluatorVerdict(BaseModel):
+    """The evaluator's answer for one request."""
+
+    id: str
+    """The request's id."""
+    task_id: int
+    """The task's id."""
+    score: float
+    """1.0 only when every evaluator of the task scored 1; errors score 0."""
+    status: EvalStatus
+    """success, failure or error."""
+    error_msg: str | None = None
+    """Why the status is error."""
+    result: dict[str, Any] = Field(default_factory=dict)
+    """The evaluator's TaskEvalResult as JSON; empty when it never got to evaluate."""
+    evaluator: EvaluatorIdentity
+    """Version and checksums of the evaluator that answered."""
+
+
+class EvaluatorProcess:
+    """The worker subprocess; use as a context manager so it never outlives the batch."""
+
+    def __init__(self, python: Path, *, task_timeout_s: float = TASK_TIMEOUT_S,
+                 start_timeout_s: float = START_TIMEOUT_S, worker: Path = WORKER_SCRIPT) -> None:
+        self._argv = [str(python), "-I", str(worker)]
+        self._task_timeout_s = task_timeout_s
+        self._start_timeout_s = start_timeout_s
+        self._proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reader: threading.Thread | None = None
+        self._log: IO[bytes] | None = None
+        self._identity: EvaluatorIdentity | None = None
+
+    @classmethod
+    def for_env(cls, env: BuiltEnv, task_timeout_s: float = TASK_TIMEOUT_S) -> EvaluatorProcess:
+        """A process run by the environment's interpreter."""
+        return cls(env.python, task_timeout_s=task_timeout_s)
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close(graceful=exc_type is None)
+
+    @property
+    def identity(self) -> EvaluatorIdentity:
+        """The running evaluator's version and checksums."""
+        if self._identity is None:
+            raise RuntimeError("the evaluator process has not started")
+        return self._identity
+
+    @property
+    def pid(self) -> int | None:
+        """The worker's process id while it runs."""
+        return self._proc.pid if self._proc is not None else None
+
+    def start(self) -> None:
+        """Spawn the worker and wait for its ready line."""
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
+        self._lines = queue.Queue()
+        self._proc = subprocess.Popen(self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=self._log, text=True, encoding="utf-8", bufsize=1)
+        self._reader = threading.Thread(target=_pump, args=(self._proc.stdout, self._lines),
+                                        daemon=True)
+        self._reader.start()
+        hello = self._next_message(self._start_timeout_s)
+        if not hello or not hello.get("ready"):
+            tail = self._stderr_tail()
+            self.close(graceful=False)
+            raise InfrastructureError(f"the WebArena Verified evaluator did not start: {tail}",
+                                      hint="delete its environment under "
+                                      "~/.cache/benchwright/envs to have it rebuilt")
+        self._identity = EvaluatorIdentity(version=hello["version"],
+                                           evaluator_checksum=hello["evaluator_checksum"],
+                                           data_checksum=hello["data_checksum"])
+
+    def evaluate_all(self, requests: Iterable[EvalRequest]) -> Iterator[EvaluatorVerdict]:
+        """Verdicts in request order."""
+        for request in requests:
+            yield self.evaluate(request)
+
+    def evaluate(self, request: EvalRequest) -> EvaluatorVerdict:
+        """Score one task; a hung or crashed worker becomes an error verdict and is restarted."""
+        if self._proc is None or self._proc.poll() is not None:
+            self._restart()
+        try:
+            self._send(request)
+            reply = self._next_message(self._task_timeout_s)
+        except TimeoutError:
+            self._restart()
+            return self._error(request, f"the evaluator did not answer within "
+                                        f"{self._task_timeout_s:.0f} s")
+        if reply is None:
+            message = f"the evaluator process died: {self._stderr_tail()}"
+            self._restart()
+            return self._error(request, message)
+        return self._verdict(request, reply)
+
+    def close(self, graceful: bool = True) -> None:
+        """End the worker: close its input and wait briefly, then kill it."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            _stop(proc, _STOP_GRACE_S if graceful else 0.0)
+        if self._reader is not None:
+            self._reader.join(timeout=_STOP_GRACE_S)
+            self._reader = None
+        if proc is not None and proc.stdout is not None:
+            proc.stdout.close()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def _restart(self) -> None:
+        self.close(graceful=False)
+        self.start()
+
+    def _send(self, request: EvalRequest) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        line = json.dumps(request.model_dump(mode="json"), ensure_ascii=False)
+        with contextlib.suppress(BrokenPipeError, OSError):
+            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.flush()
+
+    def _next_message(self, timeout_s: float) -> dict[str, Any] | None:
+        """The next JSON line; None at end of output; TimeoutError when nothing comes."""
+        while True:
+            try:
+                line = self._lines.get(timeout=timeout_s)
+            except queue.Empty:
+                raise TimeoutError from None
+            if line is None:
+                return None
+            with contextlib.suppress(json.JSONDecodeError):
+                message = json.loads(line)
+                if isinstance(message, dict):
+                    return message
+
+    def _verdict(self, request: EvalRequest, reply: dict[str, Any]) -> EvaluatorVerdict:
+        if "result" not in reply:
+            return self._error(request, f"the evaluator refused the request: {reply.get('error')}")
+        result = reply["result"]
+        return EvaluatorVerdict(
+            id=request.id, task_id=request.task_id, score=float(result.get("score", 0.0)),
+            status=EvalStatus(result.get("status", "error")), error_msg=result.get("error_msg"),
+            result=result, evaluator=_identity_of(result, self.identity))
+
+    def _error(self, request: EvalRequest, message: str) -> EvaluatorVerdict:
+        return EvaluatorVerdict(id=request.id, task_id=request.task_id, score=0.0,
+                                status=EvalStatus.ERROR, error_msg=message,
+                                evaluator=self.identity)
+
+    def _stderr_tail(self) -> str:
+        if self._log is None:
+            return "no output"
+        size = self._log.seek(0, 2)
+        self._log.seek(max(0, size - 4096))
+        lines = self._log.read().decode("utf-8", "replace").strip().splitlines()
+        return " | ".join(lines[-3:]) or "no output"
+
+
+def _identity_of(result: dict[str, Any], fallback: EvaluatorIdentity) -> EvaluatorIdentity:
+    return EvaluatorIdentity(
+        version=result.get("webarena_verified_version") or fallback.version,
+        evaluator_checksum=(result.get("webarena_verified_evaluator_checksum")
+                            or fallback.evaluator_checksum),
+        data_checksum=result.get("webarena_verified_data_checksum") or fallback.data_checksum)
+
+
+def _pump(stream: IO[str], lines: queue.Queue[str | None]) -> None:
+    """Move the worker's output lines into a queue; None marks the end."""
+    with contextlib.suppress(ValueError, OSError):
+        for line in stream:
+            lines.put(line)
+    lines.put(None)
+
+
+def _stop(proc: subprocess.Popen[str], grace_s: float) -> None:
+    """Close the worker's input (it exits at end of input); kill it if it lingers."""
+    with contextlib.suppress(OSError, ValueError):
+        if proc.stdin is not None:
+            proc.stdin.close()
+    if grace_s <= 0:
+        proc.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=grace_s)
+    proc.kill()
+    proc.wait()

@@ -1,0 +1,117 @@
+"""The WebArena Verified evaluator as a long-lived process: JSON lines in, JSON lines out.
+
+Run by the evaluator environment's python, by file path; it imports only the standard library and
+`webarena_verified` (never benchwright, which is not installed there).
+
+Protocol, one JSON object per line:
+- on start it writes `{"ready": true, "version", "evaluator_checksum", "data_checksum"}`;
+- each request `{"id", "task_id", "agent_response", "har_path", "config"}` (config: the
+  `environments` mapping) gets `{"id", "result": <TaskEvalResult as JSON>}`, or
+  `{"id", "error": "..."}` when the request itself is unusable;
+- end of input ends the process.
+Anything the library prints goes to stderr, so stdout carries the protocol only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+
+def _protocol_stream() -> TextIO:
+    """A private copy of stdout for the protocol; fd 1 itself is pointed at stderr."""
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (tuple, set, frozenset)):
+        return list(value)
+    return str(value)
+
+
+def _send(out: TextIO, message: dict[str, Any]) -> None:
+    out.write(json.dumps(message, default=_jsonable, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def _identity() -> dict[str, Any]:
+    from importlib.metadata import version
+
+    from webarena_verified.core.utils.checksum import (  # type: ignore[import-not-found, unused-ignore]
+        compute_data_file_checksum,
+        compute_evaluator_checksum,
+    )
+    from webarena_verified.types.config import (  # type: ignore[import-not-found, unused-ignore]
+        WebArenaVerifiedConfig,
+    )
+
+    return {"ready": True, "version": version("webarena-verified"),
+            "evaluator_checksum": compute_evaluator_checksum(),
+            "data_checksum": compute_data_file_checksum(WebArenaVerifiedConfig().test_data_file)}
+
+
+class _Evaluators:
+    """One WebArenaVerified per distinct config (normally just one per batch)."""
+
+    def __init__(self) -> None:
+        self._by_config: dict[str, Any] = {}
+
+    def get(self, environments: Mapping[str, Any]) -> Any:
+        key = json.dumps(environments, sort_keys=True)
+        if key not in self._by_config:
+            from webarena_verified import (  # type: ignore[import-not-found, unused-ignore]
+                WebArenaVerified,
+            )
+            from webarena_verified.types.config import (  # type: ignore[import-not-found, unused-ignore]
+                WebArenaVerifiedConfig,
+            )
+
+            config = WebArenaVerifiedConfig.model_validate({"environments": dict(environments)})
+            self._by_config[key] = WebArenaVerified(config=config)
+        return self._by_config[key]
+
+
+def _answer(request: dict[str, Any], evaluators: _Evaluators) -> dict[str, Any]:
+    try:
+        evaluator = evaluators.get(request.get("config") or {})
+        result = evaluator.evaluate_task(task_id=int(request["task_id"]),
+                                         agent_response=request.get("agent_response"),
+                                         network_trace=Path(request["har_path"]))
+        return {"id": request.get("id"), "result": result.model_dump(mode="json")}
+    except Exception as exc:  # the evaluator never raises; this is a bad request or config
+        return {"id": request.get("id"), "error": f"{type(exc).__name__}: {exc}"}
+
+
+def main() -> int:
+    """Serve requests until stdin closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends us
+    out = _protocol_stream()
+    _send(out, _identity())
+    evaluators = _Evaluators()
+    while line := sys.stdin.readline():
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+        except json.JSONDecodeError as exc:
+            _send(out, {"id": None, "error": f"request is not JSON: {exc}"})
+            continue
+        if not isinstance(request, dict):
+            _send(out, {"id": None, "error": "request is not a JSON object"})
+            continue
+        _send(out, _answer(request, evaluators))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

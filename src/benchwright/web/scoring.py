@@ -1,0 +1,489 @@
+"""Score a folder of WebArena Verified agent logs offline with the official evaluator.
+
+Layout (the official one): `DIR/<task_id>/{agent_response.json, network.har}`, optionally with a
+`metrics.json` beside them; several trials of one task go in `DIR/<task_id>/trial_<k>/`. A folder
+with a missing or malformed file is scored as an error (score 0) whose message names the file:
+it is never skipped. Writes `eval_result.json` in every task (or trial) folder and
+`DIR/eval_summary.json`, both versioned.
+
+Re-scoring is incremental: each eval_result.json records a digest of everything its verdict
+depends on (both files, the task, the config, the evaluator environment, benchwright's version);
+a record whose digest still matches is reused, and the evaluator is started only when some
+attempt needs it (`reuse=False`, `--force` on the command line, re-evaluates everything).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from benchwright import __version__
+from benchwright.errors import UserInputError
+from benchwright.fileio import write_json_atomic
+from benchwright.toolenvs import BuiltEnv
+from benchwright.web.config import ENV_PREFIX, ENV_SUFFIX, WebEnvConfig
+from benchwright.web.evaluator import (
+    WORKER_SCRIPT,
+    EvalRequest,
+    EvalStatus,
+    EvaluatorIdentity,
+    EvaluatorProcess,
+    EvaluatorVerdict,
+    evaluator_env,
+)
+from benchwright.web.tasks import TaskType, Unpassable, WebDataset, WebTask, load_env_dataset
+
+EVAL_RESULT_FORMAT: Final = "benchwright.web-eval/1"
+SUMMARY_FORMAT: Final = "benchwright.web-eval-summary/1"
+AGENT_RESPONSE = "agent_response.json"
+NETWORK_HAR = "network.har"
+METRICS = "metrics.json"
+EVAL_RESULT = "eval_result.json"
+SUMMARY = "eval_summary.json"
+TRIAL_PREFIX = "trial_"
+NO_AGENT_STATUS = "(none)"
+MISSING_RESPONSE = "(missing)"
+UNPARSEABLE_RESPONSE = "(unparseable)"
+
+Progress = Callable[[str], None]
+
+
+class ErrorOrigin(StrEnum):
+    """Where an error verdict came from."""
+
+    LAYOUT = "layout"
+    EVALUATOR = "evaluator"
+
+
+class TaskMetrics(BaseModel):
+    """What `metrics.json` beside an agent log may hold; every field is optional."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    steps: int | None = None
+    """Agent steps (actions) taken."""
+    tokens: int | None = None
+    """Model tokens used, input plus output."""
+    cost_usd: float | None = None
+    """Model cost in US dollars."""
+    duration_s: float | None = None
+    """Wall-clock time of the run in seconds."""
+
+
+class TaskUnit(BaseModel):
+    """One scored attempt: a task folder, or one trial folder inside it."""
+
+    task_id: int
+    """The task's id (the folder's name)."""
+    trial: int
+    """1 for the plain layout; k for `trial_<k>`."""
+    folder: Path
+    """Where agent_response.json and network.har are."""
+
+
+class TaskEvalRecord(BaseModel):
+    """`eval_result.json`: the evaluator's result plus benchwright's fields."""
+
+    format: Literal["benchwright.web-eval/1"] = EVAL_RESULT_FORMAT
+    """This file's format and version."""
+    task_id: int
+    """The task's id."""
+    trial: int
+    """The trial number (1 without trial folders)."""
+    intent_template_id: int
+    """The task's template."""
+    sites: list[str]
+    """The sites the task touches."""
+    task_revision: int
+    """The task's revision in the dataset."""
+    task_type: TaskType
+    """RETRIEVE, MUTATE or NAVIGATE."""
+    status: EvalStatus
+    """success, failure or error."""
+    score: float
+    """1 or 0 (errors are 0)."""
+    error_msg: str | None = None
+    """Why the status is error."""
+    error_origin: ErrorOrigin | None = None
+    """`layout` (a missing or malformed file) or `evaluator`."""
+    agent_status: str
+    """The status the agent reported, upper-case, or (missing), (unparseable), (none)."""
+    unpassable: Unpassable | None = None
+    """Set for tasks that cannot be passed with this evaluator version."""
+    evaluators_results: list[dict[str, Any]] = Field(default_factory=list)
+    """Each evaluator's result, as the official evaluator reports it."""
+    webarena_verified_version: str
+    """The evaluator's version."""
+    webarena_verified_evaluator_checksum: str
+    """sha256 over the evaluator's code."""
+    webarena_verified_data_checksum: str
+    """sha256 of the dataset file."""
+    inputs_digest: str | None = None
+    """sha256 over what the verdict depends on; a re-score reuses the record while it matches."""
+
+    @property
+    def identity(self) -> EvaluatorIdentity:
+        """The evaluator that produced it."""
+        return EvaluatorIdentity(version=self.webarena_verified_version,
+                                 evaluator_checksum=self.webarena_verified_evaluator_checksum,
+                                 data_checksum=self.webarena_verified_data_checksum)
+
+
+class TaskRow(BaseModel):
+    """One line of the summary."""
+
+    task_id: int
+    """The task's id."""
+    trial: int
+    """The trial number."""
+    score: float
+    """1 or 0."""
+    status: EvalStatus
+    """success, failure or error."""
+    sites: list[str]
+    """The sites the task touches."""
+    intent_template_id: int
+    """The task's template."""
+    task_type: TaskType
+    """RETRIEVE, MUTATE or NAVIGATE."""
+    unpassable: Unpassable | None = None
+    """Set for tasks that cannot be passed with this evaluator version."""
+    agent_status: str
+    """The status the agent reported (see TaskEvalRecord)."""
+    error_origin: ErrorOrigin | None = None
+    """Where an error came from."""
+    error_msg: str | None = None
+    """Why the status is error."""
+    metrics: TaskMetrics | None = None
+    """From metrics.json, when present."""
+
+
+class Totals(BaseModel):
+    """Counts over every scored attempt."""
+
+    n_attempts: int
+    """Scored folders (tasks, or trials)."""
+    n_tasks: int
+    """Distinct tasks."""
+    n_success: int
+    """Attempts with status success."""
+    n_failure: int
+    """Attempts with status failure."""
+    n_error: int
+    """Attempts with status error (missing files included)."""
+    pass_rate: float
+    """Mean score over attempts."""
+    n_unpassable_tasks: int
+    """Distinct tasks flagged unpassable (known or probable)."""
+    pass_rate_excluding_unpassable: float | None
+    """Mean score over attempts of passable tasks; None when there are none."""
+
+
+class WebEvalSummary(BaseModel):
+    """`eval_summary.json`: every attempt's verdict and the totals."""
+
+    format: Literal["benchwright.web-eval-summary/1"] = SUMMARY_FORMAT
+    """This file's format and version."""
+    output_dir: str
+    """The folder that was scored."""
+    scored_at: str
+    """When, in ISO 8601 UTC."""
+    evaluator: EvaluatorIdentity
+    """The evaluator's version and checksums."""
+    site_urls: dict[str, list[str]]
+    """The configured URLs the traces were judged against."""
+    tasks: list[TaskRow]
+    """One row per attempt, by task id then trial."""
+    totals: Totals
+    """Counts and pass rates."""
+    warnings: list[str] = Field(default_factory=list)
+    """Things ignored on the way (unknown task folders, unreadable metrics.json)."""
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """An attempt with its files checked: a request for the evaluator, or a layout problem."""
+
+    unit: TaskUnit
+    task: WebTask
+    agent_status: str
+    request: EvalRequest | None = None
+    problem: str | None = None
+    metrics: TaskMetrics | None = None
+    digest: str | None = None
+    cached: TaskEvalRecord | None = None
+
+
+def score_output_dir(output_dir: Path, config: WebEnvConfig, *, python: str | None = None,
+                     evaluator: EvaluatorProcess | None = None,
+                     dataset: WebDataset | None = None, reuse: bool = True,
+                     progress: Progress | None = None) -> WebEvalSummary:
+    """Score every task folder of `output_dir`, write the result files, return the summary.
+
+    Pass a running `evaluator` (and `dataset`) to score several folders with one worker.
+    """
+    dataset = dataset if dataset is not None else load_env_dataset(python)
+    env = evaluator_env(python)
+    units, warnings = discover_units(output_dir, dataset)
+    _require_sites(units, dataset, config, output_dir)
+    salt = _digest_salt(env, dataset, config)
+    environments = config.evaluator_environments()
+    prepared = [_prepare(unit, dataset.tasks[unit.task_id], environments, warnings,
+                         salt if reuse else None) for unit in units]
+    with ExitStack() as stack:
+        if evaluator is None and _needs_evaluator(prepared):
+            evaluator = stack.enter_context(EvaluatorProcess.for_env(env))
+        identity = evaluator.identity if evaluator else _cached_identity(prepared)
+        records = list(_score(prepared, evaluator, identity, progress))
+    for item, record in zip(prepared, records, strict=True):
+        if item.cached is None:
+            write_json_atomic(item.unit.folder / EVAL_RESULT, record.model_dump(mode="json"))
+    summary = _summary(output_dir, config, identity, prepared, records, warnings)
+    write_json_atomic(output_dir / SUMMARY, summary.model_dump(mode="json"))
+    return summary
+
+
+def _needs_evaluator(prepared: list[_Prepared]) -> bool:
+    """True when some attempt must be evaluated, or nothing cached tells the evaluator's id."""
+    if not any(item.cached for item in prepared):
+        return True
+    return any(item.request is not None and item.cached is None for item in prepared)
+
+
+def _cached_identity(prepared: list[_Prepared]) -> EvaluatorIdentity:
+    return next(item.cached.identity for item in prepared if item.cached is not None)
+
+
+def _digest_salt(env: BuiltEnv, dataset: WebDataset, config: WebEnvConfig) -> str:
+    """What every verdict of this scoring depends on besides the attempt's own files."""
+    return json.dumps([EVAL_RESULT_FORMAT, __version__, env.key, dataset.data_checksum,
+                       hashlib.sha256(WORKER_SCRIPT.read_bytes()).hexdigest(),
+                       config.evaluator_environments()], sort_keys=True)
+
+
+def _digest(salt: str, task: WebTask, response_text: str, har_path: Path) -> str:
+    hasher = hashlib.sha256(salt.encode())
+    hasher.update(f"\0{task.task_id}\0{task.revision}\0".encode())
+    hasher.update(hashlib.sha256(response_text.encode()).digest())
+    hasher.update(hashlib.sha256(har_path.read_bytes()).digest())
+    return hasher.hexdigest()
+
+
+def _cached_record(folder: Path, digest: str) -> TaskEvalRecord | None:
+    try:
+        record = TaskEvalRecord.model_validate_json((folder / EVAL_RESULT).read_bytes())
+    except (OSError, ValidationError):
+        return None
+    return record if record.inputs_digest == digest else None
+
+
+def load_summary(output_dir: Path) -> WebEvalSummary:
+    """A scored folder's eval_summary.json."""
+    path = output_dir / SUMMARY
+    try:
+        return WebEvalSummary.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError:
+        raise UserInputError("no eval_summary.json here", path=output_dir,
+                             hint=f"score it first: benchwright web eval --output-dir "
+                             f"{output_dir}") from None
+    except ValidationError as exc:
+        raise UserInputError(f"not a benchwright web eval summary ({exc.error_count()} "
+                             "problems)", path=path, hint="score the folder again") from None
+
+
+def discover_units(output_dir: Path, dataset: WebDataset) -> tuple[list[TaskUnit], list[str]]:
+    """Every attempt folder, by task id and trial, and warnings about folders left out."""
+    if not output_dir.is_dir():
+        raise UserInputError("the output folder does not exist", path=output_dir,
+                             hint="point --output-dir at DIR/<task_id>/agent_response.json")
+    units: list[TaskUnit] = []
+    warnings: list[str] = []
+    for child in sorted(p for p in output_dir.iterdir() if p.is_dir()):
+        if not child.name.isdigit() or int(child.name) not in dataset.tasks:
+            warnings.append(f"{child}: not a WebArena Verified task id; left out")
+            continue
+        units.extend(_units_of(child, int(child.name)))
+    if not units:
+        raise UserInputError("no task folders found", path=output_dir,
+                             hint="the layout is DIR/<task_id>/{agent_response.json,network.har}")
+    return sorted(units, key=lambda u: (u.task_id, u.trial)), warnings
+
+
+def _units_of(folder: Path, task_id: int) -> list[TaskUnit]:
+    trials = [p for p in folder.glob(f"{TRIAL_PREFIX}*")
+              if p.is_dir() and p.name.removeprefix(TRIAL_PREFIX).isdigit()]
+    if not trials:
+        return [TaskUnit(task_id=task_id, trial=1, folder=folder)]
+    return [TaskUnit(task_id=task_id, trial=int(p.name.removeprefix(TRIAL_PREFIX)), folder=p)
+            for p in trials]
+
+
+def _require_sites(units: Iterable[TaskUnit], dataset: WebDataset, config: WebEnvConfig,
+                   output_dir: Path) -> None:
+    needed = {site for unit in units for site in dataset.tasks[unit.task_id].sites}
+    missing = sorted(needed - set(config.configured()))
+    if missing:
+        names = ", ".join(f"{ENV_PREFIX}{s.name}{ENV_SUFFIX}" for s in missing)
+        raise UserInputError(
+            f"no URL configured for site(s) {', '.join(missing)} that these logs use",
+            path=output_dir, hint=f"give the URLs the browser used in --config ENV.yaml or {names}")
+
+
+def _prepare(unit: TaskUnit, task: WebTask, environments: dict[str, Any], warnings: list[str],
+             salt: str | None) -> _Prepared:
+    """Check the attempt's files; with a salt, find a still-valid earlier record."""
+    text, parsed, response_problem = read_agent_response(unit.folder / AGENT_RESPONSE)
+    har_path = unit.folder / NETWORK_HAR
+    base = _Prepared(unit=unit, task=task, agent_status=_agent_status(parsed, response_problem),
+                     metrics=_read_metrics(unit.folder / METRICS, warnings))
+    problem = response_problem or _har_present(har_path)
+    if problem is not None or text is None:
+        return replace(base, problem=problem)
+    request = EvalRequest(id=f"{unit.task_id}/{unit.trial}", task_id=unit.task_id,
+                          agent_response=text, har_path=har_path, config=environments)
+    digest = _digest(salt, task, text, har_path) if salt is not None else None
+    cached = _cached_record(unit.folder, digest) if digest is not None else None
+    return replace(base, request=request, digest=digest, cached=cached)
+
+
+def _har_present(path: Path) -> str | None:
+    """The cheap check done up front; the HAR's content is checked when the evaluator fails."""
+    if not path.is_file():
+        return f"{path}: missing"
+    return None if path.stat().st_size > 0 else f"{path}: empty file"
+
+
+def read_agent_response(path: Path) -> tuple[str | None, Any, str | None]:
+    """(text, parsed JSON, problem): problem names the file when it is missing or not JSON."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, None, f"{path}: missing"
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, None, f"{path}: unreadable ({exc})"
+    try:
+        return text, json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return text, None, f"{path}: not valid JSON ({exc})"
+
+
+def check_har(path: Path) -> str | None:
+    """None for a HAR with at least one entry, else what is wrong with it (naming the file)."""
+    try:
+        har = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return f"{path}: missing"
+    except (OSError, ValueError) as exc:
+        return f"{path}: not valid JSON ({exc})"
+    log = har.get("log") if isinstance(har, dict) else None
+    entries = log.get("entries") if isinstance(log, dict) else None
+    if not isinstance(entries, list):
+        return f"{path}: not a HAR file (no log.entries list)"
+    if not entries:
+        return f"{path}: the HAR has no entries (the evaluator needs at least one)"
+    return None
+
+
+def _agent_status(parsed: Any, problem: str | None) -> str:
+    if problem is not None:
+        return MISSING_RESPONSE if problem.endswith(": missing") else UNPARSEABLE_RESPONSE
+    status = parsed.get("status") if isinstance(parsed, dict) else None
+    return status.strip().upper() if isinstance(status, str) and status.strip() else NO_AGENT_STATUS
+
+
+def _read_metrics(path: Path, warnings: list[str]) -> TaskMetrics | None:
+    if not path.is_file():
+        return None
+    try:
+        return TaskMetrics.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as exc:
+        warnings.append(f"{path}: unreadable metrics ({str(exc).splitlines()[0]}); ignored")
+        return None
+
+
+def _score(prepared: list[_Prepared], evaluator: EvaluatorProcess | None,
+           identity: EvaluatorIdentity, progress: Progress | None) -> Iterator[TaskEvalRecord]:
+    for item in prepared:
+        if item.cached is not None:
+            yield item.cached
+            continue
+        if progress is not None:
+            progress(f"task {item.unit.task_id} trial {item.unit.trial}")
+        if item.request is None:
+            yield _layout_record(item, identity)
+        else:
+            assert evaluator is not None
+            yield _evaluated_record(item, evaluator.evaluate(item.request))
+
+
+def _common(item: _Prepared) -> dict[str, Any]:
+    task = item.task
+    return {"task_id": task.task_id, "trial": item.unit.trial,
+            "intent_template_id": task.intent_template_id, "sites": [str(s) for s in task.sites],
+            "task_revision": task.revision, "task_type": task.task_type,
+            "agent_status": item.agent_status, "unpassable": task.unpassable}
+
+
+def _identity_fields(identity: EvaluatorIdentity) -> dict[str, str]:
+    return {"webarena_verified_version": identity.version,
+            "webarena_verified_evaluator_checksum": identity.evaluator_checksum,
+            "webarena_verified_data_checksum": identity.data_checksum}
+
+
+def _layout_record(item: _Prepared, identity: EvaluatorIdentity) -> TaskEvalRecord:
+    return TaskEvalRecord(**_common(item), **_identity_fields(identity), status=EvalStatus.ERROR,
+                          score=0.0, error_msg=item.problem, error_origin=ErrorOrigin.LAYOUT)
+
+
+def _evaluated_record(item: _Prepared, verdict: EvaluatorVerdict) -> TaskEvalRecord:
+    """The verdict as a record; an error caused by a malformed HAR is reported as a layout error
+    naming the file (the HAR is only parsed here when the evaluator could not use it)."""
+    failed = verdict.status is EvalStatus.ERROR
+    har_problem = check_har(item.unit.folder / NETWORK_HAR) if failed else None
+    origin = ErrorOrigin.LAYOUT if har_problem else ErrorOrigin.EVALUATOR if failed else None
+    return TaskEvalRecord(
+        **_common(item), **_identity_fields(verdict.evaluator), status=verdict.status,
+        score=verdict.score, error_msg=har_problem or verdict.error_msg, error_origin=origin,
+        evaluators_results=list(verdict.result.get("evaluators_results") or []),
+        inputs_digest=item.digest)
+
+
+def _summary(output_dir: Path, config: WebEnvConfig, identity: EvaluatorIdentity,
+             prepared: list[_Prepared], records: list[TaskEvalRecord],
+             warnings: list[str]) -> WebEvalSummary:
+    rows = [_row(record, item.metrics) for item, record in zip(prepared, records, strict=True)]
+    return WebEvalSummary(
+        output_dir=str(output_dir), scored_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        evaluator=identity, tasks=rows, totals=compute_totals(rows), warnings=warnings,
+        site_urls={str(s): config.site(s).urls for s in config.configured()})
+
+
+def _row(record: TaskEvalRecord, metrics: TaskMetrics | None) -> TaskRow:
+    return TaskRow(task_id=record.task_id, trial=record.trial, score=record.score,
+                   status=record.status, sites=record.sites,
+                   intent_template_id=record.intent_template_id, task_type=record.task_type,
+                   unpassable=record.unpassable, agent_status=record.agent_status,
+                   error_origin=record.error_origin, error_msg=record.error_msg, metrics=metrics)
+
+
+def compute_totals(rows: list[TaskRow]) -> Totals:
+    """Counts and pass rates over these rows."""
+    passable = [r.score for r in rows if r.unpassable is None]
+    return Totals(
+        n_attempts=len(rows), n_tasks=len({r.task_id for r in rows}),
+        n_success=sum(r.status is EvalStatus.SUCCESS for r in rows),
+        n_failure=sum(r.status is EvalStatus.FAILURE for r in rows),
+        n_error=sum(r.status is EvalStatus.ERROR for r in rows),
+        pass_rate=sum(r.score for r in rows) / len(rows) if rows else 0.0,
+        n_unpassable_tasks=len({r.task_id for r in rows if r.unpassable is not None}),
+        pass_rate_excluding_unpassable=sum(passable) / len(passable) if passable else None)
+

@@ -1,0 +1,418 @@
+"""Figures of a scored web folder: pass rates with CIs, the template macro average, failure modes,
+unpassable tasks, variance across trials, and a paired comparison against a baseline.
+
+Definitions (docs/web.md has them in full):
+- a task's score is the mean over its trials (one trial in the plain layout);
+- pass rates are sum(scores) / sum(trials) with a 95% bootstrap CI that resamples tasks;
+- per site, a task counts under every site it touches;
+- the macro average is the mean over intent templates of the mean task score within each
+  template, with a CI that resamples templates;
+- a baseline comparison pairs tasks by id; "regression" only when the CI of the difference lies
+  below zero ("improvement" when above).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from statistics import mean, pstdev
+from typing import Final, Literal
+
+from pydantic import BaseModel, Field
+
+from benchwright.stats import Estimate, mean_ci, paired_difference_ci, ratio_ci
+from benchwright.web.evaluator import EvaluatorIdentity
+from benchwright.web.scoring import TaskMetrics, TaskRow, WebEvalSummary
+from benchwright.web.tasks import Unpassable
+
+REPORT_FORMAT: Final = "benchwright.web-report/1"
+Verdict = Literal["regression", "improvement", "no significant change"]
+
+
+class TaskScore(BaseModel):
+    """One task's trials folded together."""
+
+    task_id: int
+    """The task's id."""
+    sites: list[str]
+    """The sites it touches."""
+    intent_template_id: int
+    """Its template."""
+    unpassable: Unpassable | None
+    """Set for tasks that cannot be passed."""
+    scores: list[float]
+    """Each trial's score, by trial number."""
+
+    @property
+    def total(self) -> float:
+        """Sum of the trial scores."""
+        return sum(self.scores)
+
+    @property
+    def mean(self) -> float:
+        """Mean score over trials."""
+        return self.total / len(self.scores)
+
+
+class SiteStats(BaseModel):
+    """One row of the per-site table."""
+
+    site: str
+    """The site."""
+    n_tasks: int
+    """Tasks touching it."""
+    n_attempts: int
+    """Scored attempts (trials) of those tasks."""
+    pass_rate: Estimate
+    """Pass rate with a CI resampling tasks."""
+    avg_steps: float | None = None
+    """Mean agent steps over attempts with a metrics.json."""
+    avg_tokens: float | None = None
+    """Mean tokens."""
+    avg_cost_usd: float | None = None
+    """Mean cost in US dollars."""
+    avg_duration_s: float | None = None
+    """Mean wall-clock seconds."""
+
+
+class FailureModes(BaseModel):
+    """What went wrong, counted over attempts."""
+
+    agent_status: dict[str, int]
+    """The status each agent reported (SUCCESS, NOT_FOUND_ERROR, ..., (missing), ...)."""
+    evaluator_status: dict[str, int]
+    """The evaluator's verdicts: success, failure, error."""
+    error_origin: dict[str, int]
+    """Where errors came from: layout (a file missing or malformed) or evaluator."""
+
+
+class UnpassableTask(BaseModel):
+    """A flagged task present in the folder."""
+
+    task_id: int
+    """The task's id."""
+    flag: Unpassable
+    """known or probable."""
+    score: float
+    """Its mean score (normally 0)."""
+
+
+class UnpassableView(BaseModel):
+    """Totals with and without the tasks that cannot be passed."""
+
+    flagged: list[UnpassableTask]
+    """The flagged tasks that were scored."""
+    pass_rate_all: Estimate
+    """Pass rate over every task."""
+    pass_rate_excluding: Estimate
+    """Pass rate over passable tasks only."""
+    macro_all: Estimate
+    """Template macro average over every task."""
+    macro_excluding: Estimate
+    """Template macro average over passable tasks only."""
+
+
+class TrialVariance(BaseModel):
+    """How much scores move between trials of the same task."""
+
+    n_tasks_with_trials: int
+    """Tasks with two trials or more."""
+    max_trials: int
+    """The most trials any task has."""
+    mean_within_task_std: float | None = None
+    """Mean over those tasks of the population std of their trial scores."""
+    per_trial_pass_rate: dict[int, float] = Field(default_factory=dict)
+    """Trial k -> pass rate over the tasks that have a trial k."""
+    between_trial_std: float | None = None
+    """Population std of the per-trial pass rates."""
+    pass_all_trials: float | None = None
+    """Share of multi-trial tasks passed in every trial."""
+    pass_any_trial: float | None = None
+    """Share of multi-trial tasks passed in at least one trial."""
+
+
+class TaskChange(BaseModel):
+    """A task whose mean score changed against the baseline."""
+
+    task_id: int
+    """The task's id."""
+    baseline: float
+    """Its mean score in the baseline."""
+    current: float
+    """Its mean score now."""
+
+
+class BaselineComparison(BaseModel):
+    """This folder against a baseline folder, paired by task id."""
+
+    baseline_dir: str
+    """The baseline's folder."""
+    n_paired: int
+    """Tasks scored in both."""
+    only_current: list[int]
+    """Task ids scored here only (left out of the comparison)."""
+    only_baseline: list[int]
+    """Task ids scored in the baseline only."""
+    current_pass_rate: float
+    """Pass rate here, over the paired tasks."""
+    baseline_pass_rate: float
+    """Pass rate in the baseline, over the paired tasks."""
+    difference: Estimate
+    """Current minus baseline, with a paired bootstrap CI resampling tasks."""
+    verdict: Verdict
+    """regression / improvement only when the CI excludes zero."""
+    improved: list[TaskChange]
+    """Tasks that scored higher now."""
+    regressed: list[TaskChange]
+    """Tasks that scored lower now."""
+
+
+class WebReport(BaseModel):
+    """Every figure of a scored folder (`--json` prints it; markdown renders it)."""
+
+    format: Literal["benchwright.web-report/1"] = REPORT_FORMAT
+    """This report's format and version."""
+    output_dir: str
+    """The scored folder."""
+    evaluator: EvaluatorIdentity
+    """The evaluator's version and checksums."""
+    n_tasks: int
+    """Distinct tasks."""
+    n_attempts: int
+    """Scored attempts (trials included)."""
+    overall: Estimate
+    """Pass rate over all tasks, CI resampling tasks."""
+    macro: Estimate
+    """Template macro average, CI resampling templates (n_clusters = templates)."""
+    per_site: list[SiteStats]
+    """One row per site."""
+    failure_modes: FailureModes
+    """Counts of agent and evaluator statuses."""
+    unpassable: UnpassableView
+    """Totals with and without unpassable tasks."""
+    trials: TrialVariance
+    """Variance across trials."""
+    comparison: BaselineComparison | None = None
+    """Against --baseline, when given."""
+
+
+def task_scores(rows: Iterable[TaskRow]) -> list[TaskScore]:
+    """Rows folded by task id (trials together), by id."""
+    grouped: dict[int, list[TaskRow]] = defaultdict(list)
+    for row in rows:
+        grouped[row.task_id].append(row)
+    return [_fold(sorted(group, key=lambda r: r.trial)) for _, group in sorted(grouped.items())]
+
+
+def _fold(rows: list[TaskRow]) -> TaskScore:
+    first = rows[0]
+    return TaskScore(task_id=first.task_id, sites=first.sites,
+                     intent_template_id=first.intent_template_id, unpassable=first.unpassable,
+                     scores=[r.score for r in rows])
+
+
+def pass_rate(tasks: list[TaskScore]) -> Estimate:
+    """sum(scores) / sum(trials), with a CI resampling tasks."""
+    return ratio_ci([t.total for t in tasks], [len(t.scores) for t in tasks])
+
+
+def macro_average(tasks: list[TaskScore]) -> Estimate:
+    """Mean over templates of the mean task score per template; the CI resamples templates."""
+    by_template: dict[int, list[float]] = defaultdict(list)
+    for task in tasks:
+        by_template[task.intent_template_id].append(task.mean)
+    return mean_ci([mean(scores) for _, scores in sorted(by_template.items())])
+
+
+def build_report(summary: WebEvalSummary, baseline: WebEvalSummary | None = None) -> WebReport:
+    """Every figure of a summary, compared with a baseline when given."""
+    tasks = task_scores(summary.tasks)
+    return WebReport(
+        output_dir=summary.output_dir, evaluator=summary.evaluator, n_tasks=len(tasks),
+        n_attempts=len(summary.tasks), overall=pass_rate(tasks), macro=macro_average(tasks),
+        per_site=site_table(summary.tasks), failure_modes=failure_modes(summary.tasks),
+        unpassable=unpassable_view(tasks), trials=trial_variance(tasks),
+        comparison=compare(summary, baseline) if baseline is not None else None)
+
+
+def site_table(rows: list[TaskRow]) -> list[SiteStats]:
+    """Per site: tasks, pass rate with CI, and average metrics."""
+    by_site: dict[str, list[TaskRow]] = defaultdict(list)
+    for row in rows:
+        for site in row.sites:
+            by_site[site].append(row)
+    return [_site_stats(site, site_rows) for site, site_rows in sorted(by_site.items())]
+
+
+def _site_stats(site: str, rows: list[TaskRow]) -> SiteStats:
+    tasks = task_scores(rows)
+    metrics = [r.metrics for r in rows if r.metrics is not None]
+    return SiteStats(
+        site=site, n_tasks=len(tasks), n_attempts=len(rows), pass_rate=pass_rate(tasks),
+        avg_steps=_avg(metrics, lambda m: m.steps), avg_tokens=_avg(metrics, lambda m: m.tokens),
+        avg_cost_usd=_avg(metrics, lambda m: m.cost_usd),
+        avg_duration_s=_avg(metrics, lambda m: m.duration_s))
+
+
+def _avg(metrics: list[TaskMetrics], pick: Callable[[TaskMetrics], float | None]) -> float | None:
+    values = [v for v in (pick(m) for m in metrics) if v is not None]
+    return mean(values) if values else None
+
+
+def failure_modes(rows: list[TaskRow]) -> FailureModes:
+    """Counts of agent statuses, evaluator statuses and error origins."""
+    return FailureModes(
+        agent_status=dict(Counter(r.agent_status for r in rows).most_common()),
+        evaluator_status=dict(Counter(str(r.status) for r in rows).most_common()),
+        error_origin=dict(Counter(str(r.error_origin) for r in rows
+                                  if r.error_origin is not None).most_common()))
+
+
+def unpassable_view(tasks: list[TaskScore]) -> UnpassableView:
+    """Flagged tasks, and pass rate and macro average with and without them."""
+    passable = [t for t in tasks if t.unpassable is None]
+    flagged = [UnpassableTask(task_id=t.task_id, flag=t.unpassable, score=t.mean)
+               for t in tasks if t.unpassable is not None]
+    return UnpassableView(flagged=flagged, pass_rate_all=pass_rate(tasks),
+                          pass_rate_excluding=pass_rate(passable), macro_all=macro_average(tasks),
+                          macro_excluding=macro_average(passable))
+
+
+def trial_variance(tasks: list[TaskScore]) -> TrialVariance:
+    """Spread of scores across trials of the same task."""
+    multi = [t for t in tasks if len(t.scores) > 1]
+    max_trials = max((len(t.scores) for t in tasks), default=0)
+    if not multi:
+        return TrialVariance(n_tasks_with_trials=0, max_trials=max_trials)
+    per_trial = {k + 1: mean(t.scores[k] for t in tasks if len(t.scores) > k)
+                 for k in range(max_trials)}
+    return TrialVariance(
+        n_tasks_with_trials=len(multi), max_trials=max_trials,
+        mean_within_task_std=mean(pstdev(t.scores) for t in multi),
+        per_trial_pass_rate=per_trial, between_trial_std=pstdev(per_trial.values()),
+        pass_all_trials=mean(float(min(t.scores) >= 1.0) for t in multi),
+        pass_any_trial=mean(float(max(t.scores) >= 1.0) for t in multi))
+
+
+def compare(current: WebEvalSummary, baseline: WebEvalSummary) -> BaselineComparison:
+    """Paired by task id: the difference of pass rates with a CI, and the tasks that moved."""
+    now = {t.task_id: t for t in task_scores(current.tasks)}
+    before = {t.task_id: t for t in task_scores(baseline.tasks)}
+    paired = sorted(now.keys() & before.keys())
+    a = ([now[i].total for i in paired], [len(now[i].scores) for i in paired])
+    b = ([before[i].total for i in paired], [len(before[i].scores) for i in paired])
+    difference = paired_difference_ci(a, b)
+    changes = [TaskChange(task_id=i, baseline=before[i].mean, current=now[i].mean)
+               for i in paired if now[i].mean != before[i].mean]
+    return BaselineComparison(
+        baseline_dir=baseline.output_dir, n_paired=len(paired),
+        only_current=sorted(now.keys() - before.keys()),
+        only_baseline=sorted(before.keys() - now.keys()),
+        current_pass_rate=_ratio(a), baseline_pass_rate=_ratio(b), difference=difference,
+        verdict=_verdict(difference), improved=[c for c in changes if c.current > c.baseline],
+        regressed=[c for c in changes if c.current < c.baseline])
+
+
+def _ratio(pair: tuple[list[float], list[int]]) -> float:
+    return sum(pair[0]) / sum(pair[1]) if sum(pair[1]) else math.nan
+
+
+def _verdict(difference: Estimate) -> Verdict:
+    if math.isnan(difference.value):
+        return "no significant change"
+    if difference.high < 0:
+        return "regression"
+    return "improvement" if difference.low > 0 else "no significant change"
+
+
+def pct(estimate: Estimate) -> str:
+    """`62.5% [40.0, 85.0]`, or `-` when there is nothing to estimate."""
+    if math.isnan(estimate.value):
+        return "-"
+    return f"{100 * estimate.value:.1f}% [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def render_markdown(report: WebReport) -> str:
+    """The report as Markdown."""
+    parts = [_md_header(report), _md_sites(report), _md_failures(report.failure_modes),
+             _md_unpassable(report.unpassable), _md_trials(report.trials)]
+    if report.comparison is not None:
+        parts.append(_md_comparison(report.comparison))
+    return "\n\n".join(parts) + "\n"
+
+
+def _md_header(report: WebReport) -> str:
+    ev = report.evaluator
+    return "\n".join([
+        f"# WebArena Verified: {report.output_dir}", "",
+        f"- tasks: {report.n_tasks} ({report.n_attempts} attempts)",
+        f"- pass rate: {pct(report.overall)}",
+        f"- template macro average: {pct(report.macro)} over {report.macro.n_clusters} templates",
+        f"- evaluator: webarena-verified {ev.version}, code {ev.evaluator_checksum[:12]}, "
+        f"data {ev.data_checksum[:12]}"])
+
+
+def _md_sites(report: WebReport) -> str:
+    lines = ["## Per site", "",
+             "| site | tasks | pass rate [95% CI] | steps | tokens | cost $ | time s |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += [f"| {s.site} | {s.n_tasks} | {pct(s.pass_rate)} | {_num(s.avg_steps)} | "
+              f"{_num(s.avg_tokens, 0)} | {_num(s.avg_cost_usd, 4)} | {_num(s.avg_duration_s)} |"
+              for s in report.per_site]
+    return "\n".join(lines)
+
+
+def _md_failures(modes: FailureModes) -> str:
+    lines = ["## Failure modes", "", "| kind | value | attempts |", "|---|---|---:|"]
+    for kind, counts in (("agent status", modes.agent_status),
+                         ("evaluator status", modes.evaluator_status),
+                         ("error origin", modes.error_origin)):
+        lines += [f"| {kind} | {name} | {n} |" for name, n in counts.items()]
+    return "\n".join(lines)
+
+
+def _md_unpassable(view: UnpassableView) -> str:
+    flagged = ", ".join(f"{t.task_id} ({t.flag})" for t in view.flagged) or "none"
+    return "\n".join([
+        "## Unpassable tasks", "", f"Flagged here: {flagged}.", "",
+        "| | all tasks | without unpassable |", "|---|---:|---:|",
+        f"| pass rate | {pct(view.pass_rate_all)} | {pct(view.pass_rate_excluding)} |",
+        f"| macro average | {pct(view.macro_all)} | {pct(view.macro_excluding)} |"])
+
+
+def _md_trials(trials: TrialVariance) -> str:
+    if trials.n_tasks_with_trials == 0:
+        return "## Trials\n\nOne trial per task: no variance across trials."
+    per_trial = ", ".join(f"trial {k}: {100 * v:.1f}%" for k, v in
+                          trials.per_trial_pass_rate.items())
+    return "\n".join([
+        "## Trials", "", f"- tasks with several trials: {trials.n_tasks_with_trials} "
+        f"(up to {trials.max_trials})", f"- per trial: {per_trial}",
+        f"- std between trials: {_num(trials.between_trial_std, 3)}; mean std within a task: "
+        f"{_num(trials.mean_within_task_std, 3)}",
+        f"- passed in every trial: {_num(trials.pass_all_trials, 3)}; in at least one: "
+        f"{_num(trials.pass_any_trial, 3)}"])
+
+
+def _md_comparison(comp: BaselineComparison) -> str:
+    moved = ", ".join(f"{c.task_id} ({c.baseline:g}->{c.current:g})"
+                      for c in [*comp.regressed, *comp.improved]) or "none"
+    return "\n".join([
+        "## Against the baseline", "", f"Baseline: {comp.baseline_dir}; {comp.n_paired} tasks "
+        f"paired ({len(comp.only_current)} only here, {len(comp.only_baseline)} only there).", "",
+        f"- pass rate: {100 * comp.current_pass_rate:.1f}% now, "
+        f"{100 * comp.baseline_pass_rate:.1f}% before",
+        f"- difference: {_signed(comp.difference)} -> **{comp.verdict}**",
+        f"- tasks that moved: {moved}"])
+
+
+def _signed(estimate: Estimate) -> str:
+    if math.isnan(estimate.value):
+        return "-"
+    return (f"{100 * estimate.value:+.1f} points [{100 * estimate.low:+.1f}, "
+            f"{100 * estimate.high:+.1f}]")

@@ -1,0 +1,231 @@
+"""The 812 WebArena Verified tasks and the hard / non-hard subsets, read from the evaluator's wheel.
+
+The dataset ships inside `webarena_verified/assets/dataset/`; benchwright reads those JSON files
+directly (no import of the package, which lives in its own environment) into `WebTask` models.
+Filters: task ids with ranges (`0-50,77`), sites (a task matches when it touches any listed
+site), template id and subset. Known-unpassable tasks are flagged, never dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from benchwright.errors import InfrastructureError, UserInputError
+from benchwright.web.config import Site
+
+DATASET_FILE = "webarena-verified.json"
+SUBSET_FILES = {"hard": "subsets/webarena-verified-hard.json",
+                "non-hard": "subsets/webarena-verified-non-hard.json"}
+UNKNOWN_TEMPLATE = -1
+
+
+class TaskType(StrEnum):
+    """What the task asks for, from its expected agent response."""
+
+    RETRIEVE = "RETRIEVE"
+    MUTATE = "MUTATE"
+    NAVIGATE = "NAVIGATE"
+
+
+class Subset(StrEnum):
+    """The dataset's published subsets."""
+
+    HARD = "hard"
+    NON_HARD = "non-hard"
+
+
+class Unpassable(StrEnum):
+    """Why a task cannot be passed with webarena-verified 1.2.3."""
+
+    KNOWN = "known"
+    PROBABLE = "probable"
+
+
+# Measured on webarena-verified 1.2.3: no correct agent can score these.
+KNOWN_UNPASSABLE: frozenset[int] = frozenset({319, 429, 699, 700, 811})
+PROBABLY_UNPASSABLE: frozenset[int] = frozenset(range(676, 681))
+
+
+def unpassable_flag(task_id: int) -> Unpassable | None:
+    """`known`, `probable`, or None for a task that can be passed."""
+    if task_id in KNOWN_UNPASSABLE:
+        return Unpassable.KNOWN
+    return Unpassable.PROBABLE if task_id in PROBABLY_UNPASSABLE else None
+
+
+class WebTask(BaseModel):
+    """One WebArena Verified task."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: int
+    """The task's id (0-811)."""
+    sites: tuple[Site, ...]
+    """The sites it touches."""
+    intent_template_id: int
+    """The template it was instantiated from; tasks of one template are near-duplicates."""
+    start_urls: tuple[str, ...]
+    """Where the agent starts, with placeholders such as `__SHOPPING__`."""
+    intent: str
+    """The instruction given to the agent."""
+    eval: tuple[dict[str, Any], ...]
+    """The evaluator specifications, as the dataset has them."""
+    revision: int
+    """The task's revision."""
+    task_type: TaskType
+    """RETRIEVE, MUTATE or NAVIGATE, from the expected agent response."""
+    expected_status: str
+    """The status a correct agent reports (SUCCESS or an error status)."""
+    unpassable: Unpassable | None = None
+    """Set when the task cannot be passed with this evaluator version."""
+
+    @property
+    def expected_response(self) -> dict[str, Any]:
+        """The expected agent response of the AgentResponseEvaluator."""
+        return dict(_agent_response_spec(self.eval)["expected"])
+
+    @property
+    def network_specs(self) -> list[dict[str, Any]]:
+        """The NetworkEventEvaluator specifications."""
+        return [e for e in self.eval if e.get("evaluator") == "NetworkEventEvaluator"]
+
+
+class WebDataset(BaseModel):
+    """The dataset and its subsets as shipped in one evaluator version."""
+
+    tasks: dict[int, WebTask]
+    """Every task by id."""
+    subsets: dict[Subset, frozenset[int]]
+    """Task ids of each subset."""
+    data_checksum: str
+    """sha256 of the dataset file (the evaluator's `data_checksum`)."""
+    source: Path
+    """The dataset folder it was read from."""
+
+    def in_subset(self, task_id: int, subset: Subset) -> bool:
+        """True when the task belongs to the subset."""
+        return task_id in self.subsets[subset]
+
+
+class TaskFilter(BaseModel):
+    """Which tasks to keep; every given criterion must hold."""
+
+    task_ids: frozenset[int] | None = None
+    """Only these ids."""
+    sites: frozenset[Site] | None = None
+    """Tasks touching at least one of these sites."""
+    template_id: int | None = None
+    """Only this intent template."""
+    subset: Subset | None = None
+    """Only this subset."""
+
+    def keeps(self, task: WebTask, dataset: WebDataset) -> bool:
+        """True when the task passes every criterion."""
+        return ((self.task_ids is None or task.task_id in self.task_ids)
+                and (self.sites is None or not self.sites.isdisjoint(task.sites))
+                and (self.template_id is None or task.intent_template_id == self.template_id)
+                and (self.subset is None or dataset.in_subset(task.task_id, self.subset)))
+
+
+def parse_task_ids(spec: str) -> frozenset[int]:
+    """`0-50,77` -> {0, ..., 50, 77}; a bad part is a one-line UserInputError."""
+    ids: set[int] = set()
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        low, sep, high = part.partition("-")
+        try:
+            first, last = int(low), int(high) if sep else int(low)
+        except ValueError:
+            raise UserInputError(f"--task-ids: {part!r} is neither an id nor a range",
+                                 hint="write ids and ranges such as 0-50,77") from None
+        if last < first:
+            raise UserInputError(f"--task-ids: range {part!r} runs backwards", hint="write 50-60")
+        ids.update(range(first, last + 1))
+    return frozenset(ids)
+
+
+def parse_sites(spec: str) -> frozenset[Site]:
+    """`shopping,reddit` -> the sites; an unknown name is a one-line UserInputError."""
+    sites = set()
+    for name in (p.strip() for p in spec.split(",") if p.strip()):
+        site = Site.parse(name)
+        if site is None:
+            raise UserInputError(f"--sites: unknown site {name!r}",
+                                 hint=f"known sites: {', '.join(s.value for s in Site)}")
+        sites.add(site)
+    return frozenset(sites)
+
+
+def select(dataset: WebDataset, task_filter: TaskFilter) -> list[WebTask]:
+    """The tasks the filter keeps, by id."""
+    return [t for _, t in sorted(dataset.tasks.items()) if task_filter.keeps(t, dataset)]
+
+
+def load_env_dataset(python: str | None = None) -> WebDataset:
+    """The dataset inside the evaluator's environment (built on first use)."""
+    from benchwright.web.evaluator import dataset_dir, evaluator_env
+
+    return load_dataset(dataset_dir(evaluator_env(python)))
+
+
+def load_dataset(dataset_dir: Path) -> WebDataset:
+    """The tasks and subsets in a `webarena_verified/assets/dataset` folder."""
+    path = dataset_dir / DATASET_FILE
+    raw_bytes = _read_bytes(path)
+    parsed = (_to_task(raw, path) for raw in _json_list(raw_bytes, path))
+    tasks = {task.task_id: task for task in parsed}
+    subsets = {Subset(name): _subset_ids(dataset_dir / rel) for name, rel in SUBSET_FILES.items()}
+    return WebDataset(tasks=tasks, subsets=subsets, source=dataset_dir,
+                      data_checksum=hashlib.sha256(raw_bytes).hexdigest())
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InfrastructureError(f"cannot read the WebArena Verified dataset: {exc.strerror}",
+                                  path=path, hint="the evaluator environment may be broken; "
+                                  "delete it under ~/.cache/benchwright/envs") from None
+
+
+def _json_list(raw: bytes, path: Path) -> list[dict[str, Any]]:
+    data = json.loads(raw)
+    if not isinstance(data, list):
+        raise InfrastructureError("the dataset is not a list of tasks", path=path)
+    return data
+
+
+def _subset_ids(path: Path) -> frozenset[int]:
+    data = json.loads(_read_bytes(path))
+    return frozenset(int(i) for i in data["task_ids"])
+
+
+def _to_task(raw: dict[str, Any], path: Path) -> WebTask:
+    try:
+        expected = _agent_response_spec(raw["eval"])["expected"]
+        return WebTask(
+            task_id=raw["task_id"], sites=tuple(raw["sites"]),
+            intent_template_id=raw["intent_template_id"], start_urls=tuple(raw["start_urls"]),
+            intent=raw["intent"], eval=tuple(raw["eval"]), revision=raw["revision"],
+            task_type=TaskType(str(expected["task_type"]).upper()),
+            expected_status=str(expected["status"]).upper(),
+            unpassable=unpassable_flag(raw["task_id"]))
+    except (KeyError, ValueError, ValidationError) as exc:
+        raise InfrastructureError(f"task {raw.get('task_id')!r} does not parse: {exc}",
+                                  path=path) from None
+
+
+def _agent_response_spec(evals: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    for spec in evals:
+        if spec.get("evaluator") == "AgentResponseEvaluator":
+            return spec
+    raise KeyError("no AgentResponseEvaluator")
+

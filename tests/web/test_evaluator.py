@@ -1,0 +1,153 @@
+"""The evaluator's worker process: one per batch, answers in order, never outlives its owner."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from benchwright.errors import InfrastructureError
+from benchwright.toolenvs import BuiltEnv
+from benchwright.web.config import WebEnvConfig
+from benchwright.web.evaluator import (
+    WORKER_SCRIPT,
+    EvalRequest,
+    EvalStatus,
+    EvaluatorProcess,
+    official_cli,
+)
+from benchwright.web.synthetic import expected_answer, har, start_entry, write_log
+from benchwright.web.tasks import WebDataset
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def _wait_gone(pid: int, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_worker_imports_only_the_stdlib_and_the_evaluator() -> None:
+    imports = [line.strip() for line in WORKER_SCRIPT.read_text().splitlines()
+               if line.strip().startswith(("import ", "from "))]
+    assert imports and not any("benchwright" in line for line in imports)
+    assert all(line.split()[1].split(".")[0] in {"__future__", "json", "os", "signal", "sys",
+                                                 "collections", "pathlib", "typing",
+                                                 "importlib", "webarena_verified"}
+               for line in imports)
+
+
+def test_one_process_scores_a_batch_and_is_gone_after(
+        tmp_path: Path, wv_env: BuiltEnv, dataset: WebDataset, local_cfg: WebEnvConfig) -> None:
+    task = dataset.tasks[0]
+    write_log(tmp_path / "0", expected_answer(task), [start_entry(task, local_cfg)])
+    envs = local_cfg.evaluator_environments()
+    requests = [
+        EvalRequest(id="right", task_id=0, agent_response=expected_answer(task),
+                    har_path=tmp_path / "0" / "network.har", config=envs),
+        EvalRequest(id="text", task_id=0,
+                    agent_response=(tmp_path / "0" / "agent_response.json").read_text(),
+                    har_path=tmp_path / "0" / "network.har", config=envs),
+        EvalRequest(id="none", task_id=0, agent_response=None,
+                    har_path=tmp_path / "0" / "network.har", config=envs),
+        EvalRequest(id="nohar", task_id=0, agent_response=expected_answer(task),
+                    har_path=tmp_path / "absent.har", config=envs),
+        EvalRequest(id="badcfg", task_id=0, agent_response=None,
+                    har_path=tmp_path / "0" / "network.har", config={"__NOPE__": {"urls": []}}),
+    ]
+    with EvaluatorProcess.for_env(wv_env) as process:
+        pid = process.pid
+        assert pid is not None and process.identity.version == "1.2.3"
+        verdicts = list(process.evaluate_all(requests))
+        assert process.pid == pid  # the same process answered every request
+    assert [v.id for v in verdicts] == ["right", "text", "none", "nohar", "badcfg"]
+    assert [v.score for v in verdicts] == [1.0, 1.0, 0.0, 0.0, 0.0]
+    assert verdicts[0].status is EvalStatus.SUCCESS and verdicts[2].status is EvalStatus.FAILURE
+    assert verdicts[3].status is EvalStatus.ERROR and "not found" in str(verdicts[3].error_msg)
+    assert "refused" in str(verdicts[4].error_msg)
+    assert verdicts[0].evaluator.data_checksum == dataset.data_checksum
+    assert verdicts[0].result["evaluators_results"][0]["score"] == 1.0
+    assert _wait_gone(pid, 1.0)
+
+
+def test_the_worker_dies_with_its_owner(wv_env: BuiltEnv, tmp_path: Path) -> None:
+    owner = textwrap.dedent(f"""
+        import os, sys
+        from pathlib import Path
+        from benchwright.web.evaluator import EvaluatorProcess
+        process = EvaluatorProcess(Path({str(wv_env.python)!r}))
+        process.start()
+        print(process.pid, flush=True)
+        os._exit(0)  # like kill -9: no cleanup at all
+    """)
+    out = subprocess.run([sys.executable, "-c", owner], capture_output=True, text=True,
+                         timeout=120, check=True)
+    pid = int(out.stdout.strip())
+    assert _wait_gone(pid), f"worker {pid} outlived its owner"
+
+
+def _fake_worker(tmp_path: Path, body: str) -> Path:
+    script = tmp_path / "fake_worker.py"
+    script.write_text(textwrap.dedent("""
+        import json, sys, time
+        print(json.dumps({"ready": True, "version": "0", "evaluator_checksum": "e",
+                          "data_checksum": "d"}), flush=True)
+        for line in sys.stdin:
+            request = json.loads(line)
+    """) + textwrap.indent(textwrap.dedent(body), "    "))
+    return script
+
+
+def test_a_crashed_worker_becomes_an_error_verdict_and_is_restarted(tmp_path: Path) -> None:
+    script = _fake_worker(tmp_path, """
+        if request["task_id"] == 1:
+            sys.stderr.write("boom\\n"); sys.exit(3)
+        print(json.dumps({"id": request["id"], "result": {"score": 1.0, "status": "success"}}),
+              flush=True)
+    """)
+    har_path = tmp_path / "x.har"
+    with EvaluatorProcess(Path(sys.executable), worker=script) as process:
+        first = process.pid
+        crashed = process.evaluate(EvalRequest(id="a", task_id=1, har_path=har_path))
+        fine = process.evaluate(EvalRequest(id="b", task_id=2, har_path=har_path))
+        assert process.pid != first
+    assert crashed.status is EvalStatus.ERROR and "died" in str(crashed.error_msg)
+    assert "boom" in str(crashed.error_msg)
+    assert (fine.status, fine.score, fine.evaluator.version) == (EvalStatus.SUCCESS, 1.0, "0")
+
+
+def test_a_hung_worker_times_out_and_is_killed(tmp_path: Path) -> None:
+    script = _fake_worker(tmp_path, "time.sleep(60)")
+    with EvaluatorProcess(Path(sys.executable), worker=script, task_timeout_s=0.5) as process:
+        first = process.pid
+        assert first is not None
+        verdict = process.evaluate(EvalRequest(id="a", task_id=1, har_path=tmp_path / "x.har"))
+        assert _wait_gone(first, 2.0)
+    assert verdict.status is EvalStatus.ERROR and "did not answer" in str(verdict.error_msg)
+
+
+def test_a_worker_that_cannot_start_is_an_infrastructure_error(tmp_path: Path) -> None:
+    script = tmp_path / "broken.py"
+    script.write_text("import sys; sys.stderr.write('no module named x\\n'); sys.exit(1)\n")
+    with pytest.raises(InfrastructureError, match="no module named x"):
+        EvaluatorProcess(Path(sys.executable), worker=script).start()
+
+
+def test_the_environment_has_the_official_cli(wv_env: BuiltEnv) -> None:
+    assert os.access(official_cli(wv_env), os.X_OK)
+    assert har([])["log"]["entries"] == []
