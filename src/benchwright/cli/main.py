@@ -1,15 +1,12 @@
-"""The `benchwright` command, and the one place that turns errors into messages and exit codes."""
+"""The `benchwright` command: every command group registered in one place."""
 
 from __future__ import annotations
 
-import sys
-
 import typer
-from rich.console import Console
 
 from benchwright import __version__
 from benchwright.cli import eval_cmd, metrics_cmd, problems_cmd, report_cmd, run_cmd, web_cmd
-from benchwright.errors import BenchwrightError
+from benchwright.cli.entry import run_app
 
 app = typer.Typer(
     name="benchwright",
@@ -41,10 +38,5 @@ def _root(
 
 
 def main() -> None:
-    """Entry point: a BenchwrightError becomes one line on stderr and its exit code."""
-    try:
-        app()
-    except BenchwrightError as exc:
-        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {exc.one_line()}",
-                                                    soft_wrap=True)
-        sys.exit(exc.exit_code)
+    """Entry point of the `benchwright` command."""
+    run_app(app)

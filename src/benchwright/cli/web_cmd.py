@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -11,7 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from benchwright.errors import BenchwrightError, UserInputError
+from benchwright.cli.entry import run_app
+from benchwright.errors import UserInputError
 from benchwright.fileio import write_text_atomic
 from benchwright.web.config import Site, WebEnvConfig, load_web_config
 from benchwright.web.scoring import WebEvalSummary, load_summary, score_output_dir
@@ -266,13 +266,8 @@ def _tasks_table(tasks: list[WebTask], hard: frozenset[int]) -> Table:
 
 
 def main() -> None:
-    """Run this app alone; a BenchwrightError becomes one line on stderr and its exit code."""
-    try:
-        app()
-    except BenchwrightError as exc:
-        Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {exc.one_line()}",
-                                                    soft_wrap=True)
-        sys.exit(exc.exit_code)
+    """Run this app alone (`python -m benchwright.cli.web_cmd`)."""
+    run_app(app)
 
 
 __all__ = ["app", "main"]
