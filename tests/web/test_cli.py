@@ -117,3 +117,14 @@ def test_runs_as_a_module(args: list[str]) -> None:
     else:
         assert done.returncode == 2 and "--task-ids" in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_benchwright_eval_run_dir_scores_a_web_folder(tmp_path: Path, dataset: WebDataset,
+                                                      local_cfg: WebEnvConfig) -> None:
+    out = _folder(tmp_path / "run", dataset, local_cfg, wrong={1})
+    cfg = _yaml(tmp_path, local_cfg)
+    proc = subprocess.run([sys.executable, "-m", "benchwright", "eval", str(out), "--config",
+                           str(cfg), "--json"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    scores = {t["task_id"]: t["score"] for t in json.loads(proc.stdout)["tasks"]}
+    assert scores == {0: 1.0, 1: 0.0, 2: 1.0, 21: 1.0, 22: 1.0}

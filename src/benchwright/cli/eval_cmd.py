@@ -40,8 +40,16 @@ app = typer.Typer(help="Grade saved work offline: `eval RUN_DIR` re-grades a who
 def run_dir_cmd(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the changes as JSON.")] = False,
+    config: Annotated[Path | None, typer.Option(
+        help="Web runs: site URLs (YAML), as for `benchwright web eval`.")] = None,
 ) -> None:
     """Re-grade every saved snapshot of a run offline and list each verdict that changed."""
+    if _is_web_layout(run_dir):
+        from benchwright.cli.web_cmd import eval_cmd as web_eval
+
+        web_eval(output_dir=run_dir, config=config, as_json=as_json, baseline=None, force=True,
+                 python=None)
+        return
     err = Console(stderr=True)
     with err.status("re-grading") as status:
         changes, result = regrade_run(run_dir, on_checkpoint=lambda s: status.update(
@@ -51,6 +59,14 @@ def run_dir_cmd(
                                "changes": [c.model_dump() for c in changes]}, indent=2))
         return
     Console().print(changes_view(changes, result.n_checkpoints))
+
+
+def _is_web_layout(folder: Path) -> bool:
+    """A folder of WebArena agent logs (`<task_id>/agent_response.json`), not a coding run."""
+    if (folder / "manifest.json").is_file() or not folder.is_dir():
+        return False
+    return any(child.name.isdigit() and (child / "agent_response.json").exists()
+               for child in folder.iterdir())
 
 
 def _problem_dir(problem_dir: Path | None, problem: str | None) -> Path:
