@@ -75,12 +75,18 @@ def copy_assets(problem: ProblemConfig, tests_dir: Path) -> dict[str, str]:
         if not source.exists():
             raise ProblemConfigError(f"static asset {key!r} not found", path=source,
                                      hint="fix static_assets in config.yaml")
-        if source.is_dir():
-            shutil.copytree(source, assets / key, dirs_exist_ok=True)
-        else:
-            shutil.copy2(source, assets / key)
+        copy_asset(source, assets / key)
         env[f"SCBENCH_ASSET_{key.upper()}"] = f"{TESTS_DIR}/assets/{key}"
     return env
+
+
+def copy_asset(source: Path, target: Path) -> None:
+    """Copy a static asset (a folder or a file) to `target`, creating its parent."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        shutil.copytree(source, target, dirs_exist_ok=True)
+    elif source.is_file():
+        shutil.copy2(source, target)
 
 
 def write_pytest_ini(problem: ProblemConfig, workspace: Path) -> None:

@@ -19,6 +19,7 @@ from benchwright.coding.evaluation import CheckpointEvaluation
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import GroupCount, PassPolicy
+from benchwright.coding.workspace import copy_asset
 from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.coding.prompts import prompt_hash, render_prompt, template_text
 from benchwright.errors import BenchwrightError
@@ -145,12 +146,7 @@ def _restore_workspace(chain: _Chain, records: list[CheckpointRecord]) -> None:
     else:
         chain.work.mkdir(parents=True)
     for save_path, source in chain.assets.items():
-        target = chain.work / save_path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_dir():
-            shutil.copytree(source, target, dirs_exist_ok=True)
-        elif source.is_file():
-            shutil.copy2(source, target)
+        copy_asset(source, chain.work / save_path)
 
 
 def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig,
