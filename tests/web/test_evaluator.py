@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from benchwright.web.evaluator import (
     EvalRequest,
     EvalStatus,
     EvaluatorProcess,
+    dataset_dir,
     official_cli,
 )
 from benchwright.web.synthetic import expected_answer, har, start_entry, write_log
@@ -83,6 +85,25 @@ def test_one_process_scores_a_batch_and_is_gone_after(
     assert verdicts[0].evaluator.data_checksum == dataset.data_checksum
     assert verdicts[0].result["evaluators_results"][0]["score"] == 1.0
     assert _wait_gone(pid, 1.0)
+
+
+def test_a_custom_dataset_is_scored_and_a_missing_one_refused(
+        tmp_path: Path, wv_env: BuiltEnv, dataset: WebDataset, local_cfg: WebEnvConfig) -> None:
+    raw = json.loads((dataset_dir(wv_env) / "webarena-verified.json").read_text())
+    custom = next(t for t in raw if t["task_id"] == 0) | {"task_id": 9999}
+    (tmp_path / "tasks.json").write_text(json.dumps([custom]))
+    write_log(tmp_path / "9999", expected_answer(dataset.tasks[0]),
+              [start_entry(dataset.tasks[0], local_cfg)])
+    envs = local_cfg.evaluator_environments()
+    base = {"task_id": 9999, "agent_response": expected_answer(dataset.tasks[0]),
+            "har_path": tmp_path / "9999" / "network.har", "config": envs}
+    with EvaluatorProcess.for_env(wv_env) as process:
+        right = process.evaluate(EvalRequest(id="custom", dataset=tmp_path / "tasks.json", **base))
+        gone = process.evaluate(EvalRequest(id="gone", dataset=tmp_path / "nope.json", **base))
+        default = process.evaluate(EvalRequest(id="default", **base))
+    assert right.score == 1.0
+    assert gone.status is EvalStatus.ERROR and "does not exist" in str(gone.error_msg)
+    assert default.status is EvalStatus.ERROR  # 9999 is not one of the package's tasks
 
 
 def test_the_worker_dies_with_its_owner(wv_env: BuiltEnv, tmp_path: Path) -> None:

@@ -95,6 +95,8 @@ class EvalRequest(BaseModel):
     """The network trace (HAR) recorded during the run."""
     config: dict[str, Any] = Field(default_factory=dict)
     """The evaluator's `environments` mapping."""
+    dataset: Path | None = None
+    """The tasks JSON to score against; None for the package's own 812 tasks."""
 
 
 class EvaluatorVerdict(BaseModel):

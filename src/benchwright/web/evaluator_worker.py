@@ -5,9 +5,10 @@ Run by the evaluator environment's python, by file path; it imports only the sta
 
 Protocol, one JSON object per line:
 - on start it writes `{"ready": true, "version", "evaluator_checksum", "data_checksum"}`;
-- each request `{"id", "task_id", "agent_response", "har_path", "config"}` (config: the
-  `environments` mapping) gets `{"id", "result": <TaskEvalResult as JSON>}`, or
-  `{"id", "error": "..."}` when the request itself is unusable;
+- each request `{"id", "task_id", "agent_response", "har_path", "config", "dataset"}` (config:
+  the `environments` mapping; dataset: a tasks JSON path, or null for the package's own) gets
+  `{"id", "result": <TaskEvalResult as JSON>}`, or `{"id", "error": "..."}` when the request
+  itself is unusable;
 - end of input ends the process.
 Anything the library prints goes to stderr, so stdout carries the protocol only.
 """
@@ -61,29 +62,54 @@ def _identity() -> dict[str, Any]:
 
 
 class _Evaluators:
-    """One WebArenaVerified per distinct config (normally just one per batch)."""
+    """One WebArenaVerified per distinct config and dataset (normally just one per batch)."""
 
     def __init__(self) -> None:
         self._by_config: dict[str, Any] = {}
 
-    def get(self, environments: Mapping[str, Any]) -> Any:
-        key = json.dumps(environments, sort_keys=True)
+    def get(self, environments: Mapping[str, Any], dataset: str | None) -> Any:
+        key = json.dumps([environments, dataset], sort_keys=True)
         if key not in self._by_config:
-            from webarena_verified import (  # type: ignore[import-not-found, unused-ignore]
-                WebArenaVerified,
-            )
-            from webarena_verified.types.config import (  # type: ignore[import-not-found, unused-ignore]
-                WebArenaVerifiedConfig,
-            )
-
-            config = WebArenaVerifiedConfig.model_validate({"environments": dict(environments)})
-            self._by_config[key] = WebArenaVerified(config=config)
+            self._by_config[key] = _evaluator(environments, dataset)
         return self._by_config[key]
+
+
+def _evaluator(environments: Mapping[str, Any], dataset: str | None) -> Any:
+    from webarena_verified import WebArenaVerified  # type: ignore[import-not-found, unused-ignore]
+    from webarena_verified.types.config import (  # type: ignore[import-not-found, unused-ignore]
+        WebArenaVerifiedConfig,
+    )
+
+    fields: dict[str, Any] = {"environments": dict(environments)}
+    if not dataset:
+        return WebArenaVerified(config=WebArenaVerifiedConfig.model_validate(fields))
+    # the library silently falls back to its own tasks when the file is missing
+    if not Path(dataset).is_file():
+        raise FileNotFoundError(f"dataset {dataset} does not exist")
+    fields["test_data_file"] = Path(dataset)
+    return _custom_evaluator(WebArenaVerifiedConfig.model_validate(fields))
+
+
+def _custom_evaluator(config: Any) -> Any:
+    """The library's evaluator over a dataset of our own: loaded as a subset, which skips
+    the library's check that a dataset holds exactly the 812 official tasks."""
+    from webarena_verified.api.internal.data_reader import (  # type: ignore[import-not-found, unused-ignore]
+        WebArenaVerifiedDataReader,
+    )
+    from webarena_verified.api.internal.evaluator import (  # type: ignore[import-not-found, unused-ignore]
+        WebArenaVerifiedEvaluator,
+    )
+    from webarena_verified.types.data import TaskSubset  # type: ignore[import-not-found, unused-ignore]
+
+    ids = sorted({int(task["task_id"]) for task in json.loads(config.test_data_file.read_text())})
+    subset = TaskSubset(task_ids=ids, checksum=TaskSubset.compute_checksum(ids))
+    reader = WebArenaVerifiedDataReader(config, subset=subset)
+    return WebArenaVerifiedEvaluator(config=config, reader=reader)
 
 
 def _answer(request: dict[str, Any], evaluators: _Evaluators) -> dict[str, Any]:
     try:
-        evaluator = evaluators.get(request.get("config") or {})
+        evaluator = evaluators.get(request.get("config") or {}, request.get("dataset"))
         result = evaluator.evaluate_task(task_id=int(request["task_id"]),
                                          agent_response=request.get("agent_response"),
                                          network_trace=Path(request["har_path"]))
