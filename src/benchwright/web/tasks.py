@@ -108,6 +108,8 @@ class WebDataset(BaseModel):
     """sha256 of the dataset file (the evaluator's `data_checksum`)."""
     source: Path
     """The dataset folder it was read from."""
+    evaluator_file: Path | None = None
+    """The tasks JSON the evaluator must load for these tasks; None for its own 812."""
 
     def in_subset(self, task_id: int, subset: Subset) -> bool:
         """True when the task belongs to the subset."""
