@@ -8,6 +8,7 @@ every request with its full headers, post data and redirect hops.
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import json
 import os
@@ -26,7 +27,8 @@ _TIMEOUT_S = 30.0
 
 # The element's line, built the way browser-use's serializer does (tag plus chosen attributes).
 _FIND_JS = """(match) => {
-  const attrs = ['title','type','checked','id','name','role','value','placeholder','alt','aria-label'];
+  const attrs = ['title', 'type', 'checked', 'id', 'name', 'role', 'value', 'placeholder',
+                 'alt', 'aria-label'];
   const els = document.querySelectorAll('a[href],button,input:not([type=hidden]),select,textarea');
   for (const el of els) {
     const parts = attrs.filter(a => el.getAttribute(a)).map(a => a + '=' + el.getAttribute(a));
@@ -111,10 +113,8 @@ class Cdp:
 
     def close(self) -> None:
         """Ask Chromium to exit; kill it if it lingers."""
-        try:
+        with contextlib.suppress(OSError, RuntimeError, TimeoutError):
             self.send("Browser.close")
-        except (OSError, RuntimeError, TimeoutError):
-            pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -153,10 +153,9 @@ class Tab:
     def run(self, script: ActionScript, site_urls: Mapping[str, str]) -> str:
         """Replay every step; the `done` text comes back."""
         for step in script.steps:
-            args = step.args
             if step.navigate is not None:
-                self._then_wait(lambda: self.call("Page.navigate", {
-                    "url": render_url(step.navigate.url, site_urls)}))  # type: ignore[union-attr]
+                url = render_url(step.navigate.url, site_urls)
+                self._then_wait(lambda url=url: self.call("Page.navigate", {"url": url}))
             elif step.click is not None:
                 self._find(step.click.match)
                 self._then_wait(self._click)
@@ -172,7 +171,6 @@ class Tab:
                            " {bubbles: true})); }", step.select.option)
             elif step.scroll is not None:
                 self._eval("(down) => window.scrollBy(0, down ? 600 : -600)", step.scroll.down)
-            del args
         return script.final.text
 
     def _eval(self, function: str, arg: Any = None) -> Any:
@@ -198,10 +196,10 @@ class Tab:
         """Run an action; if it starts a navigation or download, wait until that settles."""
         mark = len(self.cdp.events)
         action()
-        started = self.cdp.wait_event(mark, "Page.frameStartedLoading", 2.0, {"frameId": self.frame})
+        frame = {"frameId": self.frame}
+        started = self.cdp.wait_event(mark, "Page.frameStartedLoading", 2.0, frame)
         if started is not None:
-            self.cdp.wait_event(started, "Page.frameStoppedLoading", _TIMEOUT_S,
-                                {"frameId": self.frame})
+            self.cdp.wait_event(started, "Page.frameStoppedLoading", _TIMEOUT_S, frame)
         download = self.cdp.wait_event(mark, "Browser.downloadWillBegin", 0.2)
         if download is not None:
             self.cdp.wait_event(download, "Browser.downloadProgress", _TIMEOUT_S,

@@ -1,7 +1,12 @@
 """The local web task suite: small sites served on loopback, tasks in the WebArena Verified format,
 and a reference action script per task. See docs/web.md, "The local task suite"."""
 
-from benchwright.web.local_suite.action_script import ActionScript, ScriptStep, load_script, render_url
+from benchwright.web.local_suite.action_script import (
+    ActionScript,
+    ScriptStep,
+    load_script,
+    render_url,
+)
 from benchwright.web.local_suite.catalog import (
     DATASET_PATH,
     SCRIPTS_DIR,

@@ -1,4 +1,7 @@
-"""Serve the local suite from its own process: `python -m benchwright.web.local_suite --port-file F`.
+"""Serve the local suite from its own process.
+
+    python -m benchwright.web.local_suite --port-file F
+
 
 Once every site listens, F receives `{"schema": "benchwright.local-suite/1", "pid", "site_urls"}`
 (written atomically, so a reader never sees half a file); the process serves until SIGTERM or
@@ -8,6 +11,7 @@ Ctrl-C. `benchwright.web.local_suite.reset_sites(site_urls)` resets it from outs
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -35,10 +39,8 @@ def main(argv: list[str] | None = None) -> int:
             write_json_atomic(args.port_file, info)
         else:
             print(info, flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             stop.wait()
-        except KeyboardInterrupt:
-            pass
     return 0
 
 

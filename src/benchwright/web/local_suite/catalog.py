@@ -1,4 +1,4 @@
-"""Where the local suite's tasks and reference scripts live inside the package, and how to load them."""
+"""Where the local suite's tasks and reference scripts live in the package, and their loaders."""
 
 from __future__ import annotations
 
@@ -35,4 +35,5 @@ def reference_script(task_id: int) -> ActionScript:
 
 def wrong_script_ids() -> list[int]:
     """Tasks that also have a deliberately wrong script."""
-    return sorted(int(p.name.removesuffix(WRONG_SUFFIX)) for p in SCRIPTS_DIR.glob(f"*{WRONG_SUFFIX}"))
+    found = SCRIPTS_DIR.glob(f"*{WRONG_SUFFIX}")
+    return sorted(int(p.name.removesuffix(WRONG_SUFFIX)) for p in found)

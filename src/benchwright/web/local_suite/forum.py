@@ -108,8 +108,9 @@ class ForumSite:
         items = "".join(
             f"<li>{pages.link(f'post-{p.slug}', p.url, p.title)} <span>{p.score} points</span> "
             f"submitted by {pages.link(f'author-{p.slug}', f'/user/{p.author}', p.author)} to "
-            f"{escape(p.forum)} | {pages.link(f'comments-{p.slug}', p.url, f'{len(p.comments)} comments')}"
-            f"</li>" for p in posts)
+            f"{escape(p.forum)} | "
+            f"{pages.link(f'comments-{p.slug}', p.url, f'{len(p.comments)} comments')}</li>"
+            for p in posts)
         return f"<ol class=\"submissions\">{items}</ol>"
 
     def _front(self, request: Request, match: re.Match[str]) -> Response:
@@ -176,4 +177,4 @@ class ForumSite:
         name = match.group(1)
         posts = sorted((p for p in self.posts.values() if p.author == name),
                        key=lambda p: p.id, reverse=True)
-        return self._page(name, f"<h2>Submissions</h2>" + self._listing(posts))
+        return self._page(name, "<h2>Submissions</h2>" + self._listing(posts))

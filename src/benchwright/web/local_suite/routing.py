@@ -104,7 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._serve()
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (stdlib name)
+    def log_message(self, format: str, *args: object) -> None:
         """Quiet: the browser's HAR is the request log."""
 
     def _serve(self) -> None:

@@ -1,7 +1,7 @@
 """Serve the whole local suite on loopback: one server per site, each on a free port.
 
     with serve_suite() as suite:
-        suite.site_urls   # {"shopping": "http://127.0.0.1:41233", "shopping_admin": ".../admin", ...}
+        suite.site_urls   # {"shopping": "http://127.0.0.1:41233", "shopping_admin": ".../admin"}
         suite.reset()     # every site back to its seed state (between trials of MUTATE tasks)
 
 Each site gets its own port because the evaluator maps trace URLs back to sites by substring:

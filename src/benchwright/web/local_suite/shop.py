@@ -15,7 +15,12 @@ from urllib.parse import quote
 from benchwright.web.local_suite import pages
 from benchwright.web.local_suite.invoice_pdf import text_pdf
 from benchwright.web.local_suite.routing import Request, Response, Router, html_response, redirect
-from benchwright.web.local_suite.sessions import clear_cookie, header_login, session_user, set_cookie
+from benchwright.web.local_suite.sessions import (
+    clear_cookie,
+    header_login,
+    session_user,
+    set_cookie,
+)
 from benchwright.web.local_suite.shop_data import (
     CATEGORIES,
     CUSTOMER_ACCOUNTS,
@@ -45,7 +50,8 @@ class ShopSite:
             ("GET", r"/", self._home), ("GET", r"/catalogsearch/result/?", self._search),
             ("GET", r"/category/([a-z]+)", self._category),
             ("GET", r"/([a-z0-9-]+)\.html", self._product),
-            ("POST", r"/checkout/cart/add", self._cart_add), ("GET", r"/checkout/cart/?", self._cart),
+            ("POST", r"/checkout/cart/add", self._cart_add),
+            ("GET", r"/checkout/cart/?", self._cart),
             ("GET", r"/customer/account/login/?", self._login_form),
             ("POST", r"/customer/account/loginPost/?", self._login),
             ("GET", r"/customer/account/logout/?", self._logout),
@@ -136,7 +142,8 @@ class ShopSite:
         fields = (pages.hidden("next", request.query.get("next", "/customer/account"))
                   + pages.text_input("email", "login[username]", "Email", kind="email")
                   + pages.text_input("pass", "login[password]", "Password", kind="password"))
-        error = pages.notice("Invalid login or password.", error=True) if "error" in request.query else ""
+        error = (pages.notice("Invalid login or password.", error=True)
+                 if "error" in request.query else "")
         return self._page("Customer Login", error + pages.form(
             "/customer/account/loginPost", fields, "send2", "Sign In"))
 

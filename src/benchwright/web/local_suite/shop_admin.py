@@ -1,4 +1,4 @@
-"""The shop's admin panel (site `shopping_admin`, base URL `<origin>/admin`): orders grid and order view.
+"""The shop's admin (site `shopping_admin`, base URL `<origin>/admin`): orders grid, order view.
 
 Login: admin / admin1234 through the form, or the `X-M2-Admin-Auto-Login: admin:admin1234` header.
 An order's status changes through the comment form on its page
@@ -13,7 +13,12 @@ from urllib.parse import quote
 
 from benchwright.web.local_suite import pages
 from benchwright.web.local_suite.routing import Request, Response, Router, html_response, redirect
-from benchwright.web.local_suite.sessions import clear_cookie, header_login, session_user, set_cookie
+from benchwright.web.local_suite.sessions import (
+    clear_cookie,
+    header_login,
+    session_user,
+    set_cookie,
+)
 from benchwright.web.local_suite.shop_data import ADMIN_ACCOUNTS, STATUSES, Order, ShopStore
 
 COOKIE = "admin_session"
@@ -92,9 +97,10 @@ class ShopAdminSite:
 
     def _grid(self, request: Request, match: re.Match[str]) -> Response:
         wanted = request.query.get("status", "")
-        orders = sorted((o for o in self.store.orders.values() if not wanted or o.status == wanted),
-                        key=lambda o: o.number, reverse=True)
-        rows = [(escape(o.number), o.date, escape(o.customer), pages.money(self.store.grand_total(o)),
+        orders = sorted((o for o in self.store.orders.values()
+                         if not wanted or o.status == wanted), key=lambda o: o.number, reverse=True)
+        rows = [(escape(o.number), o.date, escape(o.customer),
+                 pages.money(self.store.grand_total(o)),
                  STATUSES[o.status], pages.link(f"view-{o.number}",
                                                 f"{BASE}/sales/order/view/{o.number}", "View"))
                 for o in orders]
@@ -116,7 +122,8 @@ class ShopAdminSite:
         items = "".join(f"<li>{qty} x {escape(self.store.products[pid].name)}</li>"
                         for pid, qty in order.items)
         history = "".join(f"<li>{escape(line)}</li>" for line in order.history)
-        saved = pages.notice("The order status has been updated.") if "saved" in request.query else ""
+        saved = (pages.notice("The order status has been updated.")
+                 if "saved" in request.query else "")
         comment = pages.form(
             f"{BASE}/sales/order/addComment/{order.number}",
             pages.select("history-status", "history[status]", "Status", STATUSES.items(),

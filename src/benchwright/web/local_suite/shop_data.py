@@ -1,4 +1,4 @@
-"""The shop's catalogue, customers and orders: seed data and the in-memory store both shop sites share.
+"""The shop's catalogue, customers and orders: seed data, and the store both shop sites share.
 
 The storefront (`shop.py`, site `shopping`) and its admin (`shop_admin.py`, site `shopping_admin`)
 read and change one `ShopStore`, so an order cancelled in the admin shows as cancelled to the

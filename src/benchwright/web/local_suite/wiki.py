@@ -1,4 +1,4 @@
-"""The wiki (site `wikipedia`): a handful of interlinked articles about a fictional region, with search.
+"""The wiki (site `wikipedia`): interlinked articles about a fictional region, with search.
 
 Read-only, so reset does nothing. `[[Title]]` in article text becomes a link to `/wiki/Title`.
 The region is invented so that an agent cannot answer from memory.
@@ -91,7 +91,8 @@ class WikiSite:
 
     def _main(self, request: Request, match: re.Match[str]) -> Response:
         items = "".join(f"<li>{_linked(f'[[{t}]]')}</li>" for t in sorted(ARTICLES))
-        return self._page("Main page", f"<p>Welcome to the offline encyclopedia.</p><ul>{items}</ul>")
+        return self._page("Main page",
+                          f"<p>Welcome to the offline encyclopedia.</p><ul>{items}</ul>")
 
     def _search(self, request: Request, match: re.Match[str]) -> Response:
         words = request.query.get("q", "").lower().split()
