@@ -325,7 +325,8 @@ class EvaluatorPool:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         for process in self._processes:
-            process.close(graceful=False)  # nothing to flush; a clean exit of the library costs ~0.2 s
+            # nothing to flush; a clean exit of the library costs ~0.2 s
+            process.close(graceful=False)
 
     @property
     def identity(self) -> EvaluatorIdentity:
