@@ -226,10 +226,12 @@ class _Prepared:
 def score_output_dir(output_dir: Path, config: WebEnvConfig, *, python: str | None = None,
                      evaluator: EvaluatorProcess | None = None,
                      dataset: WebDataset | None = None, reuse: bool = True,
-                     progress: Progress | None = None) -> WebEvalSummary:
+                     progress: Progress | None = None,
+                     dataset_file: Path | None = None) -> WebEvalSummary:
     """Score every task folder of `output_dir`, write the result files, return the summary.
 
-    Pass a running `evaluator` (and `dataset`) to score several folders with one worker.
+    Pass a running `evaluator` (and `dataset`) to score several folders with one worker;
+    `dataset_file` (the tasks JSON `dataset` was read from) scores tasks of our own.
     """
     dataset = dataset if dataset is not None else load_env_dataset(python)
     env = evaluator_env(python)
@@ -238,7 +240,7 @@ def score_output_dir(output_dir: Path, config: WebEnvConfig, *, python: str | No
     salt = _digest_salt(env, dataset, config)
     environments = config.evaluator_environments()
     prepared = [_prepare(unit, dataset.tasks[unit.task_id], environments, warnings,
-                         salt if reuse else None) for unit in units]
+                         salt if reuse else None, dataset_file) for unit in units]
     with ExitStack() as stack:
         if evaluator is None and _needs_evaluator(prepared):
             evaluator = stack.enter_context(EvaluatorProcess.for_env(env))
@@ -339,7 +341,7 @@ def _require_sites(units: Iterable[TaskUnit], dataset: WebDataset, config: WebEn
 
 
 def _prepare(unit: TaskUnit, task: WebTask, environments: dict[str, Any], warnings: list[str],
-             salt: str | None) -> _Prepared:
+             salt: str | None, dataset_file: Path | None = None) -> _Prepared:
     """Check the attempt's files; with a salt, find a still-valid earlier record."""
     text, parsed, response_problem = read_agent_response(unit.folder / AGENT_RESPONSE)
     har_path = unit.folder / NETWORK_HAR
@@ -349,7 +351,8 @@ def _prepare(unit: TaskUnit, task: WebTask, environments: dict[str, Any], warnin
     if problem is not None or text is None:
         return replace(base, problem=problem)
     request = EvalRequest(id=f"{unit.task_id}/{unit.trial}", task_id=unit.task_id,
-                          agent_response=text, har_path=har_path, config=environments)
+                          agent_response=text, har_path=har_path, config=environments,
+                          dataset=dataset_file)
     digest = _digest(salt, task, text, har_path) if salt is not None else None
     cached = _cached_record(unit.folder, digest) if digest is not None else None
     return replace(base, request=request, digest=digest, cached=cached)

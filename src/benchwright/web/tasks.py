@@ -187,6 +187,15 @@ def load_dataset(dataset_dir: Path) -> WebDataset:
                       data_checksum=hashlib.sha256(raw_bytes).hexdigest())
 
 
+def load_task_file(path: Path) -> WebDataset:
+    """Tasks in one dataset-format JSON file of our own (e.g. the local suite); no subsets."""
+    raw_bytes = _read_bytes(path)
+    parsed = (_to_task(raw, path) for raw in _json_list(raw_bytes, path))
+    return WebDataset(tasks={task.task_id: task for task in parsed},
+                      subsets={subset: frozenset() for subset in Subset},
+                      source=path.parent, data_checksum=hashlib.sha256(raw_bytes).hexdigest())
+
+
 def _read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
