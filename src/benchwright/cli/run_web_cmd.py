@@ -7,15 +7,16 @@ import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchwright.errors import Interrupted, UserInputError
+from benchwright.fileio import write_text_atomic
 from benchwright.web.runs.extraction import ExtractorConfig
-from benchwright.web.runs.layout import WebRunLayout
+from benchwright.web.runs.layout import WebRunLayout, is_web_run
 from benchwright.web.runs.models import (
     AgentName,
     AgentSpec,
@@ -29,9 +30,13 @@ from benchwright.web.runs.runner import (
     execute_web_run,
     finished_trials,
     load_web_manifest,
+    score_run,
 )
 from benchwright.web.runs.suites import LOCAL, Suite, open_suite
 from benchwright.web.tasks import TaskFilter, parse_sites, parse_task_ids, select
+
+if TYPE_CHECKING:
+    from benchwright.web.stats_report import WebReport
 
 # Selects another registered trial runner (tests use `fake`); deliberately not a CLI option.
 RUNNER_ENV = "BENCHWRIGHT_WEB_TRIAL_RUNNER"
@@ -178,3 +183,33 @@ def _summary_line(result: WebRunResult) -> str:
     return (f"{result.n_passed}/{result.n_trials} trials passed "
             f"({100 * result.pass_rate:.1f}%) over {result.n_tasks} tasks, "
             f"{result.n_errors} errors{state}\nrun: {result.run_dir}")
+
+
+def eval_web_run(run_dir: Path, config: Path | None, as_json: bool) -> None:
+    """`benchwright eval RUN_DIR` on a web run: re-score every trial offline, rewrite report.md."""
+    from benchwright.cli.web_cmd import _eval_json, _print_report
+    from benchwright.web.stats_report import build_report, render_markdown
+
+    err = Console(stderr=True)
+    with err.status("scoring") as status:
+        summary = score_run(run_dir, lambda msg: status.update(f"scoring {msg}"), force=True,
+                            config=config)
+    report = build_report(summary)
+    write_text_atomic(WebRunLayout(run_dir).report_md, render_markdown(report))
+    if as_json:
+        typer.echo(json.dumps(_eval_json(summary, report), indent=2))
+        return
+    _print_report(Console(), summary, report)
+
+
+def web_run_report(run_dir: Path, baseline: Path | None) -> WebReport:
+    """The statistics of a scored web run (against a baseline run or scored folder)."""
+    from benchwright.web.scoring import load_summary
+    from benchwright.web.stats_report import build_report
+
+    before = load_summary(_tasks_dir(baseline)) if baseline is not None else None
+    return build_report(load_summary(_tasks_dir(run_dir)), before)
+
+
+def _tasks_dir(folder: Path) -> Path:
+    return WebRunLayout(folder).tasks_dir if is_web_run(folder) else folder
