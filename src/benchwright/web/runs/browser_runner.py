@@ -7,7 +7,7 @@ import importlib
 from typing import Any
 
 from benchwright.errors import PrerequisiteError
-from benchwright.web.runs.models import TrialOutcome, TrialRequest
+from benchwright.web.runs.models import TrialOutcome, TrialRequest, TrialStatus
 
 
 def _trial_module() -> Any:
@@ -31,10 +31,18 @@ class BrowserTrialRunner:
             self._browser = self._trial.SharedBrowser()
         native = self._trial.TrialRequest.model_validate(request.model_dump())
         outcome = self._trial.run_trial(native, browser=self._browser)
-        return TrialOutcome.model_validate(outcome.model_dump(mode="json"))
+        return as_outcome(outcome.model_dump(mode="json"))
 
     def close(self) -> None:
         """Close the shared browser."""
         if self._browser is not None and hasattr(self._browser, "close"):
             self._browser.close()
         self._browser = None
+
+
+def as_outcome(data: dict[str, Any]) -> TrialOutcome:
+    """The browser track's outcome in our terms; a status we do not know is an agent error."""
+    if data.get("status") not in {s.value for s in TrialStatus}:
+        data = {**data, "status": TrialStatus.AGENT_ERROR,
+                "errors": [*data.get("errors", []), f"trial status {data.get('status')!r}"]}
+    return TrialOutcome.model_validate(data)

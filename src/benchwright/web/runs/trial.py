@@ -31,7 +31,8 @@ from benchwright.web.runs.models import (
 from benchwright.web.scoring import AGENT_RESPONSE, METRICS
 from benchwright.web.tasks import WebTask
 
-_KIND = {TrialStatus.COMPLETED: OutcomeKind.ANSWERED, TrialStatus.STEP_LIMIT: OutcomeKind.STEP_LIMIT}
+_KIND = {TrialStatus.COMPLETED: OutcomeKind.ANSWERED,
+         TrialStatus.STEP_LIMIT: OutcomeKind.STEP_LIMIT}
 
 
 def fresh_dir(path: Path) -> Path:
