@@ -19,6 +19,10 @@ AGENTS: dict[str, str] = {
     "replay": "benchwright.coding.agents.replay:ReplayAgent",
     "command": "benchwright.coding.agents.command:CommandAgent",
 }
+TRIAL_RUNNERS: dict[str, str] = {
+    "browser": "benchwright.web.runs.browser_runner:BrowserTrialRunner",
+    "fake": "benchwright.web.runs.fake_runner:FakeTrialRunner",
+}
 GRADERS: dict[str, str] = {
     "scbench-pytest": "benchwright.coding.grading:grade_checkpoint",
 }

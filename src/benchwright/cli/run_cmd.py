@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchwright.cli.render import run_summary_view
+from benchwright.cli.run_web_cmd import run_web_cmd
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
@@ -28,6 +29,7 @@ from benchwright.runs.models import CheckpointRecord, RunConfig, RunResult
 from benchwright.runs.runner import create_run, execute, load_manifest, refresh_checksums
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
+app.command("web")(run_web_cmd)
 
 
 @app.command("coding")

@@ -195,7 +195,8 @@ def load_task_file(path: Path) -> WebDataset:
     parsed = (_to_task(raw, path) for raw in _json_list(raw_bytes, path))
     tasks = {task.task_id: task for task in parsed}
     return WebDataset(tasks=tasks, subsets={subset: frozenset() for subset in Subset},
-                      source=path.parent, data_checksum=hashlib.sha256(raw_bytes).hexdigest())
+                      source=path.parent, data_checksum=hashlib.sha256(raw_bytes).hexdigest(),
+                      evaluator_file=path)
 
 
 def _read_bytes(path: Path) -> bytes:
