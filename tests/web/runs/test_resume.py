@@ -59,7 +59,8 @@ def _run(argv: list[str], env: dict[str, str], kill_after: float | None) -> int 
         return None
 
 
-def _run_until_journal(argv: list[str], env: dict[str, str], journal: Path, lines: int) -> int | None:
+def _run_until_journal(argv: list[str], env: dict[str, str], journal: Path,
+                       lines: int) -> int | None:
     """Run the command and SIGKILL it once the journal holds `lines` records (None if killed).
 
     Killing on the journal's progress, not after a fixed delay, makes sure one kill lands
