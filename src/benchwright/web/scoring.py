@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchwright import __version__
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_json_atomic
+from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.toolenvs import BuiltEnv
 from benchwright.web.config import ENV_PREFIX, ENV_SUFFIX, WebEnvConfig
 from benchwright.web.evaluator import (
@@ -248,9 +248,6 @@ def score_output_dir(output_dir: Path, config: WebEnvConfig, *, python: str | No
                 env, workers_for(sum(item.cached is None for item in prepared))))
         identity = evaluator.identity if evaluator else _cached_identity(prepared)
         records = _score(prepared, evaluator, identity, progress)
-    for item, record in zip(prepared, records, strict=True):
-        if item.cached is None:
-            write_json_atomic(item.unit.folder / EVAL_RESULT, record.model_dump(mode="json"))
     summary = _summary(output_dir, config, identity, prepared, records, warnings)
     write_json_atomic(output_dir / SUMMARY, summary.model_dump(mode="json"))
     return summary
@@ -429,7 +426,10 @@ def _read_metrics(path: Path, warnings: list[str]) -> TaskMetrics | None:
 
 def _score(prepared: list[_Prepared], evaluator: EvaluatorPool | EvaluatorProcess | None,
            identity: EvaluatorIdentity, progress: Progress | None) -> list[TaskEvalRecord]:
-    """A record per attempt, in order: earlier verdicts, layout errors, fresh verdicts."""
+    """A record per attempt, in order: earlier verdicts, layout errors, fresh verdicts.
+
+    Each new record is written as soon as it exists: the writing overlaps the workers' scoring,
+    and a scoring killed half-way keeps what it finished."""
     to_run = [item for item in prepared if item.cached is None and item.request is not None]
     fresh: dict[int, TaskEvalRecord] = {}
     if to_run:
@@ -438,9 +438,17 @@ def _score(prepared: list[_Prepared], evaluator: EvaluatorPool | EvaluatorProces
         for item, verdict in zip(to_run, verdicts, strict=True):
             if progress is not None:
                 progress(f"task {item.unit.task_id} trial {item.unit.trial}")
-            fresh[id(item)] = _evaluated_record(item, verdict)
-    return [item.cached or fresh.get(id(item)) or _layout_record(item, identity)
-            for item in prepared]
+            fresh[id(item)] = _write_record(item, _evaluated_record(item, verdict))
+    return [item.cached or fresh.get(id(item))
+            or _write_record(item, _layout_record(item, identity)) for item in prepared]
+
+
+def _write_record(item: _Prepared, record: TaskEvalRecord) -> TaskEvalRecord:
+    # a cache of a deterministic verdict: atomic, but not fsynced (a file torn by a power cut
+    # fails validation or its digest and is simply scored again)
+    write_text_atomic(item.unit.folder / EVAL_RESULT, record.model_dump_json(indent=2) + "\n",
+                      durable=False)
+    return record
 
 
 def _common(item: _Prepared) -> dict[str, Any]:
