@@ -3,16 +3,16 @@ evaluator. With no options: the local suite, served on loopback, with the script
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.errors import Interrupted, UserInputError
 from benchwright.fileio import write_text_atomic
 from benchwright.web.runs.extraction import ExtractorConfig
@@ -91,7 +91,7 @@ def run_web_cmd(
         create_web_run(run_config, run_dir, opened)
     result = _execute(run_dir, quiet=as_json)
     if as_json:
-        typer.echo(json.dumps(_summary(result), indent=2))
+        echo_json(result_fields(result))
     else:
         Console().print(_summary_line(result), highlight=False)
         Console(stderr=True).print(f"[dim]report: {result.report}[/]")
@@ -172,11 +172,6 @@ def _execute(run_dir: Path, quiet: bool) -> WebRunResult:
                           ) from None
 
 
-def _summary(result: WebRunResult) -> dict[str, Any]:
-    data = result.model_dump(mode="json")
-    data.pop("format")
-    return data
-
 
 def _summary_line(result: WebRunResult) -> str:
     state = "" if result.complete else " (incomplete: resume with --resume)"
@@ -187,7 +182,7 @@ def _summary_line(result: WebRunResult) -> str:
 
 def eval_web_run(run_dir: Path, config: Path | None, as_json: bool) -> None:
     """`benchwright eval RUN_DIR` on a web run: re-score every trial offline, rewrite report.md."""
-    from benchwright.cli.web_cmd import _eval_json, _print_report
+    from benchwright.cli.web_cmd import eval_json, print_report
     from benchwright.web.stats_report import build_report, render_markdown
 
     err = Console(stderr=True)
@@ -197,9 +192,9 @@ def eval_web_run(run_dir: Path, config: Path | None, as_json: bool) -> None:
     report = build_report(summary)
     write_text_atomic(WebRunLayout(run_dir).report_md, render_markdown(report))
     if as_json:
-        typer.echo(json.dumps(_eval_json(summary, report), indent=2))
+        echo_json(eval_json(summary, report))
         return
-    _print_report(Console(), summary, report)
+    print_report(Console(), summary, report)
 
 
 def web_run_report(run_dir: Path, baseline: Path | None) -> WebReport:

@@ -5,25 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
+from benchwright.runs.layout import MANIFEST, RunFiles
 from benchwright.web.scoring import TRIAL_PREFIX
 
-MANIFEST: Final = "manifest.json"
 JOURNAL: Final = "journal.jsonl"
 TASKS: Final = "tasks"
-REPORT_MD: Final = "report.md"
-RESULT_JSON: Final = "result.json"
 HISTORY: Final = "history.json"
 
 
-class WebRunLayout:
+class WebRunLayout(RunFiles):
     """Paths inside one web run directory."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    @property
-    def manifest(self) -> Path:
-        return self.root / MANIFEST
 
     @property
     def journal(self) -> Path:
@@ -33,14 +24,6 @@ class WebRunLayout:
     def tasks_dir(self) -> Path:
         """The official layout (`<task_id>/trial_<n>/`) that scoring reads."""
         return self.root / TASKS
-
-    @property
-    def report_md(self) -> Path:
-        return self.root / REPORT_MD
-
-    @property
-    def result_json(self) -> Path:
-        return self.root / RESULT_JSON
 
     def trial_dir(self, task_id: int, trial: int) -> Path:
         return self.tasks_dir / str(task_id) / f"{TRIAL_PREFIX}{trial}"
