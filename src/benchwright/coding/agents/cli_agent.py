@@ -10,16 +10,19 @@ an unreachable endpoint) end as `AgentStatus.INFRA_ERROR`, not as the agent's fa
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus, Usage
-from benchwright.coding.agents.prices import price_of
+from benchwright.coding.agents.prices import Price, price_of
 from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
 from benchwright.errors import PrerequisiteError
 from benchwright.interpreters import Interpreter
@@ -114,6 +117,7 @@ class CliAgent:
             (home / rel).parent.mkdir(parents=True, exist_ok=True)
             (home / rel).write_text(text)
         result = self._run(ctx, home, launch)
+        self._scrub(ctx.artifacts_dir)
         parsed = self.parse(_lines(ctx.artifacts_dir / RAW_LOG))
         status, error = classify(result, parsed, ctx.artifacts_dir / STDERR_LOG)
         usage, source = self._costed(parsed)
@@ -158,15 +162,46 @@ class CliAgent:
         env |= {k: os.environ[k] for k in _PASSTHROUGH if k in os.environ}
         return env | self.secrets
 
+    def _scrub(self, folder: Path) -> None:
+        """Replace credential values in the agent's logs (an agent may echo its environment)."""
+        for name in (RAW_LOG, STDERR_LOG):
+            path = folder / name
+            if not path.is_file():
+                continue
+            text = original = path.read_text(errors="replace")
+            for key, value in self.secrets.items():
+                if len(value) >= 8:  # a placeholder like "x" is no secret, and is everywhere
+                    text = text.replace(value, f"<redacted:{key}>")
+            if text != original:
+                path.write_text(text)
+
     def _costed(self, parsed: Parsed) -> tuple[Usage, CostSource]:
         usage = parsed.usage
         if parsed.cost_reported:
             return usage, CostSource.AGENT
-        price = price_of(self.model)
+        price = self._price()
         if price is None:
             return usage, CostSource.UNKNOWN
         cost = round(price.cost(usage.input_tokens, usage.output_tokens), 6)
         return usage.model_copy(update={"cost_usd": cost}), CostSource.PRICE_TABLE
+
+
+    def _price(self) -> Price | None:
+        given = self.settings.input_price_per_mtok, self.settings.output_price_per_mtok
+        if given[0] is not None and given[1] is not None:
+            return Price(input=given[0], output=given[1])
+        return price_of(self.model)
+
+
+def json_events(lines: list[str]) -> Iterator[dict[str, Any]]:
+    """The JSON objects among a log's lines (agents mix in plain-text lines)."""
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            yield event
 
 
 def classify(result: ExecResult, parsed: Parsed, stderr: Path) -> tuple[AgentStatus, str | None]:

@@ -2,7 +2,9 @@
 
 An npm package lands in `<cache>/tools/<package>-<version>/` (the cache is $BENCHWRIGHT_CACHE_DIR,
 else ~/.cache/benchwright), installed with `npm install --prefix` and `--ignore-scripts`: the
-packages pinned here ship prebuilt binaries and need no install script. A finished folder carries
+packages pinned here ship prebuilt binaries in per-platform optional dependencies, and the install
+scripts we skip only copy that binary over the launcher; we run the platform binary directly
+(`NpmTool.native`) instead. A finished folder carries
 a marker file; a half-installed one (a crash, a kill -9) has none and is installed again. A file
 lock keeps two runs from installing the same tool at once. The user's real HOME, PATH and global
 npm folders are never touched.
@@ -13,6 +15,7 @@ Python agents (OpenHands) get a uv environment from `benchwright.toolenvs` the s
 from __future__ import annotations
 
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -38,13 +41,18 @@ class NpmTool(BaseModel):
     """The executable it puts in node_modules/.bin."""
     min_node: int | None = None
     """The oldest Node.js major version it runs on, when it runs on Node (None: a native binary)."""
+    native: str | None = None
+    """The prebuilt binary to run instead of the launcher, relative to node_modules; `{arch}` is
+    x64 or arm64 (None: run the launcher in node_modules/.bin)."""
 
 
 # Newest versions on npm on 2026-11-22 (`npm view PACKAGE version`), each run here end to end.
-CLAUDE_CODE = NpmTool(package="@anthropic-ai/claude-code", version="2.1.330", bin="claude")
-CODEX = NpmTool(package="@openai/codex", version="0.169.0", bin="codex")
+CLAUDE_CODE = NpmTool(package="@anthropic-ai/claude-code", version="2.1.330", bin="claude",
+                      native="@anthropic-ai/claude-code-linux-{arch}/claude")
+CODEX = NpmTool(package="@openai/codex", version="0.169.0", bin="codex", min_node=16)
 GEMINI_CLI = NpmTool(package="@google/gemini-cli", version="0.61.0", bin="gemini", min_node=20)
-OPENCODE = NpmTool(package="opencode-ai", version="1.18.33", bin="opencode")
+OPENCODE = NpmTool(package="opencode-ai", version="1.18.33", bin="opencode",
+                   native="opencode-linux-{arch}/bin/opencode")
 # OpenHands 1.x dropped the `openhands.core.main` headless entry point that SCBench drives.
 OPENHANDS_REQUIREMENT = "openhands-ai==0.62.0"
 
@@ -60,7 +68,19 @@ class InstalledTool(BaseModel):
     @property
     def executable(self) -> Path:
         """The CLI's entry point."""
-        return self.path / "node_modules" / ".bin" / self.tool.bin
+        return entry_point(self.tool, self.path)
+
+
+def entry_point(tool: NpmTool, path: Path) -> Path:
+    """What to run in the tool folder `path`: the native binary, else the launcher."""
+    if tool.native is not None:
+        return path / "node_modules" / tool.native.format(arch=_arch())
+    return path / "node_modules" / ".bin" / tool.bin
+
+
+def _arch() -> str:
+    machine = platform.machine().lower()
+    return "arm64" if machine in ("aarch64", "arm64") else "x64"
 
 
 def tools_root() -> Path:
@@ -94,7 +114,7 @@ def _install(tool: NpmTool, path: Path) -> None:
         [require_npm(), "install", "--prefix", str(path), "--ignore-scripts", "--no-audit",
          "--no-fund", "--loglevel=error", spec],
         capture_output=True, text=True, env=dict(os.environ))
-    if proc.returncode != 0 or not (path / "node_modules" / ".bin" / tool.bin).exists():
+    if proc.returncode != 0 or not entry_point(tool, path).exists():
         shutil.rmtree(path, ignore_errors=True)
         detail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
         raise EnvironmentBuildError(
