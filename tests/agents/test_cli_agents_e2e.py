@@ -86,7 +86,7 @@ def assert_passed_with_usage(result: RunResult, record: dict[str, Any],
     usage = record["agent"]["usage"]
     assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0 and usage["steps"] >= 2
     assert usage["cost_usd"] > 0
-    trajectory = json.loads((agent_dir / "trajectory.json").read_text())
+    trajectory: dict[str, Any] = json.loads((agent_dir / "trajectory.json").read_text())
     assert trajectory["format"] == "benchwright.trajectory/1"
     assert trajectory["usage"] == usage
     assert any(c for s in trajectory["steps"] for c in s["tool_calls"])
