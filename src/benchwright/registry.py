@@ -19,6 +19,7 @@ AGENTS: dict[str, str] = {
     "replay": "benchwright.coding.agents.replay:ReplayAgent",
     "command": "benchwright.coding.agents.command:CommandAgent",
     "claude_code": "benchwright.coding.agents.claude_code:ClaudeCodeAgent",
+    "codex": "benchwright.coding.agents.codex:CodexAgent",
 }
 GRADERS: dict[str, str] = {
     "scbench-pytest": "benchwright.coding.grading:grade_checkpoint",

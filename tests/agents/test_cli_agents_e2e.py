@@ -119,3 +119,27 @@ def test_claude_code_solves_the_first_checkpoint(
     assert calls[0].path.startswith("/v1/messages")
     assert "Bash" in [t["name"] for t in calls[0].body["tools"]]
     assert calls[0].body["thinking"]["budget_tokens"] == 2048
+
+
+def test_codex_solves_the_first_checkpoint(
+        installed: Callable[[toolchain.NpmTool], toolchain.InstalledTool], problems_dir: Path,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    installed(toolchain.CODEX)
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    script = Script.model_validate({"untooled": {"text": "ok"}, "turns": [
+        {"text": "I will write the program.", "tool_calls": [
+            {"name": "exec_command", "arguments": {"cmd": write_solution_command(problems_dir)}}],
+         "usage": {"input_tokens": 5000, "output_tokens": 900}},
+        {"text": "Done: ledger.py prints the balances.",
+         "usage": {"input_tokens": 6000, "output_tokens": 20}}]})
+    with FakeLLMServer(script) as server:
+        result, record = run_agent(problems_dir, tmp_path / "run", "codex", "gpt-5",
+                                   server.base_url, thinking_budget=32000)
+        calls = server.model_calls
+    trajectory = assert_passed_with_usage(result, record, tmp_path / "run")
+    usage = record["agent"]["usage"]
+    assert trajectory["cost_source"] == "price_table"
+    assert (usage["input_tokens"], usage["output_tokens"]) == (11000, 920)
+    assert usage["cost_usd"] == pytest.approx((11000 * 1.25 + 920 * 10.0) / 1e6)
+    assert calls[0].path == "/v1/responses" and calls[0].body["reasoning"]["effort"] == "high"
+    assert "exec_command" in [t.get("name") for t in calls[0].body["tools"]]

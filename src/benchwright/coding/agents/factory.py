@@ -12,6 +12,7 @@ from benchwright.runs.models import RunConfig
 # Agents built from the model name and `agent_settings` (they call an LLM themselves).
 LLM_AGENTS = {
     "claude_code",
+    "codex",
 }
 
 
