@@ -20,6 +20,7 @@ AGENTS: dict[str, str] = {
     "command": "benchwright.coding.agents.command:CommandAgent",
     "claude_code": "benchwright.coding.agents.claude_code:ClaudeCodeAgent",
     "codex": "benchwright.coding.agents.codex:CodexAgent",
+    "gemini": "benchwright.coding.agents.gemini:GeminiAgent",
 }
 GRADERS: dict[str, str] = {
     "scbench-pytest": "benchwright.coding.grading:grade_checkpoint",

@@ -56,11 +56,16 @@ def problems_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+def solution_files(problems: Path) -> list[Path]:
+    """The files of checkpoint 1's reference solution."""
+    solution = problems / PROBLEM / "solutions" / "checkpoint_1"
+    return [f for f in sorted(solution.iterdir()) if f.is_file()]
+
+
 def write_solution_command(problems: Path) -> str:
     """A shell command that writes checkpoint 1's reference solution into the cwd."""
-    solution = problems / PROBLEM / "solutions" / "checkpoint_1"
     return "\n".join(f"cat > {f.name} <<'BENCHWRIGHT_EOF'\n{f.read_text()}BENCHWRIGHT_EOF"
-                     for f in sorted(solution.iterdir()) if f.is_file())
+                     for f in solution_files(problems))
 
 
 def run_agent(problems: Path, out: Path, agent: str, model: str, base_url: str,
@@ -143,3 +148,31 @@ def test_codex_solves_the_first_checkpoint(
     assert usage["cost_usd"] == pytest.approx((11000 * 1.25 + 920 * 10.0) / 1e6)
     assert calls[0].path == "/v1/responses" and calls[0].body["reasoning"]["effort"] == "high"
     assert "exec_command" in [t.get("name") for t in calls[0].body["tools"]]
+
+
+def test_gemini_solves_the_first_checkpoint(
+        installed: Callable[[toolchain.NpmTool], toolchain.InstalledTool], problems_dir: Path,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    installed(toolchain.GEMINI_CLI)
+    monkeypatch.setenv("GEMINI_API_KEY", FAKE_KEY)
+    script = Script.model_validate({"untooled": {"text": "ok"}, "turns": [
+        # gemini's shell tool refuses the heredoc (it sees command substitution in the code)
+        {"text": "I will write the program.", "tool_calls": [
+            {"name": "write_file", "arguments": {"file_path": f.name, "content": f.read_text()}}
+            for f in solution_files(problems_dir)],
+         "usage": {"input_tokens": 5000, "output_tokens": 900}},
+        {"text": "Done: ledger.py prints the balances.",
+         "usage": {"input_tokens": 6000, "output_tokens": 20}}]})
+    with FakeLLMServer(script) as server:
+        result, record = run_agent(problems_dir, tmp_path / "run", "gemini", "gemini-2.5-pro",
+                                   server.base_url, thinking_budget=1024)
+        calls = server.model_calls
+    trajectory = assert_passed_with_usage(result, record, tmp_path / "run")
+    usage = record["agent"]["usage"]
+    assert trajectory["cost_source"] == "price_table" and usage["steps"] == 2
+    assert (usage["input_tokens"], usage["output_tokens"]) == (11000, 920)
+    assert usage["cost_usd"] == pytest.approx((11000 * 1.25 + 920 * 10.0) / 1e6)
+    assert "gemini-2.5-pro:streamGenerateContent" in calls[0].path
+    assert calls[0].body["generationConfig"]["thinkingConfig"]["thinkingBudget"] == 1024
+    declared = [d["name"] for t in calls[0].body["tools"] for d in t["functionDeclarations"]]
+    assert "run_shell_command" in declared

@@ -13,6 +13,7 @@ from benchwright.runs.models import RunConfig
 LLM_AGENTS = {
     "claude_code",
     "codex",
+    "gemini",
 }
 
 
