@@ -21,6 +21,7 @@ AGENTS: dict[str, str] = {
     "claude_code": "benchwright.coding.agents.claude_code:ClaudeCodeAgent",
     "codex": "benchwright.coding.agents.codex:CodexAgent",
     "gemini": "benchwright.coding.agents.gemini:GeminiAgent",
+    "opencode": "benchwright.coding.agents.opencode:OpencodeAgent",
 }
 GRADERS: dict[str, str] = {
     "scbench-pytest": "benchwright.coding.grading:grade_checkpoint",

@@ -176,3 +176,29 @@ def test_gemini_solves_the_first_checkpoint(
     assert calls[0].body["generationConfig"]["thinkingConfig"]["thinkingBudget"] == 1024
     declared = [d["name"] for t in calls[0].body["tools"] for d in t["functionDeclarations"]]
     assert "run_shell_command" in declared
+
+
+def test_opencode_solves_the_first_checkpoint(
+        installed: Callable[[toolchain.NpmTool], toolchain.InstalledTool], problems_dir: Path,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    installed(toolchain.OPENCODE)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    script = Script.model_validate({"untooled": {"text": "Ledger balances"}, "turns": [
+        {"text": "I will write the program.", "tool_calls": [
+            {"name": "bash", "arguments": {"command": write_solution_command(problems_dir),
+                                           "description": "Write ledger.py"}}],
+         "usage": {"input_tokens": 5000, "output_tokens": 900}},
+        {"text": "Done: ledger.py prints the balances.",
+         "usage": {"input_tokens": 6000, "output_tokens": 20}}]})
+    with FakeLLMServer(script) as server:
+        result, record = run_agent(problems_dir, tmp_path / "run", "opencode",
+                                   "anthropic/claude-sonnet-4-5", server.base_url,
+                                   thinking_budget=3000)
+        calls = [c for c in server.model_calls if c.body.get("tools")]
+    trajectory = assert_passed_with_usage(result, record, tmp_path / "run")
+    usage = record["agent"]["usage"]
+    assert trajectory["cost_source"] == "agent" and usage["steps"] == 2
+    assert (usage["input_tokens"], usage["output_tokens"]) == (11000, 920)
+    assert usage["cost_usd"] == pytest.approx((11000 * 3.0 + 920 * 15.0) / 1e6)
+    assert calls[0].path == "/v1/messages" and calls[0].body["thinking"]["budget_tokens"] == 3000
+    assert "bash" in [t["name"] for t in calls[0].body["tools"]]

@@ -14,6 +14,7 @@ LLM_AGENTS = {
     "claude_code",
     "codex",
     "gemini",
+    "opencode",
 }
 
 
