@@ -16,11 +16,14 @@ import pytest
 import yaml
 
 from benchwright.coding.agents import toolchain
+from benchwright.coding.agents.base import AgentContext, AgentStatus
 from benchwright.coding.examples import example_problem_dir
 from benchwright.executors.local import LocalExecutor
+from benchwright.interpreters import resolve_python
+from benchwright.registry import AGENTS, resolve
 from benchwright.runs.models import AgentSettings, RunConfig, RunResult
 from benchwright.runs.runner import create_run, execute
-from benchwright.sandbox import Limits
+from benchwright.sandbox import BwrapRuntime, Limits
 from benchwright.testing import FakeLLMServer, Script
 
 pytestmark = [
@@ -202,3 +205,38 @@ def test_opencode_solves_the_first_checkpoint(
     assert usage["cost_usd"] == pytest.approx((11000 * 3.0 + 920 * 15.0) / 1e6)
     assert calls[0].path == "/v1/messages" and calls[0].body["thinking"]["budget_tokens"] == 3000
     assert "bash" in [t["name"] for t in calls[0].body["tools"]]
+
+
+INFRA_CASES = {  # agent: (tool, model, credential variable)
+    "claude_code": (toolchain.CLAUDE_CODE, "claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+    "codex": (toolchain.CODEX, "gpt-5", "OPENAI_API_KEY"),
+    "gemini": (toolchain.GEMINI_CLI, "gemini-2.5-pro", "GEMINI_API_KEY"),
+    "opencode": (toolchain.OPENCODE, "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+}
+
+
+@pytest.mark.parametrize("agent", sorted(INFRA_CASES))
+def test_429_on_every_call_is_an_infra_error(
+        agent: str, installed: Callable[[toolchain.NpmTool], toolchain.InstalledTool],
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tool, model, variable = INFRA_CASES[agent]
+    installed(tool)
+    monkeypatch.setenv(variable, FAKE_KEY)
+    script = Script.model_validate({"turns": [{"text": "Done."}], "untooled": {"text": "ok"},
+                                    "fault_all": {"kind": "http_429", "retry_after": 0}})
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "agent").mkdir()
+    ctx = AgentContext(problem=PROBLEM, problem_dir=tmp_path, checkpoint="checkpoint_1", trial=1,
+                       workspace=tmp_path / "ws", prompt="Write hello.py.",
+                       prompt_file=tmp_path / "prompt.txt", is_continuation=False,
+                       artifacts_dir=tmp_path / "agent")
+    with FakeLLMServer(script) as server:
+        cls = resolve("agent", AGENTS, agent)
+        settings = AgentSettings(base_url=server.base_url, llm_retries=1, retry_backoff_s=0)
+        result = cls(model, settings, BwrapRuntime(), Limits(wall_clock_s=240),
+                     resolve_python(None)).act(ctx)
+        assert len(server.model_calls) >= 2  # the CLI retried
+    assert result.status == AgentStatus.INFRA_ERROR, result.error
+    assert result.error is not None and "provider" in result.error
+    trajectory = json.loads((tmp_path / "agent" / "trajectory.json").read_text())
+    assert trajectory["exit_status"] == "infra_error"
