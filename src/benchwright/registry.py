@@ -22,6 +22,7 @@ AGENTS: dict[str, str] = {
     "codex": "benchwright.coding.agents.codex:CodexAgent",
     "gemini": "benchwright.coding.agents.gemini:GeminiAgent",
     "opencode": "benchwright.coding.agents.opencode:OpencodeAgent",
+    "openhands": "benchwright.coding.agents.openhands:OpenhandsAgent",
 }
 GRADERS: dict[str, str] = {
     "scbench-pytest": "benchwright.coding.grading:grade_checkpoint",

@@ -76,7 +76,7 @@ def run_agent(problems: Path, out: Path, agent: str, model: str, base_url: str,
     """`benchwright run coding --agent AGENT` in-process; the run's result and its one record."""
     config = RunConfig(problems_dir=problems, problems=[PROBLEM], agent=agent, model=model,
                        agent_network=True, metrics=False,
-                       agent_limits=Limits(wall_clock_s=300, max_processes=1024),
+                       agent_limits=Limits(wall_clock_s=300),
                        agent_settings=AgentSettings(base_url=base_url, **settings))
     create_run(config, out)
     result = execute(out, config, LocalExecutor(workers=1))
@@ -240,3 +240,28 @@ def test_429_on_every_call_is_an_infra_error(
     assert result.error is not None and "provider" in result.error
     trajectory = json.loads((tmp_path / "agent" / "trajectory.json").read_text())
     assert trajectory["exit_status"] == "infra_error"
+
+
+@pytest.mark.skipif(shutil.which("python3.12") is None and not any(
+    Path("/root/.pyenv/versions").glob("3.12*")), reason="OpenHands needs Python 3.12")
+def test_openhands_solves_the_first_checkpoint(
+        problems_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LLM_API_KEY", FAKE_KEY)
+    script = Script.model_validate({"untooled": {"text": "ok"}, "turns": [
+        {"text": "I will write the program.", "tool_calls": [
+            {"name": "execute_bash", "arguments": {"command": write_solution_command(problems_dir),
+                                                   "security_risk": "LOW"}}],
+         "usage": {"input_tokens": 5000, "output_tokens": 900}},
+        {"text": "Done.", "tool_calls": [{"name": "finish", "arguments": {
+            "message": "ledger.py prints the balances."}}],
+         "usage": {"input_tokens": 6000, "output_tokens": 20}}]})
+    with FakeLLMServer(script) as server:
+        result, record = run_agent(problems_dir, tmp_path / "run", "openhands", "openai/gpt-5",
+                                   server.base_url)
+        calls = server.model_calls
+    trajectory = assert_passed_with_usage(result, record, tmp_path / "run")
+    usage = record["agent"]["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"]) == (11000, 920)
+    assert calls[0].path == "/v1/chat/completions"
+    assert "execute_bash" in [t["function"]["name"] for t in calls[0].body["tools"]]
+    assert trajectory["cost_source"] in ("agent", "price_table")

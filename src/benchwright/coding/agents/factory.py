@@ -15,6 +15,7 @@ LLM_AGENTS = {
     "codex",
     "gemini",
     "opencode",
+    "openhands",
 }
 
 
