@@ -18,6 +18,7 @@ import yaml
 from benchwright.coding.agents import toolchain
 from benchwright.coding.agents.base import AgentContext, AgentStatus
 from benchwright.coding.examples import example_problem_dir
+from benchwright.errors import BenchwrightError
 from benchwright.executors.local import LocalExecutor
 from benchwright.interpreters import resolve_python
 from benchwright.registry import AGENTS, resolve
@@ -26,10 +27,19 @@ from benchwright.runs.runner import create_run, execute
 from benchwright.sandbox import BwrapRuntime, Limits
 from benchwright.testing import FakeLLMServer, Script
 
+
+def _has_node() -> bool:
+    try:
+        toolchain.node_bin(20)
+    except BenchwrightError:
+        return False
+    return True
+
+
 pytestmark = [
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
-    pytest.mark.skipif(shutil.which("npm") is None or shutil.which("node") is None,
-                       reason="Node.js and npm are not installed (the agent CLIs come from npm)"),
+    pytest.mark.skipif(not _has_node(),
+                       reason="no Node.js >= 20 with npm (pip install 'benchwright[agents]')"),
 ]
 PROBLEM = "ledger_cli"
 FAKE_KEY = "sk-benchwright-fake-4d1e9b0c7a2f5e83"

@@ -58,6 +58,8 @@ class Launch(BaseModel):
     """What the sandbox must see besides the workspace, the HOME and the interpreter."""
     address_space_mb: int = 64 * 1024
     """The least address-space limit the CLI starts under."""
+    node_bin: Path | None = None
+    """The Node.js folder its launcher needs first on PATH (and visible in the sandbox)."""
 
 
 class Parsed(BaseModel):
@@ -145,6 +147,9 @@ class CliAgent:
         env = self._environment(home) | launch.env
         mounts = [Mount(path=self.interpreter.prefix), Mount(path=ctx.workspace, writable=True),
                   Mount(path=ctx.artifacts_dir, writable=True), *launch.mounts]
+        if launch.node_bin is not None:
+            env["PATH"] = f"{launch.node_bin}:{env['PATH']}"
+            mounts.append(Mount(path=launch.node_bin.parent))  # node's lib/ sits beside bin/
         limits = self.limits.model_copy(
             update={"memory_mb": max(self.limits.memory_mb, launch.address_space_mb)})
         with (ctx.artifacts_dir / RAW_LOG).open("wb") as out, \

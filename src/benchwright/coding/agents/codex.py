@@ -46,7 +46,8 @@ class CodexAgent(CliAgent):
             argv += ["-c", f"model_reasoning_effort={effort}"]
         return Launch(argv=argv, env={"CODEX_HOME": str(home / ".codex")},
                       files={".codex/config.toml": self.config_toml()},
-                      mounts=[Mount(path=self.tool.path)])
+                      mounts=[Mount(path=self.tool.path)],
+                      node_bin=self.tool.node_bin)
 
     def config_toml(self) -> str:
         """The provider and policies; the key itself is read by codex from $OPENAI_API_KEY."""

