@@ -182,8 +182,11 @@ def test_command_agent_gets_the_prompt_and_a_regression_is_flagged(
     assert solved["difference"]["value"] == pytest.approx(0.25 - 1.0)
 
 
+SLEEP = f"sleep 120.{os.getpid()}"  # a command no other test session runs
+
+
 def _agent_sleeping() -> bool:
-    found = subprocess.run(["pgrep", "-f", "^sleep 120$"], capture_output=True, text=True)
+    found = subprocess.run(["pgrep", "-f", f"^{SLEEP}$"], capture_output=True, text=True)
     return bool(found.stdout.strip())
 
 
@@ -202,7 +205,7 @@ def test_ctrl_c_stops_cleanly_without_orphans(tmp_path: Path) -> None:
     # an agent that is still working when Ctrl-C comes, however fast or slow this machine is
     proc = subprocess.Popen([sys.executable, "-m", "benchwright", "run", "coding",
                              "--problems-dir", str(QUICK), "--trials", "2", "--workers", "2",
-                             "--agent", "command", "--agent-command", "sleep 120",
+                             "--agent", "command", "--agent-command", SLEEP,
                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env={**os.environ, "COLUMNS": "200"})
     deadline = time.monotonic() + 60
@@ -213,6 +216,9 @@ def test_ctrl_c_stops_cleanly_without_orphans(tmp_path: Path) -> None:
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     assert "--resume" in stderr and "Traceback" not in stderr
+    deadline = time.monotonic() + 10
+    while _agent_sleeping() and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert not _agent_sleeping()
     time.sleep(0.5)
     leftover = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)

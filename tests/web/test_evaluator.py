@@ -89,6 +89,28 @@ def test_one_process_scores_a_batch_and_is_gone_after(
     assert _wait_gone(pid, 1.0)
 
 
+def test_a_pool_forks_its_workers_from_the_first_and_survives_losing_one(
+        tmp_path: Path, wv_env: BuiltEnv, dataset: WebDataset, local_cfg: WebEnvConfig) -> None:
+    task = dataset.tasks[0]
+    write_log(tmp_path / "0", expected_answer(task), [start_entry(task, local_cfg)])
+    request = EvalRequest(id="", task_id=0, agent_response=expected_answer(task),
+                          har_path=tmp_path / "0" / "network.har",
+                          config=local_cfg.evaluator_environments())
+    batch = [request.model_copy(update={"id": str(i)}) for i in range(6)]
+    with EvaluatorPool.for_env(wv_env, workers=2) as pool:
+        assert [v.score for v in pool.evaluate_all(batch)] == [1.0] * 6
+        first, second = (process.pid for process in pool._processes)
+        assert first is not None and second is not None and first != second
+        assert _parent_of(second) == first  # forked: one start-up for both
+        os.kill(second, 9)  # its first request fails; it is started again for the rest
+        assert [v.score for v in pool.evaluate_all(batch)] == [1.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+    assert _wait_gone(first, 2.0) and _wait_gone(second, 2.0)
+
+
+def _parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
 def test_a_custom_dataset_is_scored_and_a_missing_one_refused(
         tmp_path: Path, wv_env: BuiltEnv, dataset: WebDataset, local_cfg: WebEnvConfig) -> None:
     raw = json.loads((dataset_dir(wv_env) / "webarena-verified.json").read_text())

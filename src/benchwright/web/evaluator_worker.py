@@ -142,13 +142,49 @@ def _memoize_data_checksum() -> None:
 
 
 def main() -> int:
-    """Serve requests until stdin closes."""
+    """Serve requests until stdin closes; first fork the workers asked for with `--forks`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends us
+    forks = _fork_pipes(sys.argv[1:])
     out = _protocol_stream()
-    _send(out, _identity())
+    hello = _identity()
     _memoize_data_checksum()
+    if forks:
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # forked workers are reaped by the kernel
+    for index in range(len(forks)):
+        if os.fork() == 0:
+            return _serve_fork(forks, index, out, hello)
+    for fd in (fd for pair in forks for fd in pair):
+        os.close(fd)
+    _send(out, {**hello, "pid": os.getpid()})
+    return _serve(sys.stdin, out)
+
+
+def _fork_pipes(args: list[str]) -> list[tuple[int, int]]:
+    """`--forks IN:OUT,IN:OUT`: the pipe ends of each worker to fork (requests in, replies out)."""
+    if len(args) != 2 or args[0] != "--forks":
+        return []
+    return [(int(a), int(b)) for a, b in (pair.split(":") for pair in args[1].split(","))]
+
+
+def _serve_fork(forks: list[tuple[int, int]], index: int, parent_out: TextIO,
+                hello: dict[str, Any]) -> int:
+    """A forked worker: shares the imported library with its parent (no second start-up) and
+    holds only its own pipe ends, so each side sees the other's end of input."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    in_fd, out_fd = forks[index]
+    for fd in (fd for i, pair in enumerate(forks) if i != index for fd in pair):
+        os.close(fd)
+    parent_out.close()
+    sys.stdin.close()
+    out = os.fdopen(out_fd, "w", encoding="utf-8", buffering=1)
+    _send(out, {**hello, "pid": os.getpid()})
+    _serve(os.fdopen(in_fd, encoding="utf-8"), out)
+    os._exit(0)
+
+
+def _serve(requests: TextIO, out: TextIO) -> int:
     evaluators = _Evaluators()
-    while line := sys.stdin.readline():
+    while line := requests.readline():
         if not line.strip():
             continue
         try:
