@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from benchwright.fileio import write_text_atomic
-from benchwright.runs.models import CheckpointRecord
+from benchwright.runs.models import CheckpointRecord, InfraErrorRecord
 
 
 def read_records(path: Path) -> list[CheckpointRecord]:
@@ -41,3 +41,13 @@ def append_record(path: Path, record: CheckpointRecord) -> None:
 def rewrite(path: Path, records: list[CheckpointRecord]) -> None:
     """Replace the journal with exactly these records, atomically."""
     write_text_atomic(path, "".join(r.model_dump_json() + "\n" for r in records))
+
+
+def read_infra_error(path: Path) -> InfraErrorRecord | None:
+    """The attempt's infrastructure error, if it has one (an unreadable file counts as none)."""
+    if not path.is_file():
+        return None
+    try:
+        return InfraErrorRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError:
+        return None

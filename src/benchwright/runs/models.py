@@ -15,6 +15,37 @@ from benchwright.metrics.erosion import QualitySummary
 from benchwright.sandbox import Limits
 
 
+class AgentSettings(BaseModel):
+    """Limits, endpoint and retry policy for agents that call an LLM (`-A key=value` on the CLI)."""
+
+    base_url: str | None = None
+    """The model provider's base URL (for `mini`: an OpenAI-compatible `/v1` URL); None: the
+    provider's own. Point it at `benchwright testing fake-llm` to run offline."""
+    step_limit: int = Field(default=100, ge=0)
+    """Model calls allowed per checkpoint (0: no limit)."""
+    cost_limit_usd: float = Field(default=3.0, ge=0)
+    """Spend allowed per checkpoint in US dollars (0: no limit)."""
+    command_timeout_s: float = Field(default=300.0, gt=0)
+    """Wall-clock limit of one tool command the agent runs."""
+    request_timeout_s: float = Field(default=600.0, gt=0)
+    """Seconds one model call may take before it counts as a provider timeout."""
+    llm_retries: int = Field(default=6, ge=0)
+    """Retries of a model call that hit a 429, a 5xx, a timeout or a broken reply."""
+    retry_backoff_s: float = Field(default=2.0, ge=0)
+    """First wait before such a retry; doubled each time, at most 60 s (or the retry-after)."""
+    infra_retries: int = Field(default=2, ge=0)
+    """Times a checkpoint is re-run from its starting files after an infrastructure error."""
+    infra_backoff_s: float = Field(default=60.0, ge=0)
+    """First wait before re-running a checkpoint; doubled each time."""
+    input_price_per_mtok: float | None = Field(default=None, ge=0)
+    """US dollars per million prompt tokens, overriding the price table (custom models)."""
+    output_price_per_mtok: float | None = Field(default=None, ge=0)
+    """US dollars per million generated tokens, overriding the price table."""
+    thinking_budget: int | None = Field(default=None, ge=0)
+    """Reasoning tokens per model call for agents that take a budget (claude_code, gemini; codex
+    and opencode map it to an effort level); None: the agent's default, 0: thinking off."""
+
+
 class RunConfig(BaseModel):
     """Everything that decides what a run does; saved in the manifest and reused on resume."""
 
@@ -44,6 +75,8 @@ class RunConfig(BaseModel):
     """Sandbox limits for the agent's turn."""
     agent_network: bool = False
     """Whether the agent's sandbox has the network (an agent that calls an LLM needs it)."""
+    agent_settings: AgentSettings = Field(default_factory=AgentSettings)
+    """Limits, endpoint and retries for agents that call an LLM."""
     unsafe_no_sandbox: bool = False
     """Run agents and tests on the host, without bubblewrap."""
     metrics: bool = True
@@ -110,6 +143,30 @@ class CheckpointRecord(BaseModel):
     """When the record was written (UTC, ISO 8601)."""
 
 
+class InfraErrorRecord(BaseModel):
+    """`trial_N/infra_error.json`: the checkpoint where the model provider failed past every retry.
+
+    It is not graded and not in the journal; the attempt stops there, is left out of scores,
+    and `--resume` deletes this file and runs the checkpoint again."""
+
+    format: Literal["benchwright.infra-error/1"] = "benchwright.infra-error/1"
+    """The file's format and version."""
+    problem: str
+    """The problem."""
+    trial: int
+    """The trial, from 1."""
+    checkpoint: str
+    """The checkpoint that could not be run."""
+    index: int
+    """Its position in the problem, from 1."""
+    attempts: int
+    """Times the agent was started on it (1 + the re-runs)."""
+    agent: AgentResult
+    """The last attempt's result (status `infra_error`, what it spent, the error)."""
+    finished_at: str
+    """When the last attempt gave up (UTC, ISO 8601)."""
+
+
 class ChainSummary(BaseModel):
     """How one problem x trial went."""
 
@@ -123,6 +180,8 @@ class ChainSummary(BaseModel):
     """Finished checkpoints, in order."""
     error: str | None = None
     """Why the attempt could not go on (a broken problem), if it could not."""
+    infra_error: InfraErrorRecord | None = None
+    """The checkpoint where the provider failed, if it did (the attempt is left out of scores)."""
 
     @property
     def solved(self) -> bool:
@@ -151,7 +210,11 @@ class RunResult(BaseModel):
     """Problems with every checkpoint solved in every trial."""
     n_problems_partial: int
     """Problems with at least one checkpoint solved, but not solved."""
+    n_checkpoints_infra_error: int = 0
+    """Checkpoints not graded because the model provider failed (`--resume` redoes them)."""
     complete: bool
     """Whether every attempt ran to its end."""
     errors: list[str] = Field(default_factory=list)
     """Attempts that could not run, and why."""
+    infra_errors: list[str] = Field(default_factory=list)
+    """Checkpoints stopped by infrastructure errors, and why."""
