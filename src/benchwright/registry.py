@@ -18,6 +18,7 @@ AGENTS: dict[str, str] = {
     "oracle": "benchwright.coding.agents.oracle:OracleAgent",
     "replay": "benchwright.coding.agents.replay:ReplayAgent",
     "command": "benchwright.coding.agents.command:CommandAgent",
+    "mini": "benchwright.coding.agents.mini:MiniAgent",
 }
 GRADERS: dict[str, str] = {
     "scbench-pytest": "benchwright.coding.grading:grade_checkpoint",

@@ -10,7 +10,13 @@ from pydantic import ValidationError
 
 from benchwright.coding.agents.base import AgentStatus, Usage
 from benchwright.coding.agents.trajectory import (
-    Role, Step, ToolCall, ToolResult, Trajectory, load_trajectory)
+    Role,
+    Step,
+    ToolCall,
+    ToolResult,
+    Trajectory,
+    load_trajectory,
+)
 
 
 def test_round_trip(tmp_path: Path) -> None:

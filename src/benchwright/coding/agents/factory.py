@@ -20,6 +20,9 @@ def build_agent(config: RunConfig, problem: ProblemConfig, runtime: Runtime,
         if config.replay_from is None:
             raise UserInputError("the replay agent needs --replay-from RUN_DIR")
         agent = cls(config.replay_from, keep)
+    elif config.agent == "mini":
+        agent = cls(config.model, config.agent_settings, runtime, config.agent_limits,
+                    resolve_python(config.python), config.agent_network)
     else:
         if not config.agent_command:
             raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'")
