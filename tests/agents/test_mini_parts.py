@@ -90,6 +90,16 @@ def test_retry_waits_honour_retry_after() -> None:
                    sleep=lambda _s: None).complete([], [])
 
 
+def test_a_stalled_call_times_out_and_is_retried() -> None:
+    script = Script.from_yaml("turns:\n  - {text: ok, fault: {kind: stall, seconds: 30}}\n")
+    with FakeLLMServer(script) as server:
+        client = ChatClient(resolve_target("fake", f"{server.base_url}/v1"),
+                            AgentSettings(request_timeout_s=0.5, retry_backoff_s=0),
+                            environ={"OPENAI_API_KEY": "k"})
+        reply = client.complete([{"role": "user", "content": "hi"}], [])
+        assert reply.choices[0].message.content == "ok" and len(server.model_calls) == 2
+
+
 def test_thinking_budget_becomes_reasoning_effort() -> None:
     with FakeLLMServer(Script.from_yaml("turns:\n  - {text: ok}\n  - {text: ok}\n")) as server:
         for budget, effort in ((None, None), (8000, "medium")):
