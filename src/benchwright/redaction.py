@@ -5,6 +5,12 @@ A variable is secret when its name is a known credential or ends like one (`*_AP
 `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*_ACCESS_KEY`, ...). Values shorter than 8 characters are
 ignored: replacing `1` or `true` everywhere would wreck files and protect nothing. A value becomes
 `<redacted:NAME>`.
+
+Use: `Redactor.from_environ()` (or `Redactor({"NAME": value})`), then `.text(s)`, `.file(path)` or
+`.tree(folder)`. The run loop already sweeps every checkpoint folder (prompt, agent logs and
+trajectory, snapshot, diff, grading output) before its journal record is written, cleans the
+agent's error text and sweeps the manifest, so agent adapters need not call it themselves.
+(Not `secrets.py`: no module is named like a standard-library one.)
 """
 
 from __future__ import annotations
