@@ -69,3 +69,7 @@ class Interrupted(BenchwrightError):
     """The user stopped a run; what finished is saved."""
 
     exit_code = 130
+
+
+class ProviderUnavailable(InfrastructureError):
+    """The model provider kept failing (429, 5xx, timeouts, broken replies) after retries."""

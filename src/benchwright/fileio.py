@@ -11,14 +11,23 @@ from typing import Any
 
 def write_text_atomic(path: Path, text: str, durable: bool = True) -> None:
     """Write `text` to `path` through a temporary file and a rename; fsync it if `durable`."""
+    write_bytes_atomic(path, text.encode("utf-8"), durable)
+
+
+def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write `data` to `path` through a temporary file and a rename (an existing file's mode
+    is kept); fsync it if `durable`."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.is_file() else None
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
+        if mode is not None:
+            Path(tmp).chmod(mode)
         Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -23,6 +23,7 @@ AGENTS: dict[str, str] = {
     "gemini": "benchwright.coding.agents.gemini:GeminiAgent",
     "opencode": "benchwright.coding.agents.opencode:OpencodeAgent",
     "openhands": "benchwright.coding.agents.openhands:OpenhandsAgent",
+    "mini": "benchwright.coding.agents.mini:MiniAgent",
 }
 TRIAL_RUNNERS: dict[str, str] = {
     "browser": "benchwright.web.runs.browser_runner:BrowserTrialRunner",

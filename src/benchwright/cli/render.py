@@ -71,18 +71,27 @@ def run_summary_view(result: RunResult, report: CodingReport) -> RenderableType:
     attempts.add_column("problem")
     attempts.add_column("trial", justify="right")
     attempts.add_column("checkpoints")
-    marks = {"solved": "[green]✔[/]", "passed": "[yellow]◐[/]", "failed": "[red]✘[/]"}
+    marks = {"solved": "[green]✔[/]", "passed": "[yellow]◐[/]", "failed": "[red]✘[/]",
+             "infra": "[magenta]⚠[/]"}
     for row in report.problems:
         attempts.add_row(row.problem, str(row.trial),
                          " ".join(marks.get(c, "[dim]·[/]") for c in row.cells))
     footer = Text(
         f"{result.n_checkpoints_solved}/{result.n_checkpoints} checkpoints solved, "
         f"{result.n_problems_solved}/{result.n_problems} problems solved"
-        f"{'' if result.complete else '  (incomplete: ' + '; '.join(result.errors) + ')'}   "
-        "✔ solved  ◐ passed the policy  ✘ failed  · not reached",
+        f"{_infra_note(result)}"
+        f"{'  (incomplete: ' + '; '.join(result.errors) + ')' if result.errors else ''}   "
+        "✔ solved  ◐ passed the policy  ✘ failed  ⚠ infrastructure error  · not reached",
         style="dim",
     )
     return RichGroup(rates, attempts, footer)
+
+
+def _infra_note(result: RunResult) -> str:
+    if not result.n_checkpoints_infra_error:
+        return ""
+    return (f", {result.n_checkpoints_infra_error} infrastructure errors (not scored; "
+            f"--resume {result.run_dir} redoes them)")
 
 
 def changes_view(changes: list[VerdictChange], n_checkpoints: int) -> RenderableType:

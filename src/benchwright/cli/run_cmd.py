@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -25,7 +26,13 @@ from benchwright.report.coding import build_report
 from benchwright.report.markdown import render_markdown
 from benchwright.runs import journal
 from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import CheckpointRecord, RunConfig, RunResult
+from benchwright.runs.models import (
+    AgentSettings,
+    CheckpointRecord,
+    InfraErrorRecord,
+    RunConfig,
+    RunResult,
+)
 from benchwright.runs.runner import create_run, execute, load_manifest, refresh_checksums
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
@@ -54,6 +61,13 @@ def coding_cmd(
     resume: Annotated[Path | None, typer.Option(
         help="Finish an interrupted run (its saved configuration is used).")] = None,
     python: Annotated[str | None, typer.Option(help="Python for grading environments.")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        envvar="BENCHWRIGHT_LLM_BASE_URL",
+        help="The model provider's base URL (e.g. a fake LLM server's http://HOST:PORT/v1).")
+    ] = None,
+    agent_option: Annotated[list[str] | None, typer.Option(
+        "--agent-option", "-A", help="An LLM-agent setting KEY=VALUE (repeatable), e.g. "
+        "step_limit=50, cost_limit_usd=1, llm_retries=3, infra_retries=0.")] = None,
     agent_network: Annotated[bool, typer.Option(
         "--agent-network", help="Give the agent's sandbox the network.")] = False,
     unsafe_no_sandbox: Annotated[bool, typer.Option(
@@ -71,7 +85,8 @@ def coding_cmd(
             problems=_problem_names(problems_dir or examples_dir(), problem or []),
             agent=_agent_name(agent), agent_command=agent_command, replay_from=replay_from,
             model=model, prompt=prompt, trials=trials, pass_policy=pass_policy, python=python,
-            agent_network=agent_network, unsafe_no_sandbox=unsafe_no_sandbox, metrics=metrics)
+            agent_network=agent_network, unsafe_no_sandbox=unsafe_no_sandbox, metrics=metrics,
+            agent_settings=agent_settings(base_url, agent_option or []))
         run_dir = out or _default_out(agent)
         if config.metrics:
             _require_metric_tools()
@@ -84,6 +99,22 @@ def coding_cmd(
     else:
         Console().print(run_summary_view(result, report))
         Console(stderr=True).print(f"[dim]report: {RunLayout(run_dir).report_md}[/]")
+
+
+def agent_settings(base_url: str | None, options: list[str]) -> AgentSettings:
+    """`--base-url` and `-A KEY=VALUE` options as validated settings."""
+    values: dict[str, str] = {} if base_url is None else {"base_url": base_url}
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep or key.strip() not in AgentSettings.model_fields:
+            raise UserInputError(f"not a KEY=VALUE agent option: {option!r}",
+                                 hint=f"keys: {', '.join(AgentSettings.model_fields)}")
+        values[key.strip()] = value.strip()
+    try:
+        return AgentSettings.model_validate(values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise UserInputError(f"agent option {error['loc'][0]}: {error['msg']}") from None
 
 
 def _require_metric_tools() -> None:
@@ -141,6 +172,9 @@ def _execute(run_dir: Path, config: RunConfig, workers: int, quiet: bool) -> Run
             mark = "solved" if event.solved else ("passed" if event.passed else "failed")
             progress.update(task, advance=1,
                             description=f"{event.problem}/{event.checkpoint}: {mark}")
+        elif isinstance(event, InfraErrorRecord):
+            progress.update(task, description=f"{event.problem}/{event.checkpoint}: "
+                                              "infrastructure error")
 
     try:
         with progress:

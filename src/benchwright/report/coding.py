@@ -59,7 +59,23 @@ class ProblemRow(BaseModel):
     trial: int
     """The trial."""
     cells: list[str]
-    """Per checkpoint: `solved`, `passed` (policy held), `failed`, or `-` (not reached)."""
+    """Per checkpoint: `solved`, `passed` (policy held), `failed`, `infra` (the provider
+    failed: not graded), or `-` (not reached)."""
+
+
+class InfraErrorRow(BaseModel):
+    """An attempt stopped by an infrastructure error, and so left out of every score."""
+
+    problem: str
+    """The problem."""
+    trial: int
+    """The trial."""
+    checkpoint: str
+    """The checkpoint that could not be run."""
+    attempts: int
+    """Times the agent was started on it."""
+    error: str | None
+    """What failed."""
 
 
 class CodingReport(BaseModel):
@@ -87,6 +103,8 @@ class CodingReport(BaseModel):
     """Code quality means over graded checkpoints (erosion, verbosity, churn, ...)."""
     problems: list[ProblemRow]
     """Every attempt."""
+    infra_errors: list[InfraErrorRow] = Field(default_factory=list)
+    """Attempts stopped by infrastructure errors (not in the scores; `--resume` redoes them)."""
     baseline: Path | None = None
     """The baseline run, if any."""
     comparisons: list[Comparison] = Field(default_factory=list)
@@ -99,8 +117,17 @@ class _Run:
         self.manifest: Manifest = load_manifest(run_dir)
         layout = RunLayout(run_dir)
         config = self.manifest.config
-        self.chains = {(p, t): journal.read_records(layout.journal(p, t))
-                       for p in config.problems for t in range(1, config.trials + 1)}
+        keys = [(p, t) for p in config.problems for t in range(1, config.trials + 1)]
+        self.infra = {k: e for k in keys
+                      if (e := journal.read_infra_error(layout.infra_error(*k))) is not None}
+        self.all_chains = {k: journal.read_records(layout.journal(*k)) for k in keys}
+        # Attempts cut short by the provider are not the agent's result: no score counts them.
+        self.chains = {k: r for k, r in self.all_chains.items() if k not in self.infra}
+
+    def scored_problems(self) -> list[str]:
+        """Problems with at least one attempt that counts."""
+        return [p for p in self.manifest.config.problems
+                if any(k[0] == p for k in self.chains)]
 
     def size(self, problem: str) -> int:
         return len(self.manifest.problem_checkpoints.get(problem, []))
@@ -139,7 +166,7 @@ def _solve_rate_inputs(run: _Run, problems: list[str]) -> Inputs:
         solved.append(float(sum(full)))
         partial.append(float(sum(not f and any(r.solved for r in c) for f, c in zip(full, chains,
                                                                                     strict=True))))
-    trials = [float(run.manifest.config.trials)] * len(problems)
+    trials = [float(sum(p == problem for p, _t in run.chains)) for problem in problems]
     inputs["problems solved"] = (solved, trials)
     inputs["problems partial"] = (partial, trials)
     return inputs
@@ -237,9 +264,10 @@ def _checkpoint_rows(run: _Run, problems: list[str]) -> list[CheckpointRow]:
 
 def _problem_rows(run: _Run) -> list[ProblemRow]:
     rows = []
-    for (problem, trial), records in run.chains.items():
+    for (problem, trial), records in run.all_chains.items():
         cells = ["solved" if r.solved else ("passed" if r.passed else "failed") for r in records]
-        cells += ["-"] * (run.size(problem) - len(records))
+        cells += ["infra"] if (problem, trial) in run.infra else []
+        cells += ["-"] * (run.size(problem) - len(cells))
         rows.append(ProblemRow(problem=problem, trial=trial, cells=cells))
     return rows
 
@@ -247,7 +275,7 @@ def _problem_rows(run: _Run) -> list[ProblemRow]:
 def build_report(run_dir: Path, baseline_dir: Path | None = None) -> CodingReport:
     """The report of a run, optionally compared with a baseline run."""
     run = _Run(run_dir)
-    problems = run.manifest.config.problems
+    problems = run.scored_problems()
     inputs = {**_solve_rate_inputs(run, problems)}
     report = CodingReport(
         run_dir=run_dir, agent=run.manifest.config.agent, model=run.manifest.config.model,
@@ -257,6 +285,9 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None) -> CodingRepor
                           for k, v in _group_inputs(run, problems).items()],
         per_checkpoint=_checkpoint_rows(run, problems), problems=_problem_rows(run),
         quality=_quality_metrics(run),
+        infra_errors=[InfraErrorRow(problem=e.problem, trial=e.trial, checkpoint=e.checkpoint,
+                                    attempts=e.attempts, error=e.agent.error)
+                      for e in run.infra.values()],
     )
     if baseline_dir is not None:
         report.baseline = baseline_dir
@@ -265,7 +296,7 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None) -> CodingRepor
 
 
 def _compare(run: _Run, base: _Run) -> list[Comparison]:
-    shared = [p for p in run.manifest.config.problems if p in base.manifest.config.problems]
+    shared = [p for p in run.scored_problems() if p in base.scored_problems()]
     ours, theirs = _solve_rate_inputs(run, shared), _solve_rate_inputs(base, shared)
     ours |= _group_inputs(run, shared)
     theirs |= _group_inputs(base, shared)

@@ -36,6 +36,7 @@ def render_markdown(report: CodingReport) -> str:
     if report.quality:
         out += ["## Code quality (mean per checkpoint)", "",
                 *_metric_table(report.quality, False), ""]
+    out += _infra_errors(report)
     out += _per_checkpoint(report)
     out += _comparisons(report)
     out += ["## Attempts", "", "| problem | trial | checkpoints |", "|---|---|---|"]
@@ -68,5 +69,18 @@ def _comparisons(report: CodingReport) -> list[str]:
     return [*lines, ""]
 
 
+def _infra_errors(report: CodingReport) -> list[str]:
+    if not report.infra_errors:
+        return []
+    lines = ["## Infrastructure errors", "",
+             f"{len(report.infra_errors)} checkpoint(s) could not be run because the model "
+             "provider kept failing (429, 5xx, timeouts). Those attempts are left out of every "
+             "figure above; `benchwright run coding --resume RUN_DIR` runs them again.", "",
+             "| problem | trial | checkpoint | attempts | error |", "|---|---|---|---|---|"]
+    lines += [f"| {e.problem} | {e.trial} | {e.checkpoint} | {e.attempts} | "
+              f"{(e.error or '-').replace('|', '/')} |" for e in report.infra_errors]
+    return [*lines, ""]
+
+
 def _mark(cell: str) -> str:
-    return {"solved": "✔", "passed": "◐", "failed": "✘"}.get(cell, "·")
+    return {"solved": "✔", "passed": "◐", "failed": "✘", "infra": "⚠"}.get(cell, "·")

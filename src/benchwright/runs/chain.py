@@ -28,13 +28,15 @@ from benchwright.metrics.erosion import QualitySummary, summarise
 from benchwright.metrics.models import SnapshotMetrics
 from benchwright.metrics.static import analyze_snapshot
 from benchwright.protocols import Agent
+from benchwright.redaction import Redactor
 from benchwright.runs import journal
 from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import ChainSummary, CheckpointRecord, RunConfig
+from benchwright.runs.models import ChainSummary, CheckpointRecord, InfraErrorRecord, RunConfig
 from benchwright.runs.snapshots import diff_snapshots, take_snapshot
 from benchwright.sandbox import get_runtime
 
-OnRecord = Callable[[CheckpointRecord], None]
+OnRecord = Callable[[CheckpointRecord | InfraErrorRecord], None]
+MAX_INFRA_WAIT_S = 600.0
 
 
 class ChainJob(BaseModel):
@@ -65,6 +67,7 @@ class _Chain:
         self.work = self.layout.work_dir(job.problem, job.trial)
         self.options = GradeOptions(runtime=get_runtime(job.config.unsafe_no_sandbox),
                                     limits=job.config.limits, python=job.config.python)
+        self.redactor = Redactor.from_environ()
 
     def checkpoint_dir(self, name: str) -> Path:
         return self.layout.checkpoint_dir(self.job.problem, self.job.trial, name)
@@ -72,6 +75,10 @@ class _Chain:
     @property
     def journal_path(self) -> Path:
         return self.layout.journal(self.job.problem, self.job.trial)
+
+    @property
+    def infra_path(self) -> Path:
+        return self.layout.infra_error(self.job.problem, self.job.trial)
 
 
 def run_chain(job: ChainJob, on_record: OnRecord = lambda _r: None) -> ChainSummary:
@@ -82,11 +89,14 @@ def run_chain(job: ChainJob, on_record: OnRecord = lambda _r: None) -> ChainSumm
         if not _finished(chain, records):
             _continue(chain, records, on_record)
     except BenchwrightError as exc:
+        layout = RunLayout(job.run_dir)
         return ChainSummary(problem=job.problem, trial=job.trial, n_checkpoints=0,
-                            records=journal.read_records(RunLayout(job.run_dir).journal(
-                                job.problem, job.trial)), error=exc.one_line())
+                            records=journal.read_records(layout.journal(job.problem, job.trial)),
+                            error=exc.one_line(), infra_error=journal.read_infra_error(
+                                layout.infra_error(job.problem, job.trial)))
     return ChainSummary(problem=job.problem, trial=job.trial,
-                        n_checkpoints=len(chain.checkpoints), records=records)
+                        n_checkpoints=len(chain.checkpoints), records=records,
+                        infra_error=journal.read_infra_error(chain.infra_path))
 
 
 def _prompt(problem: ProblemConfig, checkpoint: CheckpointConfig, template: str,
@@ -109,6 +119,7 @@ def _valid_prefix(chain: _Chain) -> list[CheckpointRecord]:
         valid.append(record)
     if len(valid) != len(records) or chain.journal_path.is_file():
         journal.rewrite(chain.journal_path, valid)
+    chain.infra_path.unlink(missing_ok=True)
     for checkpoint in chain.checkpoints[len(valid):]:
         shutil.rmtree(chain.checkpoint_dir(checkpoint.name), ignore_errors=True)
     return valid
@@ -126,10 +137,13 @@ def _continue(chain: _Chain, records: list[CheckpointRecord], on_record: OnRecor
         for index, checkpoint in enumerate(chain.checkpoints, start=1):
             if index <= len(records):
                 continue
-            record = _run_checkpoint(chain, agent, checkpoint, index)
+            record = _run_checkpoint(chain, agent, checkpoint, index, records)
+            on_record(record)
+            if isinstance(record, InfraErrorRecord):
+                write_json_atomic(chain.infra_path, record.model_dump(mode="json"))
+                break
             journal.append_record(chain.journal_path, record)
             records.append(record)
-            on_record(record)
             if not record.passed:
                 break
     finally:
@@ -149,14 +163,29 @@ def _restore_workspace(chain: _Chain, records: list[CheckpointRecord]) -> None:
         copy_asset(source, chain.work / save_path)
 
 
-def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig,
-                    index: int) -> CheckpointRecord:
+def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, index: int,
+                    records: list[CheckpointRecord]) -> CheckpointRecord | InfraErrorRecord:
     folder = chain.checkpoint_dir(checkpoint.name)
     shutil.rmtree(folder, ignore_errors=True)
-    (folder / "agent").mkdir(parents=True)
     prompt = chain.prompts[checkpoint.name]
     write_text_atomic(folder / "prompt.txt", prompt)
-    result = _act(agent, chain, checkpoint, index, folder)
+    result, attempts = _act_retrying(agent, chain, checkpoint, index, records)
+    result = result.model_copy(update={"error": chain.redactor.text(result.error or "") or None})
+    if result.status is AgentStatus.INFRA_ERROR:
+        write_json_atomic(folder / "inference_result.json", result.model_dump(mode="json"))
+        chain.redactor.tree(folder)
+        return InfraErrorRecord(problem=chain.job.problem, trial=chain.job.trial,
+                                checkpoint=checkpoint.name, index=index, attempts=attempts,
+                                agent=result, finished_at=_now())
+    record = _graded(chain, checkpoint, index, result, folder)
+    chain.redactor.tree(folder)
+    return record
+
+
+def _graded(chain: _Chain, checkpoint: CheckpointConfig, index: int, result: AgentResult,
+            folder: Path) -> CheckpointRecord:
+    """Snapshot, diff, grade and measure the workspace the agent left."""
+    prompt = chain.prompts[checkpoint.name]
     files = take_snapshot(chain.work, folder / "snapshot", exclude=set(chain.assets))
     previous = chain.checkpoint_dir(chain.checkpoints[index - 2].name) / "snapshot"
     write_json_atomic(folder / "diff.json",
@@ -186,6 +215,24 @@ def _quality(chain: _Chain, folder: Path, previous: Path | None) -> QualitySumma
     return summary
 
 
+def _act_retrying(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, index: int,
+                  records: list[CheckpointRecord]) -> tuple[AgentResult, int]:
+    """Run the agent; after an infrastructure error, wait, restore the checkpoint's starting
+    files and run it again, up to `infra_retries` times. Returns the result and the attempts."""
+    settings = chain.job.config.agent_settings
+    folder = chain.checkpoint_dir(checkpoint.name)
+    attempt = 0
+    while True:
+        shutil.rmtree(folder / "agent", ignore_errors=True)
+        (folder / "agent").mkdir(parents=True)
+        result = _act(agent, chain, checkpoint, index, folder)
+        attempt += 1
+        if result.status is not AgentStatus.INFRA_ERROR or attempt > settings.infra_retries:
+            return result, attempt
+        time.sleep(min(MAX_INFRA_WAIT_S, settings.infra_backoff_s * 2.0 ** (attempt - 1)))
+        _restore_workspace(chain, records)
+
+
 def _act(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, index: int,
          folder: Path) -> AgentResult:
     ctx = AgentContext(problem=chain.job.problem, problem_dir=chain.problem.path,
@@ -206,7 +253,7 @@ def _record(chain: _Chain, checkpoint: CheckpointConfig, index: int, prompt: str
     return CheckpointRecord(
         problem=chain.job.problem, trial=chain.job.trial, checkpoint=checkpoint.name,
         index=index, prompt_sha256=prompt_hash(prompt), agent=result, snapshot_files=files,
-        finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        finished_at=_now(),
         **grade_fields(evaluation, chain.job.config.pass_policy),
     )
 
@@ -227,3 +274,7 @@ def _iso_solved(counts: dict[Group, GroupCount], infrastructure_failure: bool) -
     own = [c for g, c in counts.items() if g is not Group.REGRESSION]
     return (not infrastructure_failure and sum(c.total for c in own) > 0
             and all(c.passed == c.total for c in own))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

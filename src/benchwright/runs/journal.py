@@ -16,7 +16,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from benchwright.fileio import write_text_atomic
-from benchwright.runs.models import CheckpointRecord
+from benchwright.runs.models import CheckpointRecord, InfraErrorRecord
 
 RecordT = TypeVar("RecordT", bound=BaseModel)
 
@@ -51,3 +51,13 @@ def append_record(path: Path, record: BaseModel) -> None:
 def rewrite(path: Path, records: Sequence[BaseModel]) -> None:
     """Replace the journal with exactly these records, atomically."""
     write_text_atomic(path, "".join(r.model_dump_json() + "\n" for r in records))
+
+
+def read_infra_error(path: Path) -> InfraErrorRecord | None:
+    """The attempt's infrastructure error, if it has one (an unreadable file counts as none)."""
+    if not path.is_file():
+        return None
+    try:
+        return InfraErrorRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError:
+        return None

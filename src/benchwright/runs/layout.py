@@ -9,6 +9,7 @@ RESULTS_JSONL = "checkpoint_results.jsonl"
 RESULT_JSON = "result.json"
 REPORT_MD = "report.md"
 JOURNAL = "journal.jsonl"
+INFRA_ERROR = "infra_error.json"
 WORK = ".work"
 
 
@@ -43,6 +44,10 @@ class RunLayout(RunFiles):
 
     def journal(self, problem: str, trial: int) -> Path:
         return self.chain_dir(problem, trial) / JOURNAL
+
+    def infra_error(self, problem: str, trial: int) -> Path:
+        """Where an attempt stopped by an infrastructure error says so."""
+        return self.chain_dir(problem, trial) / INFRA_ERROR
 
     def checkpoint_dir(self, problem: str, trial: int, checkpoint: str) -> Path:
         return self.chain_dir(problem, trial) / checkpoint

@@ -143,6 +143,30 @@ class CheckpointRecord(BaseModel):
     """When the record was written (UTC, ISO 8601)."""
 
 
+class InfraErrorRecord(BaseModel):
+    """`trial_N/infra_error.json`: the checkpoint where the model provider failed past every retry.
+
+    It is not graded and not in the journal; the attempt stops there, is left out of scores,
+    and `--resume` deletes this file and runs the checkpoint again."""
+
+    format: Literal["benchwright.infra-error/1"] = "benchwright.infra-error/1"
+    """The file's format and version."""
+    problem: str
+    """The problem."""
+    trial: int
+    """The trial, from 1."""
+    checkpoint: str
+    """The checkpoint that could not be run."""
+    index: int
+    """Its position in the problem, from 1."""
+    attempts: int
+    """Times the agent was started on it (1 + the re-runs)."""
+    agent: AgentResult
+    """The last attempt's result (status `infra_error`, what it spent, the error)."""
+    finished_at: str
+    """When the last attempt gave up (UTC, ISO 8601)."""
+
+
 class ChainSummary(BaseModel):
     """How one problem x trial went."""
 
@@ -156,6 +180,8 @@ class ChainSummary(BaseModel):
     """Finished checkpoints, in order."""
     error: str | None = None
     """Why the attempt could not go on (a broken problem), if it could not."""
+    infra_error: InfraErrorRecord | None = None
+    """The checkpoint where the provider failed, if it did (the attempt is left out of scores)."""
 
     @property
     def solved(self) -> bool:
@@ -184,7 +210,11 @@ class RunResult(BaseModel):
     """Problems with every checkpoint solved in every trial."""
     n_problems_partial: int
     """Problems with at least one checkpoint solved, but not solved."""
+    n_checkpoints_infra_error: int = 0
+    """Checkpoints not graded because the model provider failed (`--resume` redoes them)."""
     complete: bool
     """Whether every attempt ran to its end."""
     errors: list[str] = Field(default_factory=list)
     """Attempts that could not run, and why."""
+    infra_errors: list[str] = Field(default_factory=list)
+    """Checkpoints stopped by infrastructure errors, and why."""

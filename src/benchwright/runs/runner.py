@@ -20,6 +20,7 @@ from benchwright.errors import UserInputError
 from benchwright.executors.local import emit
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
+from benchwright.redaction import Redactor
 from benchwright.runs.chain import ChainJob, run_chain
 from benchwright.runs.layout import RunLayout
 from benchwright.runs.models import ChainSummary, CheckpointRecord, Manifest, RunConfig, RunResult
@@ -36,6 +37,7 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
                         problem_checkpoints=_checkpoint_names(config),
                         environment=_environment())
     write_json_atomic(layout.manifest, manifest.model_dump(mode="json"))
+    Redactor.from_environ().file(layout.manifest)
     return manifest
 
 
@@ -101,9 +103,11 @@ def finish(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> R
 def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:
     """The run's totals."""
     records: list[CheckpointRecord] = [r for s in summaries for r in s.records]
+    infra = [s.infra_error for s in summaries if s.infra_error is not None]
     by_problem: dict[str, list[ChainSummary]] = {}
-    for summary in summaries:
-        by_problem.setdefault(summary.problem, []).append(summary)
+    for summary in summaries:  # attempts cut short by the provider are not the agent's result
+        if summary.infra_error is None:
+            by_problem.setdefault(summary.problem, []).append(summary)
     solved = {p for p, chains in by_problem.items() if all(c.solved for c in chains)}
     partial = {p for p, chains in by_problem.items()
                if p not in solved and any(r.solved for c in chains for r in c.records)}
@@ -111,10 +115,12 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
         run_dir=run_dir, n_problems=len(config.problems), n_trials=config.trials,
         n_checkpoints=len(records), n_checkpoints_solved=sum(r.solved for r in records),
         n_checkpoints_passed=sum(r.passed for r in records), n_problems_solved=len(solved),
-        n_problems_partial=len(partial),
+        n_problems_partial=len(partial), n_checkpoints_infra_error=len(infra),
         complete=len(summaries) == len(config.problems) * config.trials
-        and not any(s.error for s in summaries),
+        and not any(s.error for s in summaries) and not infra,
         errors=[f"{s.problem}/trial_{s.trial}: {s.error}" for s in summaries if s.error],
+        infra_errors=[f"{i.problem}/trial_{i.trial}/{i.checkpoint}: {i.agent.error}"
+                      for i in infra],
     )
 
 

@@ -27,6 +27,7 @@ from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
 from benchwright.errors import PrerequisiteError
 from benchwright.interpreters import Interpreter
 from benchwright.protocols import Runtime
+from benchwright.redaction import Redactor
 from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import ExecResult, Limits, Mount
 
@@ -169,16 +170,10 @@ class CliAgent:
 
     def _scrub(self, folder: Path) -> None:
         """Replace credential values in the agent's logs (an agent may echo its environment)."""
+        redactor = Redactor(self.secrets)
         for name in (RAW_LOG, STDERR_LOG):
-            path = folder / name
-            if not path.is_file():
-                continue
-            text = original = path.read_text(errors="replace")
-            for key, value in self.secrets.items():
-                if len(value) >= 8:  # a placeholder like "x" is no secret, and is everywhere
-                    text = text.replace(value, f"<redacted:{key}>")
-            if text != original:
-                path.write_text(text)
+            if (folder / name).is_file():
+                redactor.file(folder / name)
 
     def _costed(self, parsed: Parsed) -> tuple[Usage, CostSource]:
         usage = parsed.usage

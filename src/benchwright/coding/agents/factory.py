@@ -16,6 +16,7 @@ LLM_AGENTS = {
     "gemini",
     "opencode",
     "openhands",
+    "mini",
 }
 
 
