@@ -32,6 +32,22 @@ def ledger_cli() -> Path:
     return example_problem_dir("ledger_cli")
 
 
+@pytest.fixture(scope="module")
+def problems_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled ledger_cli, cut to its first checkpoint (agents' end-to-end tests)."""
+    import shutil
+
+    import yaml
+
+    root = tmp_path_factory.mktemp("problems")
+    target = root / "ledger_cli"
+    shutil.copytree(example_problem_dir("ledger_cli"), target)
+    config = yaml.safe_load((target / "config.yaml").read_text())
+    config["checkpoints"] = {"checkpoint_1": config["checkpoints"]["checkpoint_1"]}
+    (target / "config.yaml").write_text(yaml.safe_dump(config))
+    return root
+
+
 def write_problem(root: Path, config: str, files: dict[str, str]) -> Path:
     """A problem folder with this config.yaml and these files (paths relative to it)."""
     root.mkdir(parents=True, exist_ok=True)

@@ -12,9 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from benchwright.coding.examples import example_problem_dir
 from benchwright.testing import FakeLLMServer, Script
 from tests.conftest import run_cli
 
@@ -23,18 +21,6 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
 pytest.importorskip("openai")
 FAKE_KEY = "sk-benchwright-fake-9f3c2a7e51d04b8c"
 PROBLEM = "ledger_cli"
-
-
-@pytest.fixture(scope="module")
-def problems_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled ledger_cli, cut to its first checkpoint."""
-    root = tmp_path_factory.mktemp("problems")
-    target = root / PROBLEM
-    shutil.copytree(example_problem_dir(PROBLEM), target)
-    config = yaml.safe_load((target / "config.yaml").read_text())
-    config["checkpoints"] = {"checkpoint_1": config["checkpoints"]["checkpoint_1"]}
-    (target / "config.yaml").write_text(yaml.safe_dump(config))
-    return root
 
 
 def solution_script(problem_dir: Path, leak: str = "") -> Script:

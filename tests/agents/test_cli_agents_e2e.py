@@ -13,11 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from benchwright.coding.agents import toolchain
 from benchwright.coding.agents.base import AgentContext, AgentStatus
-from benchwright.coding.examples import example_problem_dir
 from benchwright.errors import BenchwrightError
 from benchwright.executors.local import LocalExecutor
 from benchwright.interpreters import resolve_python
@@ -55,18 +53,6 @@ def installed() -> Callable[[toolchain.NpmTool], toolchain.InstalledTool]:
             cache[tool.package] = toolchain.ensure_npm_tool(tool)
         return cache[tool.package]
     return get
-
-
-@pytest.fixture(scope="module")
-def problems_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled ledger_cli, cut to its first checkpoint."""
-    root = tmp_path_factory.mktemp("problems")
-    target = root / PROBLEM
-    shutil.copytree(example_problem_dir(PROBLEM), target)
-    config = yaml.safe_load((target / "config.yaml").read_text())
-    config["checkpoints"] = {"checkpoint_1": config["checkpoints"]["checkpoint_1"]}
-    (target / "config.yaml").write_text(yaml.safe_dump(config))
-    return root
 
 
 def solution_files(problems: Path) -> list[Path]:
