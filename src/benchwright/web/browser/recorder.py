@@ -94,7 +94,8 @@ class NetworkRecorder:
                 self._write(hop)
         self._chains.clear()
         self.writer.close()
-        await self.connection.close()
+        await self.connection.close()  # commands still waiting fail now; collect their tasks
+        await asyncio.gather(*self._pending.tasks, return_exceptions=True)
 
     def _handlers(self) -> dict[str, Any]:
         return {
