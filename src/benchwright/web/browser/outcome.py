@@ -36,11 +36,12 @@ def step_errors(history: Any) -> list[str]:
 
 def trial_status(history: Any, max_steps: int, errors: list[str]) -> TrialStatus:
     """How the run ended."""
-    if history.is_done():
-        return TrialStatus.COMPLETED if history.is_successful() else TrialStatus.AGENT_ERROR
-    steps = history.number_of_steps()
-    if steps >= max_steps:
+    if history.is_done() and history.is_successful():
+        return TrialStatus.COMPLETED
+    if history.number_of_steps() >= max_steps:  # on its last step browser-use forces `done`
         return TrialStatus.STEP_LIMIT
+    if history.is_done():
+        return TrialStatus.AGENT_ERROR
     if errors and _model_failed(history):
         return TrialStatus.MODEL_ERROR
     return TrialStatus.FAILED
