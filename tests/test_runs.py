@@ -182,6 +182,11 @@ def test_command_agent_gets_the_prompt_and_a_regression_is_flagged(
     assert solved["difference"]["value"] == pytest.approx(0.25 - 1.0)
 
 
+def _agent_sleeping() -> bool:
+    found = subprocess.run(["pgrep", "-f", "^sleep 120$"], capture_output=True, text=True)
+    return bool(found.stdout.strip())
+
+
 def test_unknown_agent_and_problem_are_one_line_errors(tmp_path: Path) -> None:
     proc = run_cli("run", "coding", "--agent", "nope", "--out", str(tmp_path / "x"))
     assert proc.returncode == 2 and "oracle, replay, command" in proc.stderr
@@ -194,16 +199,21 @@ def test_unknown_agent_and_problem_are_one_line_errors(tmp_path: Path) -> None:
 
 def test_ctrl_c_stops_cleanly_without_orphans(tmp_path: Path) -> None:
     out = tmp_path / "run"
+    # an agent that is still working when Ctrl-C comes, however fast or slow this machine is
     proc = subprocess.Popen([sys.executable, "-m", "benchwright", "run", "coding",
                              "--problems-dir", str(QUICK), "--trials", "2", "--workers", "2",
+                             "--agent", "command", "--agent-command", "sleep 120",
                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env={**os.environ, "COLUMNS": "200"})
-    time.sleep(3.0)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _agent_sleeping():
+        time.sleep(0.1)
+    assert _agent_sleeping(), "the agent never started"
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode in (0, 130), stderr
-    if proc.returncode == 130:
-        assert "--resume" in stderr and "Traceback" not in stderr
+    assert proc.returncode == 130, stderr
+    assert "--resume" in stderr and "Traceback" not in stderr
+    assert not _agent_sleeping()
     time.sleep(0.5)
     leftover = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
     assert leftover.stdout.strip() == ""

@@ -3,6 +3,7 @@
 - A `Runtime` runs a command somewhere (a bubblewrap sandbox, or the host when asked).
 - An `Agent` works on one checkpoint in a workspace and reports what it spent.
 - An `Executor` runs independent jobs (one problem x trial each) and reports as they finish.
+- A `TrialRunner` drives one web trial (an agent in a browser, its network recorded).
 
 Graders are plain functions (`benchwright.coding.grading.grade_checkpoint`): a snapshot in, a
 verdict out. Implementations are registered by name in `benchwright.registry`.
@@ -17,6 +18,7 @@ from typing import IO, TYPE_CHECKING, Protocol, TypeVar
 if TYPE_CHECKING:
     from benchwright.coding.agents.base import AgentContext, AgentResult
     from benchwright.sandbox import ExecResult, Limits, Mount
+    from benchwright.web.runs.models import TrialOutcome, TrialRequest
 
 JobT = TypeVar("JobT")
 ResultT = TypeVar("ResultT")
@@ -65,4 +67,16 @@ class Executor(Protocol):
         self, fn: Callable[[JobT], ResultT], jobs: Sequence[JobT]
     ) -> Iterator[ResultT]:
         """Apply `fn` to every job; `fn` and the jobs must be picklable."""
+        ...
+
+
+class TrialRunner(Protocol):
+    """Runs web trials one at a time (one runner per site worker, so it may keep a browser)."""
+
+    def run_trial(self, request: TrialRequest) -> TrialOutcome:
+        """Attempt `request.task`; write network.har and history.json into `request.trial_dir`."""
+        ...
+
+    def close(self) -> None:
+        """Release what the runner holds (a shared browser)."""
         ...

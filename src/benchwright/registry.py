@@ -18,6 +18,15 @@ AGENTS: dict[str, str] = {
     "oracle": "benchwright.coding.agents.oracle:OracleAgent",
     "replay": "benchwright.coding.agents.replay:ReplayAgent",
     "command": "benchwright.coding.agents.command:CommandAgent",
+    "claude_code": "benchwright.coding.agents.claude_code:ClaudeCodeAgent",
+    "codex": "benchwright.coding.agents.codex:CodexAgent",
+    "gemini": "benchwright.coding.agents.gemini:GeminiAgent",
+    "opencode": "benchwright.coding.agents.opencode:OpencodeAgent",
+    "openhands": "benchwright.coding.agents.openhands:OpenhandsAgent",
+}
+TRIAL_RUNNERS: dict[str, str] = {
+    "browser": "benchwright.web.runs.browser_runner:BrowserTrialRunner",
+    "fake": "benchwright.web.runs.fake_runner:FakeTrialRunner",
 }
 GRADERS: dict[str, str] = {
     "scbench-pytest": "benchwright.coding.grading:grade_checkpoint",

@@ -8,6 +8,7 @@ makes every report reproducible.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -71,8 +72,12 @@ def paired_difference_ci(
     return _estimate(point, stats, len(a_num), confidence)
 
 
+@functools.lru_cache(maxsize=8)
 def _resample_indices(n: int, resamples: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    """The same draw for the same sizes (a report asks for it many times), read-only."""
+    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    idx.flags.writeable = False
+    return idx
 
 
 def _estimate(point: float, stats: np.ndarray, n: int, confidence: float) -> Estimate:

@@ -51,10 +51,14 @@ class BuiltEnv(BaseModel):
         return self.path / "bin" / "python"
 
 
+def cache_base() -> Path:
+    """benchwright's cache folder: $BENCHWRIGHT_CACHE_DIR, else ~/.cache/benchwright."""
+    return Path(os.environ.get("BENCHWRIGHT_CACHE_DIR") or Path.home() / ".cache" / "benchwright")
+
+
 def cache_root() -> Path:
-    """Where environments live: $BENCHWRIGHT_CACHE_DIR, else ~/.cache/benchwright."""
-    base = os.environ.get("BENCHWRIGHT_CACHE_DIR") or Path.home() / ".cache" / "benchwright"
-    return Path(base) / "envs"
+    """Where environments live: `cache_base()/envs`."""
+    return cache_base() / "envs"
 
 
 def env_key(interpreter: Interpreter, requirements: Sequence[str]) -> str:
@@ -70,7 +74,7 @@ def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str]
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
     path = root / f"{label}-{key}"
-    with _locked(root / f"{label}-{key}.lock"):
+    with file_lock(root / f"{label}-{key}.lock"):
         if (path / MARKER).is_file():
             built = BuiltEnv.model_validate_json((path / MARKER).read_text())
             return built.model_copy(update={"reused": True})
@@ -131,7 +135,8 @@ def uv_binary() -> str:
 
 
 @contextmanager
-def _locked(lock_path: Path) -> Iterator[None]:
+def file_lock(lock_path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `lock_path` (created if missing) while inside."""
     with lock_path.open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:

@@ -19,9 +19,11 @@ from benchwright.web.evaluator import (
     WORKER_SCRIPT,
     EvalRequest,
     EvalStatus,
+    EvaluatorPool,
     EvaluatorProcess,
     dataset_dir,
     official_cli,
+    workers_for,
 )
 from benchwright.web.synthetic import expected_answer, har, start_entry, write_log
 from benchwright.web.tasks import WebDataset
@@ -150,6 +152,39 @@ def test_a_crashed_worker_becomes_an_error_verdict_and_is_restarted(tmp_path: Pa
     assert crashed.status is EvalStatus.ERROR and "died" in str(crashed.error_msg)
     assert "boom" in str(crashed.error_msg)
     assert (fine.status, fine.score, fine.evaluator.version) == (EvalStatus.SUCCESS, 1.0, "0")
+
+
+def test_a_crash_in_a_pipelined_batch_fails_only_its_own_request(tmp_path: Path) -> None:
+    script = _fake_worker(tmp_path, """
+        if request["task_id"] == 3 and "crashed" not in sys.argv:
+            sys.argv.append("crashed"); sys.exit(3)
+        print(json.dumps({"id": request["id"], "result": {"score": request["task_id"],
+                                                         "status": "success"}}), flush=True)
+    """)
+    requests = [EvalRequest(id=str(i), task_id=i, har_path=tmp_path / "x.har") for i in range(8)]
+    with EvaluatorProcess(Path(sys.executable), worker=script) as process:
+        verdicts = list(process.evaluate_all(requests, window=4))
+    assert [v.id for v in verdicts] == [str(i) for i in range(8)]
+    assert [v.status for v in verdicts].count(EvalStatus.ERROR) == 1
+    assert verdicts[3].status is EvalStatus.ERROR
+    assert [v.score for v in verdicts if v.status is EvalStatus.SUCCESS] == [0, 1, 2, 4, 5, 6, 7]
+
+
+def test_a_pool_answers_in_request_order_from_several_workers(tmp_path: Path) -> None:
+    script = _fake_worker(tmp_path, """
+        time.sleep(0.01 * (request["task_id"] % 3))
+        print(json.dumps({"id": request["id"], "result": {"score": 1.0, "status": "success",
+                                                         "error_msg": str(os.getpid())}}),
+              flush=True)
+    """.replace("time.sleep", "import os; time.sleep"))
+    requests = [EvalRequest(id=str(i), task_id=i, har_path=tmp_path / "x.har") for i in range(20)]
+    pool = EvaluatorPool([EvaluatorProcess(Path(sys.executable), worker=script) for _ in range(2)])
+    with pool:
+        verdicts = list(pool.evaluate_all(requests))
+        assert pool.identity.version == "0"
+    assert [v.id for v in verdicts] == [str(i) for i in range(20)]
+    assert len({v.error_msg for v in verdicts}) == 2  # both workers answered
+    assert workers_for(1) == 1 and workers_for(10_000) == (os.cpu_count() or 1)
 
 
 def test_a_hung_worker_times_out_and_is_killed(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from benchwright.coding.loader import get_checkpoint, load_problem
 from benchwright.errors import GradingInfrastructureError, UserInputError
 from benchwright.runs.regrade import regrade_run
 from benchwright.sandbox import Limits, get_runtime
+from benchwright.web.runs.layout import is_web_run
 
 
 class _EvalGroup(TyperGroup):
@@ -44,6 +45,11 @@ def run_dir_cmd(
         help="Web runs: site URLs (YAML), as for `benchwright web eval`.")] = None,
 ) -> None:
     """Re-grade every saved snapshot of a run offline and list each verdict that changed."""
+    if is_web_run(run_dir):
+        from benchwright.cli.run_web_cmd import eval_web_run
+
+        eval_web_run(run_dir, config=config, as_json=as_json)
+        return
     if _is_web_layout(run_dir):
         from benchwright.cli.web_cmd import eval_cmd as web_eval
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import typer
 
 from benchwright import __version__
-from benchwright.cli import eval_cmd, metrics_cmd, problems_cmd, report_cmd, run_cmd, web_cmd
+from benchwright.cli import (
+    eval_cmd,
+    metrics_cmd,
+    problems_cmd,
+    report_cmd,
+    run_cmd,
+    testing_cmd,
+    web_cmd,
+)
 from benchwright.cli.entry import run_app
 
 app = typer.Typer(
@@ -21,6 +29,7 @@ app.command("report")(report_cmd.report_cmd)
 app.add_typer(metrics_cmd.app, name="metrics")
 app.add_typer(problems_cmd.app, name="problems")
 app.add_typer(web_cmd.app, name="web")
+app.add_typer(testing_cmd.app, name="testing")
 
 
 def _version(value: bool) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,7 +10,9 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.render import run_summary_view
+from benchwright.cli.run_web_cmd import run_web_cmd
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
@@ -28,6 +29,7 @@ from benchwright.runs.models import CheckpointRecord, RunConfig, RunResult
 from benchwright.runs.runner import create_run, execute, load_manifest, refresh_checksums
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
+app.command("web")(run_web_cmd)
 
 
 @app.command("coding")
@@ -78,7 +80,7 @@ def coding_cmd(
     report = build_report(run_dir)
     write_text_atomic(RunLayout(run_dir).report_md, render_markdown(report))
     if as_json:
-        typer.echo(json.dumps(_summary(result), indent=2))
+        echo_json(result_fields(result))
     else:
         Console().print(run_summary_view(result, report))
         Console(stderr=True).print(f"[dim]report: {RunLayout(run_dir).report_md}[/]")
@@ -148,8 +150,3 @@ def _execute(run_dir: Path, config: RunConfig, workers: int, quiet: bool) -> Run
                              hint=f"continue with: benchwright run coding --resume {run_dir}"
                              ) from None
 
-
-def _summary(result: RunResult) -> dict[str, Any]:
-    data = result.model_dump(mode="json")
-    data.pop("format")
-    return data

@@ -83,14 +83,15 @@ def eval_cmd(
     write_text_atomic(output_dir / REPORT_MD, render_markdown(report))
     write_text_atomic(output_dir / REPORT_JSON, report.model_dump_json(indent=2) + "\n")
     if as_json:
-        typer.echo(json.dumps(_eval_json(summary, report), indent=2))
+        typer.echo(json.dumps(eval_json(summary, report), indent=2))
         return
-    _print_report(Console(), summary, report)
+    print_report(Console(), summary, report)
     err.print(f"[dim]wrote {output_dir}/eval_summary.json, {REPORT_MD}, {REPORT_JSON} and "
               "eval_result.json per task[/]")
 
 
-def _eval_json(summary: WebEvalSummary, report: WebReport) -> dict[str, Any]:
+def eval_json(summary: WebEvalSummary, report: WebReport) -> dict[str, Any]:
+    """What `--json` prints for a scored folder: per-attempt results, totals, the report."""
     return {
         "output_dir": summary.output_dir,
         "evaluator": summary.evaluator.model_dump(),
@@ -101,7 +102,8 @@ def _eval_json(summary: WebEvalSummary, report: WebReport) -> dict[str, Any]:
     }
 
 
-def _print_report(console: Console, summary: WebEvalSummary, report: WebReport) -> None:
+def print_report(console: Console, summary: WebEvalSummary, report: WebReport) -> None:
+    """The scored folder's tables: per site, failure modes, totals."""
     from benchwright.web.stats_report import pct
 
     table = Table(title=f"WebArena Verified  {summary.output_dir}", title_justify="left",

@@ -19,9 +19,9 @@ from benchwright.coding.evaluation import CheckpointEvaluation
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import GroupCount, PassPolicy
-from benchwright.coding.workspace import copy_asset
 from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.coding.prompts import prompt_hash, render_prompt, template_text
+from benchwright.coding.workspace import copy_asset
 from benchwright.errors import BenchwrightError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.metrics.erosion import QualitySummary, summarise

@@ -1,35 +1,45 @@
-"""Per-attempt journals: the source of truth for which checkpoints are finished.
+"""Journals: append-only JSON-lines files that say which units of work are finished.
 
-A record is appended (and fsynced) only after every file of its checkpoint is written, so a
-checkpoint is finished exactly when its record is there. A kill -9 can leave at most a torn last
-line, which readers ignore; resume rewrites the journal atomically to its valid prefix.
+A record is appended (and fsynced) only after every file of its unit is written, so a unit is
+finished exactly when its record is there. A kill -9 can leave at most a torn last line, which
+readers ignore; resume rewrites the journal atomically to its valid prefix. The coding track
+journals checkpoints (`CheckpointRecord`, the default); the web track journals trials.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from benchwright.fileio import write_text_atomic
 from benchwright.runs.models import CheckpointRecord
 
+RecordT = TypeVar("RecordT", bound=BaseModel)
+
 
 def read_records(path: Path) -> list[CheckpointRecord]:
-    """The journal's complete records, in order; a torn or unreadable line ends it."""
+    """The checkpoint journal's complete records, in order."""
+    return read_jsonl(path, CheckpointRecord)
+
+
+def read_jsonl(path: Path, model: type[RecordT]) -> list[RecordT]:
+    """A journal's complete records, in order; a torn or unreadable line ends it."""
     if not path.is_file():
         return []
     records = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            records.append(CheckpointRecord.model_validate_json(line))
+            records.append(model.model_validate_json(line))
         except ValidationError:
             break
     return records
 
 
-def append_record(path: Path, record: CheckpointRecord) -> None:
+def append_record(path: Path, record: BaseModel) -> None:
     """Append one record durably."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
@@ -38,6 +48,6 @@ def append_record(path: Path, record: CheckpointRecord) -> None:
         os.fsync(handle.fileno())
 
 
-def rewrite(path: Path, records: list[CheckpointRecord]) -> None:
+def rewrite(path: Path, records: Sequence[BaseModel]) -> None:
     """Replace the journal with exactly these records, atomically."""
     write_text_atomic(path, "".join(r.model_dump_json() + "\n" for r in records))

@@ -12,8 +12,8 @@ JOURNAL = "journal.jsonl"
 WORK = ".work"
 
 
-class RunLayout:
-    """Paths inside one run directory."""
+class RunFiles:
+    """The files every run directory (coding or web) has at its root."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -23,16 +23,20 @@ class RunLayout:
         return self.root / MANIFEST
 
     @property
-    def results_jsonl(self) -> Path:
-        return self.root / RESULTS_JSONL
-
-    @property
     def result_json(self) -> Path:
         return self.root / RESULT_JSON
 
     @property
     def report_md(self) -> Path:
         return self.root / REPORT_MD
+
+
+class RunLayout(RunFiles):
+    """Paths inside one coding run directory."""
+
+    @property
+    def results_jsonl(self) -> Path:
+        return self.root / RESULTS_JSONL
 
     def chain_dir(self, problem: str, trial: int) -> Path:
         return self.root / problem / f"trial_{trial}"

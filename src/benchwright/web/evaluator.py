@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import subprocess
 import tempfile
 import threading
+from collections import deque
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
@@ -35,6 +37,8 @@ WORKER_SCRIPT = Path(__file__).with_name("evaluator_worker.py")
 START_TIMEOUT_S = 120.0
 TASK_TIMEOUT_S = 120.0
 _STOP_GRACE_S = 5.0
+PIPELINE_WINDOW = 16
+TASKS_PER_EXTRA_WORKER = 150
 
 
 def evaluator_env(python: str | None = None) -> BuiltEnv:
@@ -159,14 +163,30 @@ class EvaluatorProcess:
 
     def start(self) -> None:
         """Spawn the worker and wait for its ready line."""
+        self.spawn()
+        self.wait_ready()
+
+    def spawn(self) -> None:
+        """Start the worker without waiting for it (it imports the library meanwhile)."""
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the worker)
         self._lines = queue.Queue()
+        self._identity = None
         self._proc = subprocess.Popen(self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=self._log, text=True, encoding="utf-8", bufsize=1)
         self._reader = threading.Thread(target=_pump, args=(self._proc.stdout, self._lines),
                                         daemon=True)
         self._reader.start()
-        hello = self._next_message(self._start_timeout_s)
+
+    def wait_ready(self) -> None:
+        """Read the worker's ready line (once); a worker that never says it is ready is an error."""
+        if self._identity is not None:
+            return
+        if self._proc is None:
+            self.spawn()
+        try:
+            hello = self._next_message(self._start_timeout_s)
+        except TimeoutError:
+            hello = None
         if not hello or not hello.get("ready"):
             tail = self._stderr_tail()
             self.close(graceful=False)
@@ -177,27 +197,50 @@ class EvaluatorProcess:
                                            evaluator_checksum=hello["evaluator_checksum"],
                                            data_checksum=hello["data_checksum"])
 
-    def evaluate_all(self, requests: Iterable[EvalRequest]) -> Iterator[EvaluatorVerdict]:
-        """Verdicts in request order."""
-        for request in requests:
-            yield self.evaluate(request)
+    def evaluate_all(self, requests: Iterable[EvalRequest],
+                     window: int = PIPELINE_WINDOW) -> Iterator[EvaluatorVerdict]:
+        """Verdicts in request order. Up to `window` requests are in flight, so the worker never
+        waits for us; a hung or crashed worker fails the request at the head and is restarted,
+        and the requests behind it are sent again."""
+        pending: deque[EvalRequest] = deque()
+        upcoming = iter(requests)
+        self._ensure_running()
+        self._fill(pending, upcoming, window)
+        while pending:
+            yield self._next_verdict(pending)
+            self._fill(pending, upcoming, window)
 
     def evaluate(self, request: EvalRequest) -> EvaluatorVerdict:
-        """Score one task; a hung or crashed worker becomes an error verdict and is restarted."""
+        """Score one task."""
+        return next(self.evaluate_all([request]))
+
+    def _ensure_running(self) -> None:
         if self._proc is None or self._proc.poll() is not None:
             self._restart()
-        try:
+        self.wait_ready()
+
+    def _fill(self, pending: deque[EvalRequest], upcoming: Iterator[EvalRequest],
+              window: int) -> None:
+        while len(pending) < window and (request := next(upcoming, None)) is not None:
             self._send(request)
+            pending.append(request)
+
+    def _next_verdict(self, pending: deque[EvalRequest]) -> EvaluatorVerdict:
+        head = pending[0]
+        try:
             reply = self._next_message(self._task_timeout_s)
         except TimeoutError:
-            self._restart()
-            return self._error(request, f"the evaluator did not answer within "
-                                        f"{self._task_timeout_s:.0f} s")
-        if reply is None:
-            message = f"the evaluator process died: {self._stderr_tail()}"
-            self._restart()
-            return self._error(request, message)
-        return self._verdict(request, reply)
+            failed = f"the evaluator did not answer within {self._task_timeout_s:.0f} s"
+        else:
+            if reply is not None:
+                pending.popleft()
+                return self._verdict(head, reply)
+            failed = f"the evaluator process died: {self._stderr_tail()}"
+        pending.popleft()
+        self._restart()
+        for request in pending:
+            self._send(request)
+        return self._error(head, failed)
 
     def close(self, graceful: bool = True) -> None:
         """End the worker: close its input and wait briefly, then kill it."""
@@ -259,6 +302,77 @@ class EvaluatorProcess:
         self._log.seek(max(0, size - 4096))
         lines = self._log.read().decode("utf-8", "replace").strip().splitlines()
         return " | ".join(lines[-3:]) or "no output"
+
+
+class EvaluatorPool:
+    """Several workers scoring one batch side by side: the library is CPU-bound, so one worker
+    per core divides the time. Requests are dealt round-robin; verdicts come back in order."""
+
+    def __init__(self, processes: list[EvaluatorProcess]) -> None:
+        self._processes = processes
+
+    @classmethod
+    def for_env(cls, env: BuiltEnv, workers: int = 1,
+                task_timeout_s: float = TASK_TIMEOUT_S) -> EvaluatorPool:
+        """`workers` processes run by the environment's interpreter (not started yet)."""
+        return cls([EvaluatorProcess.for_env(env, task_timeout_s) for _ in range(max(1, workers))])
+
+    def __enter__(self) -> Self:
+        for process in self._processes:
+            process.spawn()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        for process in self._processes:
+            # nothing to flush; a clean exit of the library costs ~0.2 s
+            process.close(graceful=False)
+
+    @property
+    def identity(self) -> EvaluatorIdentity:
+        """The evaluator's version and checksums (waits for the first worker to be ready)."""
+        self._processes[0].wait_ready()
+        return self._processes[0].identity
+
+    def evaluate_all(self, requests: Iterable[EvalRequest]) -> Iterator[EvaluatorVerdict]:
+        """Verdicts in request order."""
+        items = list(requests)
+        count = min(len(self._processes), len(items))
+        if count <= 1:
+            yield from self._processes[0].evaluate_all(items)
+            return
+        done: queue.Queue[tuple[int, EvaluatorVerdict | BaseException]] = queue.Queue()
+        for k in range(count):
+            threading.Thread(target=_serve_share, daemon=True,
+                             args=(self._processes[k], items, k, count, done)).start()
+        yield from _in_order(done, len(items))
+
+
+def workers_for(n_requests: int) -> int:
+    """How many workers a batch deserves: one per core, but only when each has enough work
+    to pay for its start (importing the library costs about as much as 150 verdicts)."""
+    return max(1, min(os.cpu_count() or 1, 1 + n_requests // TASKS_PER_EXTRA_WORKER))
+
+
+def _serve_share(process: EvaluatorProcess, items: list[EvalRequest], k: int, step: int,
+                 done: queue.Queue[tuple[int, EvaluatorVerdict | BaseException]]) -> None:
+    try:
+        for j, verdict in enumerate(process.evaluate_all(items[k::step])):
+            done.put((k + j * step, verdict))
+    except BaseException as exc:  # handed to the consumer, which raises it
+        done.put((-1, exc))
+
+
+def _in_order(done: queue.Queue[tuple[int, EvaluatorVerdict | BaseException]],
+              total: int) -> Iterator[EvaluatorVerdict]:
+    ready: dict[int, EvaluatorVerdict] = {}
+    for next_index in range(total):
+        while next_index not in ready:
+            index, item = done.get()
+            if isinstance(item, BaseException):
+                raise item
+            ready[index] = item
+        yield ready.pop(next_index)
 
 
 def _identity_of(result: dict[str, Any], fallback: EvaluatorIdentity) -> EvaluatorIdentity:

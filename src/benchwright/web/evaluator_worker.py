@@ -118,11 +118,35 @@ def _answer(request: dict[str, Any], evaluators: _Evaluators) -> dict[str, Any]:
         return {"id": request.get("id"), "error": f"{type(exc).__name__}: {exc}"}
 
 
+def _memoize_data_checksum() -> None:
+    """The library re-hashes its whole dataset file for every task it scores (a sixth of the
+    time per task); the hash is kept while the file's size and mtime stay the same, so the
+    checksum it records is unchanged."""
+    from webarena_verified.api.internal import (  # type: ignore[import-not-found, unused-ignore]
+        evaluator as module,
+    )
+
+    original = getattr(module, "compute_data_file_checksum", None)
+    if original is None:
+        return
+    memo: dict[tuple[str, int, int], str] = {}
+
+    def checksum(file_path: str | Path) -> str:
+        stat = Path(file_path).stat()
+        key = (str(file_path), stat.st_size, stat.st_mtime_ns)
+        if key not in memo:
+            memo[key] = original(file_path)
+        return memo[key]
+
+    module.compute_data_file_checksum = checksum
+
+
 def main() -> int:
     """Serve requests until stdin closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends us
     out = _protocol_stream()
     _send(out, _identity())
+    _memoize_data_checksum()
     evaluators = _Evaluators()
     while line := sys.stdin.readline():
         if not line.strip():

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchwright import __version__
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_json_atomic
+from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.toolenvs import BuiltEnv
 from benchwright.web.config import ENV_PREFIX, ENV_SUFFIX, WebEnvConfig
 from benchwright.web.evaluator import (
@@ -36,9 +36,11 @@ from benchwright.web.evaluator import (
     EvalRequest,
     EvalStatus,
     EvaluatorIdentity,
+    EvaluatorPool,
     EvaluatorProcess,
     EvaluatorVerdict,
     evaluator_env,
+    workers_for,
 )
 from benchwright.web.tasks import TaskType, Unpassable, WebDataset, WebTask, load_env_dataset
 
@@ -224,32 +226,43 @@ class _Prepared:
 
 
 def score_output_dir(output_dir: Path, config: WebEnvConfig, *, python: str | None = None,
-                     evaluator: EvaluatorProcess | None = None,
+                     evaluator: EvaluatorPool | EvaluatorProcess | None = None,
                      dataset: WebDataset | None = None, reuse: bool = True,
                      progress: Progress | None = None) -> WebEvalSummary:
     """Score every task folder of `output_dir`, write the result files, return the summary.
 
-    Pass a running `evaluator` (and `dataset`) to score several folders with one worker.
+    Pass a running `evaluator` (and `dataset`) to score several folders with the same workers.
     """
     dataset = dataset if dataset is not None else load_env_dataset(python)
     env = evaluator_env(python)
     units, warnings = discover_units(output_dir, dataset)
     _require_sites(units, dataset, config, output_dir)
-    salt = _digest_salt(env, dataset, config)
-    environments = config.evaluator_environments()
-    prepared = [_prepare(unit, dataset.tasks[unit.task_id], environments, warnings,
-                         salt if reuse else None) for unit in units]
     with ExitStack() as stack:
+        if evaluator is None and not (reuse and _all_scored_before(units)):
+            # started before the attempts are read and hashed, so its start overlaps that work
+            evaluator = stack.enter_context(EvaluatorPool.for_env(env, workers_for(len(units))))
+        prepared = _prepare_all(units, dataset, config, warnings,
+                                _digest_salt(env, dataset, config) if reuse else None)
         if evaluator is None and _needs_evaluator(prepared):
-            evaluator = stack.enter_context(EvaluatorProcess.for_env(env))
+            evaluator = stack.enter_context(EvaluatorPool.for_env(
+                env, workers_for(sum(item.cached is None for item in prepared))))
         identity = evaluator.identity if evaluator else _cached_identity(prepared)
-        records = list(_score(prepared, evaluator, identity, progress))
-    for item, record in zip(prepared, records, strict=True):
-        if item.cached is None:
-            write_json_atomic(item.unit.folder / EVAL_RESULT, record.model_dump(mode="json"))
+        records = _score(prepared, evaluator, identity, progress)
     summary = _summary(output_dir, config, identity, prepared, records, warnings)
     write_json_atomic(output_dir / SUMMARY, summary.model_dump(mode="json"))
     return summary
+
+
+def _all_scored_before(units: list[TaskUnit]) -> bool:
+    """True when every attempt has an earlier verdict that might still be valid."""
+    return all((unit.folder / EVAL_RESULT).is_file() for unit in units)
+
+
+def _prepare_all(units: list[TaskUnit], dataset: WebDataset, config: WebEnvConfig,
+                 warnings: list[str], salt: str | None) -> list[_Prepared]:
+    base = EvalRequest(id="", task_id=0, har_path=Path(), dataset=dataset.evaluator_file,
+                       config=config.evaluator_environments())
+    return [_prepare(unit, dataset.tasks[unit.task_id], base, warnings, salt) for unit in units]
 
 
 def _needs_evaluator(prepared: list[_Prepared]) -> bool:
@@ -338,7 +351,7 @@ def _require_sites(units: Iterable[TaskUnit], dataset: WebDataset, config: WebEn
             path=output_dir, hint=f"give the URLs the browser used in --config ENV.yaml or {names}")
 
 
-def _prepare(unit: TaskUnit, task: WebTask, environments: dict[str, Any], warnings: list[str],
+def _prepare(unit: TaskUnit, task: WebTask, base_request: EvalRequest, warnings: list[str],
              salt: str | None) -> _Prepared:
     """Check the attempt's files; with a salt, find a still-valid earlier record."""
     text, parsed, response_problem = read_agent_response(unit.folder / AGENT_RESPONSE)
@@ -348,8 +361,9 @@ def _prepare(unit: TaskUnit, task: WebTask, environments: dict[str, Any], warnin
     problem = response_problem or _har_present(har_path)
     if problem is not None or text is None:
         return replace(base, problem=problem)
-    request = EvalRequest(id=f"{unit.task_id}/{unit.trial}", task_id=unit.task_id,
-                          agent_response=text, har_path=har_path, config=environments)
+    request = base_request.model_copy(update={
+        "id": f"{unit.task_id}/{unit.trial}", "task_id": unit.task_id, "agent_response": text,
+        "har_path": har_path})
     digest = _digest(salt, task, text, har_path) if salt is not None else None
     cached = _cached_record(unit.folder, digest) if digest is not None else None
     return replace(base, request=request, digest=digest, cached=cached)
@@ -410,19 +424,31 @@ def _read_metrics(path: Path, warnings: list[str]) -> TaskMetrics | None:
         return None
 
 
-def _score(prepared: list[_Prepared], evaluator: EvaluatorProcess | None,
-           identity: EvaluatorIdentity, progress: Progress | None) -> Iterator[TaskEvalRecord]:
-    for item in prepared:
-        if item.cached is not None:
-            yield item.cached
-            continue
-        if progress is not None:
-            progress(f"task {item.unit.task_id} trial {item.unit.trial}")
-        if item.request is None:
-            yield _layout_record(item, identity)
-        else:
-            assert evaluator is not None
-            yield _evaluated_record(item, evaluator.evaluate(item.request))
+def _score(prepared: list[_Prepared], evaluator: EvaluatorPool | EvaluatorProcess | None,
+           identity: EvaluatorIdentity, progress: Progress | None) -> list[TaskEvalRecord]:
+    """A record per attempt, in order: earlier verdicts, layout errors, fresh verdicts.
+
+    Each new record is written as soon as it exists: the writing overlaps the workers' scoring,
+    and a scoring killed half-way keeps what it finished."""
+    to_run = [item for item in prepared if item.cached is None and item.request is not None]
+    fresh: dict[int, TaskEvalRecord] = {}
+    if to_run:
+        assert evaluator is not None
+        verdicts = evaluator.evaluate_all(item.request for item in to_run if item.request)
+        for item, verdict in zip(to_run, verdicts, strict=True):
+            if progress is not None:
+                progress(f"task {item.unit.task_id} trial {item.unit.trial}")
+            fresh[id(item)] = _write_record(item, _evaluated_record(item, verdict))
+    return [item.cached or fresh.get(id(item))
+            or _write_record(item, _layout_record(item, identity)) for item in prepared]
+
+
+def _write_record(item: _Prepared, record: TaskEvalRecord) -> TaskEvalRecord:
+    # a cache of a deterministic verdict: atomic, but not fsynced (a file torn by a power cut
+    # fails validation or its digest and is simply scored again)
+    write_text_atomic(item.unit.folder / EVAL_RESULT, record.model_dump_json(indent=2) + "\n",
+                      durable=False)
+    return record
 
 
 def _common(item: _Prepared) -> dict[str, Any]:

@@ -108,6 +108,8 @@ class WebDataset(BaseModel):
     """sha256 of the dataset file (the evaluator's `data_checksum`)."""
     source: Path
     """The dataset folder it was read from."""
+    evaluator_file: Path | None = None
+    """The tasks JSON the evaluator must load for these tasks; None for its own 812."""
 
     def in_subset(self, task_id: int, subset: Subset) -> bool:
         """True when the task belongs to the subset."""
@@ -185,6 +187,16 @@ def load_dataset(dataset_dir: Path) -> WebDataset:
     subsets = {Subset(name): _subset_ids(dataset_dir / rel) for name, rel in SUBSET_FILES.items()}
     return WebDataset(tasks=tasks, subsets=subsets, source=dataset_dir,
                       data_checksum=hashlib.sha256(raw_bytes).hexdigest())
+
+
+def load_task_file(path: Path) -> WebDataset:
+    """Tasks in one dataset-format JSON file of our own (e.g. the local suite); no subsets."""
+    raw_bytes = _read_bytes(path)
+    parsed = (_to_task(raw, path) for raw in _json_list(raw_bytes, path))
+    tasks = {task.task_id: task for task in parsed}
+    return WebDataset(tasks=tasks, subsets={subset: frozenset() for subset in Subset},
+                      source=path.parent, data_checksum=hashlib.sha256(raw_bytes).hexdigest(),
+                      evaluator_file=path)
 
 
 def _read_bytes(path: Path) -> bytes:

@@ -19,6 +19,10 @@ class AgentStatus(StrEnum):
     """The agent failed (non-zero exit, exception); the workspace is graded as it is."""
     TIMEOUT = "timeout"
     """The agent ran out of time and was stopped; the workspace is graded as it is."""
+    INFRA_ERROR = "infra_error"
+    """The model provider failed (429, 5xx, timeouts) after retries: not the agent's fault.
+
+    The checkpoint is not graded, is left out of agent scores, and `--resume` redoes it."""
 
 
 class Usage(BaseModel):

@@ -9,6 +9,15 @@ from benchwright.protocols import Agent, Runtime
 from benchwright.registry import AGENTS, resolve
 from benchwright.runs.models import RunConfig
 
+# Agents built from the model name and `agent_settings` (they call an LLM themselves).
+LLM_AGENTS = {
+    "claude_code",
+    "codex",
+    "gemini",
+    "opencode",
+    "openhands",
+}
+
 
 def build_agent(config: RunConfig, problem: ProblemConfig, runtime: Runtime,
                 keep: set[str]) -> Agent:
@@ -20,6 +29,9 @@ def build_agent(config: RunConfig, problem: ProblemConfig, runtime: Runtime,
         if config.replay_from is None:
             raise UserInputError("the replay agent needs --replay-from RUN_DIR")
         agent = cls(config.replay_from, keep)
+    elif config.agent in LLM_AGENTS:
+        agent = cls(config.model, config.agent_settings, runtime, config.agent_limits,
+                    resolve_python(config.python), config.agent_network)
     else:
         if not config.agent_command:
             raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'")

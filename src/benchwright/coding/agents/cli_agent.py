@@ -1,0 +1,254 @@
+"""What the CLI agents (claude_code, codex, gemini, opencode, openhands) share: one invocation.
+
+An adapter says how to launch its CLI (`Launch`) and how to read its native log (`parse`); this
+module runs it in the sandbox with the workspace as the working directory, an isolated HOME under
+the checkpoint's artifacts (so the agent's config, caches and telemetry never touch the real
+HOME), credentials passed through from the environment only, and writes `trajectory.json`
+beside the raw log. Provider failures that outlast the agent's own retries (429, 5xx, timeouts,
+an unreachable endpoint) end as `AgentStatus.INFRA_ERROR`, not as the agent's failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus, Usage
+from benchwright.coding.agents.prices import Price, price_of
+from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
+from benchwright.errors import PrerequisiteError
+from benchwright.interpreters import Interpreter
+from benchwright.protocols import Runtime
+from benchwright.runs.models import AgentSettings
+from benchwright.sandbox import ExecResult, Limits, Mount
+
+RAW_LOG = "agent.jsonl"
+STDERR_LOG = "agent.stderr.txt"
+# Node's WebAssembly reserves tens of GiB of address space (not memory) per instance, so the
+# sandbox's RLIMIT_AS must leave room for it: gemini fails below 64 GiB.
+NODE_ADDRESS_SPACE_MB = 256 * 1024
+_PASSTHROUGH = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+                "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
+PROVIDER_ERROR = re.compile(
+    r"\b(429|500|502|503|504|529)\b|rate.?limit|too many requests|overloaded|resource.?exhausted"
+    r"|internal server error|service unavailable|bad gateway|timed? ?out|timeout"
+    r"|stream disconnected|connection (?:refused|reset|error)|econnrefused|econnreset"
+    r"|fetch failed|network error|retry limit|max retries",
+    re.IGNORECASE)
+
+
+class Launch(BaseModel):
+    """How an adapter starts its CLI for one checkpoint."""
+
+    argv: list[str]
+    """The command; the prompt is part of it (as SCBench passes it)."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Settings for the agent on top of the common environment (never credentials)."""
+    files: dict[str, str] = Field(default_factory=dict)
+    """Config files to write first, by path relative to the isolated HOME."""
+    mounts: list[Mount] = Field(default_factory=list)
+    """What the sandbox must see besides the workspace, the HOME and the interpreter."""
+    address_space_mb: int = 64 * 1024
+    """The least address-space limit the CLI starts under."""
+
+
+class Parsed(BaseModel):
+    """What an adapter read from its agent's native log."""
+
+    steps: list[Step] = Field(default_factory=list)
+    """The conversation."""
+    usage: Usage = Field(default_factory=Usage)
+    """Tokens and model turns; `cost_usd` only when the agent reported it."""
+    cost_reported: bool = False
+    """Whether the agent reported its cost (else the price table is used)."""
+    finished: bool = False
+    """Whether the agent said it ended normally."""
+    errors: list[str] = Field(default_factory=list)
+    """Error messages of the agent's own error events, in order."""
+
+
+class CliAgent:
+    """The shared `act`; subclasses set `name` and `credentials` and define the hooks."""
+
+    name = ""
+    credentials: tuple[str, ...] = ()
+    """Environment variables passed through to the CLI; one of them must be set."""
+
+    def __init__(self, model: str | None, settings: AgentSettings, runtime: Runtime,
+                 limits: Limits, interpreter: Interpreter, network: bool = True) -> None:
+        self.model, self.settings = model, settings
+        self.runtime, self.limits, self.interpreter = runtime, limits, interpreter
+        # An LLM agent cannot work without reaching its provider, so the network is always on.
+        self.network = True
+        self.secrets = {k: os.environ[k] for k in self.credentials if os.environ.get(k)}
+        if not self.secrets and not settings.base_url:
+            raise PrerequisiteError(
+                f"the {self.name} agent needs an API key in the environment",
+                hint=f"set one of {', '.join(self.credentials)}")
+
+    # Hooks ---------------------------------------------------------------------------------
+    def install(self) -> str:
+        """Make the CLI available; returns its version."""
+        raise NotImplementedError
+
+    def launch(self, ctx: AgentContext, home: Path) -> Launch:
+        """The command, environment and config files for this checkpoint."""
+        raise NotImplementedError
+
+    def parse(self, lines: list[str]) -> Parsed:
+        """The native log (stdout lines) as steps, usage and errors."""
+        raise NotImplementedError
+
+    # The shared run ------------------------------------------------------------------------
+    def act(self, ctx: AgentContext) -> AgentResult:
+        start = time.monotonic()
+        version = self.install()
+        home = ctx.artifacts_dir / "home"
+        launch = self.launch(ctx, _fresh_home(home))
+        for rel, text in launch.files.items():
+            (home / rel).parent.mkdir(parents=True, exist_ok=True)
+            (home / rel).write_text(text)
+        result = self._run(ctx, home, launch)
+        self._scrub(ctx.artifacts_dir)
+        parsed = self.parse(_lines(ctx.artifacts_dir / RAW_LOG))
+        status, error = classify(result, parsed, ctx.artifacts_dir / STDERR_LOG)
+        usage, source = self._costed(parsed)
+        Trajectory(agent=self.name, agent_version=version, model=self.model, steps=parsed.steps,
+                   usage=usage, cost_source=source, exit_status=status,
+                   exit_code=result.exit_code, error=error, raw_log=RAW_LOG
+                   ).write(ctx.artifacts_dir)
+        _prune_home(home)
+        return AgentResult(status=status, usage=usage, error=error,
+                           duration_s=round(time.monotonic() - start, 3))
+
+    def cleanup(self) -> None:
+        """Nothing to release: the sandbox is gone when `act` returns."""
+
+    def base_url(self, env_name: str, with_v1: bool) -> str | None:
+        """The provider endpoint: `--base-url` if given, else `$env_name`, else None; with or
+        without the `/v1` the agent's client expects."""
+        url = self.settings.base_url or os.environ.get(env_name)
+        if not url:
+            return None
+        url = url.rstrip("/").removesuffix("/v1")
+        return f"{url}/v1" if with_v1 else url
+
+    def _run(self, ctx: AgentContext, home: Path, launch: Launch) -> ExecResult:
+        env = self._environment(home) | launch.env
+        mounts = [Mount(path=self.interpreter.prefix), Mount(path=ctx.workspace, writable=True),
+                  Mount(path=ctx.artifacts_dir, writable=True), *launch.mounts]
+        limits = self.limits.model_copy(
+            update={"memory_mb": max(self.limits.memory_mb, launch.address_space_mb)})
+        with (ctx.artifacts_dir / RAW_LOG).open("wb") as out, \
+                (ctx.artifacts_dir / STDERR_LOG).open("wb") as err:
+            return self.runtime.run(launch.argv, cwd=ctx.workspace, env=env, mounts=mounts,
+                                    limits=limits, network=self.network, stdout=out, stderr=err)
+
+    def _environment(self, home: Path) -> dict[str, str]:
+        env = {"PATH": f"{self.interpreter.prefix}/bin:/usr/local/bin:/usr/bin:/bin",
+               "HOME": str(home), "TMPDIR": str(home / "tmp"), "LANG": "C.UTF-8", "TZ": "UTC",
+               "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache"),
+               "XDG_DATA_HOME": str(home / ".local/share"),
+               "XDG_STATE_HOME": str(home / ".local/state"),
+               "DO_NOT_TRACK": "1", "NO_UPDATE_NOTIFIER": "1", "CI": "1", "TERM": "dumb"}
+        env |= {k: os.environ[k] for k in _PASSTHROUGH if k in os.environ}
+        return env | self.secrets
+
+    def _scrub(self, folder: Path) -> None:
+        """Replace credential values in the agent's logs (an agent may echo its environment)."""
+        for name in (RAW_LOG, STDERR_LOG):
+            path = folder / name
+            if not path.is_file():
+                continue
+            text = original = path.read_text(errors="replace")
+            for key, value in self.secrets.items():
+                if len(value) >= 8:  # a placeholder like "x" is no secret, and is everywhere
+                    text = text.replace(value, f"<redacted:{key}>")
+            if text != original:
+                path.write_text(text)
+
+    def _costed(self, parsed: Parsed) -> tuple[Usage, CostSource]:
+        usage = parsed.usage
+        if parsed.cost_reported:
+            return usage, CostSource.AGENT
+        price = self._price()
+        if price is None:
+            return usage, CostSource.UNKNOWN
+        cost = round(price.cost(usage.input_tokens, usage.output_tokens), 6)
+        return usage.model_copy(update={"cost_usd": cost}), CostSource.PRICE_TABLE
+
+
+    def _price(self) -> Price | None:
+        given = self.settings.input_price_per_mtok, self.settings.output_price_per_mtok
+        if given[0] is not None and given[1] is not None:
+            return Price(input=given[0], output=given[1])
+        return price_of(self.model)
+
+
+def effort_for(budget: int | None) -> str | None:
+    """A thinking budget as the effort level of agents that take a level, not a budget."""
+    if budget is None:
+        return None
+    if budget == 0:
+        return "minimal"
+    return "low" if budget <= 4096 else "medium" if budget <= 16384 else "high"
+
+
+def json_events(lines: list[str]) -> Iterator[dict[str, Any]]:
+    """The JSON objects among a log's lines (agents mix in plain-text lines)."""
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            yield event
+
+
+def classify(result: ExecResult, parsed: Parsed, stderr: Path) -> tuple[AgentStatus, str | None]:
+    """How the turn ended, and why when it did not end well."""
+    if parsed.finished and result.exit_code == 0 and not result.timed_out:
+        return AgentStatus.COMPLETED, None
+    messages = parsed.errors or _tail(stderr)
+    provider = next((m for m in reversed(messages) if PROVIDER_ERROR.search(m)), None)
+    if provider is not None:
+        return AgentStatus.INFRA_ERROR, f"the model provider failed: {_short(provider)}"
+    if result.timed_out:
+        return AgentStatus.TIMEOUT, "the agent ran past its wall-clock limit"
+    last = _short(messages[-1]) if messages else "no error message"
+    return AgentStatus.ERROR, f"the agent exited with {result.exit_code}: {last}"
+
+
+def _fresh_home(home: Path) -> Path:
+    shutil.rmtree(home, ignore_errors=True)
+    (home / "tmp").mkdir(parents=True)
+    return home
+
+
+def _prune_home(home: Path) -> None:
+    """Drop what only makes the run directory heavy: temporary files and package caches."""
+    for name in ("tmp", ".cache", ".npm", ".bun"):
+        shutil.rmtree(home / name, ignore_errors=True)
+
+
+def _lines(path: Path) -> list[str]:
+    if not path.is_file():
+        return []
+    return [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+
+
+def _tail(path: Path, n: int = 5) -> list[str]:
+    return _lines(path)[-n:]
+
+
+def _short(message: str, limit: int = 300) -> str:
+    one = " ".join(message.split())
+    return one if len(one) <= limit else one[: limit - 3] + "..."

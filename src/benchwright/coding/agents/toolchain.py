@@ -1,0 +1,152 @@
+"""Agent CLIs installed at pinned versions into a tool folder the harness manages.
+
+An npm package lands in `<cache>/tools/<package>-<version>/` (the cache is $BENCHWRIGHT_CACHE_DIR,
+else ~/.cache/benchwright), installed with `npm install --prefix` and `--ignore-scripts`: the
+packages pinned here ship prebuilt binaries in per-platform optional dependencies, and the install
+scripts we skip only copy that binary over the launcher; we run the platform binary directly
+(`NpmTool.native`) instead. A finished folder carries
+a marker file; a half-installed one (a crash, a kill -9) has none and is installed again. A file
+lock keeps two runs from installing the same tool at once. The user's real HOME, PATH and global
+npm folders are never touched.
+
+Python agents (OpenHands) get a uv environment from `benchwright.toolenvs` the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from benchwright.errors import EnvironmentBuildError, PrerequisiteError
+from benchwright.toolenvs import cache_base, file_lock
+
+MARKER = ".benchwright-tool.json"
+INSTALL_NODE = "sudo apt-get install -y nodejs npm"
+
+
+class NpmTool(BaseModel):
+    """An agent CLI published on npm, pinned."""
+
+    package: str
+    """The npm package name."""
+    version: str
+    """The exact version installed."""
+    bin: str
+    """The executable it puts in node_modules/.bin."""
+    min_node: int | None = None
+    """The oldest Node.js major version it runs on, when it runs on Node (None: a native binary)."""
+    native: str | None = None
+    """The prebuilt binary to run instead of the launcher, relative to node_modules; `{arch}` is
+    x64 or arm64 (None: run the launcher in node_modules/.bin)."""
+
+
+# Newest versions on npm on 2026-11-22 (`npm view PACKAGE version`), each run here end to end.
+CLAUDE_CODE = NpmTool(package="@anthropic-ai/claude-code", version="2.1.330", bin="claude",
+                      native="@anthropic-ai/claude-code-linux-{arch}/claude")
+CODEX = NpmTool(package="@openai/codex", version="0.169.0", bin="codex", min_node=16)
+GEMINI_CLI = NpmTool(package="@google/gemini-cli", version="0.61.0", bin="gemini", min_node=20)
+OPENCODE = NpmTool(package="opencode-ai", version="1.18.33", bin="opencode",
+                   native="opencode-linux-{arch}/bin/opencode")
+# OpenHands 1.x dropped the `openhands.core.main` headless entry point that SCBench drives.
+OPENHANDS_REQUIREMENT = "openhands-ai==0.62.0"
+
+
+class InstalledTool(BaseModel):
+    """A ready tool folder."""
+
+    tool: NpmTool
+    """What is installed."""
+    path: Path
+    """The folder (mount it read-only into the sandbox)."""
+
+    @property
+    def executable(self) -> Path:
+        """The CLI's entry point."""
+        return entry_point(self.tool, self.path)
+
+
+def entry_point(tool: NpmTool, path: Path) -> Path:
+    """What to run in the tool folder `path`: the native binary, else the launcher."""
+    if tool.native is not None:
+        return path / "node_modules" / tool.native.format(arch=_arch())
+    return path / "node_modules" / ".bin" / tool.bin
+
+
+def _arch() -> str:
+    machine = platform.machine().lower()
+    return "arm64" if machine in ("aarch64", "arm64") else "x64"
+
+
+def tools_root() -> Path:
+    """Where tool folders live: `<cache>/tools`."""
+    return cache_base() / "tools"
+
+
+def tool_dir(tool: NpmTool) -> Path:
+    """The folder of one pinned tool."""
+    slug = tool.package.lstrip("@").replace("/", "-")
+    return tools_root() / f"{slug}-{tool.version}"
+
+
+def ensure_npm_tool(tool: NpmTool) -> InstalledTool:
+    """The tool's folder, installed on first use and reused after."""
+    path = tool_dir(tool)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if tool.min_node is not None:
+        require_node(tool.min_node, tool.package)
+    with file_lock(path.with_name(path.name + ".lock")):
+        if not (path / MARKER).is_file():
+            _install(tool, path)
+    return InstalledTool(tool=tool, path=path)
+
+
+def _install(tool: NpmTool, path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    spec = f"{tool.package}@{tool.version}"
+    proc = subprocess.run(
+        [require_npm(), "install", "--prefix", str(path), "--ignore-scripts", "--no-audit",
+         "--no-fund", "--loglevel=error", spec],
+        capture_output=True, text=True, env=dict(os.environ))
+    if proc.returncode != 0 or not entry_point(tool, path).exists():
+        shutil.rmtree(path, ignore_errors=True)
+        detail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        raise EnvironmentBuildError(
+            f"npm could not install {spec}: {' | '.join(detail) or 'no output'}",
+            hint="check that the npm registry is reachable (npm config get registry)")
+    (path / MARKER).write_text(tool.model_dump_json(indent=2))
+
+
+def require_npm() -> str:
+    """The npm executable, or a PrerequisiteError saying how to get it."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise PrerequisiteError("npm is not installed, and the agent CLIs are installed with it",
+                                hint=f"install Node.js and npm: `{INSTALL_NODE}`")
+    return npm
+
+
+def node_binary() -> Path:
+    """The `node` executable, resolved through symlinks."""
+    node = shutil.which("node")
+    if node is None:
+        raise PrerequisiteError("Node.js is not installed", hint=f"`{INSTALL_NODE}`")
+    return Path(node).resolve()
+
+
+def require_node(major: int, package: str) -> Path:
+    """`node_binary()`, checked to be at least `major`."""
+    node = node_binary()
+    out = subprocess.run([str(node), "--version"], capture_output=True, text=True).stdout
+    found = re.match(r"v(\d+)", out.strip())
+    if found is None or int(found.group(1)) < major:
+        raise PrerequisiteError(f"{package} needs Node.js {major} or newer, found {out.strip()!r}",
+                                hint="install a newer Node.js (https://nodejs.org) and put it "
+                                "first on PATH")
+    return node

@@ -1,0 +1,132 @@
+"""The scripted conversation a fake LLM server plays, read from YAML.
+
+```yaml
+turns:                          # one per model call, any protocol, served in order
+  - text: "I'll write the file."
+    tool_calls:
+      - name: bash              # a tool the client under test declared
+        arguments: {command: "echo hi > a.txt"}
+    usage: {input_tokens: 120, output_tokens: 30}   # optional; estimated from sizes otherwise
+  - fault: {kind: http_429, times: 2, retry_after: 0}   # a turn of its own: two 429s, then on
+  - text: "Done."
+    fault: {kind: http_500}     # or on a turn: the first call gets a 500, the retry gets "Done."
+untooled: {text: "ok"}          # optional: calls declaring no tools get this; no turn is used
+fault_all: http_429             # optional: every model call fails so, until clear_faults()
+```
+After the last turn, every call gets an HTTP 400 naming the exhausted script.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from benchwright.errors import UserInputError
+
+
+class FaultKind(StrEnum):
+    """What a fault does to one model call."""
+
+    HTTP_429 = "http_429"
+    """Too many requests, with a `retry-after` header and the provider's error body."""
+    HTTP_500 = "http_500"
+    """An internal server error with the provider's error body."""
+    MALFORMED = "malformed"
+    """A 200 whose body is not valid JSON (for streams: a broken event, then the end)."""
+    STALL = "stall"
+    """No reply for `seconds`; then the connection is closed without one."""
+
+
+class Fault(BaseModel):
+    """A failure injected instead of a reply."""
+
+    kind: FaultKind
+    """What happens."""
+    times: int = Field(default=1, ge=1)
+    """How many calls get it (on a turn; `fault_all` ignores it)."""
+    retry_after: float = Field(default=1.0, ge=0)
+    """Seconds in the `retry-after` header of a 429."""
+    seconds: float = Field(default=30.0, ge=0)
+    """How long a stall lasts."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_name(cls, data: Any) -> Any:
+        return {"kind": data} if isinstance(data, str) else data
+
+
+class ToolCall(BaseModel):
+    """A tool call the model makes."""
+
+    name: str
+    """The tool's name, as the client declared it."""
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+    """Its arguments: a mapping, or a raw JSON string sent as is where the protocol allows."""
+
+
+class TurnUsage(BaseModel):
+    """Token counts reported for a turn."""
+
+    input_tokens: int = Field(ge=0)
+    """Prompt tokens."""
+    output_tokens: int = Field(ge=0)
+    """Generated tokens."""
+
+
+class Turn(BaseModel):
+    """One model reply, optionally preceded by faults."""
+
+    text: str = ""
+    """The assistant's text."""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    """Tool calls, after the text."""
+    usage: TurnUsage | None = None
+    """Reported usage; if unset, estimated from the sizes (4 characters a token)."""
+    fault: Fault | None = None
+    """Injected on the first `fault.times` calls that reach this turn."""
+
+    @property
+    def fault_only(self) -> bool:
+        """A turn that only injects faults, then yields to the next turn."""
+        return self.fault is not None and not self.text and not self.tool_calls
+
+
+class Script(BaseModel):
+    """A whole scripted conversation."""
+
+    turns: list[Turn] = Field(default_factory=list)
+    """The replies, in order."""
+    untooled: Turn | None = None
+    """Reply to calls that declare no tools (a CLI's side calls: titles, topic checks)."""
+    fault_all: Fault | None = None
+    """A fault for every model call until `clear_faults()`."""
+
+    @classmethod
+    def from_yaml(cls, source: str | Path) -> Script:
+        """A script from a YAML file's path, or from YAML text."""
+        text, where = _yaml_text(source)
+        try:
+            return cls.model_validate(yaml.safe_load(text) or {})
+        except (yaml.YAMLError, ValidationError) as exc:
+            raise UserInputError(f"not a valid fake-LLM script: {_first_line(exc)}", path=where,
+                                 hint="see `benchwright.testing.script` for the format") from None
+
+
+def _yaml_text(source: str | Path) -> tuple[str, Path | None]:
+    if isinstance(source, Path) or ("\n" not in source and source.endswith((".yaml", ".yml"))):
+        path = Path(source)
+        if not path.is_file():
+            raise UserInputError("script file not found", path=path)
+        return path.read_text(encoding="utf-8"), path
+    return source, None
+
+
+def _first_line(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        error = exc.errors()[0]
+        return f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
+    return str(exc).splitlines()[0]

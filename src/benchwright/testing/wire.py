@@ -1,0 +1,108 @@
+"""What every protocol module of the fake server shares: a resolved reply, SSE framing, errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from benchwright.testing.script import ToolCall, Turn
+
+
+@dataclass(frozen=True)
+class Call:
+    """A scripted tool call with its id and both encodings of its arguments."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    arguments_json: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted turn, made concrete for one request."""
+
+    id: str
+    model: str
+    text: str
+    calls: list[Call] = field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    created: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+class Dialect(Protocol):
+    """One provider's wire format."""
+
+    def declares_tools(self, body: dict[str, Any]) -> bool:
+        """Whether the request offers the model any tool."""
+        ...
+
+    def reply(self, reply: Reply) -> dict[str, Any]:
+        """The non-streaming response body."""
+        ...
+
+    def stream(self, reply: Reply, body: dict[str, Any]) -> Iterator[bytes]:
+        """The streaming response, as SSE frames."""
+        ...
+
+    def error(self, status: int, message: str) -> dict[str, Any]:
+        """The provider's error body for an HTTP status."""
+        ...
+
+
+def sse(data: dict[str, Any] | str, event: str | None = None) -> bytes:
+    """One server-sent event."""
+    payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {payload}\n\n".encode()
+
+
+def pieces(text: str, parts: int = 3) -> list[str]:
+    """`text` cut into up to `parts` pieces, so clients must join deltas."""
+    if not text:
+        return []
+    size = max(1, -(-len(text) // parts))
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token, at least one."""
+    return max(1, len(text) // 4)
+
+
+def make_reply(turn: Turn, number: int, model: str, body: dict[str, Any],
+               created: int) -> Reply:
+    """The concrete reply to `body` for the `number`-th served turn."""
+    calls = [_call(c, number, i) for i, c in enumerate(turn.tool_calls)]
+    if turn.usage is not None:
+        tokens = (turn.usage.input_tokens, turn.usage.output_tokens)
+    else:
+        generated = turn.text + "".join(c.name + c.arguments_json for c in calls)
+        tokens = (estimate_tokens(json.dumps(body)), estimate_tokens(generated))
+    return Reply(id=f"fake{number}", model=model, text=turn.text, calls=calls,
+                 input_tokens=tokens[0], output_tokens=tokens[1], created=created)
+
+
+def _call(call: ToolCall, number: int, index: int) -> Call:
+    if isinstance(call.arguments, str):
+        raw = call.arguments
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError:
+            parsed = {}
+        mapping = parsed if isinstance(parsed, dict) else {}
+    else:
+        mapping, raw = call.arguments, json.dumps(call.arguments)
+    return Call(id=f"call_fake{number}_{index}", name=call.name, arguments=mapping,
+                arguments_json=raw)
+
+
+MALFORMED_JSON = b'{"id": "fake-malformed", "choices": [{"index": 0, "mess'
+"""A body cut off mid-object: what a client gets from a broken proxy."""

@@ -1,0 +1,147 @@
+"""The shop's admin (site `shopping_admin`, base URL `<origin>/admin`): orders grid, order view.
+
+Login: admin / admin1234 through the form, or the `X-M2-Admin-Auto-Login: admin:admin1234` header.
+An order's status changes through the comment form on its page
+(`POST /admin/sales/order/addComment/<number>`, fields `history[status]` and `history[comment]`).
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from urllib.parse import quote
+
+from benchwright.web.local_suite import pages
+from benchwright.web.local_suite.routing import Request, Response, Router, html_response, redirect
+from benchwright.web.local_suite.sessions import (
+    clear_cookie,
+    header_login,
+    session_user,
+    set_cookie,
+)
+from benchwright.web.local_suite.shop_data import ADMIN_ACCOUNTS, STATUSES, Order, ShopStore
+
+COOKIE = "admin_session"
+AUTO_LOGIN_HEADER = "x-m2-admin-auto-login"
+BASE = "/admin"
+
+
+class ShopAdminSite:
+    """The admin app, mounted under /admin."""
+
+    site = "shopping_admin"
+    base_path = BASE
+
+    def __init__(self, store: ShopStore) -> None:
+        self.store = store
+        self.router = Router()
+        for method, pattern, handler in (
+            ("GET", r"/admin/?", self._dashboard), ("GET", r"/admin/login/?", self._login_form),
+            ("POST", r"/admin/login/?", self._login), ("GET", r"/admin/logout/?", self._logout),
+            ("GET", r"/admin/sales/order/?", self._grid),
+            ("GET", r"/admin/sales/order/view/(\d+)/?", self._order),
+            ("POST", r"/admin/sales/order/addComment/(\d+)/?", self._add_comment),
+        ):
+            self.router.add(method, pattern, handler)
+
+    def handle(self, request: Request) -> Response:
+        """Route the request; everything but the login form needs an admin."""
+        if not request.path.startswith("/admin/login") and not self._user(request):
+            return redirect(f"{BASE}/login?next=" + quote(request.path, safe="/"))
+        return self.router.dispatch(request) or self._page(
+            "Page not found", pages.notice("No such page."), 404)
+
+    def reset(self) -> None:
+        """Seed orders (the store is shared with the storefront)."""
+        self.store.reset()
+
+    def _user(self, request: Request) -> str | None:
+        return (header_login(request.headers.get(AUTO_LOGIN_HEADER), ADMIN_ACCOUNTS)
+                or session_user(request.cookies.get(COOKIE)))
+
+    def _page(self, title: str, body: str, status: int = 200) -> Response:
+        nav = [("menu-dashboard", f"{BASE}/", "Dashboard"),
+               ("menu-sales-orders", f"{BASE}/sales/order", "Sales > Orders"),
+               ("menu-logout", f"{BASE}/logout", "Sign Out")]
+        return html_response(pages.page(title, body, nav, "Magento Admin"), status)
+
+    def _login_form(self, request: Request, match: re.Match[str]) -> Response:
+        fields = (pages.hidden("next", request.query.get("next", f"{BASE}/"))
+                  + pages.text_input("username", "login[username]", "Username")
+                  + pages.text_input("login", "login[password]", "Password", kind="password"))
+        error = (pages.notice("The account sign-in was incorrect.", error=True)
+                 if "error" in request.query else "")
+        return self._page("Sign in", error + pages.form(f"{BASE}/login", fields, "sign-in",
+                                                        "Sign in"))
+
+    def _login(self, request: Request, match: re.Match[str]) -> Response:
+        user = request.form.get("login[username]", "").strip()
+        if ADMIN_ACCOUNTS.get(user) != request.form.get("login[password]"):
+            return redirect(f"{BASE}/login?error=1")
+        target = request.form.get("next", "")
+        response = redirect(target if target.startswith(BASE) else f"{BASE}/")
+        response.headers.append(set_cookie(COOKIE, user, BASE))
+        return response
+
+    def _logout(self, request: Request, match: re.Match[str]) -> Response:
+        response = redirect(f"{BASE}/login")
+        response.headers.append(clear_cookie(COOKIE, BASE))
+        return response
+
+    def _dashboard(self, request: Request, match: re.Match[str]) -> Response:
+        counts = {s: sum(o.status == s for o in self.store.orders.values()) for s in STATUSES}
+        items = "".join(f"<li>{escape(STATUSES[s])} orders: {n}</li>"
+                        for s, n in counts.items() if s == "pending")
+        return self._page("Dashboard", f"<ul>{items}</ul>" + pages.link(
+            "go-orders", f"{BASE}/sales/order", "View all orders"))
+
+    def _grid(self, request: Request, match: re.Match[str]) -> Response:
+        wanted = request.query.get("status", "")
+        orders = sorted((o for o in self.store.orders.values()
+                         if not wanted or o.status == wanted), key=lambda o: o.number, reverse=True)
+        rows = [(escape(o.number), o.date, escape(o.customer),
+                 pages.money(self.store.grand_total(o)),
+                 STATUSES[o.status], pages.link(f"view-{o.number}",
+                                                f"{BASE}/sales/order/view/{o.number}", "View"))
+                for o in orders]
+        choices = [("", "Any status"), *STATUSES.items()]
+        filters = pages.form(f"{BASE}/sales/order", pages.select(
+            "filter-status", "status", "Status", choices, wanted), "apply-filters", "Apply Filters",
+            method="get")
+        return self._page("Orders", filters + f"<p>{len(rows)} records found</p>" + pages.table(
+            ["ID", "Purchase Date", "Bill-to Name", "Grand Total", "Status", "Action"], rows,
+            "orders-grid"))
+
+    def _order(self, request: Request, match: re.Match[str]) -> Response:
+        order = self.store.orders.get(match.group(1))
+        if order is None:
+            return self._page("Order not found", pages.notice("This order no longer exists."), 404)
+        return self._page(f"# {order.number}", self._order_body(order, request))
+
+    def _order_body(self, order: Order, request: Request) -> str:
+        items = "".join(f"<li>{qty} x {escape(self.store.products[pid].name)}</li>"
+                        for pid, qty in order.items)
+        history = "".join(f"<li>{escape(line)}</li>" for line in order.history)
+        saved = (pages.notice("The order status has been updated.")
+                 if "saved" in request.query else "")
+        comment = pages.form(
+            f"{BASE}/sales/order/addComment/{order.number}",
+            pages.select("history-status", "history[status]", "Status", STATUSES.items(),
+                         order.status) + pages.text_area("history-comment", "history[comment]",
+                                                         "Comment"),
+            "submit-comment", "Submit Comment")
+        return (saved + f"<p>Order Date: {order.date}</p><p>Customer: {escape(order.customer)} "
+                f"({escape(order.email)})</p><p>Order Status: {STATUSES[order.status]}</p>"
+                f"<p>Grand Total: {pages.money(self.store.grand_total(order))}</p>"
+                f"<h2>Items Ordered</h2><ul>{items}</ul><h2>Notes for this Order</h2>"
+                f"<ul id=\"order-history\">{history}</ul>{comment}")
+
+    def _add_comment(self, request: Request, match: re.Match[str]) -> Response:
+        order = self.store.orders.get(match.group(1))
+        status = request.form.get("history[status]", "")
+        if order is None or status not in STATUSES:
+            return redirect(f"{BASE}/sales/order")
+        order.status = status
+        note = request.form.get("history[comment]", "").strip()
+        order.history.append(f"{STATUSES[status]}: {note}" if note else STATUSES[status])
+        return redirect(f"{BASE}/sales/order/view/{order.number}?saved=1")

@@ -1,0 +1,44 @@
+"""Where each file of a web run directory lives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+from benchwright.runs.layout import MANIFEST, RunFiles
+from benchwright.web.scoring import TRIAL_PREFIX
+
+JOURNAL: Final = "journal.jsonl"
+TASKS: Final = "tasks"
+HISTORY: Final = "history.json"
+
+
+class WebRunLayout(RunFiles):
+    """Paths inside one web run directory."""
+
+    @property
+    def journal(self) -> Path:
+        return self.root / JOURNAL
+
+    @property
+    def tasks_dir(self) -> Path:
+        """The official layout (`<task_id>/trial_<n>/`) that scoring reads."""
+        return self.root / TASKS
+
+    def trial_dir(self, task_id: int, trial: int) -> Path:
+        return self.tasks_dir / str(task_id) / f"{TRIAL_PREFIX}{trial}"
+
+    def trial_dirs(self) -> list[Path]:
+        """Every trial folder present, finished or not."""
+        if not self.tasks_dir.is_dir():
+            return []
+        return sorted(p for p in self.tasks_dir.glob(f"*/{TRIAL_PREFIX}*") if p.is_dir())
+
+
+def is_web_run(folder: Path) -> bool:
+    """True for a folder holding a web run's manifest."""
+    path = folder / MANIFEST
+    try:
+        return path.is_file() and '"benchwright.web-run/1"' in path.read_text(encoding="utf-8")
+    except OSError:
+        return False

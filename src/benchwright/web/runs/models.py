@@ -1,0 +1,235 @@
+"""The files of a web run and the trial interface: all versioned pydantic models.
+
+`TrialRequest`, `AgentSpec` and `TrialOutcome` mirror the browser track's `run_trial` contract
+(docs/web.md): a `TrialRunner` (benchwright.protocols) takes the request, drives one attempt,
+writes `network.har` and `history.json` into `trial_dir`, and returns the outcome. The run then
+writes `agent_response.json` (the response adapter) and `metrics.json`, and journals the trial.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchwright.web.response_adapter import ParseMethod, ResponseStatus
+from benchwright.web.runs.extraction import ExtractorConfig
+from benchwright.web.tasks import TaskType, WebTask
+
+
+class AgentName(StrEnum):
+    """The web agents."""
+
+    SCRIPTED = "scripted"
+    BROWSER_USE = "browser-use"
+
+
+class TrialStatus(StrEnum):
+    """How one trial ended."""
+
+    COMPLETED = "completed"
+    STEP_LIMIT = "step_limit"
+    AGENT_ERROR = "agent_error"
+    CRASHED = "crashed"
+    INFRA_ERROR = "infra_error"
+
+
+class AgentSpec(BaseModel):
+    """Which agent runs a trial, with which model."""
+
+    name: AgentName
+    """scripted or browser-use."""
+    model: str | None = None
+    """The model's name (browser-use)."""
+    base_url: str | None = None
+    """The OpenAI-compatible endpoint (browser-use)."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """The environment variable that holds the API key."""
+    script: Path | None = None
+    """The task's action script (scripted)."""
+
+
+class TrialRequest(BaseModel):
+    """One attempt at one task."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    task: WebTask
+    """The task."""
+    trial_dir: Path
+    """Where the trial's files go (network.har, history.json, browser files)."""
+    site_urls: dict[str, str]
+    """Site name -> base URL, for the task's placeholders."""
+    agent: AgentSpec
+    """The agent."""
+    cookies: list[dict[str, Any]] = Field(default_factory=list)
+    """Cookies injected before the first navigation."""
+    max_steps: int = 30
+    """Steps before the agent is stopped (status step_limit)."""
+    keep_browser_files: bool = False
+    """Keep the profile, downloads and agent files under trial_dir."""
+
+
+class TrialOutcome(BaseModel):
+    """What a trial runner reports."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    status: TrialStatus
+    """completed, step_limit, agent_error, crashed or infra_error."""
+    final_text: str | None = None
+    """The agent's final answer."""
+    agent_success: bool | None = None
+    """The agent's own verdict (browser-use's done.success)."""
+    steps: int = 0
+    """Agent steps taken."""
+    input_tokens: int = 0
+    """Model input tokens."""
+    output_tokens: int = 0
+    """Model output tokens."""
+    cost_usd: float = 0.0
+    """Model cost in US dollars."""
+    duration_s: float = 0.0
+    """Wall-clock seconds of the trial."""
+    errors: list[str] = Field(default_factory=list)
+    """Errors reported during the trial."""
+
+
+class TrialMetrics(BaseModel):
+    """`metrics.json` of a trial (readable as `benchwright.web.scoring.TaskMetrics`)."""
+
+    format: Literal["benchwright.web-trial-metrics/1"] = "benchwright.web-trial-metrics/1"
+    """The file's format and version."""
+    steps: int
+    """Agent steps taken."""
+    tokens: int
+    """Input plus output tokens."""
+    input_tokens: int
+    """Model input tokens."""
+    output_tokens: int
+    """Model output tokens."""
+    cost_usd: float
+    """Model cost in US dollars."""
+    duration_s: float
+    """Wall-clock seconds of the trial, as the runner measured it."""
+    trial_status: TrialStatus
+    """How the trial ended."""
+    errors: list[str]
+    """Errors reported during the trial."""
+    response_status: ResponseStatus
+    """The status written to agent_response.json."""
+    answer_parse: ParseMethod
+    """How retrieved_data was read from the final answer."""
+    answer_ambiguous: bool
+    """The adapter was unsure of its reading."""
+
+
+class WebRunConfig(BaseModel):
+    """Everything that decides what a web run does; saved in the manifest, reused on resume."""
+
+    suite: str
+    """local, webarena-verified, or the path of a tasks JSON file."""
+    task_ids: list[int]
+    """The tasks, in schedule order."""
+    agent: AgentSpec
+    """The agent (its script field unset: scripts are per task)."""
+    scripts_dir: Path | None = None
+    """Folder of `<task_id>.yaml` action scripts for the scripted agent; None: the suite's."""
+    trials: int = 1
+    """Attempts per task."""
+    max_steps: int = 30
+    """Agent steps per trial."""
+    env_config: Path | None = None
+    """The site configuration (YAML) for suites that are not served by benchwright."""
+    runner: str = "browser"
+    """The registered trial runner."""
+    extractor: ExtractorConfig | None = None
+    """The LLM step of the response adapter; None: heuristics only."""
+    keep_browser_files: bool = False
+    """Keep each trial's browser profile and downloads."""
+
+
+class PlannedTask(BaseModel):
+    """A task of the run, with the site worker it belongs to."""
+
+    task_id: int
+    """The task."""
+    sites: list[str]
+    """The sites it touches."""
+    group: str
+    """The site worker that runs it (its first site)."""
+    task_type: TaskType
+    """RETRIEVE, MUTATE or NAVIGATE (MUTATE trials dirty their sites)."""
+
+
+class WebManifest(BaseModel):
+    """`manifest.json` of a web run, written before any trial."""
+
+    format: Literal["benchwright.web-run/1"] = "benchwright.web-run/1"
+    """The file's format and version."""
+    created_at: str
+    """When the run started (UTC, ISO 8601)."""
+    benchwright_version: str
+    """The version that started the run."""
+    config: WebRunConfig
+    """The run's configuration."""
+    tasks: list[PlannedTask]
+    """The tasks and their site workers, in schedule order."""
+    dataset_file: Path | None = None
+    """The tasks JSON the evaluator scores against; None for the 812 official tasks."""
+    data_checksum: str
+    """sha256 of the dataset at the start."""
+    site_urls: dict[str, list[str]] = Field(default_factory=dict)
+    """Every base URL each site had during the run (a served suite gets new ports on resume)."""
+    environment: dict[str, str] = Field(default_factory=dict)
+    """The machine: platform and Python."""
+
+
+class TrialRecord(BaseModel):
+    """One line of the run's journal: a finished trial, every file written."""
+
+    format: Literal["benchwright.web-trial/1"] = "benchwright.web-trial/1"
+    """The record's format and version."""
+    task_id: int
+    """The task."""
+    trial: int
+    """The trial, from 1."""
+    group: str
+    """The site worker that ran it."""
+    status: TrialStatus
+    """How the trial ended."""
+    response_status: ResponseStatus
+    """The status written to agent_response.json."""
+    steps: int
+    """Agent steps."""
+    duration_s: float
+    """Seconds."""
+    reset_before: list[str] = Field(default_factory=list)
+    """Sites reset just before this trial."""
+    finished_at: str
+    """When the record was written (UTC, ISO 8601)."""
+
+
+class WebRunResult(BaseModel):
+    """`result.json` of a web run: totals after scoring."""
+
+    format: Literal["benchwright.web-run-result/1"] = "benchwright.web-run-result/1"
+    """The file's format and version."""
+    run_dir: Path
+    """The run directory."""
+    n_tasks: int
+    """Tasks in the run."""
+    n_trials: int
+    """Trials scored."""
+    n_passed: int
+    """Trials the evaluator scored 1."""
+    n_errors: int
+    """Trials scored as errors (missing or malformed files, evaluator errors)."""
+    pass_rate: float
+    """n_passed / n_trials."""
+    complete: bool
+    """Every planned trial finished."""
+    report: Path
+    """The markdown report."""

@@ -1,0 +1,302 @@
+"""Create, resume, run and score a web run.
+
+Crash safety: a trial counts as finished exactly when its journal record is there, and the
+record is written after every file of the trial. On resume the journal is cut back to its valid
+prefix, records of infrastructure failures are dropped (those trials are redone), and every trial
+folder without a record (a trial that was running when the run died) is deleted and redone.
+Scoring runs at the end over the whole `tasks/` folder and reuses verdicts whose inputs did not
+change, so a run killed while scoring simply scores again.
+"""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from benchwright import __version__
+from benchwright.errors import UserInputError
+from benchwright.fileio import write_json_atomic, write_text_atomic
+from benchwright.protocols import TrialRunner
+from benchwright.registry import TRIAL_RUNNERS, resolve
+from benchwright.runs import journal
+from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
+from benchwright.web.response_adapter import Extractor
+from benchwright.web.runs.extraction import LLMExtractor
+from benchwright.web.runs.layout import WebRunLayout
+from benchwright.web.runs.models import (
+    AgentName,
+    PlannedTask,
+    TrialRecord,
+    TrialRequest,
+    TrialStatus,
+    WebManifest,
+    WebRunConfig,
+    WebRunResult,
+)
+from benchwright.web.runs.scheduling import SiteGuard, TrialJob, group_of, plan, run_workers
+from benchwright.web.runs.suites import LOCAL, Suite, SuiteSession, open_suite, require_sites
+from benchwright.web.runs.trial import agent_for, run_trial_files
+from benchwright.web.scoring import WebEvalSummary, score_output_dir
+from benchwright.web.tasks import TaskType, WebTask
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class RunHooks:
+    """What the caller hears while a run goes on."""
+
+    on_trial: Callable[[TrialRecord], None] = lambda _record: None
+    """A trial finished (called from a site worker's thread)."""
+    on_status: Progress = lambda _message: None
+    """Scoring and other phases."""
+    stop: threading.Event = field(default_factory=threading.Event)
+    """Set it to stop every worker after its current trial."""
+
+
+RunnerFactory = Callable[[], TrialRunner]
+
+
+def create_web_run(config: WebRunConfig, run_dir: Path, suite: Suite) -> WebManifest:
+    """Write the manifest of a new run; refuse a folder that already holds one."""
+    layout = WebRunLayout(run_dir)
+    if layout.manifest.exists():
+        raise UserInputError("this folder already holds a run", path=run_dir,
+                             hint="continue it with --resume, or pick another --out")
+    tasks = [suite.dataset.tasks[i] for i in config.task_ids]
+    _check_agent(config, suite, tasks)
+    if suite.name != LOCAL:
+        require_sites(suite, {str(s): "" for s in suite.env_config.configured()},
+                      {str(s) for t in tasks for s in t.sites})
+    manifest = WebManifest(
+        created_at=_now(), benchwright_version=__version__, config=config,
+        tasks=[planned(t) for t in tasks], dataset_file=suite.dataset_file,
+        data_checksum=suite.dataset.data_checksum,
+        environment={"platform": platform.platform(), "python": sys.version.split()[0]})
+    write_json_atomic(layout.manifest, manifest.model_dump(mode="json"))
+    return manifest
+
+
+def planned(task: WebTask) -> PlannedTask:
+    """A task as the manifest plans it."""
+    sites = [str(s) for s in task.sites]
+    return PlannedTask(task_id=task.task_id, sites=sites, group=group_of(sites),
+                       task_type=task.task_type)
+
+
+def _check_agent(config: WebRunConfig, suite: Suite, tasks: list[WebTask]) -> None:
+    if config.agent.name is AgentName.BROWSER_USE and not config.agent.model:
+        raise UserInputError("the browser-use agent needs a model",
+                             hint="pass --model NAME (and --base-url for a local server)")
+    if config.agent.name is AgentName.SCRIPTED and config.runner != "fake":
+        missing = [t.task_id for t in tasks if _script(config, suite, t.task_id) is None]
+        if missing:
+            raise UserInputError(
+                f"no action script for task(s) {', '.join(map(str, missing[:10]))}",
+                path=config.scripts_dir or suite.scripts_dir,
+                hint="the scripted agent needs <task_id>.yaml per task; pass --scripts DIR, "
+                "or use --agent browser-use")
+
+
+def _script(config: WebRunConfig, suite: Suite, task_id: int) -> Path | None:
+    if config.scripts_dir is not None:
+        path = config.scripts_dir / f"{task_id}.yaml"
+        return path if path.is_file() else None
+    return suite.script(task_id)
+
+
+def load_web_manifest(run_dir: Path) -> WebManifest:
+    """The manifest of a web run, or a one-line error."""
+    path = WebRunLayout(run_dir).manifest
+    if not path.is_file():
+        raise UserInputError("not a web run directory (no manifest.json)", path=run_dir,
+                             hint="pass the folder `benchwright run web` printed")
+    try:
+        return WebManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError as exc:
+        raise UserInputError(f"manifest.json is not a web run's: {exc.errors()[0]['msg']}",
+                             path=path, hint="it was written by another tool or version") from None
+
+
+def finished_trials(layout: WebRunLayout, manifest: WebManifest) -> list[TrialRecord]:
+    """The journal's valid records (infrastructure failures dropped), the journal rewritten to
+    them, and every trial folder without a record deleted."""
+    planned_keys = {(t.task_id, n) for t in manifest.tasks
+                    for n in range(1, manifest.config.trials + 1)}
+    records = journal.read_jsonl(layout.journal, TrialRecord)
+    kept = _dedupe([r for r in records if r.status is not TrialStatus.INFRA_ERROR
+                    and (r.task_id, r.trial) in planned_keys
+                    and _complete(layout.trial_dir(r.task_id, r.trial))])
+    if kept != records or layout.journal.exists():
+        journal.rewrite(layout.journal, kept)
+    keep_dirs = {layout.trial_dir(r.task_id, r.trial) for r in kept}
+    for folder in layout.trial_dirs():
+        if folder not in keep_dirs:
+            shutil.rmtree(folder, ignore_errors=True)
+    return kept
+
+
+def _dedupe(records: list[TrialRecord]) -> list[TrialRecord]:
+    seen: dict[tuple[int, int], TrialRecord] = {}
+    for record in records:
+        seen.setdefault((record.task_id, record.trial), record)
+    return list(seen.values())
+
+
+def _complete(folder: Path) -> bool:
+    return all((folder / name).is_file() for name in ("agent_response.json", "metrics.json"))
+
+
+def _dirty_at_start(layout: WebRunLayout, manifest: WebManifest, suite: Suite) -> frozenset[str]:
+    """Sites a MUTATE trial may have changed before this session (none for a fresh suite)."""
+    if suite.starts_clean:
+        return frozenset()
+    touched = {int(p.parent.name) for p in layout.trial_dirs() if p.parent.name.isdigit()}
+    return frozenset(s for t in manifest.tasks if t.task_id in touched
+                     and t.task_type is TaskType.MUTATE for s in t.sites)
+
+
+def execute_web_run(run_dir: Path, hooks: RunHooks | None = None, *, suite: Suite | None = None,
+                    runner_factory: RunnerFactory | None = None) -> WebRunResult:
+    """Run every trial not yet finished, then score and report. `suite` and `runner_factory`
+    replace the manifest's (tests); by default the suite is opened again by name and each site
+    worker gets the registered runner."""
+    hooks = hooks or RunHooks()
+    layout = WebRunLayout(run_dir)
+    manifest = load_web_manifest(run_dir)
+    suite = suite or suite_of(manifest)
+    dirty = _dirty_at_start(layout, manifest, suite)
+    done = {(r.task_id, r.trial) for r in finished_trials(layout, manifest)}
+    with suite.session() as session:
+        manifest = _record_urls(layout, manifest, session.site_urls)
+        require_sites(suite, session.site_urls, {s for t in manifest.tasks for s in t.sites})
+        context = _Context(layout, manifest, suite, session, hooks,
+                           factory=runner_factory or _registered(manifest))
+        _run_trials(context, SiteGuard(session.reset, session.reset_scope, dirty), done)
+    return finish(run_dir, hooks.on_status, suite)
+
+
+def suite_of(manifest: WebManifest) -> Suite:
+    """The manifest's suite, opened again."""
+    return open_suite(manifest.config.suite, manifest.config.env_config)
+
+
+def _record_urls(layout: WebRunLayout, manifest: WebManifest,
+                 urls: dict[str, str]) -> WebManifest:
+    merged = {site: list(known) for site, known in manifest.site_urls.items()}
+    for site, url in urls.items():
+        if url not in merged.setdefault(site, []):
+            merged[site].append(url)
+    updated = manifest.model_copy(update={"site_urls": merged})
+    write_json_atomic(layout.manifest, updated.model_dump(mode="json"))
+    return updated
+
+
+@dataclass
+class _Context:
+    layout: WebRunLayout
+    manifest: WebManifest
+    suite: Suite
+    session: SuiteSession
+    hooks: RunHooks
+    factory: RunnerFactory
+    journal_lock: threading.Lock = field(default_factory=threading.Lock)
+    runners: dict[str, TrialRunner] = field(default_factory=dict)
+    extractor: Extractor | None = None
+
+
+def _run_trials(ctx: _Context, guard: SiteGuard, done: set[tuple[int, int]]) -> None:
+    extraction = ctx.manifest.config.extractor
+    ctx.extractor = LLMExtractor(extraction) if extraction is not None else None
+    groups = plan(ctx.manifest.tasks, ctx.manifest.config.trials, done)
+    try:
+        run_workers(groups, lambda job: _one(ctx, guard, job), ctx.hooks.stop)
+    finally:
+        for runner in ctx.runners.values():
+            runner.close()
+
+
+def _one(ctx: _Context, guard: SiteGuard, job: TrialJob) -> None:
+    runner = _runner_for(ctx, job.task.group)
+    with guard.trial(job.task) as reset:
+        record = run_trial_files(runner, _request(ctx, job), job.task.group, ctx.extractor, reset)
+    with ctx.journal_lock:
+        journal.append_record(ctx.layout.journal, record)
+    ctx.hooks.on_trial(record)
+
+
+def _runner_for(ctx: _Context, group: str) -> TrialRunner:
+    """The group's runner (each group lives in one thread, so no race on its own key)."""
+    if group not in ctx.runners:
+        ctx.runners[group] = ctx.factory()
+    return ctx.runners[group]
+
+
+def _registered(manifest: WebManifest) -> RunnerFactory:
+    factory: RunnerFactory = resolve("trial runner", TRIAL_RUNNERS, manifest.config.runner)
+    return factory
+
+
+def _request(ctx: _Context, job: TrialJob) -> TrialRequest:
+    config = ctx.manifest.config
+    task = ctx.suite.dataset.tasks[job.task.task_id]
+    return TrialRequest(
+        task=task, trial_dir=ctx.layout.trial_dir(task.task_id, job.trial),
+        site_urls=ctx.session.site_urls, max_steps=config.max_steps,
+        agent=agent_for(config.agent, _script(config, ctx.suite, task.task_id)),
+        keep_browser_files=config.keep_browser_files)
+
+
+def scoring_config(manifest: WebManifest, override: Path | None = None) -> WebEnvConfig:
+    """Every URL the run's browser used, per site (plus the settings of --config, if given)."""
+    base = load_web_config(override or manifest.config.env_config)
+    sites = dict(base.sites)
+    for name, urls in manifest.site_urls.items():
+        site = Site.parse(name)
+        if site is not None and urls:
+            sites[site] = (sites.get(site) or SiteConfig()).model_copy(update={"urls": urls})
+    return WebEnvConfig(sites=sites)
+
+
+def score_run(run_dir: Path, progress: Progress | None = None, *, force: bool = False,
+              config: Path | None = None, suite: Suite | None = None) -> WebEvalSummary:
+    """Score every trial of the run with the official evaluator (offline)."""
+    manifest = load_web_manifest(run_dir)
+    suite = suite or suite_of(manifest)
+    return score_output_dir(WebRunLayout(run_dir).tasks_dir, scoring_config(manifest, config),
+                            dataset=suite.dataset,
+                            reuse=not force, progress=progress)
+
+
+def finish(run_dir: Path, progress: Progress | None = None,
+           suite: Suite | None = None) -> WebRunResult:
+    """Score the run, write report.md and result.json."""
+    from benchwright.web.stats_report import build_report, render_markdown
+
+    layout = WebRunLayout(run_dir)
+    manifest = load_web_manifest(run_dir)
+    if progress is not None:
+        progress("scoring")
+    summary = score_run(run_dir, progress, suite=suite)
+    write_text_atomic(layout.report_md, render_markdown(build_report(summary)))
+    expected = len(manifest.tasks) * manifest.config.trials
+    totals = summary.totals
+    result = WebRunResult(
+        run_dir=run_dir, n_tasks=len(manifest.tasks), n_trials=totals.n_attempts,
+        n_passed=totals.n_success, n_errors=totals.n_error, pass_rate=totals.pass_rate,
+        complete=len(journal.read_jsonl(layout.journal, TrialRecord)) == expected,
+        report=layout.report_md)
+    write_json_atomic(layout.result_json, result.model_dump(mode="json"))
+    return result
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

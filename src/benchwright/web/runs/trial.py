@@ -1,0 +1,92 @@
+"""One trial: a fresh folder, the runner's attempt, then agent_response.json and metrics.json.
+
+A runner that raises is a crashed trial (status crashed, answer UNKNOWN_ERROR), not a crashed run.
+The trial is journaled by the caller only after both files are written.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from benchwright.fileio import write_json_atomic
+from benchwright.protocols import TrialRunner
+from benchwright.web.response_adapter import (
+    AdaptedResponse,
+    AnswerInput,
+    Extractor,
+    OutcomeKind,
+    adapt,
+)
+from benchwright.web.runs.models import (
+    AgentSpec,
+    TrialMetrics,
+    TrialOutcome,
+    TrialRecord,
+    TrialRequest,
+    TrialStatus,
+)
+from benchwright.web.scoring import AGENT_RESPONSE, METRICS
+from benchwright.web.tasks import WebTask
+
+_KIND = {TrialStatus.COMPLETED: OutcomeKind.ANSWERED,
+         TrialStatus.STEP_LIMIT: OutcomeKind.STEP_LIMIT}
+
+
+def fresh_dir(path: Path) -> Path:
+    """An empty folder at `path` (whatever a killed attempt left there is discarded)."""
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
+
+
+def attempt(runner: TrialRunner, request: TrialRequest) -> TrialOutcome:
+    """The runner's outcome; an exception becomes a crashed outcome."""
+    started = time.monotonic()
+    try:
+        return runner.run_trial(request)
+    except Exception as exc:  # a broken trial must not end the other trials of the run
+        return TrialOutcome(status=TrialStatus.CRASHED, errors=[f"{type(exc).__name__}: {exc}"],
+                            duration_s=time.monotonic() - started)
+
+
+def answer_input(outcome: TrialOutcome) -> AnswerInput:
+    """What the response adapter needs from an outcome."""
+    return AnswerInput(kind=_KIND.get(outcome.status, OutcomeKind.FAILED),
+                       final_text=outcome.final_text, agent_success=outcome.agent_success,
+                       errors=outcome.errors)
+
+
+def write_trial_files(folder: Path, task: WebTask, outcome: TrialOutcome,
+                      extractor: Extractor | None = None) -> AdaptedResponse:
+    """agent_response.json and metrics.json of a finished attempt."""
+    adapted = adapt(task, answer_input(outcome), extractor)
+    write_json_atomic(folder / AGENT_RESPONSE, adapted.response.model_dump(mode="json"))
+    metrics = TrialMetrics(
+        steps=outcome.steps, tokens=outcome.input_tokens + outcome.output_tokens,
+        input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens,
+        cost_usd=outcome.cost_usd, duration_s=outcome.duration_s, trial_status=outcome.status,
+        errors=outcome.errors + adapted.notes, response_status=adapted.response.status,
+        answer_parse=adapted.method, answer_ambiguous=adapted.ambiguous)
+    write_json_atomic(folder / METRICS, metrics.model_dump(mode="json"))
+    return adapted
+
+
+def run_trial_files(runner: TrialRunner, request: TrialRequest, group: str,
+                    extractor: Extractor | None, reset_before: frozenset[str]) -> TrialRecord:
+    """Run one trial into its (fresh) folder and return its journal record."""
+    fresh_dir(request.trial_dir)
+    outcome = attempt(runner, request)
+    adapted = write_trial_files(request.trial_dir, request.task, outcome, extractor)
+    return TrialRecord(
+        task_id=request.task.task_id, trial=int(request.trial_dir.name.split("_")[-1]),
+        group=group, status=outcome.status, response_status=adapted.response.status,
+        steps=outcome.steps, duration_s=outcome.duration_s, reset_before=sorted(reset_before),
+        finished_at=datetime.now(UTC).isoformat(timespec="seconds"))
+
+
+def agent_for(spec: AgentSpec, script: Path | None) -> AgentSpec:
+    """The run's agent with this task's script."""
+    return spec.model_copy(update={"script": script})

@@ -1,0 +1,186 @@
+"""Site workers: order within a site, parallelism across sites, resets, trials and their files."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from benchwright.web.runs.fake_runner import FakeTrialRunner
+from benchwright.web.runs.layout import WebRunLayout
+from benchwright.web.runs.models import (
+    AgentName,
+    AgentSpec,
+    PlannedTask,
+    TrialMetrics,
+    TrialOutcome,
+    TrialRecord,
+    TrialRequest,
+    WebRunConfig,
+)
+from benchwright.web.runs.runner import create_web_run, execute_web_run, planned
+from benchwright.web.runs.scheduling import SiteGuard, TrialJob, plan, run_workers
+from benchwright.web.runs.suites import Suite, SuiteSession, open_suite
+from benchwright.web.scoring import TaskMetrics
+from benchwright.web.tasks import TaskType
+from tests.web.runs.tasks_fixture import SITE_URLS, write_suite
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Suite:
+    tasks, env = write_suite(tmp_path / "suite")
+    return open_suite(str(tasks), env)
+
+
+def _planned(suite: Suite) -> list[PlannedTask]:
+    return [planned(t) for _, t in sorted(suite.dataset.tasks.items())]
+
+
+def test_plan_groups_by_first_site_with_trials_back_to_back(suite: Suite) -> None:
+    groups = plan(_planned(suite), 2, done={(7001, 2)})
+    assert sorted(groups) == ["reddit", "shopping", "wikipedia"]
+    assert [j.key for j in groups["shopping"]] == [(7001, 1), (7002, 1), (7002, 2), (7003, 1),
+                                                   (7003, 2)]
+    assert [j.key for j in groups["reddit"]] == [(7004, 1), (7004, 2), (7005, 1), (7005, 2),
+                                                 (7007, 1), (7007, 2)]
+
+
+def test_sequential_within_a_site_parallel_across_sites(suite: Suite) -> None:
+    tasks = {t.task_id: t for t in _planned(suite)}
+    groups = plan(list(tasks.values()), 2, done=set())
+    barrier = threading.Barrier(len(groups), timeout=30)  # passes only if all groups run at once
+    guard = SiteGuard(lambda s: s, lambda s: s)
+    counter, lock = itertools.count(), threading.Lock()
+    events: list[tuple[int, str, TrialJob]] = []
+
+    def work(job: TrialJob) -> None:
+        with guard.trial(job.task):
+            with lock:
+                events.append((next(counter), "start", job))
+            if job.trial == 1 and job is groups[job.task.group][0]:
+                barrier.wait()
+            with lock:
+                events.append((next(counter), "end", job))
+
+    run_workers(groups, work, threading.Event())
+    assert len(events) == 2 * sum(len(jobs) for jobs in groups.values())
+    for group, jobs in groups.items():
+        started = [job.key for _, kind, job in events
+                   if kind == "start" and job.task.group == group]
+        assert started == [job.key for job in jobs]
+    for site in ("shopping", "reddit", "wikipedia"):
+        running = 0
+        for _, kind, job in events:
+            if site in job.task.sites:
+                running += 1 if kind == "start" else -1
+                assert running <= 1, f"two trials on {site} at once"
+
+
+def test_resets_after_mutate_trials_only(suite: Suite) -> None:
+    resets: list[frozenset[str]] = []
+    guard = SiteGuard(lambda s: resets.append(s) or s, lambda s: s)
+    seen: list[tuple[tuple[int, int], frozenset[str]]] = []
+    for job in plan(_planned(suite), 2, done=set())["shopping"]:
+        with guard.trial(job.task) as cleaned:
+            seen.append((job.key, cleaned))
+    assert [(key, sorted(c)) for key, c in seen] == [
+        ((7001, 1), []), ((7001, 2), []), ((7002, 1), []), ((7002, 2), ["shopping"]),
+        ((7003, 1), ["shopping"]), ((7003, 2), [])]
+    assert guard.dirty == frozenset()
+
+
+def test_a_reset_of_everything_holds_every_site(suite: Suite) -> None:
+    """A suite that can only reset all sites at once (the local suite) resets them all."""
+    everything = frozenset(SITE_URLS)
+    guard = SiteGuard(lambda s: everything, lambda s: everything,
+                      dirty=frozenset({"reddit"}))
+    reddit_task = next(t for t in _planned(suite) if t.task_id == 7004)
+    with guard.trial(reddit_task) as cleaned:
+        assert cleaned == everything
+        for site in everything:  # every site's lock is held during this trial
+            assert not guard._lock(site).acquire(blocking=False)
+    assert guard.dirty == frozenset()
+
+
+class _RecordingSession:
+    def __init__(self) -> None:
+        self.site_urls = dict(SITE_URLS)
+        self.resets: list[frozenset[str]] = []
+
+    def reset_scope(self, sites: frozenset[str]) -> frozenset[str]:
+        return sites
+
+    def reset(self, sites: frozenset[str]) -> frozenset[str]:
+        self.resets.append(sites)
+        return sites
+
+
+def _with_session(suite: Suite, session: _RecordingSession) -> Suite:
+    @contextlib.contextmanager
+    def opener() -> Iterator[SuiteSession]:
+        yield session
+    suite.opener = opener
+    return suite
+
+
+def _config(suite: Suite, trials: int, runner: str = "fake") -> WebRunConfig:
+    return WebRunConfig(suite=suite.name, task_ids=sorted(suite.dataset.tasks),
+                        agent=AgentSpec(name=AgentName.SCRIPTED), trials=trials, runner=runner)
+
+
+def test_a_run_writes_every_trial_with_metrics_and_resets(tmp_path: Path, suite: Suite) -> None:
+    session = _RecordingSession()
+    run_dir = tmp_path / "run"
+    create_web_run(_config(suite, trials=2), run_dir, suite)
+    records: list[TrialRecord] = []
+    result = execute_web_run(run_dir, suite=_with_session(suite, session),
+                             runner_factory=FakeTrialRunner)
+    assert (result.n_trials, result.n_passed, result.complete) == (14, 14, True)
+    layout = WebRunLayout(run_dir)
+    records = [TrialRecord.model_validate_json(line)
+               for line in layout.journal.read_text().splitlines()]
+    assert sorted((r.task_id, r.trial) for r in records) == sorted(
+        (t, n) for t in suite.dataset.tasks for n in (1, 2))
+    for record in records:
+        folder = layout.trial_dir(record.task_id, record.trial)
+        raw = (folder / "metrics.json").read_bytes()
+        TaskMetrics.model_validate_json(raw)
+        metrics = TrialMetrics.model_validate_json(raw)
+        assert (metrics.steps, metrics.tokens) == (record.steps, 110)
+        assert {p.name for p in folder.iterdir()} >= {
+            "agent_response.json", "network.har", "metrics.json", "history.json",
+            "eval_result.json"}
+    resets = {(r.task_id, r.trial): r.reset_before for r in records if r.reset_before}
+    mutates = [t.task_id for t in suite.dataset.tasks.values() if t.task_type is TaskType.MUTATE]
+    assert {key for key in resets if key[0] in mutates} == {(t, 2) for t in mutates}
+    assert len(session.resets) == len(resets)
+    assert layout.report_md.read_text().startswith("# WebArena Verified")
+    assert json.loads(layout.result_json.read_text())["format"] == "benchwright.web-run-result/1"
+
+
+class _Crashing:
+    def run_trial(self, request: TrialRequest) -> TrialOutcome:
+        if request.task.task_id == 7004:
+            raise RuntimeError("browser vanished")
+        return FakeTrialRunner().run_trial(request)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_crashing_trial_fails_alone(tmp_path: Path, suite: Suite) -> None:
+    run_dir = tmp_path / "run"
+    create_web_run(_config(suite, trials=1), run_dir, suite)
+    result = execute_web_run(run_dir, suite=_with_session(suite, _RecordingSession()),
+                             runner_factory=_Crashing)
+    assert (result.n_trials, result.n_passed, result.n_errors) == (7, 6, 1)
+    folder = WebRunLayout(run_dir).trial_dir(7004, 1)
+    response = json.loads((folder / "agent_response.json").read_text())
+    assert response["status"] == "UNKNOWN_ERROR"
+    metrics = TrialMetrics.model_validate_json((folder / "metrics.json").read_bytes())
+    assert metrics.trial_status == "crashed" and "browser vanished" in metrics.errors[0]
