@@ -16,7 +16,7 @@ app = typer.Typer(help="Site logins: capture cookies for trials.", no_args_is_he
 
 @app.command("capture")
 def capture_cmd(
-    site: Annotated[str, typer.Option("--site", help="shopping, shopping_admin, reddit, gitlab...")],
+    site: Annotated[str, typer.Option("--site", help="shopping, reddit, gitlab...")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the cookies (JSON).")],
     config: Annotated[Path | None, typer.Option(
         "--config", help="Site URLs and credentials (YAML).")] = None,

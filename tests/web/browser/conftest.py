@@ -1,4 +1,4 @@
-"""Fixtures for browser trials: the loopback test site, one shared Chromium, task and script files."""
+"""Fixtures for browser trials: the loopback test site, one shared Chromium, tasks, scripts."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from benchwright.web.tasks import TaskType, WebTask
+
 from .testsite import SiteServer, serve
 
 CHROMIUM = Path("/usr/bin/chromium")

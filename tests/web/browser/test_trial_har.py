@@ -43,7 +43,8 @@ def trial(site: SiteServer, shared: Any, tmp_path_factory: pytest.TempPathFactor
     folder = tmp_path_factory.mktemp("trial")
     script = folder / "script.yaml"
     script.write_text(yaml.safe_dump({"task_id": 1, "steps": STEPS}))
-    task = WebTask(task_id=1, sites=("shopping",), intent_template_id=1, start_urls=("__SHOPPING__",),
+    task = WebTask(task_id=1, sites=("shopping",), intent_template_id=1,
+                   start_urls=("__SHOPPING__",),
                    intent="Order a blue mug", eval=(), revision=1, task_type="MUTATE",
                    expected_status="SUCCESS")
     request = TrialRequest(task=task, trial_dir=folder / "trial_1",

@@ -80,7 +80,7 @@ class ScriptStep(BaseModel):
     def _from_mapping(cls, data: Any) -> Any:
         if isinstance(data, dict) and "kind" not in data:
             if len(data) != 1:
-                raise ValueError(f"a step is one mapping {{action: {{...}}}}, got keys {list(data)}")
+                raise ValueError(f"a step is one mapping {{action: {{...}}}}, got {list(data)}")
             (kind, args), = data.items()
             return {"kind": kind, "args": args or {}}
         return data

@@ -57,7 +57,7 @@ def _iso(epoch_s: float) -> str:
 
 def header_list(headers: dict[str, Any] | None) -> list[dict[str, str]]:
     """CDP headers (a dict, values joined by newlines) -> HAR name/value pairs."""
-    pairs = []
+    pairs: list[dict[str, str]] = []
     for name, value in (headers or {}).items():
         pairs.extend({"name": name, "value": part} for part in str(value).split("\n"))
     return pairs
