@@ -15,39 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from benchwright.web.browser.cdp import CdpCommandError, CdpConnection
 from benchwright.web.browser.exchange import Body, Exchange, RequestChain
 from benchwright.web.browser.har import har_entry
 from benchwright.web.browser.har_writer import HarWriter
+from benchwright.web.browser.trial_models import RecorderSettings
 
 NETWORK_TARGETS = frozenset({"page", "iframe", "worker", "shared_worker", "service_worker"})
 TEXT_MIME_MARKERS = ("text/", "json", "xml", "javascript", "x-www-form-urlencoded")
 Key = tuple[str | None, str]
-
-
-class RecorderSettings(BaseModel):
-    """What the HAR keeps."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    max_body_bytes: int = 2_000_000
-    """Response bodies larger than this are left out (a comment says so)."""
-    binary_bodies: bool = False
-    """Also keep images, fonts and other binary bodies (base64)."""
-    flush_interval_s: float = 0.2
-    """At most one rewrite of network.har per interval; a killed trial loses at most this much."""
-    ignored_url_prefixes: list[str] = Field(
-        default_factory=lambda: ["https://cf.browser-use.com/"])
-    """Requests not recorded: browser-use's about:blank animation fetches its logo."""
-    max_post_data_bytes: int = 1_000_000
-    """Request bodies up to this size arrive inline in CDP events."""
-    disable_cache: bool = True
-    """Bypass the browser cache so every request reaches the network and carries the headers
-    really sent (Chromium reports no ExtraInfo headers for cache hits)."""
-    extra_info_wait_s: float = 0.1
-    """How long a finished request waits for its late ExtraInfo event before it is written."""
 
 
 @dataclass

@@ -1,18 +1,52 @@
-"""What one browser trial takes and gives back (re-exported by `trial.py`)."""
+"""What one browser trial takes and gives back: the one definition of the trial interface.
+
+Used by `benchwright.web.browser.trial` (which re-exports it) and by the web runs
+(`benchwright.web.runs.models`). Only pydantic and the standard library are imported here, so the
+web runs stay importable without browser-use or websockets installed.
+"""
 
 from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.web.browser.launch import BrowserSettings
-from benchwright.web.browser.recorder import RecorderSettings
 from benchwright.web.tasks import WebTask
 
 OUTCOME_SCHEMA = "benchwright.web-trial-outcome/1"
+
+
+class AgentName(StrEnum):
+    """The web agents."""
+
+    SCRIPTED = "scripted"
+    BROWSER_USE = "browser-use"
+
+
+class RecorderSettings(BaseModel):
+    """What the HAR keeps."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_body_bytes: int = 2_000_000
+    """Response bodies larger than this are left out (a comment says so)."""
+    binary_bodies: bool = False
+    """Also keep images, fonts and other binary bodies (base64)."""
+    flush_interval_s: float = 0.2
+    """At most one rewrite of network.har per interval; a killed trial loses at most this much."""
+    ignored_url_prefixes: list[str] = Field(
+        default_factory=lambda: ["https://cf.browser-use.com/"])
+    """Requests not recorded: browser-use's about:blank animation fetches its logo."""
+    max_post_data_bytes: int = 1_000_000
+    """Request bodies up to this size arrive inline in CDP events."""
+    disable_cache: bool = True
+    """Bypass the browser cache so every request reaches the network and carries the headers
+    really sent (Chromium reports no ExtraInfo headers for cache hits)."""
+    extra_info_wait_s: float = 0.1
+    """How long a finished request waits for its late ExtraInfo event before it is written."""
 
 
 class AgentSpec(BaseModel):
@@ -20,7 +54,7 @@ class AgentSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: Literal["scripted", "browser-use"]
+    name: AgentName
     """`scripted` plays an action script; `browser-use` asks an OpenAI-compatible model."""
     model: str | None = None
     """The model name (browser-use agent)."""
@@ -106,6 +140,8 @@ class TrialStatus(StrEnum):
     """The trial's wall-clock limit ran out."""
     CRASHED = "crashed"
     """The browser or the harness broke."""
+    INFRA_ERROR = "infra_error"
+    """The run's infrastructure failed before the trial could start (retried on resume)."""
 
 
 class TrialOutcome(BaseModel):
@@ -115,27 +151,27 @@ class TrialOutcome(BaseModel):
     """Format version."""
     status: TrialStatus
     """How it ended."""
-    final_text: str | None
+    final_text: str | None = None
     """The agent's final answer (its `done` text)."""
-    agent_success: bool | None
+    agent_success: bool | None = None
     """The agent's own success claim; None when it never finished."""
-    steps: int
+    steps: int = 0
     """Agent steps taken."""
-    input_tokens: int
+    input_tokens: int = 0
     """Prompt tokens over all model calls."""
-    output_tokens: int
+    output_tokens: int = 0
     """Completion tokens over all model calls."""
-    cost_usd: float
+    cost_usd: float = 0.0
     """Cost from the local price table (0 when the model has no price there)."""
-    duration_s: float
+    duration_s: float = 0.0
     """Wall-clock seconds of the trial, set-up and tear-down included."""
-    model_time_s: float
+    model_time_s: float = 0.0
     """Seconds spent waiting for the model (duration minus this is the harness overhead)."""
-    errors: list[str]
+    errors: list[str] = Field(default_factory=list)
     """Errors of the agent's steps (failed actions included) and of the harness."""
-    har_entries: int
+    har_entries: int = 0
     """Entries written to network.har."""
-    urls: list[str]
+    urls: list[str] = Field(default_factory=list)
     """Pages the agent was on, step by step."""
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
