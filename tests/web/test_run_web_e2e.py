@@ -10,8 +10,10 @@ import importlib.util
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +106,34 @@ def test_a_wrong_script_fails_its_task_only(tmp_path: Path) -> None:
     found = scores(out)
     assert 9003 in found and len(found) == summary["n_trials"] >= 3
     assert {task_id for task_id, score in found.items() if score != 1.0} == {9003}
+
+
+def running_trial_har(out: Path) -> Path | None:
+    """The HAR of a trial under way that has recorded traffic already."""
+    for har in sorted((out / "tasks").glob("*/trial_*/network.har")):
+        if not (har.parent / "agent_response.json").exists() and b'"request"' in har.read_bytes():
+            return har
+    return None
+
+
+def test_a_killed_run_leaves_a_valid_har_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    env = {k: v for k, v in os.environ.items() if k != "BENCHWRIGHT_WEB_TRIAL_RUNNER"}
+    run = subprocess.Popen([sys.executable, "-m", "benchwright", "run", "web", "--suite", "local",
+                            "--agent", "scripted", "--task-ids", "9001-9003", "--out", str(out),
+                            "--json"], env=env, start_new_session=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        har = None
+        while har is None and run.poll() is None:
+            time.sleep(0.05)
+            har = running_trial_har(out) if (out / "tasks").is_dir() else None
+        assert har is not None, "no trial was caught under way"
+        os.killpg(run.pid, signal.SIGKILL)
+    finally:
+        run.wait()
+    log = json.loads(har.read_text())["log"]
+    assert log["version"] == "1.2" and log["entries"]
+    summary = run_web(out, "--resume")
+    assert summary["complete"] is True
+    assert summary["n_trials"] == 3 and summary["pass_rate"] == 1.0
