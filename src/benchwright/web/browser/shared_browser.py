@@ -52,8 +52,8 @@ class SharedBrowser:
         """A single blank tab and no cookies, storage or cache left from earlier trials."""
         connection = await CdpConnection.open(self.running().ws_url)
         try:
-            await _fresh_tab(connection)
-            await _clear_state(connection, self.origins | _origins(self.site_urls))
+            page = await _fresh_tab(connection)
+            await _clear_state(connection, self.origins | _origins(self.site_urls), page)
         finally:
             await connection.close()
         self.origins.clear()
@@ -84,19 +84,18 @@ async def _fresh_tab(connection: CdpConnection) -> str:
     return str(created["targetId"])
 
 
-async def _clear_state(connection: CdpConnection, origins: set[str]) -> None:
+async def _clear_state(connection: CdpConnection, origins: set[str], page: str) -> None:
     await connection.send("Storage.clearCookies")
     for origin in sorted(origins):
         with contextlib.suppress(CdpCommandError):
             await connection.send("Storage.clearDataForOrigin",
                                   {"origin": origin, "storageTypes": "all"})
-    targets = await connection.send("Target.getTargets")
-    page = next(t["targetId"] for t in targets["targetInfos"] if t["type"] == "page")
+    # the new tab, not whichever page getTargets lists first: the old ones may still be closing
     attached = await connection.send("Target.attachToTarget", {"targetId": page, "flatten": True})
     session = attached["sessionId"]
     with contextlib.suppress(CdpCommandError):
         await connection.send("Network.clearBrowserCache", session_id=session)
-    await connection.send("Target.detachFromTarget", {"sessionId": session})
+        await connection.send("Target.detachFromTarget", {"sessionId": session})
 
 
 def _origins(urls: list[str]) -> set[str]:
