@@ -155,7 +155,12 @@ async def _relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
         seen.append({"method": method, "url": url, "headers": {}, "post": ""})
         writer.close()  # https: a tunnel, unreadable without a man-in-the-middle CA
         return
-    up_reader, up_writer = await asyncio.open_connection(parts.hostname, parts.port or 80)
+    try:
+        up_reader, up_writer = await asyncio.open_connection(parts.hostname, parts.port or 80)
+    except OSError:  # a host off the machine: offline, as in a trial
+        writer.write(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n")
+        writer.close()
+        return
     path = parts.path + (f"?{parts.query}" if parts.query else "")
     kept = "".join(f"{k}: {v}\r\n" for k, v in headers.items()
                    if k not in ("proxy-connection", "connection"))
