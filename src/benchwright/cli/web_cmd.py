@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchwright.cli.entry import run_app
+from benchwright.cli.web_auth_cmd import app as auth_app
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_text_atomic
 from benchwright.web.config import Site, WebEnvConfig, load_web_config
@@ -46,6 +47,7 @@ env_app = typer.Typer(help="The WebArena sites: health checks, and containers (n
 tasks_app = typer.Typer(help="The 812 WebArena Verified tasks.", no_args_is_help=True)
 app.add_typer(env_app, name="env")
 app.add_typer(tasks_app, name="tasks")
+app.add_typer(auth_app, name="auth")
 
 ConfigOpt = Annotated[Path | None, typer.Option(
     "--config", help="Site URLs, credentials and headers (YAML); BENCHWRIGHT_WEB_<SITE>_URL "

@@ -7,7 +7,7 @@ import importlib
 from typing import Any
 
 from benchwright.errors import PrerequisiteError
-from benchwright.web.runs.models import TrialOutcome, TrialRequest, TrialStatus
+from benchwright.web.runs.models import TrialOutcome, TrialRequest
 
 
 def _trial_module() -> Any:
@@ -26,23 +26,15 @@ class BrowserTrialRunner:
         self._browser: Any = None
 
     def run_trial(self, request: TrialRequest) -> TrialOutcome:
-        """One browser trial, through the browser track's request and outcome models."""
-        if self._browser is None and hasattr(self._trial, "SharedBrowser"):
+        """One browser trial; the request and outcome are the browser track's own models."""
+        if self._browser is None:
             self._browser = self._trial.SharedBrowser()
-        native = self._trial.TrialRequest.model_validate(request.model_dump())
-        outcome = self._trial.run_trial(native, browser=self._browser)
-        return as_outcome(outcome.model_dump(mode="json"))
+        outcome: TrialOutcome = self._trial.run_trial(request, browser=self._browser)
+        return outcome
 
     def close(self) -> None:
         """Close the shared browser."""
-        if self._browser is not None and hasattr(self._browser, "close"):
+        if self._browser is not None:
             self._browser.close()
         self._browser = None
 
-
-def as_outcome(data: dict[str, Any]) -> TrialOutcome:
-    """The browser track's outcome in our terms; a status we do not know is an agent error."""
-    if data.get("status") not in {s.value for s in TrialStatus}:
-        data = {**data, "status": TrialStatus.AGENT_ERROR,
-                "errors": [*data.get("errors", []), f"trial status {data.get('status')!r}"]}
-    return TrialOutcome.model_validate(data)

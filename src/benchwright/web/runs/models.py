@@ -1,100 +1,32 @@
 """The files of a web run and the trial interface: all versioned pydantic models.
 
-`TrialRequest`, `AgentSpec` and `TrialOutcome` mirror the browser track's `run_trial` contract
-(docs/web.md): a `TrialRunner` (benchwright.protocols) takes the request, drives one attempt,
-writes `network.har` and `history.json` into `trial_dir`, and returns the outcome. The run then
-writes `agent_response.json` (the response adapter) and `metrics.json`, and journals the trial.
+`TrialRequest`, `AgentSpec` and `TrialOutcome` are the browser track's own models
+(`benchwright.web.browser.trial_models`, re-exported here): a `TrialRunner`
+(benchwright.protocols) takes the request, drives one attempt, writes `network.har` and
+`history.json` into `trial_dir`, and returns the outcome. The run then writes
+`agent_response.json` (the response adapter) and `metrics.json`, and journals the trial.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from benchwright.web.browser.trial_models import (
+    AgentName,
+    AgentSpec,
+    TrialOutcome,
+    TrialRequest,
+    TrialStatus,
+)
 from benchwright.web.response_adapter import ParseMethod, ResponseStatus
 from benchwright.web.runs.extraction import ExtractorConfig
-from benchwright.web.tasks import TaskType, WebTask
+from benchwright.web.tasks import TaskType
 
-
-class AgentName(StrEnum):
-    """The web agents."""
-
-    SCRIPTED = "scripted"
-    BROWSER_USE = "browser-use"
-
-
-class TrialStatus(StrEnum):
-    """How one trial ended."""
-
-    COMPLETED = "completed"
-    STEP_LIMIT = "step_limit"
-    AGENT_ERROR = "agent_error"
-    CRASHED = "crashed"
-    INFRA_ERROR = "infra_error"
-
-
-class AgentSpec(BaseModel):
-    """Which agent runs a trial, with which model."""
-
-    name: AgentName
-    """scripted or browser-use."""
-    model: str | None = None
-    """The model's name (browser-use)."""
-    base_url: str | None = None
-    """The OpenAI-compatible endpoint (browser-use)."""
-    api_key_env: str = "OPENAI_API_KEY"
-    """The environment variable that holds the API key."""
-    script: Path | None = None
-    """The task's action script (scripted)."""
-
-
-class TrialRequest(BaseModel):
-    """One attempt at one task."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    task: WebTask
-    """The task."""
-    trial_dir: Path
-    """Where the trial's files go (network.har, history.json, browser files)."""
-    site_urls: dict[str, str]
-    """Site name -> base URL, for the task's placeholders."""
-    agent: AgentSpec
-    """The agent."""
-    cookies: list[dict[str, Any]] = Field(default_factory=list)
-    """Cookies injected before the first navigation."""
-    max_steps: int = 30
-    """Steps before the agent is stopped (status step_limit)."""
-    keep_browser_files: bool = False
-    """Keep the profile, downloads and agent files under trial_dir."""
-
-
-class TrialOutcome(BaseModel):
-    """What a trial runner reports."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    status: TrialStatus
-    """completed, step_limit, agent_error, crashed or infra_error."""
-    final_text: str | None = None
-    """The agent's final answer."""
-    agent_success: bool | None = None
-    """The agent's own verdict (browser-use's done.success)."""
-    steps: int = 0
-    """Agent steps taken."""
-    input_tokens: int = 0
-    """Model input tokens."""
-    output_tokens: int = 0
-    """Model output tokens."""
-    cost_usd: float = 0.0
-    """Model cost in US dollars."""
-    duration_s: float = 0.0
-    """Wall-clock seconds of the trial."""
-    errors: list[str] = Field(default_factory=list)
-    """Errors reported during the trial."""
+__all__ = ["AgentName", "AgentSpec", "PlannedTask", "TrialMetrics", "TrialOutcome", "TrialRecord",
+           "TrialRequest", "TrialStatus", "WebManifest", "WebRunConfig", "WebRunResult"]
 
 
 class TrialMetrics(BaseModel):

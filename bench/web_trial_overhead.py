@@ -1,0 +1,202 @@
+"""Harness overhead per browser trial, and our HAR recorder against browser-use's stock one.
+
+1. Overhead: every task of the local suite, served on loopback, run once with its reference script
+   through `run_trial` on one SharedBrowser (as a site worker does). The scripted model has no think
+   time, so a trial's duration minus its model time is all harness: browser reset, cookie and
+   recorder set-up, browser-use's session and per-step page reading, the actions, the HAR, the
+   history and the clean-up. Printed as s/task against the target (<= 1.5 s), with its split into
+   the fixed per-trial part (outside the agent's steps) and the agent's steps.
+2. Recorder: the same navigations through a browser-use session with (a) no recording,
+   (b) browser-use's own HAR recording (`BrowserProfile(record_har_path=...)`), (c) our CDP
+   recorder attached beside the session; per-navigation cost = (time - no recording) / navigations,
+   and the ratio stock / ours. Entries written by each are printed too. Then the same navigations
+   through a minimal recording HTTP proxy (Chromium `--proxy-server`), the alternative design.
+
+Usage: python bench/web_trial_overhead.py [--navigations N]   (needs /usr/bin/chromium and
+`pip install 'benchwright[web]'`; about two minutes on two cores)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from benchwright.web.browser.imports import browser_use_module
+from benchwright.web.browser.launch import BrowserSettings
+from benchwright.web.browser.recorder import NetworkRecorder
+from benchwright.web.browser.shared_browser import SharedBrowser
+from benchwright.web.browser.trial import AgentSpec, TrialRequest, TrialStatus, run_trial
+from benchwright.web.local_suite import load_local_dataset, script_path, serve_suite
+
+TARGET_S = 1.5
+FINISHED = (TrialStatus.COMPLETED, TrialStatus.AGENT_ERROR)
+
+
+def overhead(site_urls: dict[str, str], reset: Callable[[], None], work: Path) -> list[float]:
+    """Harness seconds of each task's trial (duration minus model time)."""
+    dataset = load_local_dataset()
+    rows, fixed, per_step = [], [], []
+    with SharedBrowser(site_urls=list(site_urls.values())) as browser:
+        started = time.perf_counter()
+        warm = dataset.tasks[min(dataset.tasks)]
+        run_trial(TrialRequest(task=warm, trial_dir=work / "warm-up", site_urls=site_urls,
+                               agent=AgentSpec(name="scripted", script=script_path(warm.task_id))),
+                  browser=browser)
+        print(f"  warm-up trial (Chromium launch, browser-use import; once per site worker, "
+              f"not counted): {time.perf_counter() - started:.2f} s")
+        for task_id in sorted(dataset.tasks):
+            reset()
+            request = TrialRequest(task=dataset.tasks[task_id], trial_dir=work / str(task_id),
+                                   site_urls=site_urls,
+                                   agent=AgentSpec(name="scripted", script=script_path(task_id)))
+            outcome = run_trial(request, browser=browser)
+            # the unachievable task ends with the agent's own failure report
+            assert outcome.status in FINISHED and not outcome.errors, (task_id, outcome)
+            harness = outcome.duration_s - outcome.model_time_s
+            steps_s = _step_seconds(work / str(task_id) / "history.json")
+            rows.append(harness)
+            fixed.append(harness - steps_s)
+            per_step.append(steps_s / max(outcome.steps, 1))
+            print(f"  task {task_id}: {harness:5.2f} s  ({outcome.steps} steps, "
+                  f"{harness - steps_s:4.2f} s outside the agent's steps)")
+    print(f"fixed per-trial part (outside the agent's steps): {statistics.mean(fixed):.2f} s/task "
+          f"(target <= {TARGET_S} s); agent steps: {statistics.mean(per_step):.2f} s/step")
+    return rows
+
+
+def _step_seconds(history: Path) -> float:
+    steps = json.loads(history.read_text())["history"]
+    return sum(float(s["metadata"]["step_end_time"]) - float(s["metadata"]["step_start_time"])
+               for s in steps if s.get("metadata"))
+
+
+async def navigate_all(browser: SharedBrowser, urls: list[str], profile_extra: dict[str, Any],
+                       before: Callable[[], Awaitable[Any]] | None = None) -> tuple[float, Any]:
+    """Seconds for the navigations in a fresh browser-use session on the shared browser."""
+    await browser.reset()
+    attached = await before() if before else None
+    bu = browser_use_module()
+    profile = bu.BrowserProfile(cdp_url=browser.running().http_url,
+                                enable_default_extensions=False, **profile_extra)
+    session = bu.BrowserSession(browser_profile=profile)
+    await session.start()
+    started = time.perf_counter()
+    for url in urls:
+        await session.navigate_to(url)
+    elapsed = time.perf_counter() - started
+    await session.stop()
+    return elapsed, attached
+
+
+async def recorders(urls: list[str], work: Path) -> None:
+    """Per-navigation cost of browser-use's HAR recording and of ours."""
+    with SharedBrowser(site_urls=urls) as browser:
+        await navigate_all(browser, urls[:1], {})  # warm-up: first connection, page cache
+        plain, _ = await navigate_all(browser, urls, {})
+        stock_har = work / "stock.har"
+        stock, _ = await navigate_all(browser, urls, {"record_har_path": str(stock_har)})
+        ours_har = work / "ours.har"
+        ours, recorder = await navigate_all(
+            browser, urls, {}, lambda: NetworkRecorder.start(browser.running().ws_url, ours_har))
+        await recorder.stop()
+    n = len(urls)
+    stock_cost, ours_cost = (stock - plain) / n, (ours - plain) / n
+    print(f"navigation without recording: {plain / n:.3f} s")
+    print(f"browser-use HAR recorder:     +{stock_cost:.3f} s/navigation "
+          f"({_entries(stock_har)} entries; it keeps https only)")
+    print(f"our CDP recorder:             {ours_cost:+.3f} s/navigation "
+          f"({_entries(ours_har)} entries)")
+    print(f"ratio stock / ours (total navigation time): {stock / ours:.1f}x")
+    await proxy_cost(urls, plain)
+
+
+async def proxy_cost(urls: list[str], plain_s: float) -> None:
+    """The same navigations through a minimal recording HTTP proxy (Chromium --proxy-server)."""
+    seen: list[dict[str, Any]] = []
+    server = await asyncio.start_server(lambda r, w: _relay(r, w, seen), "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    settings = BrowserSettings(extra_args=[f"--proxy-server=http://127.0.0.1:{port}",
+                                           "--proxy-bypass-list=<-loopback>"])
+    with SharedBrowser(settings=settings, site_urls=urls) as browser:
+        await navigate_all(browser, urls[:1], {})
+        seen.clear()
+        proxied, _ = await navigate_all(browser, urls, {})
+    server.close()
+    n = len(urls)
+    with_fetch = sum(any(k.startswith("sec-fetch-") for k in e["headers"]) for e in seen)
+    tunnels = sum(e["method"] == "CONNECT" for e in seen)
+    print(f"recording proxy (http only):  {(proxied - plain_s) / n:+.3f} s/navigation "
+          f"({len(seen) - tunnels} requests read, {with_fetch} with sec-fetch-*; "
+          f"{tunnels} https tunnels it cannot read)")
+
+
+async def _relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 seen: list[dict[str, Any]]) -> None:
+    """One request: forward it upstream (connection: close), copy the answer back, record it."""
+    try:
+        raw = await reader.readuntil(b"\r\n\r\n")
+    except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+        writer.close()  # Chromium's idle preconnected sockets
+        return
+    head = raw.decode("latin-1").split("\r\n")
+    method, url, _ = head[0].split(" ", 2)
+    headers = {k.strip().lower(): v.strip() for k, v in (h.split(":", 1) for h in head[1:] if h)}
+    body = await reader.readexactly(int(headers.get("content-length", "0")))
+    parts = urlsplit(url)
+    if method == "CONNECT" or not parts.hostname:
+        seen.append({"method": method, "url": url, "headers": {}, "post": ""})
+        writer.close()  # https: a tunnel, unreadable without a man-in-the-middle CA
+        return
+    try:
+        up_reader, up_writer = await asyncio.open_connection(parts.hostname, parts.port or 80)
+    except OSError:  # a host off the machine: offline, as in a trial
+        writer.write(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n")
+        writer.close()
+        return
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    kept = "".join(f"{k}: {v}\r\n" for k, v in headers.items()
+                   if k not in ("proxy-connection", "connection"))
+    up_writer.write(f"{method} {path} HTTP/1.1\r\n{kept}connection: close\r\n\r\n".encode()
+                    + body)
+    answer = await up_reader.read()
+    up_writer.close()
+    writer.write(answer)
+    await writer.drain()
+    writer.close()
+    seen.append({"method": method, "url": url, "headers": headers, "post": body.decode()})
+
+
+def _entries(har: Path) -> int:
+    try:
+        return len(json.loads(har.read_text())["log"]["entries"])
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--navigations", type=int, default=4)
+    args = parser.parse_args()
+    with serve_suite() as served, tempfile.TemporaryDirectory() as tmp:
+        urls = served.site_urls
+        print(f"harness overhead per trial, {len(load_local_dataset().tasks)} local tasks:")
+        rows = overhead(urls, served.reset, Path(tmp))
+        mean = statistics.mean(rows)
+        verdict = "meets" if mean <= TARGET_S else "misses"
+        print(f"overhead: {mean:.2f} s/task (target <= {TARGET_S} s: {verdict}; "
+              f"{mean / TARGET_S:.2f}x the target)")
+        pages = [urls["shopping"] + "/", urls["shopping"] + "/catalogsearch/result?q=mug",
+                 urls["reddit"] + "/", urls["wikipedia"] + "/"]
+        asyncio.run(recorders((pages * args.navigations)[:args.navigations], Path(tmp)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""Reading a browser-use run: status, steps, tokens and every error, failed actions included.
+
+`AgentHistoryList.errors()` keeps one error per step and misses actions that failed without an
+`error` (a click on an index that is gone is reported only in the result's text), so the results'
+texts are scanned as well. Model endpoint failures are told apart from the agent's own failures:
+an agent that never got an answer from its model is not scored as having failed the task.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from benchwright.web.browser.trial_models import TrialStatus
+
+MISSED_FAILURES = re.compile(
+    r"^(Element index \d+ not (available|found)|Text '.*' not found or not visible|"
+    r"No element|Failed to )", re.IGNORECASE)
+MODEL_FAILURES = re.compile(
+    r"(ModelProviderError|ModelRateLimitError|RateLimit|APIConnectionError|APITimeoutError|"
+    r"AuthenticationError|Connection error|status_code=(4\d\d|5\d\d)|LLM call timed out)",
+    re.IGNORECASE)
+
+
+def step_errors(history: Any) -> list[str]:
+    """Every failure of every step, in order: errors and failed actions' messages."""
+    found: list[str] = []
+    for number, item in enumerate(history.history, start=1):
+        for result in item.result:
+            if result.error:
+                found.append(f"step {number}: {result.error.strip()}")
+            elif result.extracted_content and MISSED_FAILURES.search(result.extracted_content):
+                found.append(f"step {number}: {result.extracted_content.strip()}")
+    return found
+
+
+def trial_status(history: Any, max_steps: int, errors: list[str]) -> TrialStatus:
+    """How the run ended."""
+    if history.is_done() and history.is_successful():
+        return TrialStatus.COMPLETED
+    if history.number_of_steps() >= max_steps:  # on its last step browser-use forces `done`
+        return TrialStatus.STEP_LIMIT
+    if history.is_done():
+        return TrialStatus.AGENT_ERROR
+    if errors and _model_failed(history):
+        return TrialStatus.MODEL_ERROR
+    return TrialStatus.FAILED
+
+
+def _model_failed(history: Any) -> bool:
+    """True when the last steps failed because the model endpoint did."""
+    last = history.history[-1] if history.history else None
+    if last is None:
+        return False
+    return any(r.error and MODEL_FAILURES.search(r.error) for r in last.result)
+
+
+def token_counts(history: Any) -> tuple[int, int, int]:
+    """(prompt, cached prompt, completion) tokens of the run."""
+    usage = getattr(history, "usage", None)
+    if usage is None:
+        return 0, 0, 0
+    return (int(usage.total_prompt_tokens), int(usage.total_prompt_cached_tokens),
+            int(usage.total_completion_tokens))
+
+
+def visited_urls(history: Any) -> list[str]:
+    """The page URL at each step."""
+    return [u for u in history.urls() if u]

@@ -1,0 +1,156 @@
+"""A browser-use chat model that plays an action script: the deterministic `scripted` agent.
+
+It implements browser-use's `BaseChatModel` protocol. Each call with the agent's output schema is
+one agent step: the script's next step becomes a browser-use action, with element indices read
+from the `<browser_state>` of the last message. When nothing matches, the model waits one step
+for the page to settle, then gives up with `done(success=false)` and records why in `failures`.
+Calls without the agent's schema (page extraction, message compaction) get an empty answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from benchwright.web.browser.action_script import ActionScript, ScriptStep, StepKind
+from benchwright.web.browser.browser_state import find_element, find_tab, state_section
+
+MODEL_NAME = "scripted"
+RETRY_WAIT_S = 1
+
+
+class StepMismatch(Exception):
+    """A script step found nothing to act on in the current page."""
+
+
+class ScriptedChatModel:
+    """browser-use `BaseChatModel` that returns the script's actions one step at a time."""
+
+    _verified_api_keys = True
+
+    def __init__(self, script: ActionScript) -> None:
+        self.model = MODEL_NAME
+        self.script = script
+        self.position = 0
+        self.retried = False
+        self.failures: list[str] = []
+        self.calls = 0
+
+    @property
+    def provider(self) -> str:
+        """browser-use shows it in logs and usage."""
+        return "benchwright"
+
+    @property
+    def name(self) -> str:
+        """The model's name."""
+        return MODEL_NAME
+
+    @property
+    def model_name(self) -> str:
+        """Legacy alias of `model`."""
+        return self.model
+
+    async def ainvoke(self, messages: list[Any], output_format: type[BaseModel] | None = None,
+                      **kwargs: Any) -> Any:
+        """The next step's action, as an instance of `output_format`."""
+        from browser_use.llm.views import ChatInvokeCompletion
+
+        self.calls += 1
+        if output_format is None or "action" not in output_format.model_fields:
+            return ChatInvokeCompletion(completion=_empty(output_format), usage=None)
+        state = state_section(messages[-1].text if messages else "")
+        step, action = self._next(state)
+        return ChatInvokeCompletion(completion=_agent_output(output_format, action, step),
+                                    usage=None)
+
+    def _next(self, state: str) -> tuple[str, dict[str, Any]]:
+        if self.position >= len(self.script.steps):
+            return self._give_up("the script ended without a done step")
+        step = self.script.steps[self.position]
+        try:
+            action = to_action(step, state)
+        except StepMismatch as exc:
+            if not self.retried:
+                self.retried = True
+                return "wait for the page", {"wait": {"seconds": RETRY_WAIT_S}}
+            return self._give_up(f"script step {self.position + 1} ({step.describe()}): {exc}")
+        self.position += 1
+        self.retried = False
+        return step.describe(), action
+
+    def _give_up(self, why: str) -> tuple[str, dict[str, Any]]:
+        self.failures.append(why)
+        self.position = len(self.script.steps) + 1
+        return why, {"done": {"text": why, "success": False}}
+
+
+def to_action(step: ScriptStep, state: str) -> dict[str, Any]:
+    """The browser-use action for one script step on the page described by `state`."""
+    args = step.args
+    match step.kind:
+        case StepKind.NAVIGATE:
+            return {"navigate": {"url": args["url"], "new_tab": bool(args.get("new_tab", False))}}
+        case StepKind.CLICK:
+            return {"click": {"index": _element(state, args["match"])}}
+        case StepKind.INPUT:
+            return {"input": {"index": _element(state, args["match"]), "text": str(args["text"]),
+                              "clear": bool(args.get("clear", True))}}
+        case StepKind.SELECT:
+            return {"select_dropdown": {"index": _element(state, args["match"]),
+                                        "text": str(args["option"])}}
+        case StepKind.SCROLL:
+            return {"scroll": {"down": bool(args.get("down", True)),
+                               "pages": float(args.get("pages", 1.0))}}
+        case StepKind.SWITCH_TAB:
+            return {"switch": {"tab_id": _tab(state, args["match"])}}
+        case _:
+            return _simple_action(step)
+
+
+def _simple_action(step: ScriptStep) -> dict[str, Any]:
+    args = step.args
+    match step.kind:
+        case StepKind.GO_BACK:
+            return {"go_back": {}}
+        case StepKind.SEND_KEYS:
+            return {"send_keys": {"keys": str(args["keys"])}}
+        case StepKind.WAIT:
+            return {"wait": {"seconds": int(args.get("seconds", 1))}}
+        case _:
+            return {"done": {"text": str(args["text"]), "success": bool(args.get("success", True))}}
+
+
+def _element(state: str, match: str) -> int:
+    index = find_element(state, match)
+    if index is None:
+        raise StepMismatch(f"no interactive element matches {match!r}")
+    return index
+
+
+def _tab(state: str, match: str) -> str:
+    tab = find_tab(state, match)
+    if tab is None:
+        raise StepMismatch(f"no tab matches {match!r}")
+    return tab
+
+
+def _agent_output(output_format: type[BaseModel], action: dict[str, Any], goal: str) -> Any:
+    fields = output_format.model_fields
+    data: dict[str, Any] = {name: "" for name, f in fields.items()
+                            if f.is_required() and name != "action"}
+    if "next_goal" in fields:
+        data["next_goal"] = goal
+    try:
+        return output_format.model_validate({**data, "action": [action]})
+    except ValidationError:
+        # On the last allowed step browser-use's schema only admits `done`.
+        done = {"done": {"text": f"stopped before: {goal}", "success": False}}
+        return output_format.model_validate({**data, "action": [done]})
+
+
+def _empty(output_format: type[BaseModel] | None) -> Any:
+    if output_format is None:
+        return ""
+    return output_format.model_validate({})

@@ -1,0 +1,215 @@
+"""One trial: a task, an agent, a browser; network.har and history.json in the trial folder.
+
+```python
+outcome = run_trial(TrialRequest(task=..., trial_dir=..., site_urls=..., agent=AgentSpec(...)),
+                    browser=shared)            # shared: SharedBrowser | None (None: own Chromium)
+```
+Order: the browser is reset (one blank tab, no state), cookies are injected and live logins done,
+then the recorder attaches (so logins stay out of the HAR), then browser-use connects its own
+session and the agent runs. network.har exists from the recorder's start and is complete at
+every moment; history.json is browser-use's own history format. The trial's browser files
+(trial_dir/browser: downloads, agent files, browser-use config, and the profile when the trial
+launched its own Chromium) are removed unless `keep_browser_files`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchwright.errors import BenchwrightError, UserInputError
+from benchwright.web.browser.agents import (
+    TimedModel,
+    agent_options,
+    build_model,
+    cost_usd,
+    price_table,
+    substitute_sites,
+    task_prompt,
+)
+from benchwright.web.browser.auth import login_with_form
+from benchwright.web.browser.cdp import CdpConnection
+from benchwright.web.browser.cookies import inject_cookies
+from benchwright.web.browser.har_writer import HarWriter
+from benchwright.web.browser.imports import browser_use_module
+from benchwright.web.browser.outcome import step_errors, token_counts, trial_status, visited_urls
+from benchwright.web.browser.recorder import NetworkRecorder
+from benchwright.web.browser.shared_browser import SharedBrowser
+from benchwright.web.browser.trial_models import (
+    AgentSpec,
+    LiveLogin,
+    TrialOutcome,
+    TrialRequest,
+    TrialStatus,
+)
+
+HAR_FILE = "network.har"
+HISTORY_FILE = "history.json"
+BROWSER_DIR = "browser"
+
+__all__ = ["AgentSpec", "LiveLogin", "SharedBrowser", "TrialOutcome", "TrialRequest",
+           "TrialStatus", "run_trial", "run_trial_async"]
+
+
+@dataclass
+class _Run:
+    """What a trial gathers while it runs."""
+
+    request: TrialRequest
+    started: float = field(default_factory=time.perf_counter)
+    model: TimedModel | None = None
+    agent: Any = None
+    history: Any = None
+    recorder: NetworkRecorder | None = None
+    status: TrialStatus | None = None
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def browser_dir(self) -> Path:
+        return self.request.trial_dir / BROWSER_DIR
+
+
+def run_trial(request: TrialRequest, browser: SharedBrowser | None = None) -> TrialOutcome:
+    """Run one trial to its end (in a fresh event loop); see the module docstring."""
+    return asyncio.run(run_trial_async(request, browser))
+
+
+async def run_trial_async(request: TrialRequest,
+                          browser: SharedBrowser | None = None) -> TrialOutcome:
+    """`run_trial` for callers that have an event loop."""
+    run = _Run(request)
+    request.trial_dir.mkdir(parents=True, exist_ok=True)
+    shared = browser or SharedBrowser(request.browser, workdir=run.browser_dir,
+                                      site_urls=list(request.site_urls.values()))
+    try:
+        await _attempt(run, shared)
+    finally:
+        await _wrap_up(run, shared, own_browser=browser is None)
+    return _outcome(run)
+
+
+async def _attempt(run: _Run, shared: SharedBrowser) -> None:
+    request = run.request
+    os.environ["BROWSER_USE_CONFIG_DIR"] = str(run.browser_dir / "config")
+    run.model = TimedModel(build_model(request.agent, request.site_urls))
+    try:
+        await asyncio.wait_for(_drive(run, shared), request.timeout_s)
+    except TimeoutError:
+        run.status = TrialStatus.TIMEOUT
+        run.errors.append(f"the trial ran out of its {request.timeout_s:.0f} s")
+    except UserInputError:
+        raise
+    except (BenchwrightError, OSError, RuntimeError, ValueError) as exc:
+        run.status = TrialStatus.CRASHED
+        run.errors.append(f"harness: {exc}")
+
+
+async def _drive(run: _Run, shared: SharedBrowser) -> None:
+    request = run.request
+    if shared.site_urls == [] and request.site_urls:
+        shared.site_urls = list(request.site_urls.values())
+    await shared.reset()
+    await _prepare_state(shared.running().ws_url, request)
+    run.recorder = await NetworkRecorder.start(shared.running().ws_url,
+                                               request.trial_dir / HAR_FILE, request.recorder,
+                                               request.extra_headers)
+    session = _browser_session(shared.running().http_url, run)
+    try:
+        run.agent = _agent(run, session)
+        run.history = await run.agent.run(max_steps=request.max_steps)
+    finally:
+        await session.stop()
+
+
+async def _prepare_state(ws_url: str, request: TrialRequest) -> None:
+    connection = await CdpConnection.open(ws_url)
+    try:
+        await inject_cookies(connection, request.cookies)
+        for login in request.live_logins:
+            await login_with_form(connection, login)
+    finally:
+        await connection.close()
+
+
+def _browser_session(cdp_url: str, run: _Run) -> Any:
+    bu = browser_use_module()
+    settings = run.request.browser
+    profile = bu.BrowserProfile(
+        cdp_url=cdp_url, enable_default_extensions=False,
+        user_data_dir=str(run.browser_dir / "session-profile"),  # unused over CDP; not in /tmp
+        downloads_path=str(run.browser_dir / "downloads"),
+        minimum_wait_page_load_time=settings.minimum_wait_page_load_time,
+        wait_for_network_idle_page_load_time=settings.wait_for_network_idle_page_load_time,
+        wait_between_actions=settings.wait_between_actions)
+    return bu.BrowserSession(browser_profile=profile)
+
+
+def _agent(run: _Run, session: Any) -> Any:
+    request = run.request
+    options = agent_options(request.agent, run.browser_dir / "agent")
+    if request.agent.name == "browser-use" and request.task.start_urls:
+        start = substitute_sites(request.task.start_urls[0], request.site_urls)
+        options["initial_actions"] = [{"navigate": {"url": start}}]
+    agent_class = browser_use_module().Agent
+    # browser-use puts its agent folder (screenshots) under tempfile.gettempdir(); the
+    # constructor runs without awaiting, so pointing that at the trial folder is contained.
+    saved, tempfile.tempdir = tempfile.tempdir, str(run.browser_dir)
+    try:
+        return agent_class(task=task_prompt(request.task, request.site_urls), llm=run.model,
+                           browser_session=session, **options)
+    finally:
+        tempfile.tempdir = saved
+
+
+async def _wrap_up(run: _Run, shared: SharedBrowser, own_browser: bool) -> None:
+    har = run.request.trial_dir / HAR_FILE
+    if run.recorder is not None:
+        await run.recorder.stop()
+        shared.remember(run.recorder.origins)
+    elif not har.exists():
+        HarWriter(har).close()
+    if run.history is None and run.agent is not None:
+        run.history = run.agent.history
+    if run.history is not None:
+        run.history.save_to_file(run.request.trial_dir / HISTORY_FILE)
+    if own_browser:
+        shared.close()
+    if not run.request.keep_browser_files:
+        shutil.rmtree(run.browser_dir, ignore_errors=True)
+
+
+def _outcome(run: _Run) -> TrialOutcome:
+    request, history = run.request, run.history
+    errors = list(run.errors)
+    inner = run.model.inner if run.model is not None else None
+    errors += getattr(inner, "failures", [])
+    if history is None:
+        return _empty_outcome(run, errors)
+    errors = step_errors(history) + errors
+    prompt, cached, completion = token_counts(history)
+    cost = cost_usd(price_table(request.agent.pricing_file), request.agent.model, prompt,
+                    cached, completion)
+    if cost is None and prompt + completion > 0 and request.agent.name != "scripted":
+        errors.append(f"no price for model {request.agent.model!r}: cost_usd is 0")
+    return TrialOutcome(
+        status=run.status or trial_status(history, request.max_steps, errors),
+        final_text=history.final_result(), agent_success=history.is_successful(),
+        steps=history.number_of_steps(), input_tokens=prompt, output_tokens=completion,
+        cost_usd=cost or 0.0, duration_s=time.perf_counter() - run.started,
+        model_time_s=run.model.seconds if run.model else 0.0, errors=errors,
+        har_entries=len(run.recorder.writer) if run.recorder else 0,
+        urls=visited_urls(history))
+
+
+def _empty_outcome(run: _Run, errors: list[str]) -> TrialOutcome:
+    return TrialOutcome(
+        status=run.status or TrialStatus.CRASHED, final_text=None, agent_success=None, steps=0,
+        input_tokens=0, output_tokens=0, cost_usd=0.0,
+        duration_s=time.perf_counter() - run.started, model_time_s=0.0, errors=errors,
+        har_entries=len(run.recorder.writer) if run.recorder else 0, urls=[])

@@ -1,0 +1,139 @@
+"""`benchwright run web` end to end through the CLI: real Chromium, browser-use, the local suite.
+
+The reference scripts score 100%, `benchwright eval` re-scores the run identically offline, a wrong
+script fails its task and only that task, and every trial's HAR holds what the browser sent.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchwright.web.local_suite import SCRIPTS_DIR
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium)"),
+    pytest.mark.skipif(importlib.util.find_spec("browser_use") is None,
+                       reason="needs browser-use: pip install 'benchwright[web]'"),
+]
+
+
+def benchwright(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "BENCHWRIGHT_WEB_TRIAL_RUNNER"}
+    return subprocess.run([sys.executable, "-m", "benchwright", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env)
+
+
+def run_web(out: Path, *extra: str) -> dict[str, Any]:
+    done = benchwright("run", "web", "--suite", "local", "--agent", "scripted", "--out", str(out),
+                       "--json", *extra)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary: dict[str, Any] = json.loads(done.stdout)
+    return summary
+
+
+def scores(run_dir: Path) -> dict[int, float]:
+    found = {}
+    for path in sorted((run_dir / "tasks").glob("*/trial_*/eval_result.json")):
+        result = json.loads(path.read_text())
+        found[result["task_id"]] = result["score"]
+    return found
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("web") / "run"
+    return out, run_web(out)
+
+
+def test_reference_scripts_score_100_percent(reference_run: tuple[Path, dict[str, Any]]) -> None:
+    out, summary = reference_run
+    assert summary["n_trials"] == 12
+    assert summary["n_passed"] == 12
+    assert summary["pass_rate"] == 1.0
+    assert set(scores(out).values()) == {1.0}
+
+
+def test_eval_rescores_identically(reference_run: tuple[Path, dict[str, Any]]) -> None:
+    out, _ = reference_run
+    before = scores(out)
+    done = benchwright("eval", str(out), "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    rescored = json.loads(done.stdout)
+    assert {t["task_id"]: t["score"] for t in rescored["tasks"]} == before
+    assert rescored["totals"]["pass_rate"] == 1.0
+
+
+def test_har_holds_posts_and_sec_fetch_headers(reference_run: tuple[Path, dict[str, Any]]) -> None:
+    out, _ = reference_run
+    posts = 0
+    for har_path in sorted((out / "tasks").glob("*/trial_*/network.har")):
+        log = json.loads(har_path.read_text())["log"]
+        assert log["version"] == "1.2"
+        http = [e for e in log["entries"] if e["request"]["url"].startswith("http://127.0.0.1")]
+        assert http, har_path
+        documents = [e for e in http if e["request"]["method"] == "GET"]
+        for entry in documents:
+            names = {h["name"].lower() for h in entry["request"]["headers"]}
+            assert {"sec-fetch-mode", "sec-fetch-site", "sec-fetch-dest"} <= names, entry
+        for entry in (e for e in http if e["request"]["method"] == "POST"):
+            assert entry["request"]["postData"]["text"], entry
+            posts += 1
+    assert posts >= 3
+
+
+def test_a_wrong_script_fails_its_task_only(tmp_path: Path) -> None:
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    for path in SCRIPTS_DIR.glob("*.yaml"):
+        if not path.name.endswith(".wrong.yaml"):
+            shutil.copy(path, scripts / path.name)
+    shutil.copy(SCRIPTS_DIR / "9003.wrong.yaml", scripts / "9003.yaml")
+    out = tmp_path / "run"
+    summary = run_web(out, "--sites", "shopping", "--scripts", str(scripts))
+    found = scores(out)
+    assert 9003 in found and len(found) == summary["n_trials"] >= 3
+    assert {task_id for task_id, score in found.items() if score != 1.0} == {9003}
+
+
+def running_trial_har(out: Path) -> Path | None:
+    """The HAR of a trial under way that has recorded traffic already."""
+    for har in sorted((out / "tasks").glob("*/trial_*/network.har")):
+        if not (har.parent / "agent_response.json").exists() and b'"request"' in har.read_bytes():
+            return har
+    return None
+
+
+def test_a_killed_run_leaves_a_valid_har_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    env = {k: v for k, v in os.environ.items() if k != "BENCHWRIGHT_WEB_TRIAL_RUNNER"}
+    run = subprocess.Popen([sys.executable, "-m", "benchwright", "run", "web", "--suite", "local",
+                            "--agent", "scripted", "--task-ids", "9001-9003", "--out", str(out),
+                            "--json"], env=env, start_new_session=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        har = None
+        while har is None and run.poll() is None:
+            time.sleep(0.05)
+            har = running_trial_har(out) if (out / "tasks").is_dir() else None
+        assert har is not None, "no trial was caught under way"
+        os.killpg(run.pid, signal.SIGKILL)
+    finally:
+        run.wait()
+    log = json.loads(har.read_text())["log"]
+    assert log["version"] == "1.2" and log["entries"]
+    summary = run_web(out, "--resume")
+    assert summary["complete"] is True
+    assert summary["n_trials"] == 3 and summary["pass_rate"] == 1.0
