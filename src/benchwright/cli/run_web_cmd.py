@@ -72,6 +72,9 @@ def run_web_cmd(
         help="Site URLs (YAML) for suites not served by benchwright.")] = None,
     keep_browser_files: Annotated[bool, typer.Option(
         "--keep-browser-files", help="Keep each trial's browser profile and downloads.")] = False,
+    cookies: Annotated[list[Path] | None, typer.Option(
+        help="A cookie file from `benchwright web auth capture`, set in every trial before it "
+        "navigates (repeatable).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
@@ -86,7 +89,7 @@ def run_web_cmd(
             scripts_dir=_scripts(scripts), trials=trials, max_steps=max_steps,
             env_config=config.resolve() if config else None,
             runner=os.environ.get(RUNNER_ENV) or "browser", extractor=extractor,
-            keep_browser_files=keep_browser_files)
+            keep_browser_files=keep_browser_files, cookie_files=_cookie_files(cookies or []))
         run_dir = out or _default_out(agent)
         create_web_run(run_config, run_dir, opened)
     result = _execute(run_dir, quiet=as_json)
@@ -113,6 +116,14 @@ def _extractor(model: str | None, base_url: str | None,
         raise UserInputError("--extract-model needs --base-url",
                              hint="the OpenAI-compatible endpoint, e.g. https://api.openai.com/v1")
     return ExtractorConfig(model=model, base_url=base_url, api_key_env=api_key_env)
+
+
+def _cookie_files(paths: list[Path]) -> list[Path]:
+    from benchwright.web.browser.cookies import load_cookies
+
+    for path in paths:
+        load_cookies(path)  # a missing or malformed file stops the run before it starts
+    return [path.resolve() for path in paths]
 
 
 def _scripts(folder: Path | None) -> Path | None:

@@ -51,6 +51,24 @@ def test_json_summary_then_eval_and_report(tmp_path: Path, suite_dir: Path) -> N
     assert json.loads(as_json.stdout)["format"] == "benchwright.web-report/1"
 
 
+def test_captured_cookies_reach_every_trial(tmp_path: Path, suite_dir: Path) -> None:
+    cookies = tmp_path / "cookies.json"
+    cookies.write_text(json.dumps({"schema": "benchwright.web-cookies/1", "site": "shopping",
+                                   "url": "http://127.0.0.1:1", "cookies": [
+                                       {"name": "PHPSESSID", "value": "abc", "domain": "127.0.0.1",
+                                        "path": "/"}]}))
+    env = {**os.environ, RUNNER_ENV: "fake"}
+    done = run_cli("run", "web", *_suite_args(suite_dir), "--task-ids", "7001-7002",
+                   "--cookies", str(cookies), "--out", str(tmp_path / "run"), "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    histories = sorted((tmp_path / "run" / "tasks").glob("*/trial_1/history.json"))
+    assert [json.loads(h.read_text())["cookies"] for h in histories] == [["PHPSESSID"]] * 2
+    cookies.write_text("not json")
+    bad = run_cli("run", "web", *_suite_args(suite_dir), "--cookies", str(cookies),
+                  "--out", str(tmp_path / "run2"), env=env)
+    assert bad.returncode == 2 and "not JSON" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def _invoke(args: list[str]) -> BaseException | None:
     result = runner.invoke(app, ["run", "web", *args], env={RUNNER_ENV: "fake"})
     return result.exception

@@ -43,7 +43,8 @@ class FakeTrialRunner:
         time.sleep(self.delay_s)
         har_path.write_text(json.dumps(har(entries)), encoding="utf-8")
         text, success = answer(request.task)
-        write_json_atomic(request.trial_dir / HISTORY, {"steps": [{"done": text}]})
+        write_json_atomic(request.trial_dir / HISTORY, {
+            "steps": [{"done": text}], "cookies": [cookie["name"] for cookie in request.cookies]})
         return TrialOutcome(status=TrialStatus.COMPLETED, final_text=text, agent_success=success,
                             steps=len(entries), input_tokens=100, output_tokens=10,
                             duration_s=time.monotonic() - started)

@@ -81,6 +81,8 @@ class WebRunConfig(BaseModel):
     """The LLM step of the response adapter; None: heuristics only."""
     keep_browser_files: bool = False
     """Keep each trial's browser profile and downloads."""
+    cookie_files: list[Path] = Field(default_factory=list)
+    """Cookie files (`benchwright web auth capture`) set in every trial before it navigates."""
 
 
 class PlannedTask(BaseModel):

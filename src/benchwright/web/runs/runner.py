@@ -27,6 +27,7 @@ from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import TrialRunner
 from benchwright.registry import TRIAL_RUNNERS, resolve
 from benchwright.runs import journal
+from benchwright.web.browser.cookies import load_cookies
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
 from benchwright.web.response_adapter import Extractor
 from benchwright.web.runs.extraction import LLMExtractor
@@ -252,7 +253,8 @@ def _request(ctx: _Context, job: TrialJob) -> TrialRequest:
         task=task, trial_dir=ctx.layout.trial_dir(task.task_id, job.trial),
         site_urls=ctx.session.site_urls, max_steps=config.max_steps,
         agent=agent_for(config.agent, _script(config, ctx.suite, task.task_id)),
-        keep_browser_files=config.keep_browser_files)
+        keep_browser_files=config.keep_browser_files,
+        cookies=[cookie for path in config.cookie_files for cookie in load_cookies(path)])
 
 
 def scoring_config(manifest: WebManifest, override: Path | None = None) -> WebEnvConfig:
