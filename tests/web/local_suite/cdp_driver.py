@@ -153,24 +153,26 @@ class Tab:
     def run(self, script: ActionScript, site_urls: Mapping[str, str]) -> str:
         """Replay every step; the `done` text comes back."""
         for step in script.steps:
-            if step.navigate is not None:
-                url = render_url(step.navigate.url, site_urls)
+            kind, args = step.kind, step.args
+            if kind == "navigate":
+                url = render_url(args["url"], site_urls)
                 self._then_wait(lambda url=url: self.call("Page.navigate", {"url": url}))
-            elif step.click is not None:
-                self._find(step.click.match)
+            elif kind == "click":
+                self._find(args["match"])
                 self._then_wait(self._click)
-            elif step.input is not None:
-                self._find(step.input.match)
+            elif kind == "input":
+                self._find(args["match"])
                 self._eval("() => { const el = window.__bw_target; el.focus(); el.value = ''; }")
-                self.call("Input.insertText", {"text": step.input.text})
-            elif step.select is not None:
-                self._find(step.select.match)
+                self.call("Input.insertText", {"text": args["text"]})
+            elif kind == "select":
+                self._find(args["match"])
                 self._eval("(text) => { const el = window.__bw_target;"
                            " const o = [...el.options].find(o => o.text.trim() === text);"
                            " el.value = o.value; el.dispatchEvent(new Event('change',"
-                           " {bubbles: true})); }", step.select.option)
-            elif step.scroll is not None:
-                self._eval("(down) => window.scrollBy(0, down ? 600 : -600)", step.scroll.down)
+                           " {bubbles: true})); }", args["option"])
+            elif kind == "scroll":
+                self._eval("(down) => window.scrollBy(0, down ? 600 : -600)",
+                           args.get("down", True))
         return script.final.text
 
     def _eval(self, function: str, arg: Any = None) -> Any:

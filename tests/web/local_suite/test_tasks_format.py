@@ -62,7 +62,7 @@ def test_types_sites_and_an_unachievable_task() -> None:
 def test_every_task_has_a_reference_script() -> None:
     for task_id in load_local_dataset().tasks:
         script = reference_script(task_id)
-        assert script.task_id == task_id and script.steps[0].navigate is not None
+        assert script.task_id == task_id and script.steps[0].kind == "navigate"
     assert wrong_script_ids()
     for task_id in wrong_script_ids():
         assert load_script(script_path(task_id, wrong=True)).task_id == task_id

@@ -100,6 +100,15 @@ class ScriptStep(BaseModel):
         return f"{self.kind} {self.args}"
 
 
+class FinalAnswer(BaseModel):
+    """What a script's `done` step answers."""
+
+    text: str
+    """The final answer, as an agent would write it."""
+    success: bool = True
+    """False for an agent that reports it could not do the task."""
+
+
 class ActionScript(BaseModel):
     """A task's reference script."""
 
@@ -109,6 +118,20 @@ class ActionScript(BaseModel):
     """The task it solves."""
     steps: tuple[ScriptStep, ...]
     """One agent step each, in order."""
+
+    @model_validator(mode="after")
+    def _ends_with_done(self) -> Self:
+        kinds = [step.kind for step in self.steps]
+        if not kinds or kinds[-1] is not StepKind.DONE:
+            raise ValueError("the last step must be `done`")
+        if StepKind.DONE in kinds[:-1]:
+            raise ValueError("`done` may only be the last step")
+        return self
+
+    @property
+    def final(self) -> FinalAnswer:
+        """The closing `done` step's answer."""
+        return FinalAnswer.model_validate(self.steps[-1].args)
 
     def with_sites(self, site_urls: dict[str, str]) -> ActionScript:
         """The script with `__SITE__` placeholders replaced by the sites' base URLs."""

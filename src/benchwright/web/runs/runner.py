@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -27,7 +28,6 @@ from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import TrialRunner
 from benchwright.registry import TRIAL_RUNNERS, resolve
 from benchwright.runs import journal
-from benchwright.web.browser.cookies import load_cookies
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
 from benchwright.web.response_adapter import Extractor
 from benchwright.web.runs.extraction import LLMExtractor
@@ -254,7 +254,15 @@ def _request(ctx: _Context, job: TrialJob) -> TrialRequest:
         site_urls=ctx.session.site_urls, max_steps=config.max_steps,
         agent=agent_for(config.agent, _script(config, ctx.suite, task.task_id)),
         keep_browser_files=config.keep_browser_files,
-        cookies=[cookie for path in config.cookie_files for cookie in load_cookies(path)])
+        cookies=_cookies(config.cookie_files))
+
+
+def _cookies(paths: list[Path]) -> list[dict[str, Any]]:
+    if not paths:
+        return []
+    from benchwright.web.browser.cookies import load_cookies  # its CDP half needs websockets
+
+    return [cookie for path in paths for cookie in load_cookies(path)]
 
 
 def scoring_config(manifest: WebManifest, override: Path | None = None) -> WebEnvConfig:
