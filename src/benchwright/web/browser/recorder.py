@@ -192,28 +192,30 @@ class NetworkRecorder:
             chain.current.resource_type = params.get("type", chain.current.resource_type)
 
     def _on_finished(self, params: dict[str, Any], session: str | None) -> None:
-        key = (session, params["requestId"])
-        chain = self._chains.get(key)
-        if chain is None or chain.current is None:
-            self._chains.pop(key, None)
-            return
-        hop = chain.current
-        hop.finished_ts = params["timestamp"]
-        hop.encoded_length = params.get("encodedDataLength", -1)
-        self._finish_later(hop, fetch_body=True, key=key)
+        ending = self._ending(params, session)
+        if ending is not None:
+            key, hop = ending
+            hop.encoded_length = params.get("encodedDataLength", -1)
+            self._finish_later(hop, fetch_body=True, key=key)
 
     def _on_failed(self, params: dict[str, Any], session: str | None) -> None:
+        ending = self._ending(params, session)
+        if ending is not None:
+            key, hop = ending
+            hop.error = params.get("errorText") or "failed"
+            if params.get("canceled"):
+                hop.error += " (canceled)"
+            self._finish_later(hop, fetch_body=False, key=key)
+
+    def _ending(self, params: dict[str, Any], session: str | None) -> tuple[Key, Exchange] | None:
+        """The request's last hop, stamped with its end time (None for a request not seen)."""
         key = (session, params["requestId"])
         chain = self._chains.get(key)
         if chain is None or chain.current is None:
             self._chains.pop(key, None)
-            return
-        hop = chain.current
-        hop.finished_ts = params["timestamp"]
-        hop.error = params.get("errorText") or "failed"
-        if params.get("canceled"):
-            hop.error += " (canceled)"
-        self._finish_later(hop, fetch_body=False, key=key)
+            return None
+        chain.current.finished_ts = params["timestamp"]
+        return key, chain.current
 
     # completion
 
