@@ -137,3 +137,35 @@ def test_a_killed_run_leaves_a_valid_har_and_resumes(tmp_path: Path) -> None:
     summary = run_web(out, "--resume")
     assert summary["complete"] is True
     assert summary["n_trials"] == 3 and summary["pass_rate"] == 1.0
+
+
+def test_browser_use_with_an_openai_compatible_model(tmp_path: Path) -> None:
+    """The browser-use agent against benchwright's fake LLM server (OpenAI chat completions)."""
+    from benchwright.testing import FakeLLMServer, Script
+
+    def turn(action: dict[str, Any]) -> dict[str, Any]:
+        output = {"thinking": "", "evaluation_previous_goal": "", "memory": "", "next_goal": "",
+                  "action": [action]}
+        return {"text": json.dumps(output), "usage": {"input_tokens": 1000, "output_tokens": 50}}
+
+    key = "sk-benchwright-web-fake-5c1d7e"
+    script = Script.model_validate({"turns": [
+        turn({"scroll": {"down": True, "pages": 1}}),
+        turn({"done": {"text": "NOT_FOUND_ERROR: there is no order #000000131", "success": False}}),
+    ]})
+    out = tmp_path / "run"
+    with FakeLLMServer(script) as server:
+        os.environ["BW_TEST_WEB_KEY"] = key
+        try:
+            done = benchwright("run", "web", "--agent", "browser-use", "--model", "gpt-4.1-mini",
+                               "--base-url", f"{server.base_url}/v1", "--api-key-env",
+                               "BW_TEST_WEB_KEY", "--task-ids", "9005", "--out", str(out), "--json")
+        finally:
+            del os.environ["BW_TEST_WEB_KEY"]
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert len(server.requests) == 2
+    assert json.loads(done.stdout)["n_passed"] == 1
+    metrics = json.loads(next((out / "tasks").glob("9005/trial_1/metrics.json")).read_text())
+    assert metrics["input_tokens"] == 2000 and metrics["cost_usd"] > 0
+    leaked = subprocess.run(["grep", "-rl", key, str(out)], capture_output=True, text=True)
+    assert leaked.stdout == ""

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchwright.coding.agents.prices import price_of
 from benchwright.errors import UserInputError
 from benchwright.web.browser.action_script import load_script
 from benchwright.web.browser.imports import browser_use_module
@@ -122,10 +123,12 @@ def price_table(path: Path | None) -> dict[str, Any]:
 
 def cost_usd(prices: dict[str, Any], model: str | None, prompt: int, cached: int,
              completion: int) -> float | None:
-    """Dollars for these tokens at the model's prices; None when the table lacks the model."""
+    """Dollars for these tokens at the model's prices (the given table first, then the list
+    prices the coding agents use); None when neither knows the model."""
     entry = prices.get(model or "") or prices.get((model or "").rsplit("/", 1)[-1])
     if not isinstance(entry, dict):
-        return None
+        listed = price_of(model)
+        return listed.cost(prompt, completion) if listed is not None else None
     per_in = float(entry.get("input_cost_per_token", 0.0))
     per_cached = float(entry.get("cache_read_input_token_cost", per_in))
     per_out = float(entry.get("output_cost_per_token", 0.0))
