@@ -368,8 +368,12 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _limiter(limits: Limits) -> Callable[[], None]:
+    parent = os.getpid()
+
     def apply() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the line above took effect
+            os._exit(137)
         mib = 1024 * 1024
         _setrlimit(resource.RLIMIT_AS, limits.memory_mb * mib)
         _setrlimit(resource.RLIMIT_NPROC, limits.max_processes)

@@ -10,9 +10,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import multiprocessing
+import os
 import queue
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import Any, TypeVar
@@ -33,7 +35,30 @@ def _init_worker(events: Any) -> None:
     global _sink
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
+    signal.signal(signal.SIGTERM, _exit_now)
     _sink = events.put
+
+
+_stopping = False
+
+
+def _exit_now(signum: int, frame: Any) -> None:
+    # unwinds the job, so the sandbox's own clean-up kills the agent's whole pid namespace
+    # (a SIGKILLed worker leaves that to PR_SET_PDEATHSIG, which does not reach every process)
+    global _stopping
+    _stopping = True
+    raise SystemExit(128 + signum)
+
+
+def _run_job(fn: Callable[[JobT], ResultT], job: JobT) -> ResultT:
+    """A job in a worker; a worker told to stop takes no further job."""
+    if _stopping:
+        os._exit(143)
+    try:
+        return fn(job)
+    finally:
+        if _stopping:
+            os._exit(143)
 
 
 class LocalExecutor:
@@ -67,7 +92,7 @@ class LocalExecutor:
         drain.start()
         pool = ProcessPoolExecutor(max_workers=min(self.workers, len(jobs)), mp_context=ctx,
                                    initializer=_init_worker, initargs=(events,))
-        futures: list[Future[ResultT]] = [pool.submit(fn, job) for job in jobs]
+        futures: list[Future[ResultT]] = [pool.submit(_run_job, fn, job) for job in jobs]
         try:
             for future in as_completed(futures):
                 yield future.result()
@@ -89,8 +114,16 @@ class LocalExecutor:
                 self.on_event(event)
 
 
-def _kill_pool(pool: ProcessPoolExecutor) -> None:
-    """Stop every worker now (their sandboxes die with them)."""
-    for process in list(getattr(pool, "_processes", {}).values()):
+def _kill_pool(pool: ProcessPoolExecutor, grace_s: float = 5.0) -> None:
+    """Stop every worker: SIGTERM (each cleans up its sandbox), then SIGKILL the stragglers."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    deadline = time.monotonic() + grace_s
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(timeout=max(0.0, deadline - time.monotonic()))
+    for process in processes:
         with contextlib.suppress(Exception):
             process.kill()
