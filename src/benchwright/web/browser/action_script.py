@@ -1,4 +1,4 @@
-"""Reference action scripts: one YAML file per task, one agent step per entry.
+"""Reference action scripts: one YAML file per task, one action per entry.
 
 ```yaml
 task_id: 9001

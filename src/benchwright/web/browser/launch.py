@@ -64,10 +64,6 @@ class BrowserSettings(BaseModel):
     machine). The sites' hosts are added per launch."""
     launch_timeout_s: float = 20.0
     """How long to wait for Chromium's DevTools endpoint."""
-    minimum_wait_page_load_time: float = 0.1
-    """browser-use: seconds to wait after a page load before reading the page (its default 0.25)."""
-    wait_for_network_idle_page_load_time: float = 0.25
-    """browser-use: seconds of network quiet that count as idle (its default 0.5)."""
     wait_between_actions: float = 0.05
     """browser-use: pause between the actions of one step (its default 0.1)."""
 

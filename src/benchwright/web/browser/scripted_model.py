@@ -2,9 +2,12 @@
 
 It implements browser-use's `BaseChatModel` protocol. Each call with the agent's output schema is
 one agent step: the script's next step becomes a browser-use action, with element indices read
-from the `<browser_state>` of the last message. When nothing matches, the model waits one step
-for the page to settle, then gives up with `done(success=false)` and records why in `failures`.
-Calls without the agent's schema (page extraction, message compaction) get an empty answer.
+from the `<browser_state>` of the last message. Inputs and selects leave the page and its indices
+as they are, so like an LLM filling a form the model sends them in one step together with the
+action after them (browser-use's multi-action step); every other action ends a step, and `done`
+is always a step of its own. When nothing matches, the model waits one step for the page to
+settle, then gives up with `done(success=false)` and records why in `failures`. Calls without the
+agent's schema (page extraction, message compaction) get an empty answer.
 """
 
 from __future__ import annotations
@@ -18,6 +21,10 @@ from benchwright.web.browser.browser_state import find_element, find_tab, state_
 
 MODEL_NAME = "scripted"
 RETRY_WAIT_S = 1
+BATCHABLE = frozenset({StepKind.INPUT, StepKind.SELECT})
+"""Steps that may share an agent step with the steps after them."""
+MAX_BATCH = 4
+"""Actions per agent step; browser-use cuts a step at its `max_actions_per_step` (default 5)."""
 
 
 class StepMismatch(Exception):
@@ -61,11 +68,11 @@ class ScriptedChatModel:
         if output_format is None or "action" not in output_format.model_fields:
             return ChatInvokeCompletion(completion=_empty(output_format), usage=None)
         state = state_section(messages[-1].text if messages else "")
-        step, action = self._next(state)
-        return ChatInvokeCompletion(completion=_agent_output(output_format, action, step),
+        goal, actions = self._next(state)
+        return ChatInvokeCompletion(completion=_agent_output(output_format, actions, goal),
                                     usage=None)
 
-    def _next(self, state: str) -> tuple[str, dict[str, Any]]:
+    def _next(self, state: str) -> tuple[str, list[dict[str, Any]]]:
         if self.position >= len(self.script.steps):
             return self._give_up("the script ended without a done step")
         step = self.script.steps[self.position]
@@ -74,16 +81,34 @@ class ScriptedChatModel:
         except StepMismatch as exc:
             if not self.retried:
                 self.retried = True
-                return "wait for the page", {"wait": {"seconds": RETRY_WAIT_S}}
+                return "wait for the page", [{"wait": {"seconds": RETRY_WAIT_S}}]
             return self._give_up(f"script step {self.position + 1} ({step.describe()}): {exc}")
+        start = self.position
         self.position += 1
         self.retried = False
-        return step.describe(), action
+        actions = [action]
+        while (self.script.steps[self.position - 1].kind in BATCHABLE
+               and len(actions) < MAX_BATCH and (more := self._batched(state)) is not None):
+            actions.append(more)
+        return "; ".join(s.describe() for s in self.script.steps[start:self.position]), actions
 
-    def _give_up(self, why: str) -> tuple[str, dict[str, Any]]:
+    def _batched(self, state: str) -> dict[str, Any] | None:
+        """The next step's action if it joins the current agent step (not `done`, its element on
+        this page), advancing past it; None leaves it to the next agent step."""
+        steps = self.script.steps
+        if self.position >= len(steps) or steps[self.position].kind is StepKind.DONE:
+            return None
+        try:
+            action = to_action(steps[self.position], state)
+        except StepMismatch:
+            return None
+        self.position += 1
+        return action
+
+    def _give_up(self, why: str) -> tuple[str, list[dict[str, Any]]]:
         self.failures.append(why)
         self.position = len(self.script.steps) + 1
-        return why, {"done": {"text": why, "success": False}}
+        return why, [{"done": {"text": why, "success": False}}]
 
 
 def to_action(step: ScriptStep, state: str) -> dict[str, Any]:
@@ -136,14 +161,15 @@ def _tab(state: str, match: str) -> str:
     return tab
 
 
-def _agent_output(output_format: type[BaseModel], action: dict[str, Any], goal: str) -> Any:
+def _agent_output(output_format: type[BaseModel], actions: list[dict[str, Any]],
+                  goal: str) -> Any:
     fields = output_format.model_fields
     data: dict[str, Any] = {name: "" for name, f in fields.items()
                             if f.is_required() and name != "action"}
     if "next_goal" in fields:
         data["next_goal"] = goal
     try:
-        return output_format.model_validate({**data, "action": [action]})
+        return output_format.model_validate({**data, "action": actions})
     except ValidationError:
         # On the last allowed step browser-use's schema only admits `done`.
         done = {"done": {"text": f"stopped before: {goal}", "success": False}}

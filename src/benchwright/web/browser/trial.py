@@ -144,8 +144,6 @@ def _browser_session(cdp_url: str, run: _Run) -> Any:
         cdp_url=cdp_url, enable_default_extensions=False,
         user_data_dir=str(run.browser_dir / "session-profile"),  # unused over CDP; not in /tmp
         downloads_path=str(run.browser_dir / "downloads"),
-        minimum_wait_page_load_time=settings.minimum_wait_page_load_time,
-        wait_for_network_idle_page_load_time=settings.wait_for_network_idle_page_load_time,
         wait_between_actions=settings.wait_between_actions)
     return bu.BrowserSession(browser_profile=profile)
 
