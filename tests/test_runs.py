@@ -223,3 +223,25 @@ def test_ctrl_c_stops_cleanly_without_orphans(tmp_path: Path) -> None:
     time.sleep(0.5)
     leftover = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
     assert leftover.stdout.strip() == ""
+
+
+def test_kill_9_leaves_no_agent_running(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "benchwright", "run", "coding",
+                             "--problems-dir", str(QUICK), "--trials", "2", "--workers", "2",
+                             "--agent", "command", "--agent-command", SLEEP,
+                             "--out", str(out)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _agent_sleeping():
+        time.sleep(0.1)
+    assert _agent_sleeping(), "the agent never started"
+    proc.kill()
+    proc.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while _agent_sleeping() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _agent_sleeping()
+    time.sleep(0.5)
+    leftover = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
+    assert leftover.stdout.strip() == ""
