@@ -15,6 +15,7 @@ from pathlib import Path
 
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
+from benchwright.coding.policies import PassPolicy
 from benchwright.sandbox import get_runtime
 
 # problem/checkpoint: (collected, Core, Functionality, Error, Regression, exit); "" = no tests.
@@ -64,7 +65,7 @@ def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | Non
                                                           else "DIFFERENT")
                 mismatches += verdict == "DIFFERENT"
                 record = {"key": key, "row": row, "expected": expected, "verdict": verdict,
-                          "core_cases": ev.verdicts["core-cases"], "status": ev.status,
+                          "core_cases": ev.verdicts[PassPolicy.CORE_CASES], "status": ev.status,
                           "reason": ev.infrastructure_reason, "seconds": ev.total_duration_s}
                 sink.write(json.dumps(record) + "\n")
                 sink.flush()
