@@ -49,3 +49,13 @@ def test_hand_computed_and_degenerate_cases() -> None:
 
 def test_reports_are_reproducible() -> None:
     assert mean_ci(DATA) == mean_ci(DATA)
+
+
+def test_intervals_are_those_of_the_drawn_resamples() -> None:
+    """The draw counts times the values give exactly the sums of the drawn clusters."""
+    rng = np.random.default_rng(7)
+    solved, total = rng.integers(0, 3, 60).astype(float), rng.integers(1, 4, 60).astype(float)
+    drawn = np.random.default_rng(11).integers(0, 60, size=(2_000, 60))
+    direct = np.quantile(solved[drawn].sum(axis=1) / total[drawn].sum(axis=1), [0.025, 0.975])
+    ours = ratio_ci(solved, total, resamples=2_000, seed=11)
+    assert (ours.low, ours.high) == (direct[0], direct[1])
