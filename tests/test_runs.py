@@ -200,48 +200,44 @@ def test_unknown_agent_and_problem_are_one_line_errors(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_ctrl_c_stops_cleanly_without_orphans(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    # an agent that is still working when Ctrl-C comes, however fast or slow this machine is
+def _start_sleeping_run(out: Path, **popen: Any) -> subprocess.Popen[str]:
+    """`run coding` whose agent is still working when the test interrupts it, however fast or
+    slow this machine is."""
     proc = subprocess.Popen([sys.executable, "-m", "benchwright", "run", "coding",
                              "--problems-dir", str(QUICK), "--trials", "2", "--workers", "2",
                              "--agent", "command", "--agent-command", SLEEP,
-                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "COLUMNS": "200"})
+                             "--out", str(out)], text=True, **popen)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not _agent_sleeping():
         time.sleep(0.1)
     assert _agent_sleeping(), "the agent never started"
+    return proc
+
+
+def _assert_nothing_left(out: Path) -> None:
+    deadline = time.monotonic() + 10
+    while _agent_sleeping() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _agent_sleeping()
+    time.sleep(0.5)
+    leftover = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
+    assert leftover.stdout.strip() == ""
+
+
+def test_ctrl_c_stops_cleanly_without_orphans(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = _start_sleeping_run(out, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, "COLUMNS": "200"})
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     assert "--resume" in stderr and "Traceback" not in stderr
-    deadline = time.monotonic() + 10
-    while _agent_sleeping() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _agent_sleeping()
-    time.sleep(0.5)
-    leftover = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
-    assert leftover.stdout.strip() == ""
+    _assert_nothing_left(out)
 
 
 def test_kill_9_leaves_no_agent_running(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "benchwright", "run", "coding",
-                             "--problems-dir", str(QUICK), "--trials", "2", "--workers", "2",
-                             "--agent", "command", "--agent-command", SLEEP,
-                             "--out", str(out)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not _agent_sleeping():
-        time.sleep(0.1)
-    assert _agent_sleeping(), "the agent never started"
+    proc = _start_sleeping_run(out, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     proc.kill()
     proc.wait(timeout=10)
-    deadline = time.monotonic() + 10
-    while _agent_sleeping() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _agent_sleeping()
-    time.sleep(0.5)
-    leftover = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
-    assert leftover.stdout.strip() == ""
+    _assert_nothing_left(out)
