@@ -67,6 +67,16 @@ def write_solution_command(problems: Path) -> str:
                      for f in solution_files(problems))
 
 
+def solving_script(tool_calls: list[dict[str, Any]], untooled: str = "ok") -> Script:
+    """Two model turns: the tool calls that write the solution, then the final answer
+    (11000 input and 920 output tokens in all)."""
+    return Script.model_validate({"untooled": {"text": untooled}, "turns": [
+        {"text": "I will write the program.", "tool_calls": tool_calls,
+         "usage": {"input_tokens": 5000, "output_tokens": 900}},
+        {"text": "Done: ledger.py prints the balances.",
+         "usage": {"input_tokens": 6000, "output_tokens": 20}}]})
+
+
 def run_agent(problems: Path, out: Path, agent: str, model: str, base_url: str,
               **settings: Any) -> tuple[RunResult, dict[str, Any]]:
     """`benchwright run coding --agent AGENT` in-process; the run's result and its one record."""
@@ -105,13 +115,9 @@ def test_claude_code_solves_the_first_checkpoint(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     installed(toolchain.CLAUDE_CODE)
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-    script = Script.model_validate({"untooled": {"text": "ok"}, "turns": [
-        {"text": "I will write the program.", "tool_calls": [
-            {"name": "Bash", "arguments": {"command": write_solution_command(problems_dir),
-                                           "description": "Write ledger.py"}}],
-         "usage": {"input_tokens": 5000, "output_tokens": 900}},
-        {"text": "Done: ledger.py prints the balances.",
-         "usage": {"input_tokens": 6000, "output_tokens": 20}}]})
+    script = solving_script([
+        {"name": "Bash", "arguments": {"command": write_solution_command(problems_dir),
+                                       "description": "Write ledger.py"}}])
     with FakeLLMServer(script) as server:
         result, record = run_agent(problems_dir, tmp_path / "run", "claude_code",
                                    "claude-sonnet-4-5", server.base_url, thinking_budget=2048)
@@ -130,12 +136,8 @@ def test_codex_solves_the_first_checkpoint(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     installed(toolchain.CODEX)
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    script = Script.model_validate({"untooled": {"text": "ok"}, "turns": [
-        {"text": "I will write the program.", "tool_calls": [
-            {"name": "exec_command", "arguments": {"cmd": write_solution_command(problems_dir)}}],
-         "usage": {"input_tokens": 5000, "output_tokens": 900}},
-        {"text": "Done: ledger.py prints the balances.",
-         "usage": {"input_tokens": 6000, "output_tokens": 20}}]})
+    script = solving_script([
+        {"name": "exec_command", "arguments": {"cmd": write_solution_command(problems_dir)}}])
     with FakeLLMServer(script) as server:
         result, record = run_agent(problems_dir, tmp_path / "run", "codex", "gpt-5",
                                    server.base_url, thinking_budget=32000)
@@ -154,14 +156,10 @@ def test_gemini_solves_the_first_checkpoint(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     installed(toolchain.GEMINI_CLI)
     monkeypatch.setenv("GEMINI_API_KEY", FAKE_KEY)
-    script = Script.model_validate({"untooled": {"text": "ok"}, "turns": [
-        # gemini's shell tool refuses the heredoc (it sees command substitution in the code)
-        {"text": "I will write the program.", "tool_calls": [
-            {"name": "write_file", "arguments": {"file_path": f.name, "content": f.read_text()}}
-            for f in solution_files(problems_dir)],
-         "usage": {"input_tokens": 5000, "output_tokens": 900}},
-        {"text": "Done: ledger.py prints the balances.",
-         "usage": {"input_tokens": 6000, "output_tokens": 20}}]})
+    # gemini's shell tool refuses the heredoc (it sees command substitution in the code)
+    script = solving_script([
+        {"name": "write_file", "arguments": {"file_path": f.name, "content": f.read_text()}}
+        for f in solution_files(problems_dir)])
     with FakeLLMServer(script) as server:
         result, record = run_agent(problems_dir, tmp_path / "run", "gemini", "gemini-2.5-pro",
                                    server.base_url, thinking_budget=1024)
@@ -182,13 +180,10 @@ def test_opencode_solves_the_first_checkpoint(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     installed(toolchain.OPENCODE)
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-    script = Script.model_validate({"untooled": {"text": "Ledger balances"}, "turns": [
-        {"text": "I will write the program.", "tool_calls": [
-            {"name": "bash", "arguments": {"command": write_solution_command(problems_dir),
-                                           "description": "Write ledger.py"}}],
-         "usage": {"input_tokens": 5000, "output_tokens": 900}},
-        {"text": "Done: ledger.py prints the balances.",
-         "usage": {"input_tokens": 6000, "output_tokens": 20}}]})
+    script = solving_script([
+        {"name": "bash", "arguments": {"command": write_solution_command(problems_dir),
+                                       "description": "Write ledger.py"}}],
+        untooled="Ledger balances")
     with FakeLLMServer(script) as server:
         result, record = run_agent(problems_dir, tmp_path / "run", "opencode",
                                    "anthropic/claude-sonnet-4-5", server.base_url,
