@@ -3,15 +3,16 @@ the real evaluator then scores."""
 
 from __future__ import annotations
 
+import hashlib
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from benchwright.testing.fake_llm import FakeLLMServer
+from benchwright.testing.script import Script
 from benchwright.toolenvs import BuiltEnv
 from benchwright.web.config import WebEnvConfig
 from benchwright.web.evaluator import EvalRequest, EvalStatus, EvaluatorProcess
@@ -187,63 +188,36 @@ def test_embedded_response_keeps_its_data_coerced() -> None:
     assert (adapted.response.retrieved_data, adapted.method) == ([6], ParseMethod.RESPONSE)
 
 
-# --- the optional LLM step, against a loopback OpenAI-compatible stub ----------------------
+# --- the optional LLM step, against the fake LLM server -----------------------------------
 
 
-class _Stub(BaseHTTPRequestHandler):
-    replies: list[str] = []
-    seen: list[dict[str, Any]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _Stub.seen.append({"path": self.path, "auth": self.headers.get("Authorization"),
-                           "body": body})
-        content = _Stub.replies.pop(0)
-        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]})
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(data.encode())
-
-    def log_message(self, *args: Any) -> None:
-        pass
+def _fake_llm(reply: str) -> FakeLLMServer:
+    """The project's fake server answering every tool-less call with `reply`."""
+    return FakeLLMServer(Script.model_validate({"turns": [], "untooled": {"text": reply}}))
 
 
-@pytest.fixture
-def llm_stub() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    _Stub.seen.clear()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def test_llm_extraction_reads_ambiguous_answers(llm_stub: str,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_llm_extraction_reads_ambiguous_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TEST_KEY", "sk-test")
-    _Stub.replies[:] = ['```json\n{"retrieved_data": ["845.49"]}\n```']
-    extractor = LLMExtractor(ExtractorConfig(model="m", base_url=llm_stub + "/v1",
-                                             api_key_env="TEST_KEY"))
-    task = _task(TaskType.RETRIEVE, schema=CUR)
-    adapted = adapt(task, _answer("There were 3 orders totalling $845.49"), extractor)
+    with _fake_llm('```json\n{"retrieved_data": ["845.49"]}\n```') as server:
+        extractor = LLMExtractor(ExtractorConfig(model="m", base_url=server.base_url + "/v1",
+                                                 api_key_env="TEST_KEY"))
+        task = _task(TaskType.RETRIEVE, schema=CUR)
+        adapted = adapt(task, _answer("There were 3 orders totalling $845.49"), extractor)
+        [request] = server.requests
     assert (adapted.response.retrieved_data, adapted.method) == ([845.49], ParseMethod.LLM)
-    request = _Stub.seen[0]
-    assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer sk-test"
-    assert "845.49" in request["body"]["messages"][-1]["content"]
+    bearer = hashlib.sha256(b"Bearer sk-test").hexdigest()[:8]
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["authorization"] == f"<redacted:{bearer}>"
+    assert "845.49" in request.body["messages"][-1]["content"]
 
 
-def test_llm_extraction_is_skipped_for_clear_answers_and_survives_failures(
-        llm_stub: str) -> None:
-    extractor = LLMExtractor(ExtractorConfig(model="m", base_url=llm_stub))
-    task = _task(TaskType.RETRIEVE, schema=N)
-    assert adapt(task, _answer("7"), extractor).response.retrieved_data == [7]
-    assert _Stub.seen == []
-    _Stub.replies[:] = ["I cannot help with that."]
-    adapted = adapt(task, _answer("There were 3 orders and 4 returns"), extractor)
+def test_llm_extraction_is_skipped_for_clear_answers_and_survives_failures() -> None:
+    with _fake_llm("I cannot help with that.") as server:
+        extractor = LLMExtractor(ExtractorConfig(model="m", base_url=server.base_url))
+        task = _task(TaskType.RETRIEVE, schema=N)
+        assert adapt(task, _answer("7"), extractor).response.retrieved_data == [7]
+        assert server.requests == []
+        adapted = adapt(task, _answer("There were 3 orders and 4 returns"), extractor)
     assert adapted.response.retrieved_data == [3, 4] and adapted.ambiguous
     assert "extractor failed" in adapted.notes[0]
 
