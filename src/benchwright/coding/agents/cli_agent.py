@@ -193,15 +193,6 @@ class CliAgent:
         return price_of(self.model)
 
 
-def effort_for(budget: int | None) -> str | None:
-    """A thinking budget as the effort level of agents that take a level, not a budget."""
-    if budget is None:
-        return None
-    if budget == 0:
-        return "minimal"
-    return "low" if budget <= 4096 else "medium" if budget <= 16384 else "high"
-
-
 def json_events(lines: list[str]) -> Iterator[dict[str, Any]]:
     """The JSON objects among a log's lines (agents mix in plain-text lines)."""
     for line in lines:

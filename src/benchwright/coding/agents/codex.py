@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.coding.agents.base import AgentContext, Usage
-from benchwright.coding.agents.cli_agent import CliAgent, Launch, Parsed, effort_for, json_events
+from benchwright.coding.agents.chat_client import reasoning_effort
+from benchwright.coding.agents.cli_agent import CliAgent, Launch, Parsed, json_events
 from benchwright.coding.agents.toolchain import CODEX, InstalledTool, ensure_npm_tool
 from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResult
 from benchwright.sandbox import Mount
@@ -41,7 +42,7 @@ class CodexAgent(CliAgent):
         self.model = self.model or DEFAULT_MODEL
         argv = [str(self.tool.executable), "exec", ctx.prompt, "--skip-git-repo-check", "--json",
                 "--dangerously-bypass-approvals-and-sandbox", "--model", self.model]
-        effort = effort_for(self.settings.thinking_budget)
+        effort = reasoning_effort(self.settings.thinking_budget)
         if effort is not None:
             argv += ["-c", f"model_reasoning_effort={effort}"]
         return Launch(argv=argv, env={"CODEX_HOME": str(home / ".codex")},

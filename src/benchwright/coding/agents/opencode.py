@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.coding.agents.base import AgentContext, Usage
-from benchwright.coding.agents.cli_agent import CliAgent, Launch, Parsed, effort_for, json_events
+from benchwright.coding.agents.chat_client import reasoning_effort
+from benchwright.coding.agents.cli_agent import CliAgent, Launch, Parsed, json_events
 from benchwright.coding.agents.toolchain import OPENCODE, InstalledTool, ensure_npm_tool
 from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResult
 from benchwright.errors import UserInputError
@@ -102,7 +103,7 @@ def _thinking_option(provider: str, budget: int | None) -> dict[str, Any]:
     if provider == "google":
         return {"thinkingConfig": {"thinkingBudget": budget}}
     if provider == "openai":
-        return {"reasoningEffort": effort_for(budget)}
+        return {"reasoningEffort": reasoning_effort(budget)}
     return {}
 
 

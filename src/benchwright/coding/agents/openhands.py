@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.coding.agents.base import AgentContext, Usage
-from benchwright.coding.agents.cli_agent import CliAgent, Launch, Parsed, effort_for
+from benchwright.coding.agents.chat_client import reasoning_effort
+from benchwright.coding.agents.cli_agent import CliAgent, Launch, Parsed
 from benchwright.coding.agents.toolchain import OPENHANDS_REQUIREMENT
 from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResult
 from benchwright.interpreters import resolve_python
@@ -71,7 +72,7 @@ class OpenhandsAgent(CliAgent):
                                "retry_max_wait": 60, "timeout": int(s.request_timeout_s)}
         if url:
             llm["base_url"] = url
-        effort = effort_for(s.thinking_budget)
+        effort = reasoning_effort(s.thinking_budget)
         if effort is not None:
             llm["reasoning_effort"] = "low" if effort == "minimal" else effort
         agent = {"enable_browsing": False, "enable_jupyter": False}
