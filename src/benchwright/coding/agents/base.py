@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from benchwright.interpreters import Interpreter
+
 
 class AgentStatus(StrEnum):
     """How the agent's turn ended."""
@@ -74,6 +76,13 @@ class AgentResult(BaseModel):
     """Wall-clock seconds it took."""
     error: str | None = None
     """What went wrong, when it did."""
+
+
+def sandbox_env(interpreter: Interpreter, home: Path) -> dict[str, str]:
+    """The environment every sandboxed agent command starts from: the problem's Python first on
+    PATH, HOME in the agent's own folder, a fixed locale and time zone."""
+    return {"PATH": f"{interpreter.prefix}/bin:/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(home), "LANG": "C.UTF-8", "TZ": "UTC"}
 
 
 def replace_workspace(workspace: Path, source: Path, keep: set[str]) -> None:

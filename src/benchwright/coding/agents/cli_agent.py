@@ -21,7 +21,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus, Usage
+from benchwright.coding.agents.base import (
+    AgentContext,
+    AgentResult,
+    AgentStatus,
+    Usage,
+    sandbox_env,
+)
 from benchwright.coding.agents.prices import Price, price_of
 from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
 from benchwright.errors import PrerequisiteError
@@ -159,8 +165,7 @@ class CliAgent:
                                     limits=limits, network=self.network, stdout=out, stderr=err)
 
     def _environment(self, home: Path) -> dict[str, str]:
-        env = {"PATH": f"{self.interpreter.prefix}/bin:/usr/local/bin:/usr/bin:/bin",
-               "HOME": str(home), "TMPDIR": str(home / "tmp"), "LANG": "C.UTF-8", "TZ": "UTC",
+        env = {**sandbox_env(self.interpreter, home), "TMPDIR": str(home / "tmp"),
                "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache"),
                "XDG_DATA_HOME": str(home / ".local/share"),
                "XDG_STATE_HOME": str(home / ".local/state"),

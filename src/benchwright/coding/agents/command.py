@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus
+from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus, sandbox_env
 from benchwright.interpreters import Interpreter
 from benchwright.protocols import Runtime
 from benchwright.sandbox import Limits, Mount
@@ -29,8 +29,7 @@ class CommandAgent:
         self.network = network
 
     def act(self, ctx: AgentContext) -> AgentResult:
-        env = {"PATH": f"{self.interpreter.prefix}/bin:/usr/local/bin:/usr/bin:/bin",
-               "HOME": str(ctx.artifacts_dir), "LANG": "C.UTF-8", "TZ": "UTC",
+        env = {**sandbox_env(self.interpreter, ctx.artifacts_dir),
                "BENCHWRIGHT_PROMPT_FILE": str(ctx.prompt_file),
                "BENCHWRIGHT_CHECKPOINT": ctx.checkpoint,
                "BENCHWRIGHT_ARTIFACTS_DIR": str(ctx.artifacts_dir)}

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchwright import __version__
-from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus, Usage
+from benchwright.coding.agents.base import (
+    AgentContext,
+    AgentResult,
+    AgentStatus,
+    Usage,
+    sandbox_env,
+)
 from benchwright.coding.agents.chat_client import ChatClient, describe, resolve_target
 from benchwright.coding.agents.prices import Price, price_of
 from benchwright.coding.agents.trajectory import (
@@ -107,8 +113,7 @@ class MiniAgent:
         command = _command(call)
         if command is None:
             return 'error: call bash with JSON arguments {"command": "..."}'
-        env = {"PATH": f"{self.interpreter.prefix}/bin:/usr/local/bin:/usr/bin:/bin",
-               "HOME": str(home), "LANG": "C.UTF-8", "TZ": "UTC", "TERM": "dumb"}
+        env = {**sandbox_env(self.interpreter, home), "TERM": "dumb"}
         mounts = [Mount(path=self.interpreter.prefix), Mount(path=ctx.workspace, writable=True),
                   Mount(path=home, writable=True)]
         with tempfile.TemporaryFile() as out:
