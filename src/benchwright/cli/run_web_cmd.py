@@ -28,7 +28,6 @@ from benchwright.web.runs.runner import (
     RunHooks,
     create_web_run,
     execute_web_run,
-    finished_trials,
     load_web_manifest,
     score_run,
 )
@@ -160,18 +159,19 @@ def _default_out(agent: AgentName) -> Path:
 
 
 def _execute(run_dir: Path, quiet: bool) -> WebRunResult:
-    manifest = load_web_manifest(run_dir)
-    total = len(manifest.tasks) * manifest.config.trials
-    done = len(finished_trials(WebRunLayout(run_dir), manifest))
+    # the runner counts the finished trials itself: counting them here first would clear
+    # unfinished trial folders before it sees which sites they may have changed
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=Console(stderr=True), disable=quiet)
-    bar = progress.add_task("trials", total=total, completed=done)
+    bar = progress.add_task("trials", total=None)
 
     def on_trial(record: TrialRecord) -> None:
         progress.update(bar, advance=1, description=f"task {record.task_id} trial "
                         f"{record.trial}: {record.response_status.lower()}")
 
-    hooks = RunHooks(on_trial=on_trial,
+    hooks = RunHooks(on_start=lambda total, done: progress.update(bar, total=total,
+                                                                    completed=done),
+                     on_trial=on_trial,
                      on_status=lambda message: progress.update(bar, description=message))
     try:
         with progress:

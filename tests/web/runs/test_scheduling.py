@@ -23,7 +23,7 @@ from benchwright.web.runs.models import (
     TrialRequest,
     WebRunConfig,
 )
-from benchwright.web.runs.runner import create_web_run, execute_web_run, planned
+from benchwright.web.runs.runner import RunHooks, create_web_run, execute_web_run, planned
 from benchwright.web.runs.scheduling import SiteGuard, TrialJob, plan, run_workers
 from benchwright.web.runs.suites import Suite, SuiteSession, open_suite
 from benchwright.web.scoring import TaskMetrics
@@ -184,3 +184,18 @@ def test_a_crashing_trial_fails_alone(tmp_path: Path, suite: Suite) -> None:
     assert response["status"] == "UNKNOWN_ERROR"
     metrics = TrialMetrics.model_validate_json((folder / "metrics.json").read_bytes())
     assert metrics.trial_status == "crashed" and "browser vanished" in metrics.errors[0]
+
+
+def test_resume_resets_the_sites_of_an_unfinished_mutate_trial(tmp_path: Path,
+                                                               suite: Suite) -> None:
+    run_dir = tmp_path / "run"
+    create_web_run(_config(suite, trials=1), run_dir, suite)
+    mutate = next(t for _, t in sorted(suite.dataset.tasks.items())
+                  if t.task_type is TaskType.MUTATE)
+    WebRunLayout(run_dir).trial_dir(mutate.task_id, 1).mkdir(parents=True)  # killed mid-trial
+    session, started = _RecordingSession(), []
+    hooks = RunHooks(on_start=lambda total, done: started.append((total, done)))
+    execute_web_run(run_dir, hooks, suite=_with_session(suite, session),
+                    runner_factory=FakeTrialRunner)
+    assert started == [(len(suite.dataset.tasks), 0)]
+    assert any(set(mutate.sites) <= reset for reset in session.resets)

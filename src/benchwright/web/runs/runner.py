@@ -55,6 +55,8 @@ Progress = Callable[[str], None]
 class RunHooks:
     """What the caller hears while a run goes on."""
 
+    on_start: Callable[[int, int], None] = lambda _total, _done: None
+    """The run's trial count and how many of them were finished before, as work starts."""
     on_trial: Callable[[TrialRecord], None] = lambda _record: None
     """A trial finished (called from a site worker's thread)."""
     on_status: Progress = lambda _message: None
@@ -176,6 +178,7 @@ def execute_web_run(run_dir: Path, hooks: RunHooks | None = None, *, suite: Suit
     suite = suite or suite_of(manifest)
     dirty = _dirty_at_start(layout, manifest, suite)
     done = {(r.task_id, r.trial) for r in finished_trials(layout, manifest)}
+    hooks.on_start(len(manifest.tasks) * manifest.config.trials, len(done))
     with suite.session() as session:
         manifest = _record_urls(layout, manifest, session.site_urls)
         require_sites(suite, session.site_urls, {s for t in manifest.tasks for s in t.sites})
