@@ -167,5 +167,6 @@ def test_browser_use_with_an_openai_compatible_model(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["n_passed"] == 1
     metrics = json.loads(next((out / "tasks").glob("9005/trial_1/metrics.json")).read_text())
     assert metrics["input_tokens"] == 2000 and metrics["cost_usd"] > 0
+    assert metrics["model_time_s"] > 0 and 0 < metrics["harness_s"] < metrics["duration_s"]
     leaked = subprocess.run(["grep", "-rl", key, str(out)], capture_output=True, text=True)
     assert leaked.stdout == ""

@@ -65,6 +65,7 @@ def test_scripted_agent_finishes_the_task(trial: tuple[Any, dict[str, Any], Path
     assert site.last_q == "blue mug"
     assert (folder / "history.json").is_file()
     assert not (folder / "browser").exists()  # browser files removed by default
+    assert 0 < outcome.harness_s < outcome.duration_s - outcome.model_time_s
 
 
 def test_har_is_version_1_2_with_every_request(trial: tuple[Any, dict[str, Any], Path]) -> None:

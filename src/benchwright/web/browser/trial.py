@@ -69,6 +69,8 @@ class _Run:
     recorder: NetworkRecorder | None = None
     status: TrialStatus | None = None
     errors: list[str] = field(default_factory=list)
+    own_s: float = 0.0
+    """Seconds in benchwright's own set-up and wrap-up (see TrialOutcome.harness_s)."""
 
     @property
     def browser_dir(self) -> Path:
@@ -114,11 +116,13 @@ async def _drive(run: _Run, shared: SharedBrowser) -> None:
     request = run.request
     if shared.site_urls == [] and request.site_urls:
         shared.site_urls = list(request.site_urls.values())
+    started = time.perf_counter()
     await shared.reset()
     await _prepare_state(shared.running().ws_url, request)
     run.recorder = await NetworkRecorder.start(shared.running().ws_url,
                                                request.trial_dir / HAR_FILE, request.recorder,
                                                request.extra_headers)
+    run.own_s += time.perf_counter() - started
     session = _browser_session(shared.running().http_url, run)
     try:
         run.agent = _agent(run, session)
@@ -166,6 +170,7 @@ def _agent(run: _Run, session: Any) -> Any:
 
 
 async def _wrap_up(run: _Run, shared: SharedBrowser, own_browser: bool) -> None:
+    started = time.perf_counter()
     har = run.request.trial_dir / HAR_FILE
     if run.recorder is not None:
         await run.recorder.stop()
@@ -180,6 +185,7 @@ async def _wrap_up(run: _Run, shared: SharedBrowser, own_browser: bool) -> None:
         shared.close()
     if not run.request.keep_browser_files:
         shutil.rmtree(run.browser_dir, ignore_errors=True)
+    run.own_s += time.perf_counter() - started
 
 
 def _outcome(run: _Run) -> TrialOutcome:
@@ -200,8 +206,8 @@ def _outcome(run: _Run) -> TrialOutcome:
         final_text=history.final_result(), agent_success=history.is_successful(),
         steps=history.number_of_steps(), input_tokens=prompt, output_tokens=completion,
         cost_usd=cost or 0.0, duration_s=time.perf_counter() - run.started,
-        model_time_s=run.model.seconds if run.model else 0.0, errors=errors,
-        har_entries=len(run.recorder.writer) if run.recorder else 0,
+        model_time_s=run.model.seconds if run.model else 0.0, harness_s=run.own_s,
+        errors=errors, har_entries=len(run.recorder.writer) if run.recorder else 0,
         urls=visited_urls(history))
 
 
@@ -209,5 +215,6 @@ def _empty_outcome(run: _Run, errors: list[str]) -> TrialOutcome:
     return TrialOutcome(
         status=run.status or TrialStatus.CRASHED, final_text=None, agent_success=None, steps=0,
         input_tokens=0, output_tokens=0, cost_usd=0.0,
-        duration_s=time.perf_counter() - run.started, model_time_s=0.0, errors=errors,
+        duration_s=time.perf_counter() - run.started, model_time_s=0.0, harness_s=run.own_s,
+        errors=errors,
         har_entries=len(run.recorder.writer) if run.recorder else 0, urls=[])

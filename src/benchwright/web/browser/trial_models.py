@@ -167,6 +167,10 @@ class TrialOutcome(BaseModel):
     """Wall-clock seconds of the trial, set-up and tear-down included."""
     model_time_s: float = 0.0
     """Seconds spent waiting for the model (duration minus this is the harness overhead)."""
+    harness_s: float = 0.0
+    """Of that overhead, the seconds in benchwright's own set-up and wrap-up: browser reset,
+    cookies and live logins, recorder start and stop, history, clean-up (and Chromium's start and
+    stop when the trial launched its own). The rest is browser-use's: session, agent, steps."""
     errors: list[str] = Field(default_factory=list)
     """Errors of the agent's steps (failed actions included) and of the harness."""
     har_entries: int = 0

@@ -46,6 +46,10 @@ class TrialMetrics(BaseModel):
     """Model cost in US dollars."""
     duration_s: float
     """Wall-clock seconds of the trial, as the runner measured it."""
+    model_time_s: float = 0.0
+    """Of those, seconds spent waiting for the model; the rest is harness overhead."""
+    harness_s: float = 0.0
+    """Of the overhead, benchwright's own set-up and wrap-up (the rest is browser-use's)."""
     trial_status: TrialStatus
     """How the trial ended."""
     errors: list[str]

@@ -67,7 +67,8 @@ def write_trial_files(folder: Path, task: WebTask, outcome: TrialOutcome,
     metrics = TrialMetrics(
         steps=outcome.steps, tokens=outcome.input_tokens + outcome.output_tokens,
         input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens,
-        cost_usd=outcome.cost_usd, duration_s=outcome.duration_s, trial_status=outcome.status,
+        cost_usd=outcome.cost_usd, duration_s=outcome.duration_s,
+        model_time_s=outcome.model_time_s, harness_s=outcome.harness_s, trial_status=outcome.status,
         errors=outcome.errors + adapted.notes, response_status=adapted.response.status,
         answer_parse=adapted.method, answer_ambiguous=adapted.ambiguous)
     write_json_atomic(folder / METRICS, metrics.model_dump(mode="json"))
