@@ -14,7 +14,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.errors import Interrupted, UserInputError
-from benchwright.fileio import write_text_atomic
 from benchwright.web.runs.extraction import ExtractorConfig
 from benchwright.web.runs.layout import WebRunLayout, is_web_run
 from benchwright.web.runs.models import (
@@ -28,8 +27,8 @@ from benchwright.web.runs.runner import (
     RunHooks,
     create_web_run,
     execute_web_run,
+    finish,
     load_web_manifest,
-    score_run,
 )
 from benchwright.web.runs.suites import LOCAL, Suite, open_suite
 from benchwright.web.tasks import TaskFilter, parse_sites, parse_task_ids, select
@@ -77,6 +76,7 @@ def run_web_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
+    opened: Suite | None = None
     if resume:
         run_dir = _resumable(out)
     else:
@@ -91,7 +91,7 @@ def run_web_cmd(
             keep_browser_files=keep_browser_files, cookie_files=_cookie_files(cookies or []))
         run_dir = out or _default_out(agent)
         create_web_run(run_config, run_dir, opened)
-    result = _execute(run_dir, quiet=as_json)
+    result = _execute(run_dir, opened, quiet=as_json)
     if as_json:
         echo_json(result_fields(result))
     else:
@@ -158,7 +158,7 @@ def _default_out(agent: AgentName) -> Path:
     return Path("benchwright-out") / "runs" / f"web-{agent}-{stamp}"
 
 
-def _execute(run_dir: Path, quiet: bool) -> WebRunResult:
+def _execute(run_dir: Path, suite: Suite | None, quiet: bool) -> WebRunResult:
     # the runner counts the finished trials itself: counting them here first would clear
     # unfinished trial folders before it sees which sites they may have changed
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -175,7 +175,7 @@ def _execute(run_dir: Path, quiet: bool) -> WebRunResult:
                      on_status=lambda message: progress.update(bar, description=message))
     try:
         with progress:
-            return execute_web_run(run_dir, hooks)
+            return execute_web_run(run_dir, hooks, suite=suite)
     except KeyboardInterrupt:
         hooks.stop.set()
         raise Interrupted("interrupted; finished trials are kept",
@@ -192,20 +192,16 @@ def _summary_line(result: WebRunResult) -> str:
 
 
 def eval_web_run(run_dir: Path, config: Path | None, as_json: bool) -> None:
-    """`benchwright eval RUN_DIR` on a web run: re-score every trial offline, rewrite report.md."""
+    """`benchwright eval RUN_DIR` on a web run: re-score every trial offline, rewrite report.md
+    and result.json."""
     from benchwright.cli.web_cmd import eval_json, print_report
-    from benchwright.web.stats_report import build_report, render_markdown
 
-    err = Console(stderr=True)
-    with err.status("scoring") as status:
-        summary = score_run(run_dir, lambda msg: status.update(f"scoring {msg}"), force=True,
-                            config=config)
-    report = build_report(summary)
-    write_text_atomic(WebRunLayout(run_dir).report_md, render_markdown(report))
+    with Console(stderr=True).status("scoring") as status:
+        scored = finish(run_dir, status.update, force=True, config=config)
     if as_json:
-        echo_json(eval_json(summary, report))
+        echo_json(eval_json(scored.summary, scored.report))
         return
-    print_report(Console(), summary, report)
+    print_report(Console(), scored.summary, scored.report)
 
 
 def web_run_report(run_dir: Path, baseline: Path | None) -> WebReport:

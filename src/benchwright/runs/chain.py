@@ -6,7 +6,6 @@ import json
 import shutil
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from benchwright.metrics.static import analyze_snapshot
 from benchwright.protocols import Agent
 from benchwright.redaction import Redactor
 from benchwright.runs import journal
+from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import RunLayout
 from benchwright.runs.models import ChainSummary, CheckpointRecord, InfraErrorRecord, RunConfig
 from benchwright.runs.snapshots import diff_snapshots, take_snapshot
@@ -176,7 +176,7 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
         chain.redactor.tree(folder)
         return InfraErrorRecord(problem=chain.job.problem, trial=chain.job.trial,
                                 checkpoint=checkpoint.name, index=index, attempts=attempts,
-                                agent=result, finished_at=_now())
+                                agent=result, finished_at=utc_now())
     record = _graded(chain, checkpoint, index, result, folder)
     chain.redactor.tree(folder)
     return record
@@ -253,7 +253,7 @@ def _record(chain: _Chain, checkpoint: CheckpointConfig, index: int, prompt: str
     return CheckpointRecord(
         problem=chain.job.problem, trial=chain.job.trial, checkpoint=checkpoint.name,
         index=index, prompt_sha256=prompt_hash(prompt), agent=result, snapshot_files=files,
-        finished_at=_now(),
+        finished_at=utc_now(),
         **grade_fields(evaluation, chain.job.config.pass_policy),
     )
 
@@ -275,6 +275,3 @@ def _iso_solved(counts: dict[Group, GroupCount], infrastructure_failure: bool) -
     return (not infrastructure_failure and sum(c.total for c in own) > 0
             and all(c.passed == c.total for c in own))
 
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
 from benchwright.redaction import Redactor
 from benchwright.runs.chain import ChainJob, run_chain
+from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import RunLayout
 from benchwright.runs.models import ChainSummary, CheckpointRecord, Manifest, RunConfig, RunResult
 
@@ -32,7 +32,7 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
     if layout.manifest.exists():
         raise UserInputError("this folder already holds a run", path=run_dir,
                              hint=f"continue it with --resume {run_dir}, or pick another --out")
-    manifest = Manifest(created_at=_now(), benchwright_version=__version__, config=config,
+    manifest = Manifest(created_at=utc_now(), benchwright_version=__version__, config=config,
                         problem_checksums=_checksums(config),
                         problem_checkpoints=_checkpoint_names(config),
                         environment=_environment())
@@ -123,9 +123,6 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
                       for i in infra],
     )
 
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _checksums(config: RunConfig) -> dict[str, str]:

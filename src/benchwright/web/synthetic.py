@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from benchwright.fileio import write_json_atomic
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig
+from benchwright.web.scoring import AGENT_RESPONSE, NETWORK_HAR
 from benchwright.web.tasks import TaskType, WebDataset, WebTask
 
 LOCAL_PORTS: Final = {Site.SHOPPING: "7770", Site.SHOPPING_ADMIN: "7780/admin",
@@ -150,8 +151,8 @@ def expected_answer(task: WebTask) -> dict[str, Any]:
 def write_log(folder: Path, response: Any, entries: list[dict[str, Any]]) -> None:
     """agent_response.json and network.har in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(folder / "agent_response.json", response)
-    (folder / "network.har").write_text(json.dumps(har(entries)), encoding="utf-8")
+    write_json_atomic(folder / AGENT_RESPONSE, response)
+    (folder / NETWORK_HAR).write_text(json.dumps(har(entries)), encoding="utf-8")
 
 
 def _plain_retrieve(task: WebTask) -> bool:

@@ -51,6 +51,23 @@ def test_json_summary_then_eval_and_report(tmp_path: Path, suite_dir: Path) -> N
     assert json.loads(as_json.stdout)["format"] == "benchwright.web-report/1"
 
 
+def test_eval_rewrites_the_result_of_a_changed_run(tmp_path: Path, suite_dir: Path) -> None:
+    run_dir = tmp_path / "run"
+    env = {**os.environ, RUNNER_ENV: "fake"}
+    done = run_cli("run", "web", *_suite_args(suite_dir), "--task-ids", "7001-7002",
+                   "--out", str(run_dir), "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    answer = run_dir / "tasks" / "7001" / "trial_1" / "agent_response.json"
+    response = json.loads(answer.read_text())
+    answer.write_text(json.dumps({**response, "status": "UNKNOWN_ERROR"}))
+
+    rescored = run_cli("eval", str(run_dir))
+    assert rescored.returncode == 0, rescored.stderr
+    result = json.loads((run_dir / "result.json").read_text())
+    assert (result["n_trials"], result["n_passed"], result["pass_rate"]) == (2, 1, 0.5)
+    assert "| 50.0%" in (run_dir / "report.md").read_text()
+
+
 def test_captured_cookies_reach_every_trial(tmp_path: Path, suite_dir: Path) -> None:
     cookies = tmp_path / "cookies.json"
     cookies.write_text(json.dumps({"schema": "benchwright.web-cookies/1", "site": "shopping",

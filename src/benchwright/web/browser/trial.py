@@ -48,9 +48,8 @@ from benchwright.web.browser.trial_models import (
     TrialRequest,
     TrialStatus,
 )
+from benchwright.web.scoring import HISTORY, NETWORK_HAR
 
-HAR_FILE = "network.har"
-HISTORY_FILE = "history.json"
 BROWSER_DIR = "browser"
 
 __all__ = ["AgentSpec", "LiveLogin", "SharedBrowser", "TrialOutcome", "TrialRequest",
@@ -120,7 +119,7 @@ async def _drive(run: _Run, shared: SharedBrowser) -> None:
     await shared.reset()
     await _prepare_state(shared.running().ws_url, request)
     run.recorder = await NetworkRecorder.start(shared.running().ws_url,
-                                               request.trial_dir / HAR_FILE, request.recorder,
+                                               request.trial_dir / NETWORK_HAR, request.recorder,
                                                request.extra_headers)
     run.own_s += time.perf_counter() - started
     session = _browser_session(shared.running().http_url, run)
@@ -171,7 +170,7 @@ def _agent(run: _Run, session: Any) -> Any:
 
 async def _wrap_up(run: _Run, shared: SharedBrowser, own_browser: bool) -> None:
     started = time.perf_counter()
-    har = run.request.trial_dir / HAR_FILE
+    har = run.request.trial_dir / NETWORK_HAR
     if run.recorder is not None:
         await run.recorder.stop()
         shared.remember(run.recorder.origins)
@@ -180,7 +179,7 @@ async def _wrap_up(run: _Run, shared: SharedBrowser, own_browser: bool) -> None:
     if run.history is None and run.agent is not None:
         run.history = run.agent.history
     if run.history is not None:
-        run.history.save_to_file(run.request.trial_dir / HISTORY_FILE)
+        run.history.save_to_file(run.request.trial_dir / HISTORY)
     if own_browser:
         shared.close()
     if not run.request.keep_browser_files:

@@ -16,9 +16,8 @@ from typing import Any
 
 from benchwright.fileio import write_json_atomic
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig
-from benchwright.web.runs.layout import HISTORY
 from benchwright.web.runs.models import TrialOutcome, TrialRequest, TrialStatus
-from benchwright.web.scoring import NETWORK_HAR
+from benchwright.web.scoring import HISTORY, NETWORK_HAR
 from benchwright.web.synthetic import har, right_network, start_entry
 from benchwright.web.tasks import TaskType, WebTask
 

@@ -10,7 +10,6 @@ from benchwright.web.scoring import TRIAL_PREFIX
 
 JOURNAL: Final = "journal.jsonl"
 TASKS: Final = "tasks"
-HISTORY: Final = "history.json"
 
 
 class WebRunLayout(RunFiles):

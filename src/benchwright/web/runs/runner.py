@@ -16,9 +16,8 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -28,6 +27,7 @@ from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import TrialRunner
 from benchwright.registry import TRIAL_RUNNERS, resolve
 from benchwright.runs import journal
+from benchwright.runs.clock import utc_now
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
 from benchwright.web.response_adapter import Extractor
 from benchwright.web.runs.extraction import LLMExtractor
@@ -45,8 +45,11 @@ from benchwright.web.runs.models import (
 from benchwright.web.runs.scheduling import SiteGuard, TrialJob, group_of, plan, run_workers
 from benchwright.web.runs.suites import LOCAL, Suite, SuiteSession, open_suite, require_sites
 from benchwright.web.runs.trial import agent_for, run_trial_files
-from benchwright.web.scoring import WebEvalSummary, score_output_dir
+from benchwright.web.scoring import AGENT_RESPONSE, METRICS, WebEvalSummary, score_output_dir
 from benchwright.web.tasks import TaskType, WebTask
+
+if TYPE_CHECKING:
+    from benchwright.web.stats_report import WebReport
 
 Progress = Callable[[str], None]
 
@@ -80,7 +83,7 @@ def create_web_run(config: WebRunConfig, run_dir: Path, suite: Suite) -> WebMani
         require_sites(suite, {str(s): "" for s in suite.env_config.configured()},
                       {str(s) for t in tasks for s in t.sites})
     manifest = WebManifest(
-        created_at=_now(), benchwright_version=__version__, config=config,
+        created_at=utc_now(), benchwright_version=__version__, config=config,
         tasks=[planned(t) for t in tasks], dataset_file=suite.dataset_file,
         data_checksum=suite.dataset.data_checksum,
         environment={"platform": platform.platform(), "python": sys.version.split()[0]})
@@ -100,20 +103,13 @@ def _check_agent(config: WebRunConfig, suite: Suite, tasks: list[WebTask]) -> No
         raise UserInputError("the browser-use agent needs a model",
                              hint="pass --model NAME (and --base-url for a local server)")
     if config.agent.name is AgentName.SCRIPTED and config.runner != "fake":
-        missing = [t.task_id for t in tasks if _script(config, suite, t.task_id) is None]
+        missing = [t.task_id for t in tasks if suite.script(t.task_id, config.scripts_dir) is None]
         if missing:
             raise UserInputError(
                 f"no action script for task(s) {', '.join(map(str, missing[:10]))}",
                 path=config.scripts_dir or suite.scripts_dir,
                 hint="the scripted agent needs <task_id>.yaml per task; pass --scripts DIR, "
                 "or use --agent browser-use")
-
-
-def _script(config: WebRunConfig, suite: Suite, task_id: int) -> Path | None:
-    if config.scripts_dir is not None:
-        path = config.scripts_dir / f"{task_id}.yaml"
-        return path if path.is_file() else None
-    return suite.script(task_id)
 
 
 def load_web_manifest(run_dir: Path) -> WebManifest:
@@ -155,7 +151,7 @@ def _dedupe(records: list[TrialRecord]) -> list[TrialRecord]:
 
 
 def _complete(folder: Path) -> bool:
-    return all((folder / name).is_file() for name in ("agent_response.json", "metrics.json"))
+    return all((folder / name).is_file() for name in (AGENT_RESPONSE, METRICS))
 
 
 def _dirty_at_start(layout: WebRunLayout, manifest: WebManifest, suite: Suite) -> frozenset[str]:
@@ -185,7 +181,7 @@ def execute_web_run(run_dir: Path, hooks: RunHooks | None = None, *, suite: Suit
         context = _Context(layout, manifest, suite, session, hooks,
                            factory=runner_factory or _registered(manifest))
         _run_trials(context, SiteGuard(session.reset, session.reset_scope, dirty), done)
-    return finish(run_dir, hooks.on_status, suite)
+    return finish(run_dir, hooks.on_status, suite=suite, manifest=manifest).result
 
 
 def suite_of(manifest: WebManifest) -> Suite:
@@ -215,11 +211,13 @@ class _Context:
     journal_lock: threading.Lock = field(default_factory=threading.Lock)
     runners: dict[str, TrialRunner] = field(default_factory=dict)
     extractor: Extractor | None = None
+    cookies: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _run_trials(ctx: _Context, guard: SiteGuard, done: set[tuple[int, int]]) -> None:
     extraction = ctx.manifest.config.extractor
     ctx.extractor = LLMExtractor(extraction) if extraction is not None else None
+    ctx.cookies = _cookies(ctx.manifest.config.cookie_files)
     groups = plan(ctx.manifest.tasks, ctx.manifest.config.trials, done)
     try:
         run_workers(groups, lambda job: _one(ctx, guard, job), ctx.hooks.stop)
@@ -231,7 +229,7 @@ def _run_trials(ctx: _Context, guard: SiteGuard, done: set[tuple[int, int]]) -> 
 def _one(ctx: _Context, guard: SiteGuard, job: TrialJob) -> None:
     runner = _runner_for(ctx, job.task.group)
     with guard.trial(job.task) as reset:
-        record = run_trial_files(runner, _request(ctx, job), job.task.group, ctx.extractor, reset)
+        record = run_trial_files(runner, _request(ctx, job), job, ctx.extractor, reset)
     with ctx.journal_lock:
         journal.append_record(ctx.layout.journal, record)
     ctx.hooks.on_trial(record)
@@ -255,9 +253,8 @@ def _request(ctx: _Context, job: TrialJob) -> TrialRequest:
     return TrialRequest(
         task=task, trial_dir=ctx.layout.trial_dir(task.task_id, job.trial),
         site_urls=ctx.session.site_urls, max_steps=config.max_steps,
-        agent=agent_for(config.agent, _script(config, ctx.suite, task.task_id)),
-        keep_browser_files=config.keep_browser_files,
-        cookies=_cookies(config.cookie_files))
+        agent=agent_for(config.agent, ctx.suite.script(task.task_id, config.scripts_dir)),
+        keep_browser_files=config.keep_browser_files, cookies=ctx.cookies)
 
 
 def _cookies(paths: list[Path]) -> list[dict[str, Any]]:
@@ -279,37 +276,44 @@ def scoring_config(manifest: WebManifest, override: Path | None = None) -> WebEn
     return WebEnvConfig(sites=sites)
 
 
-def score_run(run_dir: Path, progress: Progress | None = None, *, force: bool = False,
-              config: Path | None = None, suite: Suite | None = None) -> WebEvalSummary:
-    """Score every trial of the run with the official evaluator (offline)."""
-    manifest = load_web_manifest(run_dir)
-    suite = suite or suite_of(manifest)
-    return score_output_dir(WebRunLayout(run_dir).tasks_dir, scoring_config(manifest, config),
-                            dataset=suite.dataset,
-                            reuse=not force, progress=progress)
+@dataclass
+class ScoredRun:
+    """A run after scoring: its result.json, the verdicts, and the statistics of report.md."""
+
+    result: WebRunResult
+    summary: WebEvalSummary
+    report: WebReport
 
 
-def finish(run_dir: Path, progress: Progress | None = None,
-           suite: Suite | None = None) -> WebRunResult:
-    """Score the run, write report.md and result.json."""
+def finish(run_dir: Path, progress: Progress | None = None, *, suite: Suite | None = None,
+           manifest: WebManifest | None = None, force: bool = False,
+           config: Path | None = None) -> ScoredRun:
+    """Score every trial with the official evaluator (offline; verdicts whose inputs did not
+    change are reused unless `force`), then write report.md and result.json."""
     from benchwright.web.stats_report import build_report, render_markdown
 
     layout = WebRunLayout(run_dir)
-    manifest = load_web_manifest(run_dir)
-    if progress is not None:
-        progress("scoring")
-    summary = score_run(run_dir, progress, suite=suite)
-    write_text_atomic(layout.report_md, render_markdown(build_report(summary)))
+    manifest = manifest or load_web_manifest(run_dir)
+    dataset = (suite or suite_of(manifest)).dataset
+    tell = progress or (lambda _message: None)
+    tell("scoring")
+    summary = score_output_dir(layout.tasks_dir, scoring_config(manifest, config),
+                               dataset=dataset, reuse=not force,
+                               progress=lambda message: tell(f"scoring {message}"))
+    report = build_report(summary)
+    write_text_atomic(layout.report_md, render_markdown(report))
+    result = _result(layout, manifest, summary)
+    write_json_atomic(layout.result_json, result.model_dump(mode="json"))
+    return ScoredRun(result=result, summary=summary, report=report)
+
+
+def _result(layout: WebRunLayout, manifest: WebManifest,
+            summary: WebEvalSummary) -> WebRunResult:
     expected = len(manifest.tasks) * manifest.config.trials
     totals = summary.totals
-    result = WebRunResult(
-        run_dir=run_dir, n_tasks=len(manifest.tasks), n_trials=totals.n_attempts,
+    return WebRunResult(
+        run_dir=layout.root, n_tasks=len(manifest.tasks), n_trials=totals.n_attempts,
         n_passed=totals.n_success, n_errors=totals.n_error, pass_rate=totals.pass_rate,
         complete=len(journal.read_jsonl(layout.journal, TrialRecord)) == expected,
         report=layout.report_md)
-    write_json_atomic(layout.result_json, result.model_dump(mode="json"))
-    return result
 
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

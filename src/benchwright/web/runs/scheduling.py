@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from benchwright.web.runs.models import PlannedTask
@@ -121,16 +121,8 @@ def run_workers(groups: dict[str, list[TrialJob]], work: Callable[[TrialJob], No
     with ThreadPoolExecutor(max_workers=len(groups), thread_name_prefix="site") as pool:
         futures = [pool.submit(_worker, jobs, work, stop) for jobs in groups.values()]
         try:
-            _wait_all(futures, stop)
-        except BaseException:
-            stop.set()
-            raise
-
-
-def _wait_all(futures: list[Future[None]], stop: threading.Event) -> None:
-    for future in futures:
-        try:
-            future.result()
+            for future in as_completed(futures):  # the first to fail, not the first submitted
+                future.result()
         except BaseException:
             stop.set()
             raise

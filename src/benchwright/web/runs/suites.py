@@ -61,11 +61,12 @@ class Suite:
     opener: Callable[[], AbstractContextManager[SuiteSession]] | None = None
     """Opens the sites instead of the built-in ways (tests, embedding)."""
 
-    def script(self, task_id: int) -> Path | None:
-        """The task's action script, if there is one."""
-        if self.scripts_dir is None:
+    def script(self, task_id: int, scripts_dir: Path | None = None) -> Path | None:
+        """The task's action script, if there is one (from `scripts_dir` when given)."""
+        folder = scripts_dir or self.scripts_dir
+        if folder is None:
             return None
-        path = self.scripts_dir / f"{task_id}.yaml"
+        path = folder / f"{task_id}.yaml"
         return path if path.is_file() else None
 
     @contextlib.contextmanager

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import shutil
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchwright.fileio import write_json_atomic
 from benchwright.protocols import TrialRunner
+from benchwright.runs.clock import utc_now
 from benchwright.web.response_adapter import (
     AdaptedResponse,
     AnswerInput,
@@ -28,6 +28,7 @@ from benchwright.web.runs.models import (
     TrialRequest,
     TrialStatus,
 )
+from benchwright.web.runs.scheduling import TrialJob
 from benchwright.web.scoring import AGENT_RESPONSE, METRICS
 from benchwright.web.tasks import WebTask
 
@@ -75,17 +76,16 @@ def write_trial_files(folder: Path, task: WebTask, outcome: TrialOutcome,
     return adapted
 
 
-def run_trial_files(runner: TrialRunner, request: TrialRequest, group: str,
+def run_trial_files(runner: TrialRunner, request: TrialRequest, job: TrialJob,
                     extractor: Extractor | None, reset_before: frozenset[str]) -> TrialRecord:
     """Run one trial into its (fresh) folder and return its journal record."""
     fresh_dir(request.trial_dir)
     outcome = attempt(runner, request)
     adapted = write_trial_files(request.trial_dir, request.task, outcome, extractor)
     return TrialRecord(
-        task_id=request.task.task_id, trial=int(request.trial_dir.name.split("_")[-1]),
-        group=group, status=outcome.status, response_status=adapted.response.status,
-        steps=outcome.steps, duration_s=outcome.duration_s, reset_before=sorted(reset_before),
-        finished_at=datetime.now(UTC).isoformat(timespec="seconds"))
+        task_id=job.task.task_id, trial=job.trial, group=job.task.group, status=outcome.status,
+        response_status=adapted.response.status, steps=outcome.steps,
+        duration_s=outcome.duration_s, reset_before=sorted(reset_before), finished_at=utc_now())
 
 
 def agent_for(spec: AgentSpec, script: Path | None) -> AgentSpec:

@@ -1,0 +1,10 @@
+"""The one timestamp format of run files (manifests, journals, results)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+def utc_now() -> str:
+    """Now, in UTC, ISO 8601 to the second: `2026-11-23T09:14:02+00:00`."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
