@@ -124,8 +124,8 @@ class ShopSite:
         return redirect("/checkout/cart")
 
     def _cart(self, request: Request, match: re.Match[str]) -> Response:
-        rows = [(escape(self.store.products[pid].name), str(qty),
-                 pages.money(self.store.products[pid].price * qty)) for pid, qty in self.store.cart]
+        rows = [(escape(line.product.name), str(line.qty), pages.money(line.total))
+                for line in self.store.lines(self.store.cart)]
         body = (pages.table(["Item", "Qty", "Subtotal"], rows, "cart-items") if rows
                 else pages.notice("You have no items in your shopping cart."))
         return self._page("Shopping Cart", body)
@@ -164,9 +164,8 @@ class ShopSite:
         return self._page(f"Order # {order.number}", self._order_body(order))
 
     def _order_body(self, order: Order) -> str:
-        rows = [(escape(self.store.products[pid].name), pages.money(self.store.products[pid].price),
-                 str(qty), pages.money(self.store.products[pid].price * qty))
-                for pid, qty in order.items]
+        rows = [(escape(line.product.name), pages.money(line.product.price), str(line.qty),
+                 pages.money(line.total)) for line in self.store.lines(order.items)]
         totals = (f"<p>Subtotal: {pages.money(self.store.subtotal(order.items))}<br>"
                   f"Shipping &amp; Handling: {pages.money(SHIPPING)}<br>"
                   f"<strong>Grand Total: {pages.money(self.store.grand_total(order))}</strong></p>")
@@ -187,8 +186,8 @@ class ShopSite:
                             f"attachment; filename=\"invoice-{order.number}.pdf\"")])
 
     def _invoice_lines(self, order: Order) -> list[str]:
-        items = [f"{qty} x {self.store.products[pid].name}  "
-                 f"{pages.money(self.store.products[pid].price * qty)}" for pid, qty in order.items]
+        items = [f"{line.qty} x {line.product.name}  {pages.money(line.total)}"
+                 for line in self.store.lines(order.items)]
         return [BRAND, f"Invoice number: {order.invoice}", f"Order # {order.number}",
                 f"Order date: {order.date}", f"Bill to: {order.customer} <{order.email}>", "",
                 *items, "", f"Shipping: {pages.money(SHIPPING)}",

@@ -96,8 +96,8 @@ class ShopAdminSite:
         return self._page(f"# {order.number}", self._order_body(order, request))
 
     def _order_body(self, order: Order, request: Request) -> str:
-        items = "".join(f"<li>{qty} x {escape(self.store.products[pid].name)}</li>"
-                        for pid, qty in order.items)
+        items = "".join(f"<li>{line.qty} x {escape(line.product.name)}</li>"
+                        for line in self.store.lines(order.items))
         history = "".join(f"<li>{escape(line)}</li>" for line in order.history)
         saved = (pages.notice("The order status has been updated.")
                  if "saved" in request.query else "")

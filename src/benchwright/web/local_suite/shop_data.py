@@ -24,6 +24,19 @@ class Product:
     description: str
 
 
+@dataclass(frozen=True)
+class Line:
+    """A product and how many of it, in the cart or an order."""
+
+    product: Product
+    qty: int
+
+    @property
+    def total(self) -> float:
+        """Price times quantity."""
+        return self.product.price * self.qty
+
+
 @dataclass
 class Order:
     """A customer order."""
@@ -125,9 +138,13 @@ class ShopStore:
         self.orders = seed_orders()
         self.cart = []
 
+    def lines(self, items: list[tuple[int, int]]) -> list[Line]:
+        """(product id, quantity) pairs as lines."""
+        return [Line(self.products[pid], qty) for pid, qty in items]
+
     def subtotal(self, items: list[tuple[int, int]]) -> float:
-        """Sum of price x quantity."""
-        return round(sum(self.products[pid].price * qty for pid, qty in items), 2)
+        """Sum of the line totals."""
+        return round(sum(line.total for line in self.lines(items)), 2)
 
     def grand_total(self, order: Order) -> float:
         """Subtotal plus flat shipping."""
