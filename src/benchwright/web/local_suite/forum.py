@@ -91,6 +91,11 @@ class ForumSite:
         """Route the request; unknown paths are a 404 page."""
         return self.router.dispatch(request) or self._not_found()
 
+    @property
+    def state(self) -> ForumSite:
+        """The forum keeps its posts itself."""
+        return self
+
     def reset(self) -> None:
         """The seed posts and comments."""
         self.posts = seed_posts()

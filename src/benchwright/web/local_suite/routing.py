@@ -75,6 +75,13 @@ class Router:
         return None
 
 
+class Resettable(Protocol):
+    """In-memory site data."""
+
+    def reset(self) -> None:
+        """Restore the seed state."""
+
+
 class App(Protocol):
     """One local site."""
 
@@ -83,11 +90,12 @@ class App(Protocol):
     base_path: str
     """The path prefix of its base URL (`/admin` for shopping_admin, else empty)."""
 
+    @property
+    def state(self) -> Resettable:
+        """What a reset restores (the two shop sites share one store)."""
+
     def handle(self, request: Request) -> Response:
         """Answer one request."""
-
-    def reset(self) -> None:
-        """Restore the seed state."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -111,7 +119,7 @@ class _Handler(BaseHTTPRequestHandler):
         request = self._parse()
         with self.lock:
             if request.method == "POST" and request.path == RESET_PATH:
-                self.app.reset()
+                self.app.state.reset()
                 response = Response(status=204)
             else:
                 response = self.app.handle(request)

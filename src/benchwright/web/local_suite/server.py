@@ -46,10 +46,10 @@ class LocalSuite:
     """Site name -> base URL (shopping_admin's ends with /admin)."""
 
     def reset(self) -> None:
-        """Every site back to its seed state."""
+        """Every site back to its seed state (a state shared by two sites, once)."""
         with self.lock:
-            for app in self.apps:
-                app.reset()
+            for state in dict.fromkeys(app.state for app in self.apps):
+                state.reset()
 
     def web_config(self) -> WebEnvConfig:
         """The site URLs as a `WebEnvConfig` (for the evaluator's `environments`)."""

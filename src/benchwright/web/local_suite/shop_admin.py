@@ -46,9 +46,10 @@ class ShopAdminSite:
         return self.router.dispatch(request) or self._page(
             "Page not found", pages.notice("No such page."), 404)
 
-    def reset(self) -> None:
-        """Seed orders (the store is shared with the storefront)."""
-        self.store.reset()
+    @property
+    def state(self) -> ShopStore:
+        """The store, shared with the storefront."""
+        return self.store
 
     def _page(self, title: str, body: str, status: int = 200) -> Response:
         nav = [("menu-dashboard", f"{BASE}/", "Dashboard"),

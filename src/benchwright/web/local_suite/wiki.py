@@ -76,6 +76,11 @@ class WikiSite:
         """Route the request; unknown paths are a 404 page."""
         return self.router.dispatch(request) or self._missing()
 
+    @property
+    def state(self) -> WikiSite:
+        """The wiki itself; it has nothing to reset."""
+        return self
+
     def reset(self) -> None:
         """Nothing changes on the wiki."""
 
