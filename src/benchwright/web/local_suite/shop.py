@@ -150,7 +150,7 @@ class ShopSite:
         rows = [(f"#{o.number}", o.date, pages.money(self.store.grand_total(o)),
                  STATUSES[o.status], pages.link(f"view-order-{o.number}",
                                                 f"/sales/order/view/{o.number}", "View Order"))
-                for o in self.store.customer_orders(user)]
+                for o in self.store.newest_orders(lambda o: o.email == user)]
         return self._page("My Orders", pages.table(
             ["Order #", "Date", "Order Total", "Status", "Action"], rows, "my-orders-table"))
 

@@ -74,8 +74,7 @@ class ShopAdminSite:
 
     def _grid(self, request: Request, match: re.Match[str]) -> Response:
         wanted = request.query.get("status", "")
-        orders = sorted((o for o in self.store.orders.values()
-                         if not wanted or o.status == wanted), key=lambda o: o.number, reverse=True)
+        orders = self.store.newest_orders(lambda o: not wanted or o.status == wanted)
         rows = [(escape(o.number), o.date, escape(o.customer),
                  pages.money(self.store.grand_total(o)),
                  STATUSES[o.status], pages.link(f"view-{o.number}",

@@ -7,7 +7,10 @@ customer. `reset()` restores the seed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from benchwright.web.local_suite.listing import matching, newest_first
 
 SHIPPING = 5.00
 
@@ -152,11 +155,8 @@ class ShopStore:
 
     def search(self, query: str) -> list[Product]:
         """Products whose name or description holds every word of the query."""
-        words = query.lower().split()
-        return [p for p in PRODUCTS
-                if words and all(w in f"{p.name} {p.description}".lower() for w in words)]
+        return matching(query, PRODUCTS, lambda p: f"{p.name} {p.description}")
 
-    def customer_orders(self, email: str) -> list[Order]:
-        """A customer's orders, newest first."""
-        return sorted((o for o in self.orders.values() if o.email == email),
-                      key=lambda o: o.number, reverse=True)
+    def newest_orders(self, keep: Callable[[Order], bool]) -> list[Order]:
+        """The orders `keep` accepts, newest first."""
+        return newest_first((o for o in self.orders.values() if keep(o)), lambda o: o.number)
