@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchwright.web.local_suite import ActionScript, render_url
+from benchwright.web.local_suite import ActionScript
 
 CHROMIUM = Path("/usr/bin/chromium")
 _TIMEOUT_S = 30.0
@@ -150,12 +150,12 @@ class Tab:
         """Drop the context (cookies included)."""
         self.cdp.send("Target.disposeBrowserContext", {"browserContextId": self.context})
 
-    def run(self, script: ActionScript, site_urls: Mapping[str, str]) -> str:
+    def run(self, script: ActionScript, site_urls: dict[str, str]) -> str:
         """Replay every step; the `done` text comes back."""
-        for step in script.steps:
+        for step in script.with_sites(site_urls).steps:
             kind, args = step.kind, step.args
             if kind == "navigate":
-                url = render_url(args["url"], site_urls)
+                url = args["url"]
                 self._then_wait(lambda url=url: self.call("Page.navigate", {"url": url}))
             elif kind == "click":
                 self._find(args["match"])

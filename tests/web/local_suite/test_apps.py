@@ -17,6 +17,7 @@ import pytest
 
 from benchwright.web.local_suite import LocalSuite, reset_sites
 from benchwright.web.local_suite.invoice_pdf import text_pdf
+from benchwright.web.local_suite.shop_data import ShopStore
 
 
 def _opener() -> urllib.request.OpenerDirector:
@@ -129,6 +130,14 @@ def test_cart_add_then_reset(suite: LocalSuite) -> None:
     assert b"Bamboo Cutting Board, Large" in _get(opener, url)[2]
     suite.reset()
     assert b"no items" in _get(opener, url)[2]
+
+
+def test_suite_reset_resets_the_shared_shop_store_once(suite: LocalSuite,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[ShopStore] = []
+    monkeypatch.setattr(ShopStore, "reset", lambda store: calls.append(store))
+    suite.reset()
+    assert len(calls) == 1
 
 
 def test_served_from_its_own_process(tmp_path: Path) -> None:

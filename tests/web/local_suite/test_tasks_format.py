@@ -12,11 +12,11 @@ import pytest
 from benchwright.errors import UserInputError
 from benchwright.toolenvs import BuiltEnv
 from benchwright.web.local_suite import (
+    ActionScript,
     dataset_path,
     load_local_dataset,
     load_script,
     reference_script,
-    render_url,
     script_path,
     wrong_script_ids,
 )
@@ -83,6 +83,9 @@ def test_a_bad_script_is_one_friendly_error(tmp_path: Path) -> None:
 
 
 def test_placeholders_become_site_urls() -> None:
-    urls = {"shopping": "http://127.0.0.1:5", "shopping_admin": "http://127.0.0.1:6/admin"}
-    assert render_url("__SHOPPING_ADMIN__/sales/order", urls) == "http://127.0.0.1:6/admin/sales/order"
-    assert render_url("__SHOPPING__", urls) == "http://127.0.0.1:5"
+    urls = {"shopping": "http://127.0.0.1:5/", "shopping_admin": "http://127.0.0.1:6/admin"}
+    script = ActionScript.model_validate({"task_id": 1, "steps": [
+        {"navigate": {"url": "__SHOPPING_ADMIN__/sales/order"}},
+        {"navigate": {"url": "__SHOPPING__"}}, {"done": {"text": "ok"}}]}).with_sites(urls)
+    assert [step.args["url"] for step in script.steps[:2]] == [
+        "http://127.0.0.1:6/admin/sales/order", "http://127.0.0.1:5"]

@@ -5,7 +5,6 @@ from benchwright.web.local_suite.action_script import (
     ActionScript,
     ScriptStep,
     load_script,
-    render_url,
 )
 from benchwright.web.local_suite.catalog import (
     DATASET_PATH,
@@ -28,7 +27,6 @@ __all__ = [
     "load_local_dataset",
     "load_script",
     "reference_script",
-    "render_url",
     "reset_sites",
     "script_path",
     "serve_suite",

@@ -13,18 +13,6 @@ local sites give every control an `id`, so the suite's scripts match `id=...`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from benchwright.web.browser.action_script import ActionScript, ScriptStep, load_script
-from benchwright.web.config import Site
 
-__all__ = ["ActionScript", "ScriptStep", "load_script", "render_url"]
-
-
-def render_url(url: str, site_urls: Mapping[str, str]) -> str:
-    """Replace site placeholders (`__SHOPPING__` ...) with the site URLs."""
-    for name, base in site_urls.items():
-        site = Site.parse(name)
-        if site is not None:
-            url = url.replace(site.placeholder, base.rstrip("/"))
-    return url
+__all__ = ["ActionScript", "ScriptStep", "load_script"]

@@ -8,10 +8,12 @@ MarvelsGrantMan136 (the WebArena account), so posting needs no login.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
 
 from benchwright.web.local_suite import pages
+from benchwright.web.local_suite.listing import newest_first
 from benchwright.web.local_suite.routing import Request, Response, Router, html_response, redirect
 
 USER = "MarvelsGrantMan136"
@@ -91,6 +93,11 @@ class ForumSite:
         """Route the request; unknown paths are a 404 page."""
         return self.router.dispatch(request) or self._not_found()
 
+    @property
+    def state(self) -> ForumSite:
+        """The forum keeps its posts itself."""
+        return self
+
     def reset(self) -> None:
         """The seed posts and comments."""
         self.posts = seed_posts()
@@ -113,9 +120,11 @@ class ForumSite:
             for p in posts)
         return f"<ol class=\"submissions\">{items}</ol>"
 
+    def _newest(self, keep: Callable[[Post], bool]) -> list[Post]:
+        return newest_first((p for p in self.posts.values() if keep(p)), lambda p: p.id)
+
     def _front(self, request: Request, match: re.Match[str]) -> Response:
-        newest = sorted(self.posts.values(), key=lambda p: p.id, reverse=True)
-        return self._page("Front page", self._listing(newest))
+        return self._page("Front page", self._listing(self._newest(lambda p: True)))
 
     def _forums(self, request: Request, match: re.Match[str]) -> Response:
         items = "".join(f"<li>{pages.link(f'forum-{k}', f'/f/{k}', v)}</li>"
@@ -126,8 +135,7 @@ class ForumSite:
         forum = match.group(1)
         if forum not in FORUMS:
             return self._not_found()
-        posts = sorted((p for p in self.posts.values() if p.forum == forum),
-                       key=lambda p: p.id, reverse=True)
+        posts = self._newest(lambda p: p.forum == forum)
         submit = pages.link("submit-link", f"/submit?forum={forum}", "Submit a new post")
         return self._page(f"/f/{forum}", f"<p>{submit}</p>" + self._listing(posts))
 
@@ -175,6 +183,5 @@ class ForumSite:
 
     def _user(self, request: Request, match: re.Match[str]) -> Response:
         name = match.group(1)
-        posts = sorted((p for p in self.posts.values() if p.author == name),
-                       key=lambda p: p.id, reverse=True)
+        posts = self._newest(lambda p: p.author == name)
         return self._page(name, "<h2>Submissions</h2>" + self._listing(posts))

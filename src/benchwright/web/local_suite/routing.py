@@ -75,6 +75,13 @@ class Router:
         return None
 
 
+class Resettable(Protocol):
+    """In-memory site data."""
+
+    def reset(self) -> None:
+        """Restore the seed state."""
+
+
 class App(Protocol):
     """One local site."""
 
@@ -83,11 +90,12 @@ class App(Protocol):
     base_path: str
     """The path prefix of its base URL (`/admin` for shopping_admin, else empty)."""
 
+    @property
+    def state(self) -> Resettable:
+        """What a reset restores (the two shop sites share one store)."""
+
     def handle(self, request: Request) -> Response:
         """Answer one request."""
-
-    def reset(self) -> None:
-        """Restore the seed state."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -111,7 +119,7 @@ class _Handler(BaseHTTPRequestHandler):
         request = self._parse()
         with self.lock:
             if request.method == "POST" and request.path == RESET_PATH:
-                self.app.reset()
+                self.app.state.reset()
                 response = Response(status=204)
             else:
                 response = self.app.handle(request)
@@ -140,15 +148,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(response.body)
 
 
-def serve_app(app: App, host: str = "127.0.0.1", port: int = 0,
-              lock: threading.Lock | None = None) -> ThreadingHTTPServer:
-    """A started server for the app (port 0: a free port), serving on a daemon thread.
+def serve_app(app: App, host: str, lock: threading.Lock) -> ThreadingHTTPServer:
+    """A started server for the app on a free port, serving on a daemon thread.
 
     Requests are handled one at a time under `lock` (pass one lock to apps sharing state).
     """
-    handler = type(f"{type(app).__name__}Handler", (_Handler,),
-                   {"app": app, "lock": lock or threading.Lock()})
-    server = ThreadingHTTPServer((host, port), handler)
+    handler = type(f"{type(app).__name__}Handler", (_Handler,), {"app": app, "lock": lock})
+    server = ThreadingHTTPServer((host, 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name=f"local-suite-{app.site}",
                      daemon=True).start()

@@ -42,15 +42,14 @@ class LocalSuite:
     apps: list[App]
     servers: list[ThreadingHTTPServer]
     lock: threading.Lock
-    host: str = DEFAULT_HOST
     site_urls: dict[str, str] = field(default_factory=dict)
     """Site name -> base URL (shopping_admin's ends with /admin)."""
 
     def reset(self) -> None:
-        """Every site back to its seed state."""
+        """Every site back to its seed state (a state shared by two sites, once)."""
         with self.lock:
-            for app in self.apps:
-                app.reset()
+            for state in dict.fromkeys(app.state for app in self.apps):
+                state.reset()
 
     def web_config(self) -> WebEnvConfig:
         """The site URLs as a `WebEnvConfig` (for the evaluator's `environments`)."""
@@ -64,14 +63,14 @@ class LocalSuite:
             server.server_close()
 
 
-def start_suite(host: str = DEFAULT_HOST, ports: Mapping[str, int] | None = None) -> LocalSuite:
-    """Start every site (port 0 or absent: a free port); call `close()` when done."""
+def start_suite(host: str = DEFAULT_HOST) -> LocalSuite:
+    """Start every site, each on a free port; call `close()` when done."""
     apps = build_apps()
     lock = threading.Lock()  # the shop sites share a store; one lock keeps it consistent
-    suite = LocalSuite(apps=apps, servers=[], lock=lock, host=host)
+    suite = LocalSuite(apps=apps, servers=[], lock=lock)
     try:
         for app in apps:
-            server = serve_app(app, host, (ports or {}).get(app.site, 0), lock)
+            server = serve_app(app, host, lock)
             suite.servers.append(server)
             suite.site_urls[app.site] = f"http://{host}:{server.server_address[1]}{app.base_path}"
     except OSError:
@@ -81,10 +80,9 @@ def start_suite(host: str = DEFAULT_HOST, ports: Mapping[str, int] | None = None
 
 
 @contextlib.contextmanager
-def serve_suite(host: str = DEFAULT_HOST,
-                ports: Mapping[str, int] | None = None) -> Iterator[LocalSuite]:
+def serve_suite(host: str = DEFAULT_HOST) -> Iterator[LocalSuite]:
     """The suite, served for the duration of the block."""
-    suite = start_suite(host, ports)
+    suite = start_suite(host)
     try:
         yield suite
     finally:

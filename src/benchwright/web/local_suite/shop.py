@@ -10,17 +10,11 @@ from __future__ import annotations
 
 import re
 from html import escape
-from urllib.parse import quote
 
 from benchwright.web.local_suite import pages
 from benchwright.web.local_suite.invoice_pdf import text_pdf
 from benchwright.web.local_suite.routing import Request, Response, Router, html_response, redirect
-from benchwright.web.local_suite.sessions import (
-    clear_cookie,
-    header_login,
-    session_user,
-    set_cookie,
-)
+from benchwright.web.local_suite.sessions import SiteLogin
 from benchwright.web.local_suite.shop_data import (
     CATEGORIES,
     CUSTOMER_ACCOUNTS,
@@ -32,9 +26,11 @@ from benchwright.web.local_suite.shop_data import (
     ShopStore,
 )
 
-COOKIE = "shop_session"
-AUTO_LOGIN_HEADER = "x-m2-customer-auto-login"
 BRAND = "One Stop Market"
+LOGIN = SiteLogin(accounts=CUSTOMER_ACCOUNTS, cookie="shop_session",
+                  auto_login_header="x-m2-customer-auto-login", scope="/",
+                  form_url="/customer/account/login", home="/customer/account", after_logout="/",
+                  fold_case=True)
 
 
 class ShopSite:
@@ -53,12 +49,12 @@ class ShopSite:
             ("POST", r"/checkout/cart/add", self._cart_add),
             ("GET", r"/checkout/cart/?", self._cart),
             ("GET", r"/customer/account/login/?", self._login_form),
-            ("POST", r"/customer/account/loginPost/?", self._login),
-            ("GET", r"/customer/account/logout/?", self._logout),
-            ("GET", r"/customer/account/?", self._account),
-            ("GET", r"/sales/order/history/?", self._history),
-            ("GET", r"/sales/order/view/(\d+)/?", self._order),
-            ("GET", r"/sales/order/invoice/(\d+)\.pdf", self._invoice),
+            ("POST", r"/customer/account/loginPost/?", LOGIN.log_in),
+            ("GET", r"/customer/account/logout/?", LOGIN.log_out),
+            ("GET", r"/customer/account/?", LOGIN.required(self._account)),
+            ("GET", r"/sales/order/history/?", LOGIN.required(self._history)),
+            ("GET", r"/sales/order/view/(\d+)/?", LOGIN.required(self._order)),
+            ("GET", r"/sales/order/invoice/(\d+)\.pdf", LOGIN.required(self._invoice)),
         ):
             self.router.add(method, pattern, handler)
 
@@ -66,9 +62,10 @@ class ShopSite:
         """Route the request; unknown paths are a 404 page."""
         return self.router.dispatch(request) or self._not_found()
 
-    def reset(self) -> None:
-        """Seed orders, empty cart (the store is shared with the admin)."""
-        self.store.reset()
+    @property
+    def state(self) -> ShopStore:
+        """The store, shared with the admin."""
+        return self.store
 
     def _not_found(self) -> Response:
         return self._page("Page not found", pages.notice("No such page."), 404)
@@ -82,10 +79,6 @@ class ShopSite:
             "search-query", "q", "Search the store", placeholder="Search entire store here..."),
             "search-submit", "Search", method="get")
         return html_response(pages.page(title, search + body, nav, BRAND), status)
-
-    def _user(self, request: Request) -> str | None:
-        return (header_login(request.headers.get(AUTO_LOGIN_HEADER), CUSTOMER_ACCOUNTS)
-                or session_user(request.cookies.get(COOKIE)))
 
     def _product_list(self, products: list[Product]) -> str:
         items = "".join(f"<li>{pages.link(f'product-{p.slug}', f'/{p.slug}.html', p.name)} "
@@ -132,14 +125,14 @@ class ShopSite:
         return redirect("/checkout/cart")
 
     def _cart(self, request: Request, match: re.Match[str]) -> Response:
-        rows = [(escape(self.store.products[pid].name), str(qty),
-                 pages.money(self.store.products[pid].price * qty)) for pid, qty in self.store.cart]
+        rows = [(escape(line.product.name), str(line.qty), pages.money(line.total))
+                for line in self.store.lines(self.store.cart)]
         body = (pages.table(["Item", "Qty", "Subtotal"], rows, "cart-items") if rows
                 else pages.notice("You have no items in your shopping cart."))
         return self._page("Shopping Cart", body)
 
     def _login_form(self, request: Request, match: re.Match[str]) -> Response:
-        fields = (pages.hidden("next", request.query.get("next", "/customer/account"))
+        fields = (pages.hidden("next", request.query.get("next", LOGIN.home))
                   + pages.text_input("email", "login[username]", "Email", kind="email")
                   + pages.text_input("pass", "login[password]", "Password", kind="password"))
         error = (pages.notice("Invalid login or password.", error=True)
@@ -147,60 +140,33 @@ class ShopSite:
         return self._page("Customer Login", error + pages.form(
             "/customer/account/loginPost", fields, "send2", "Sign In"))
 
-    def _login(self, request: Request, match: re.Match[str]) -> Response:
-        email = request.form.get("login[username]", "").strip().lower()
-        if CUSTOMER_ACCOUNTS.get(email) != request.form.get("login[password]"):
-            return redirect("/customer/account/login?error=1")
-        target = request.form.get("next", "")
-        response = redirect(target if target.startswith("/") else "/customer/account")
-        response.headers.append(set_cookie(COOKIE, email))
-        return response
-
-    def _logout(self, request: Request, match: re.Match[str]) -> Response:
-        response = redirect("/")
-        response.headers.append(clear_cookie(COOKIE))
-        return response
-
-    def _require_login(self, request: Request) -> Response | None:
-        if self._user(request):
-            return None
-        return redirect("/customer/account/login?next=" + quote(request.path, safe="/"))
-
-    def _account(self, request: Request, match: re.Match[str]) -> Response:
-        if (login := self._require_login(request)) is not None:
-            return login
+    def _account(self, request: Request, match: re.Match[str], user: str) -> Response:
         links = "".join(f"<li>{pages.link(i, h, t)}</li>" for i, h, t in (
             ("account-orders", "/sales/order/history", "My Orders"),
             ("account-logout", "/customer/account/logout", "Sign Out")))
         return self._page("My Account", f"<p>Welcome, {escape(CUSTOMER_NAME)}!</p><ul>{links}</ul>")
 
-    def _history(self, request: Request, match: re.Match[str]) -> Response:
-        if (login := self._require_login(request)) is not None:
-            return login
-        user = self._user(request) or ""
+    def _history(self, request: Request, match: re.Match[str], user: str) -> Response:
         rows = [(f"#{o.number}", o.date, pages.money(self.store.grand_total(o)),
                  STATUSES[o.status], pages.link(f"view-order-{o.number}",
                                                 f"/sales/order/view/{o.number}", "View Order"))
-                for o in self.store.customer_orders(user)]
+                for o in self.store.newest_orders(lambda o: o.email == user)]
         return self._page("My Orders", pages.table(
             ["Order #", "Date", "Order Total", "Status", "Action"], rows, "my-orders-table"))
 
-    def _own_order(self, request: Request, number: str) -> Order | None:
+    def _own_order(self, user: str, number: str) -> Order | None:
         order = self.store.orders.get(number)
-        return order if order is not None and order.email == self._user(request) else None
+        return order if order is not None and order.email == user else None
 
-    def _order(self, request: Request, match: re.Match[str]) -> Response:
-        if (login := self._require_login(request)) is not None:
-            return login
-        order = self._own_order(request, match.group(1))
+    def _order(self, request: Request, match: re.Match[str], user: str) -> Response:
+        order = self._own_order(user, match.group(1))
         if order is None:
             return self._page("Order not found", pages.notice("This order does not exist."), 404)
         return self._page(f"Order # {order.number}", self._order_body(order))
 
     def _order_body(self, order: Order) -> str:
-        rows = [(escape(self.store.products[pid].name), pages.money(self.store.products[pid].price),
-                 str(qty), pages.money(self.store.products[pid].price * qty))
-                for pid, qty in order.items]
+        rows = [(escape(line.product.name), pages.money(line.product.price), str(line.qty),
+                 pages.money(line.total)) for line in self.store.lines(order.items)]
         totals = (f"<p>Subtotal: {pages.money(self.store.subtotal(order.items))}<br>"
                   f"Shipping &amp; Handling: {pages.money(SHIPPING)}<br>"
                   f"<strong>Grand Total: {pages.money(self.store.grand_total(order))}</strong></p>")
@@ -211,10 +177,8 @@ class ShopSite:
                 + pages.table(["Product Name", "Price", "Qty", "Subtotal"], rows, "order-items")
                 + totals + invoice)
 
-    def _invoice(self, request: Request, match: re.Match[str]) -> Response:
-        if (login := self._require_login(request)) is not None:
-            return login
-        order = self._own_order(request, match.group(1))
+    def _invoice(self, request: Request, match: re.Match[str], user: str) -> Response:
+        order = self._own_order(user, match.group(1))
         if order is None or order.invoice is None:
             return self._page("Invoice not found", pages.notice("No such invoice."), 404)
         return Response(body=text_pdf(self._invoice_lines(order), f"Invoice {order.invoice}"),
@@ -223,8 +187,8 @@ class ShopSite:
                             f"attachment; filename=\"invoice-{order.number}.pdf\"")])
 
     def _invoice_lines(self, order: Order) -> list[str]:
-        items = [f"{qty} x {self.store.products[pid].name}  "
-                 f"{pages.money(self.store.products[pid].price * qty)}" for pid, qty in order.items]
+        items = [f"{line.qty} x {line.product.name}  {pages.money(line.total)}"
+                 for line in self.store.lines(order.items)]
         return [BRAND, f"Invoice number: {order.invoice}", f"Order # {order.number}",
                 f"Order date: {order.date}", f"Bill to: {order.customer} <{order.email}>", "",
                 *items, "", f"Shipping: {pages.money(SHIPPING)}",

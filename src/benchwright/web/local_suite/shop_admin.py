@@ -9,21 +9,16 @@ from __future__ import annotations
 
 import re
 from html import escape
-from urllib.parse import quote
 
 from benchwright.web.local_suite import pages
 from benchwright.web.local_suite.routing import Request, Response, Router, html_response, redirect
-from benchwright.web.local_suite.sessions import (
-    clear_cookie,
-    header_login,
-    session_user,
-    set_cookie,
-)
+from benchwright.web.local_suite.sessions import SiteLogin
 from benchwright.web.local_suite.shop_data import ADMIN_ACCOUNTS, STATUSES, Order, ShopStore
 
-COOKIE = "admin_session"
-AUTO_LOGIN_HEADER = "x-m2-admin-auto-login"
 BASE = "/admin"
+LOGIN = SiteLogin(accounts=ADMIN_ACCOUNTS, cookie="admin_session",
+                  auto_login_header="x-m2-admin-auto-login", scope=BASE, form_url=f"{BASE}/login",
+                  home=f"{BASE}/", after_logout=f"{BASE}/login")
 
 
 class ShopAdminSite:
@@ -37,7 +32,7 @@ class ShopAdminSite:
         self.router = Router()
         for method, pattern, handler in (
             ("GET", r"/admin/?", self._dashboard), ("GET", r"/admin/login/?", self._login_form),
-            ("POST", r"/admin/login/?", self._login), ("GET", r"/admin/logout/?", self._logout),
+            ("POST", r"/admin/login/?", LOGIN.log_in), ("GET", r"/admin/logout/?", LOGIN.log_out),
             ("GET", r"/admin/sales/order/?", self._grid),
             ("GET", r"/admin/sales/order/view/(\d+)/?", self._order),
             ("POST", r"/admin/sales/order/addComment/(\d+)/?", self._add_comment),
@@ -46,18 +41,15 @@ class ShopAdminSite:
 
     def handle(self, request: Request) -> Response:
         """Route the request; everything but the login form needs an admin."""
-        if not request.path.startswith("/admin/login") and not self._user(request):
-            return redirect(f"{BASE}/login?next=" + quote(request.path, safe="/"))
+        if not request.path.startswith(LOGIN.form_url) and not LOGIN.user(request):
+            return LOGIN.to_form(request)
         return self.router.dispatch(request) or self._page(
             "Page not found", pages.notice("No such page."), 404)
 
-    def reset(self) -> None:
-        """Seed orders (the store is shared with the storefront)."""
-        self.store.reset()
-
-    def _user(self, request: Request) -> str | None:
-        return (header_login(request.headers.get(AUTO_LOGIN_HEADER), ADMIN_ACCOUNTS)
-                or session_user(request.cookies.get(COOKIE)))
+    @property
+    def state(self) -> ShopStore:
+        """The store, shared with the storefront."""
+        return self.store
 
     def _page(self, title: str, body: str, status: int = 200) -> Response:
         nav = [("menu-dashboard", f"{BASE}/", "Dashboard"),
@@ -66,7 +58,7 @@ class ShopAdminSite:
         return html_response(pages.page(title, body, nav, "Magento Admin"), status)
 
     def _login_form(self, request: Request, match: re.Match[str]) -> Response:
-        fields = (pages.hidden("next", request.query.get("next", f"{BASE}/"))
+        fields = (pages.hidden("next", request.query.get("next", LOGIN.home))
                   + pages.text_input("username", "login[username]", "Username")
                   + pages.text_input("login", "login[password]", "Password", kind="password"))
         error = (pages.notice("The account sign-in was incorrect.", error=True)
@@ -74,31 +66,15 @@ class ShopAdminSite:
         return self._page("Sign in", error + pages.form(f"{BASE}/login", fields, "sign-in",
                                                         "Sign in"))
 
-    def _login(self, request: Request, match: re.Match[str]) -> Response:
-        user = request.form.get("login[username]", "").strip()
-        if ADMIN_ACCOUNTS.get(user) != request.form.get("login[password]"):
-            return redirect(f"{BASE}/login?error=1")
-        target = request.form.get("next", "")
-        response = redirect(target if target.startswith(BASE) else f"{BASE}/")
-        response.headers.append(set_cookie(COOKIE, user, BASE))
-        return response
-
-    def _logout(self, request: Request, match: re.Match[str]) -> Response:
-        response = redirect(f"{BASE}/login")
-        response.headers.append(clear_cookie(COOKIE, BASE))
-        return response
-
     def _dashboard(self, request: Request, match: re.Match[str]) -> Response:
-        counts = {s: sum(o.status == s for o in self.store.orders.values()) for s in STATUSES}
-        items = "".join(f"<li>{escape(STATUSES[s])} orders: {n}</li>"
-                        for s, n in counts.items() if s == "pending")
-        return self._page("Dashboard", f"<ul>{items}</ul>" + pages.link(
+        pending = sum(o.status == "pending" for o in self.store.orders.values())
+        item = f"<li>{escape(STATUSES['pending'])} orders: {pending}</li>"
+        return self._page("Dashboard", f"<ul>{item}</ul>" + pages.link(
             "go-orders", f"{BASE}/sales/order", "View all orders"))
 
     def _grid(self, request: Request, match: re.Match[str]) -> Response:
         wanted = request.query.get("status", "")
-        orders = sorted((o for o in self.store.orders.values()
-                         if not wanted or o.status == wanted), key=lambda o: o.number, reverse=True)
+        orders = self.store.newest_orders(lambda o: not wanted or o.status == wanted)
         rows = [(escape(o.number), o.date, escape(o.customer),
                  pages.money(self.store.grand_total(o)),
                  STATUSES[o.status], pages.link(f"view-{o.number}",
@@ -119,8 +95,8 @@ class ShopAdminSite:
         return self._page(f"# {order.number}", self._order_body(order, request))
 
     def _order_body(self, order: Order, request: Request) -> str:
-        items = "".join(f"<li>{qty} x {escape(self.store.products[pid].name)}</li>"
-                        for pid, qty in order.items)
+        items = "".join(f"<li>{line.qty} x {escape(line.product.name)}</li>"
+                        for line in self.store.lines(order.items))
         history = "".join(f"<li>{escape(line)}</li>" for line in order.history)
         saved = (pages.notice("The order status has been updated.")
                  if "saved" in request.query else "")

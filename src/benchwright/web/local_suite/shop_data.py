@@ -7,7 +7,10 @@ customer. `reset()` restores the seed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from benchwright.web.local_suite.listing import matching, newest_first
 
 SHIPPING = 5.00
 
@@ -22,6 +25,19 @@ class Product:
     category: str
     price: float
     description: str
+
+
+@dataclass(frozen=True)
+class Line:
+    """A product and how many of it, in the cart or an order."""
+
+    product: Product
+    qty: int
+
+    @property
+    def total(self) -> float:
+        """Price times quantity."""
+        return self.product.price * self.qty
 
 
 @dataclass
@@ -125,9 +141,13 @@ class ShopStore:
         self.orders = seed_orders()
         self.cart = []
 
+    def lines(self, items: list[tuple[int, int]]) -> list[Line]:
+        """(product id, quantity) pairs as lines."""
+        return [Line(self.products[pid], qty) for pid, qty in items]
+
     def subtotal(self, items: list[tuple[int, int]]) -> float:
-        """Sum of price x quantity."""
-        return round(sum(self.products[pid].price * qty for pid, qty in items), 2)
+        """Sum of the line totals."""
+        return round(sum(line.total for line in self.lines(items)), 2)
 
     def grand_total(self, order: Order) -> float:
         """Subtotal plus flat shipping."""
@@ -135,11 +155,8 @@ class ShopStore:
 
     def search(self, query: str) -> list[Product]:
         """Products whose name or description holds every word of the query."""
-        words = query.lower().split()
-        return [p for p in PRODUCTS
-                if words and all(w in f"{p.name} {p.description}".lower() for w in words)]
+        return matching(query, PRODUCTS, lambda p: f"{p.name} {p.description}")
 
-    def customer_orders(self, email: str) -> list[Order]:
-        """A customer's orders, newest first."""
-        return sorted((o for o in self.orders.values() if o.email == email),
-                      key=lambda o: o.number, reverse=True)
+    def newest_orders(self, keep: Callable[[Order], bool]) -> list[Order]:
+        """The orders `keep` accepts, newest first."""
+        return newest_first((o for o in self.orders.values() if keep(o)), lambda o: o.number)

@@ -11,6 +11,7 @@ from html import escape
 from urllib.parse import quote, unquote
 
 from benchwright.web.local_suite import pages
+from benchwright.web.local_suite.listing import matching
 from benchwright.web.local_suite.routing import Request, Response, Router, html_response
 
 ARTICLES: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
@@ -76,6 +77,11 @@ class WikiSite:
         """Route the request; unknown paths are a 404 page."""
         return self.router.dispatch(request) or self._missing()
 
+    @property
+    def state(self) -> WikiSite:
+        """The wiki itself; it has nothing to reset."""
+        return self
+
     def reset(self) -> None:
         """Nothing changes on the wiki."""
 
@@ -95,9 +101,8 @@ class WikiSite:
                           f"<p>Welcome to the offline encyclopedia.</p><ul>{items}</ul>")
 
     def _search(self, request: Request, match: re.Match[str]) -> Response:
-        words = request.query.get("q", "").lower().split()
-        hits = [t for t, (box, paras) in ARTICLES.items()
-                if words and all(w in (t + " " + " ".join(paras)).lower() for w in words)]
+        hits = matching(request.query.get("q", ""), ARTICLES,
+                        lambda t: t + " " + " ".join(ARTICLES[t][1]))
         items = "".join(f"<li>{_linked(f'[[{t}]]')}: {escape(ARTICLES[t][1][0][:90])}...</li>"
                         for t in hits)
         return self._page("Search results", f"<p>{len(hits)} results</p><ul>{items}</ul>")
