@@ -28,7 +28,7 @@ from benchwright.coding.agents.base import (
     Usage,
     sandbox_env,
 )
-from benchwright.coding.agents.prices import Price, price_of
+from benchwright.coding.agents.prices import run_price
 from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
 from benchwright.errors import PrerequisiteError
 from benchwright.interpreters import Interpreter
@@ -184,18 +184,12 @@ class CliAgent:
         usage = parsed.usage
         if parsed.cost_reported:
             return usage, CostSource.AGENT
-        price = self._price()
+        price = run_price(self.model, self.settings.input_price_per_mtok,
+                          self.settings.output_price_per_mtok)
         if price is None:
             return usage, CostSource.UNKNOWN
         cost = round(price.cost(usage.input_tokens, usage.output_tokens), 6)
         return usage.model_copy(update={"cost_usd": cost}), CostSource.PRICE_TABLE
-
-
-    def _price(self) -> Price | None:
-        given = self.settings.input_price_per_mtok, self.settings.output_price_per_mtok
-        if given[0] is not None and given[1] is not None:
-            return Price(input=given[0], output=given[1])
-        return price_of(self.model)
 
 
 def json_events(lines: list[str]) -> Iterator[dict[str, Any]]:
