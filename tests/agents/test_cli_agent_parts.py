@@ -1,0 +1,109 @@
+"""The CLI agents' shared part without npm, Node or a sandbox: a stub runtime records what the
+agent would run and prints a canned log, and the npm install is replaced by a fake tool folder."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from benchwright.coding.agents import cli_agent, toolchain
+from benchwright.coding.agents.base import AgentContext
+from benchwright.coding.agents.codex import CodexAgent
+from benchwright.coding.agents.opencode import OpencodeAgent
+from benchwright.interpreters import resolve_python
+from benchwright.runs.models import AgentSettings
+from benchwright.sandbox import ExecResult, Limits, Mount
+
+CODEX_LOG = [{"type": "item.completed", "item": {"type": "agent_message", "text": "done"}},
+             {"type": "turn.completed",
+              "usage": {"input_tokens": 1_000_000, "output_tokens": 100_000}}]
+
+
+class StubRuntime:
+    """Records each call and writes `log` (JSON lines) as the command's stdout."""
+
+    name = "stub"
+
+    def __init__(self, log: list[dict[str, Any]]) -> None:
+        self.log = log
+        self.calls: list[dict[str, Any]] = []
+
+    def run(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
+            mounts: Sequence[Mount], limits: Limits, network: bool = False,
+            stdin: bytes | None = None, stdout: IO[bytes] | int | None = None,
+            stderr: IO[bytes] | int | None = None) -> ExecResult:
+        self.calls.append({"argv": list(argv), "env": dict(env), "mounts": list(mounts)})
+        assert not isinstance(stdout, int) and stdout is not None
+        stdout.write("".join(json.dumps(e) + "\n" for e in self.log).encode())
+        return ExecResult(argv=list(argv), exit_code=0, duration_s=0.0)
+
+
+@pytest.fixture
+def installs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[toolchain.NpmTool]:
+    """Fake npm installs: each tool gets a folder under tmp_path (Node for Node-run ones)."""
+    done: list[toolchain.NpmTool] = []
+
+    def fake(tool: toolchain.NpmTool) -> toolchain.InstalledTool:
+        done.append(tool)
+        node = tmp_path / "node" / "bin" if tool.min_node else None
+        return toolchain.InstalledTool(tool=tool, path=tmp_path / "tools" / tool.bin,
+                                       node_bin=node)
+    monkeypatch.setattr(cli_agent, "ensure_npm_tool", fake)
+    return done
+
+
+def _ctx(tmp_path: Path, checkpoint: str = "checkpoint_1") -> AgentContext:
+    (tmp_path / "ws").mkdir(exist_ok=True)
+    artifacts = tmp_path / checkpoint / "agent"
+    artifacts.mkdir(parents=True)
+    return AgentContext(problem="p", problem_dir=tmp_path, checkpoint=checkpoint, trial=1,
+                        workspace=tmp_path / "ws", prompt="do it",
+                        prompt_file=tmp_path / "prompt.txt", is_continuation=False,
+                        artifacts_dir=artifacts)
+
+
+def _agent(cls: type[cli_agent.CliAgent], model: str, runtime: StubRuntime,
+           **settings: Any) -> cli_agent.CliAgent:
+    config = AgentSettings(base_url="http://127.0.0.1:9", **settings)
+    return cls(model, config, runtime, Limits(), resolve_python(None))
+
+
+def test_a_node_run_cli_gets_its_folder_and_node(
+        tmp_path: Path, installs: list[toolchain.NpmTool]) -> None:
+    runtime = StubRuntime(CODEX_LOG)
+    _agent(CodexAgent, "gpt-5", runtime).act(_ctx(tmp_path))
+    [call] = runtime.calls
+    assert call["argv"][:2] == [str(tmp_path / "tools/codex/node_modules/.bin/codex"), "exec"]
+    assert call["env"]["PATH"].startswith(f"{tmp_path / 'node' / 'bin'}:")
+    paths = [m.path for m in call["mounts"]]
+    assert tmp_path / "tools" / "codex" in paths and tmp_path / "node" in paths
+    assert installs == [toolchain.CODEX]
+
+
+def test_a_native_cli_gets_its_folder_and_no_node(
+        tmp_path: Path, installs: list[toolchain.NpmTool]) -> None:
+    runtime = StubRuntime([])
+    _agent(OpencodeAgent, "anthropic/claude-sonnet-4-5", runtime).act(_ctx(tmp_path))
+    [call] = runtime.calls
+    assert call["argv"][0].startswith(str(tmp_path / "tools/opencode/node_modules/opencode-linux-"))
+    assert not call["env"]["PATH"].startswith(str(tmp_path))
+    assert tmp_path / "tools" / "opencode" in [m.path for m in call["mounts"]]
+    assert tmp_path / "node" not in [m.path for m in call["mounts"]]
+
+
+@pytest.mark.parametrize(("model", "override", "cost"), [
+    ("gpt-5", {"input_price_per_mtok": 2.0}, 2.0 + 1.0),  # output stays the table's 10.0
+    ("gpt-5", {"output_price_per_mtok": 1.0}, 1.25 + 0.1),
+    ("my-model", {"input_price_per_mtok": 2.0}, 2.0),  # unlisted: output costs 0
+])
+def test_a_cli_agent_honours_one_price_override(
+        tmp_path: Path, installs: list[toolchain.NpmTool], model: str,
+        override: dict[str, float], cost: float) -> None:
+    result = _agent(CodexAgent, model, StubRuntime(CODEX_LOG), **override).act(_ctx(tmp_path))
+    assert result.usage.cost_usd == pytest.approx(cost)
+    trajectory = json.loads((tmp_path / "checkpoint_1/agent/trajectory.json").read_text())
+    assert trajectory["cost_source"] == "price_table"
