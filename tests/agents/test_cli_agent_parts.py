@@ -14,6 +14,7 @@ from benchwright.coding.agents import cli_agent, toolchain
 from benchwright.coding.agents.base import AgentContext
 from benchwright.coding.agents.codex import CodexAgent
 from benchwright.coding.agents.opencode import OpencodeAgent
+from benchwright.errors import PrerequisiteError
 from benchwright.interpreters import resolve_python
 from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import ExecResult, Limits, Mount
@@ -107,3 +108,30 @@ def test_a_cli_agent_honours_one_price_override(
     assert result.usage.cost_usd == pytest.approx(cost)
     trajectory = json.loads((tmp_path / "checkpoint_1/agent/trajectory.json").read_text())
     assert trajectory["cost_source"] == "price_table"
+
+
+def test_the_cli_is_installed_once_per_agent(
+        tmp_path: Path, installs: list[toolchain.NpmTool]) -> None:
+    runtime = StubRuntime(CODEX_LOG)
+    agent = _agent(CodexAgent, "gpt-5", runtime)
+    for checkpoint in ("checkpoint_1", "checkpoint_2"):
+        agent.act(_ctx(tmp_path, checkpoint))
+    assert installs == [toolchain.CODEX]
+    assert [c["argv"][0] for c in runtime.calls] == \
+        [str(tmp_path / "tools/codex/node_modules/.bin/codex")] * 2
+    assert all(c["env"]["PATH"] == runtime.calls[0]["env"]["PATH"] for c in runtime.calls)
+
+
+def test_a_failed_install_is_tried_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         installs: list[toolchain.NpmTool]) -> None:
+    works = cli_agent.ensure_npm_tool
+
+    def fail_once(tool: toolchain.NpmTool) -> toolchain.InstalledTool:
+        monkeypatch.setattr(cli_agent, "ensure_npm_tool", works)
+        raise PrerequisiteError("no Node.js")
+    monkeypatch.setattr(cli_agent, "ensure_npm_tool", fail_once)
+    agent = _agent(CodexAgent, "gpt-5", StubRuntime(CODEX_LOG))
+    with pytest.raises(PrerequisiteError):
+        agent.act(_ctx(tmp_path, "checkpoint_1"))
+    assert agent.act(_ctx(tmp_path, "checkpoint_2")).status == "completed"
+    assert installs == [toolchain.CODEX]

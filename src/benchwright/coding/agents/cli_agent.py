@@ -1,13 +1,14 @@
 """What the CLI agents (claude_code, codex, gemini, opencode, openhands) share: one invocation.
 
 An adapter says how to launch its CLI (`Launch`) and how to read its native log (`parse`); an
-npm CLI's adapter names it in `npm_tool`, and this module installs it, mounts its folder and
-the Node.js it runs on, and puts that Node first on PATH. The CLI runs in the sandbox
-with the workspace as the working directory, an isolated HOME under the checkpoint's artifacts
-(so the agent's config, caches and telemetry never touch the real HOME) and credentials passed
-through from the environment only; `trajectory.json` is written beside the raw log. Provider
-failures that outlast the agent's own retries (429, 5xx, timeouts, an unreachable endpoint) end
-as `AgentStatus.INFRA_ERROR`, not as the agent's failure.
+npm CLI's adapter names it in `npm_tool`, and this module installs it (on the agent's first
+checkpoint: later ones reuse it), mounts its folder and the Node.js it runs on, and puts that
+Node first on PATH. The CLI runs in the sandbox with the workspace as the working directory, an
+isolated HOME under the checkpoint's artifacts (so the agent's config, caches and telemetry never
+touch the real HOME) and credentials passed through from the environment only;
+`trajectory.json` is written beside the raw log. Provider failures that outlast the agent's own
+retries (429, 5xx, timeouts, an unreachable endpoint) end as `AgentStatus.INFRA_ERROR`, not as
+the agent's failure.
 """
 
 from __future__ import annotations
@@ -96,6 +97,8 @@ class CliAgent:
     """The pinned npm CLI that the default `install` installs (None: the adapter installs)."""
     installed: InstalledTool | None = None
     """The npm CLI's folder once installed: mounted, and its Node.js put first on PATH."""
+    version: str | None = None
+    """What `install` returned; None until it has succeeded once."""
 
     def __init__(self, model: str | None, settings: AgentSettings, runtime: Runtime,
                  limits: Limits, interpreter: Interpreter, network: bool = True) -> None:
@@ -128,7 +131,7 @@ class CliAgent:
     # The shared run ------------------------------------------------------------------------
     def act(self, ctx: AgentContext) -> AgentResult:
         start = time.monotonic()
-        version = self.install()
+        version = self._install_once()
         home = ctx.artifacts_dir / "home"
         launch = self.launch(ctx, _fresh_home(home))
         for rel, text in launch.files.items():
@@ -149,6 +152,13 @@ class CliAgent:
 
     def cleanup(self) -> None:
         """Nothing to release: the sandbox is gone when `act` returns."""
+
+    def _install_once(self) -> str:
+        """`install` on the first checkpoint; later ones reuse the tool (an install and a Node
+        check per candidate each time is pure overhead within one chain)."""
+        if self.version is None:
+            self.version = self.install()
+        return self.version
 
     @property
     def executable(self) -> str:
