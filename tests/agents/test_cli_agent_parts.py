@@ -15,10 +15,13 @@ from benchwright.coding.agents.base import AgentContext
 from benchwright.coding.agents.codex import CodexAgent
 from benchwright.coding.agents.opencode import OpencodeAgent
 from benchwright.errors import PrerequisiteError
+from benchwright.executors.local import LocalExecutor
 from benchwright.interpreters import resolve_python
-from benchwright.runs.models import AgentSettings
+from benchwright.runs.models import AgentSettings, RunConfig
+from benchwright.runs.runner import create_run, execute
 from benchwright.sandbox import ExecResult, Limits, Mount
 
+KEY = "AIza-benchwright-fake-0c5d7e19b3"
 CODEX_LOG = [{"type": "item.completed", "item": {"type": "agent_message", "text": "done"}},
              {"type": "turn.completed",
               "usage": {"input_tokens": 1_000_000, "output_tokens": 100_000}}]
@@ -135,3 +138,36 @@ def test_a_failed_install_is_tried_again(tmp_path: Path, monkeypatch: pytest.Mon
         agent.act(_ctx(tmp_path, "checkpoint_1"))
     assert agent.act(_ctx(tmp_path, "checkpoint_2")).status == "completed"
     assert installs == [toolchain.CODEX]
+
+
+ECHO_KEYS = """#!/bin/sh
+printf '{"type":"error","error":{"data":{"message":"my key is %s"}}}\\n' \\
+    "$GOOGLE_GENERATIVE_AI_API_KEY"
+echo "GEMINI_API_KEY=$GEMINI_API_KEY" >&2
+"""
+
+
+def test_the_run_loop_redacts_what_a_cli_echoes(
+        tmp_path: Path, problems_dir: Path, monkeypatch: pytest.MonkeyPatch,
+        installs: list[toolchain.NpmTool]) -> None:
+    """opencode gets the Gemini key under a second name too; the sweep still labels it by the
+    variable the user set, and it is nowhere in the run directory."""
+    fake = toolchain.entry_point(toolchain.OPENCODE, tmp_path / "tools" / "opencode")
+    fake.parent.mkdir(parents=True)
+    fake.write_text(ECHO_KEYS)
+    fake.chmod(0o755)
+    for name in ("GOOGLE_GENERATIVE_AI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    out = tmp_path / "run"
+    config = RunConfig(problems_dir=problems_dir, problems=["ledger_cli"], agent="opencode",
+                       model="google/gemini-2.5-pro", unsafe_no_sandbox=True, metrics=False,
+                       agent_settings=AgentSettings(infra_retries=0))
+    create_run(config, out)
+    execute(out, config, LocalExecutor(workers=1))
+    agent_dir = out / "ledger_cli" / "trial_1" / "checkpoint_1" / "agent"
+    assert "my key is <redacted:GEMINI_API_KEY>" in (agent_dir / "agent.jsonl").read_text()
+    assert (agent_dir / "agent.stderr.txt").read_text() == \
+        "GEMINI_API_KEY=<redacted:GEMINI_API_KEY>\n"
+    leaked = [p for p in out.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
+    assert leaked == []

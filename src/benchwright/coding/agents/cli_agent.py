@@ -5,8 +5,9 @@ npm CLI's adapter names it in `npm_tool`, and this module installs it (on the ag
 checkpoint: later ones reuse it), mounts its folder and the Node.js it runs on, and puts that
 Node first on PATH. The CLI runs in the sandbox with the workspace as the working directory, an
 isolated HOME under the checkpoint's artifacts (so the agent's config, caches and telemetry never
-touch the real HOME) and credentials passed through from the environment only;
-`trajectory.json` is written beside the raw log. Provider failures that outlast the agent's own
+touch the real HOME) and credentials passed through from the environment only (the run loop
+redacts them from the checkpoint folder afterwards, logs included); `trajectory.json` is written
+beside the raw log. Provider failures that outlast the agent's own
 retries (429, 5xx, timeouts, an unreachable endpoint) end as `AgentStatus.INFRA_ERROR`, not as
 the agent's failure.
 """
@@ -37,7 +38,6 @@ from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
 from benchwright.errors import PrerequisiteError
 from benchwright.interpreters import Interpreter
 from benchwright.protocols import Runtime
-from benchwright.redaction import Redactor
 from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import ExecResult, Limits, Mount
 
@@ -138,7 +138,6 @@ class CliAgent:
             (home / rel).parent.mkdir(parents=True, exist_ok=True)
             (home / rel).write_text(text)
         result = self._run(ctx, home, launch)
-        self._scrub(ctx.artifacts_dir)
         parsed = self.parse(_lines(ctx.artifacts_dir / RAW_LOG))
         status, error = classify(result, parsed, ctx.artifacts_dir / STDERR_LOG)
         usage, source = self._costed(parsed)
@@ -207,13 +206,6 @@ class CliAgent:
             return []
         node = self._node_bin()
         return [Mount(path=self.installed.path), *([Mount(path=node.parent)] if node else [])]
-
-    def _scrub(self, folder: Path) -> None:
-        """Replace credential values in the agent's logs (an agent may echo its environment)."""
-        redactor = Redactor(self.secrets)
-        for name in (RAW_LOG, STDERR_LOG):
-            if (folder / name).is_file():
-                redactor.file(folder / name)
 
     def _costed(self, parsed: Parsed) -> tuple[Usage, CostSource]:
         usage = parsed.usage
