@@ -7,9 +7,8 @@ Node first on PATH. The CLI runs in the sandbox with the workspace as the workin
 isolated HOME under the checkpoint's artifacts (so the agent's config, caches and telemetry never
 touch the real HOME) and credentials passed through from the environment only (the run loop
 redacts them from the checkpoint folder afterwards, logs included); `trajectory.json` is written
-beside the raw log. Provider failures that outlast the agent's own
-retries (429, 5xx, timeouts, an unreachable endpoint) end as `AgentStatus.INFRA_ERROR`, not as
-the agent's failure.
+beside the raw log. Provider failures that outlast the agent's own retries (429, 5xx,
+timeouts, an unreachable endpoint) end as `AgentStatus.INFRA_ERROR`, not as the agent's failure.
 """
 
 from __future__ import annotations
@@ -66,7 +65,8 @@ class Launch(BaseModel):
     files: dict[str, str] = Field(default_factory=dict)
     """Config files to write first, by path relative to the isolated HOME."""
     mounts: list[Mount] = Field(default_factory=list)
-    """What the sandbox must see besides the workspace, the HOME and the interpreter."""
+    """What the sandbox must see besides the workspace, the HOME, the interpreter and the npm
+    tool."""
     address_space_mb: int = 64 * 1024
     """The least address-space limit the CLI starts under."""
 
