@@ -4,7 +4,9 @@ replace them, wherever they appear, in every file a run writes.
 A variable is secret when its name is a known credential or ends like one (`*_API_KEY`,
 `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*_ACCESS_KEY`, ...). Values shorter than 8 characters are
 ignored: replacing `1` or `true` everywhere would wreck files and protect nothing. A value becomes
-`<redacted:NAME>`.
+`<redacted:NAME>`; one that several variables hold names them all, sorted
+(`<redacted:GEMINI_API_KEY,GOOGLE_API_KEY>`), so the mark does not depend on the environment's
+order.
 
 Use: `Redactor.from_environ()` (or `Redactor({"NAME": value})`), then `.text(s)`, `.file(path)` or
 `.tree(folder)`. The run loop already sweeps every checkpoint folder (prompt, agent logs and
@@ -44,9 +46,12 @@ class Redactor:
     """Replaces known secret values in text and files."""
 
     def __init__(self, secrets: Mapping[str, str]) -> None:
-        kept = {name: value for name, value in secrets.items() if len(value) >= MIN_LENGTH}
+        holders: dict[str, list[str]] = {}
+        for name, value in secrets.items():
+            if len(value) >= MIN_LENGTH:
+                holders.setdefault(value, []).append(name)
         # Longest first, so a secret that contains another is replaced whole.
-        self.pairs = sorted(((value, f"<redacted:{name}>") for name, value in kept.items()),
+        self.pairs = sorted(((value, _mark(names)) for value, names in holders.items()),
                             key=lambda pair: -len(pair[0]))
 
     @classmethod
@@ -85,3 +90,7 @@ class Redactor:
                 if path.is_file() and not path.is_symlink():
                     changed += self.file(path)
         return changed
+
+
+def _mark(names: list[str]) -> str:
+    return f"<redacted:{','.join(sorted(names))}>"

@@ -134,3 +134,11 @@ def test_redactor(tmp_path: Path) -> None:
     assert redactor.tree(tmp_path) == 1
     assert (tmp_path / "d" / "log.bin").read_bytes() == b"\x00<redacted:MY_TOKEN>\xff"
     assert (tmp_path / "link").is_symlink()
+
+
+def test_a_value_several_variables_hold_is_marked_by_all_its_names() -> None:
+    key = "AIza-shared-key-123456"
+    marks = {Redactor.from_environ(dict(order)).text(f"k={key}") for order in (
+        [("GOOGLE_API_KEY", key), ("GEMINI_API_KEY", key)],
+        [("GEMINI_API_KEY", key), ("GOOGLE_API_KEY", key)])}
+    assert marks == {"k=<redacted:GEMINI_API_KEY,GOOGLE_API_KEY>"}

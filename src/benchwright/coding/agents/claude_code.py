@@ -13,9 +13,8 @@ from typing import Any
 
 from benchwright.coding.agents.base import AgentContext, Usage
 from benchwright.coding.agents.cli_agent import CliAgent, Launch, Parsed, json_events
-from benchwright.coding.agents.toolchain import CLAUDE_CODE, InstalledTool, ensure_npm_tool
+from benchwright.coding.agents.toolchain import CLAUDE_CODE
 from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResult
-from benchwright.sandbox import Mount
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 
@@ -25,24 +24,18 @@ class ClaudeCodeAgent(CliAgent):
 
     name = "claude_code"
     credentials = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
-    tool: InstalledTool | None = None
-
-    def install(self) -> str:
-        self.tool = ensure_npm_tool(CLAUDE_CODE)
-        return CLAUDE_CODE.version
+    npm_tool = CLAUDE_CODE
 
     def launch(self, ctx: AgentContext, home: Path) -> Launch:
-        assert self.tool is not None
         self.model = self.model or DEFAULT_MODEL
-        argv = [str(self.tool.executable), "--print", "--output-format", "stream-json",
+        argv = [self.executable, "--print", "--output-format", "stream-json",
                 "--verbose", "--model", self.model, "--permission-mode", "bypassPermissions",
                 "--no-session-persistence"]
         if self.settings.step_limit:
             argv += ["--max-turns", str(self.settings.step_limit)]
         if self.settings.cost_limit_usd:
             argv += ["--max-budget-usd", f"{self.settings.cost_limit_usd:g}"]
-        return Launch(argv=[*argv, "--", ctx.prompt], env=self._env(),
-                      mounts=[Mount(path=self.tool.path)])
+        return Launch(argv=[*argv, "--", ctx.prompt], env=self._env())
 
     def _env(self) -> dict[str, str]:
         timeout_ms = str(int(self.settings.command_timeout_s * 1000))

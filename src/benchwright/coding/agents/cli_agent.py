@@ -1,11 +1,14 @@
 """What the CLI agents (claude_code, codex, gemini, opencode, openhands) share: one invocation.
 
-An adapter says how to launch its CLI (`Launch`) and how to read its native log (`parse`); this
-module runs it in the sandbox with the workspace as the working directory, an isolated HOME under
-the checkpoint's artifacts (so the agent's config, caches and telemetry never touch the real
-HOME), credentials passed through from the environment only, and writes `trajectory.json`
-beside the raw log. Provider failures that outlast the agent's own retries (429, 5xx, timeouts,
-an unreachable endpoint) end as `AgentStatus.INFRA_ERROR`, not as the agent's failure.
+An adapter says how to launch its CLI (`Launch`) and how to read its native log (`parse`); an
+npm CLI's adapter names it in `npm_tool`, and this module installs it (on the agent's first
+checkpoint: later ones reuse it), mounts its folder and the Node.js it runs on, and puts that
+Node first on PATH. The CLI runs in the sandbox with the workspace as the working directory, an
+isolated HOME under the checkpoint's artifacts (so the agent's config, caches and telemetry never
+touch the real HOME) and credentials passed through from the environment only (the run loop
+redacts them from the checkpoint folder afterwards, logs included); `trajectory.json` is written
+beside the raw log. Provider failures that outlast the agent's own retries (429, 5xx,
+timeouts, an unreachable endpoint) end as `AgentStatus.INFRA_ERROR`, not as the agent's failure.
 """
 
 from __future__ import annotations
@@ -28,12 +31,12 @@ from benchwright.coding.agents.base import (
     Usage,
     sandbox_env,
 )
-from benchwright.coding.agents.prices import Price, price_of
+from benchwright.coding.agents.prices import run_price
+from benchwright.coding.agents.toolchain import InstalledTool, NpmTool, ensure_npm_tool
 from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
 from benchwright.errors import PrerequisiteError
 from benchwright.interpreters import Interpreter
 from benchwright.protocols import Runtime
-from benchwright.redaction import Redactor
 from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import ExecResult, Limits, Mount
 
@@ -62,11 +65,10 @@ class Launch(BaseModel):
     files: dict[str, str] = Field(default_factory=dict)
     """Config files to write first, by path relative to the isolated HOME."""
     mounts: list[Mount] = Field(default_factory=list)
-    """What the sandbox must see besides the workspace, the HOME and the interpreter."""
+    """What the sandbox must see besides the workspace, the HOME, the interpreter and the npm
+    tool."""
     address_space_mb: int = 64 * 1024
     """The least address-space limit the CLI starts under."""
-    node_bin: Path | None = None
-    """The Node.js folder its launcher needs first on PATH (and visible in the sandbox)."""
 
 
 class Parsed(BaseModel):
@@ -85,11 +87,18 @@ class Parsed(BaseModel):
 
 
 class CliAgent:
-    """The shared `act`; subclasses set `name` and `credentials` and define the hooks."""
+    """The shared `act`; subclasses set `name`, `credentials` and (npm CLIs) `npm_tool`, and
+    define the hooks."""
 
     name = ""
     credentials: tuple[str, ...] = ()
     """Environment variables passed through to the CLI; one of them must be set."""
+    npm_tool: NpmTool | None = None
+    """The pinned npm CLI that the default `install` installs (None: the adapter installs)."""
+    installed: InstalledTool | None = None
+    """The npm CLI's folder once installed: mounted, and its Node.js put first on PATH."""
+    version: str | None = None
+    """What `install` returned; None until it has succeeded once."""
 
     def __init__(self, model: str | None, settings: AgentSettings, runtime: Runtime,
                  limits: Limits, interpreter: Interpreter, network: bool = True) -> None:
@@ -105,8 +114,11 @@ class CliAgent:
 
     # Hooks ---------------------------------------------------------------------------------
     def install(self) -> str:
-        """Make the CLI available; returns its version."""
-        raise NotImplementedError
+        """Make the CLI available; returns its version. By default installs `npm_tool`."""
+        if self.npm_tool is None:
+            raise NotImplementedError
+        self.installed = ensure_npm_tool(self.npm_tool)
+        return self.npm_tool.version
 
     def launch(self, ctx: AgentContext, home: Path) -> Launch:
         """The command, environment and config files for this checkpoint."""
@@ -119,14 +131,13 @@ class CliAgent:
     # The shared run ------------------------------------------------------------------------
     def act(self, ctx: AgentContext) -> AgentResult:
         start = time.monotonic()
-        version = self.install()
+        version = self._install_once()
         home = ctx.artifacts_dir / "home"
         launch = self.launch(ctx, _fresh_home(home))
         for rel, text in launch.files.items():
             (home / rel).parent.mkdir(parents=True, exist_ok=True)
             (home / rel).write_text(text)
         result = self._run(ctx, home, launch)
-        self._scrub(ctx.artifacts_dir)
         parsed = self.parse(_lines(ctx.artifacts_dir / RAW_LOG))
         status, error = classify(result, parsed, ctx.artifacts_dir / STDERR_LOG)
         usage, source = self._costed(parsed)
@@ -141,6 +152,19 @@ class CliAgent:
     def cleanup(self) -> None:
         """Nothing to release: the sandbox is gone when `act` returns."""
 
+    def _install_once(self) -> str:
+        """`install` on the first checkpoint; later ones reuse the tool (an install and a Node
+        check per candidate each time is pure overhead within one chain)."""
+        if self.version is None:
+            self.version = self.install()
+        return self.version
+
+    @property
+    def executable(self) -> str:
+        """The installed npm CLI's entry point, for the adapter's argv."""
+        assert self.installed is not None, "install() first"
+        return str(self.installed.executable)
+
     def base_url(self, env_name: str, with_v1: bool) -> str | None:
         """The provider endpoint: `--base-url` if given, else `$env_name`, else None; with or
         without the `/v1` the agent's client expects."""
@@ -153,10 +177,8 @@ class CliAgent:
     def _run(self, ctx: AgentContext, home: Path, launch: Launch) -> ExecResult:
         env = self._environment(home) | launch.env
         mounts = [Mount(path=self.interpreter.prefix), Mount(path=ctx.workspace, writable=True),
-                  Mount(path=ctx.artifacts_dir, writable=True), *launch.mounts]
-        if launch.node_bin is not None:
-            env["PATH"] = f"{launch.node_bin}:{env['PATH']}"
-            mounts.append(Mount(path=launch.node_bin.parent))  # node's lib/ sits beside bin/
+                  Mount(path=ctx.artifacts_dir, writable=True), *launch.mounts,
+                  *self._tool_mounts()]
         limits = self.limits.model_copy(
             update={"memory_mb": max(self.limits.memory_mb, launch.address_space_mb)})
         with (ctx.artifacts_dir / RAW_LOG).open("wb") as out, \
@@ -171,31 +193,30 @@ class CliAgent:
                "XDG_STATE_HOME": str(home / ".local/state"),
                "DO_NOT_TRACK": "1", "NO_UPDATE_NOTIFIER": "1", "CI": "1", "TERM": "dumb"}
         env |= {k: os.environ[k] for k in _PASSTHROUGH if k in os.environ}
+        if (node := self._node_bin()) is not None:
+            env["PATH"] = f"{node}:{env['PATH']}"
         return env | self.secrets
 
-    def _scrub(self, folder: Path) -> None:
-        """Replace credential values in the agent's logs (an agent may echo its environment)."""
-        redactor = Redactor(self.secrets)
-        for name in (RAW_LOG, STDERR_LOG):
-            if (folder / name).is_file():
-                redactor.file(folder / name)
+    def _node_bin(self) -> Path | None:
+        return self.installed.node_bin if self.installed is not None else None
+
+    def _tool_mounts(self) -> list[Mount]:
+        """The npm CLI's folder, and the Node.js install it runs on (lib/ sits beside bin/)."""
+        if self.installed is None:
+            return []
+        node = self._node_bin()
+        return [Mount(path=self.installed.path), *([Mount(path=node.parent)] if node else [])]
 
     def _costed(self, parsed: Parsed) -> tuple[Usage, CostSource]:
         usage = parsed.usage
         if parsed.cost_reported:
             return usage, CostSource.AGENT
-        price = self._price()
+        price = run_price(self.model, self.settings.input_price_per_mtok,
+                          self.settings.output_price_per_mtok)
         if price is None:
             return usage, CostSource.UNKNOWN
         cost = round(price.cost(usage.input_tokens, usage.output_tokens), 6)
         return usage.model_copy(update={"cost_usd": cost}), CostSource.PRICE_TABLE
-
-
-    def _price(self) -> Price | None:
-        given = self.settings.input_price_per_mtok, self.settings.output_price_per_mtok
-        if given[0] is not None and given[1] is not None:
-            return Price(input=given[0], output=given[1])
-        return price_of(self.model)
 
 
 def json_events(lines: list[str]) -> Iterator[dict[str, Any]]:

@@ -17,9 +17,8 @@ from typing import Any
 from benchwright.coding.agents.base import AgentContext, Usage
 from benchwright.coding.agents.chat_client import reasoning_effort
 from benchwright.coding.agents.cli_agent import CliAgent, Launch, Parsed, json_events
-from benchwright.coding.agents.toolchain import CODEX, InstalledTool, ensure_npm_tool
+from benchwright.coding.agents.toolchain import CODEX
 from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResult
-from benchwright.sandbox import Mount
 
 DEFAULT_MODEL = "gpt-5-codex"
 OPENAI_URL = "https://api.openai.com/v1"
@@ -31,24 +30,17 @@ class CodexAgent(CliAgent):
 
     name = "codex"
     credentials = ("OPENAI_API_KEY",)
-    tool: InstalledTool | None = None
-
-    def install(self) -> str:
-        self.tool = ensure_npm_tool(CODEX)
-        return CODEX.version
+    npm_tool = CODEX
 
     def launch(self, ctx: AgentContext, home: Path) -> Launch:
-        assert self.tool is not None
         self.model = self.model or DEFAULT_MODEL
-        argv = [str(self.tool.executable), "exec", ctx.prompt, "--skip-git-repo-check", "--json",
+        argv = [self.executable, "exec", ctx.prompt, "--skip-git-repo-check", "--json",
                 "--dangerously-bypass-approvals-and-sandbox", "--model", self.model]
         effort = reasoning_effort(self.settings.thinking_budget)
         if effort is not None:
             argv += ["-c", f"model_reasoning_effort={effort}"]
         return Launch(argv=argv, env={"CODEX_HOME": str(home / ".codex")},
-                      files={".codex/config.toml": self.config_toml()},
-                      mounts=[Mount(path=self.tool.path)],
-                      node_bin=self.tool.node_bin)
+                      files={".codex/config.toml": self.config_toml()})
 
     def config_toml(self) -> str:
         """The provider and policies; the key itself is read by codex from $OPENAI_API_KEY."""

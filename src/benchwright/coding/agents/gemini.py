@@ -21,9 +21,8 @@ from benchwright.coding.agents.cli_agent import (
     Parsed,
     json_events,
 )
-from benchwright.coding.agents.toolchain import GEMINI_CLI, InstalledTool, ensure_npm_tool
+from benchwright.coding.agents.toolchain import GEMINI_CLI
 from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResult
-from benchwright.sandbox import Mount
 
 DEFAULT_MODEL = "gemini-2.5-pro"
 MAX_ATTEMPTS = 10  # gemini refuses more
@@ -34,24 +33,18 @@ class GeminiAgent(CliAgent):
 
     name = "gemini"
     credentials = ("GEMINI_API_KEY",)
-    tool: InstalledTool | None = None
-
-    def install(self) -> str:
-        self.tool = ensure_npm_tool(GEMINI_CLI)
-        return GEMINI_CLI.version
+    npm_tool = GEMINI_CLI
 
     def launch(self, ctx: AgentContext, home: Path) -> Launch:
-        assert self.tool is not None
         self.model = self.model or DEFAULT_MODEL
-        argv = [str(self.tool.executable), "-p", ctx.prompt, "-y", "--output-format",
-                "stream-json", "-m", self.model]
+        argv = [self.executable, "-p", ctx.prompt, "-y", "--output-format", "stream-json",
+                "-m", self.model]
         env = {"GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1"}
         url = self.base_url("GOOGLE_GEMINI_BASE_URL", with_v1=False)
         if url:
             env["GOOGLE_GEMINI_BASE_URL"] = url
         return Launch(argv=argv, env=env, files={".gemini/settings.json": self.settings_json()},
-                      mounts=[Mount(path=self.tool.path)], address_space_mb=NODE_ADDRESS_SPACE_MB,
-                      node_bin=self.tool.node_bin)
+                      address_space_mb=NODE_ADDRESS_SPACE_MB)
 
     def settings_json(self) -> str:
         """gemini's user settings (no credentials: the key stays in $GEMINI_API_KEY)."""

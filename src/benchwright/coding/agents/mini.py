@@ -27,7 +27,7 @@ from benchwright.coding.agents.base import (
     sandbox_env,
 )
 from benchwright.coding.agents.chat_client import ChatClient, describe, resolve_target
-from benchwright.coding.agents.prices import Price, price_of
+from benchwright.coding.agents.prices import run_price
 from benchwright.coding.agents.trajectory import (
     CostSource,
     Role,
@@ -74,7 +74,8 @@ class MiniAgent:
         self.runtime, self.interpreter, self.network = runtime, interpreter, network
         self.limits = limits.model_copy(update={"wall_clock_s": settings.command_timeout_s})
         self.client = ChatClient(resolve_target(model, settings.base_url), settings)
-        self.price = _price(model, settings)
+        self.price = run_price(model, settings.input_price_per_mtok,
+                               settings.output_price_per_mtok)
 
     def act(self, ctx: AgentContext) -> AgentResult:
         start = time.monotonic()
@@ -176,18 +177,6 @@ class _Session:
                    steps=self.steps, usage=self.usage, exit_status=status, error=error,
                    cost_source=CostSource.PRICE_TABLE if self.agent.price else CostSource.UNKNOWN
                    ).write(self.ctx.artifacts_dir)
-
-
-def _price(model: str, settings: AgentSettings) -> Price | None:
-    listed = price_of(model)
-    if settings.input_price_per_mtok is None and settings.output_price_per_mtok is None:
-        return listed
-    return Price(input=_pick(settings.input_price_per_mtok, listed.input if listed else None),
-                 output=_pick(settings.output_price_per_mtok, listed.output if listed else None))
-
-
-def _pick(override: float | None, listed: float | None) -> float:
-    return override if override is not None else listed or 0.0
 
 
 def _command(call: dict[str, Any]) -> str | None:

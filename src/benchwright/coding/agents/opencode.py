@@ -17,10 +17,9 @@ from typing import Any
 from benchwright.coding.agents.base import AgentContext, Usage
 from benchwright.coding.agents.chat_client import reasoning_effort
 from benchwright.coding.agents.cli_agent import CliAgent, Launch, Parsed, json_events
-from benchwright.coding.agents.toolchain import OPENCODE, InstalledTool, ensure_npm_tool
+from benchwright.coding.agents.toolchain import OPENCODE
 from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResult
 from benchwright.errors import UserInputError
-from benchwright.sandbox import Mount
 
 DEFAULT_MODEL = "anthropic/claude-sonnet-4-5"
 # provider: (base URL variable, the API path under it, model-name prefixes)
@@ -37,17 +36,11 @@ class OpencodeAgent(CliAgent):
     name = "opencode"
     credentials = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY",
                    "GOOGLE_GENERATIVE_AI_API_KEY", "OPENROUTER_API_KEY")
-    tool: InstalledTool | None = None
-
-    def install(self) -> str:
-        self.tool = ensure_npm_tool(OPENCODE)
-        return OPENCODE.version
+    npm_tool = OPENCODE
 
     def launch(self, ctx: AgentContext, home: Path) -> Launch:
-        assert self.tool is not None
         self.model = qualified(self.model or DEFAULT_MODEL)
-        argv = [str(self.tool.executable), "run", ctx.prompt, "--format", "json",
-                "--model", self.model]
+        argv = [self.executable, "run", ctx.prompt, "--format", "json", "--model", self.model]
         env = {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
                "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
                "OPENCODE_EXPERIMENTAL_BASH_DEFAULT_TIMEOUT_MS":
@@ -55,8 +48,7 @@ class OpencodeAgent(CliAgent):
         if "GEMINI_API_KEY" in self.secrets and "GOOGLE_GENERATIVE_AI_API_KEY" not in self.secrets:
             self.secrets["GOOGLE_GENERATIVE_AI_API_KEY"] = self.secrets["GEMINI_API_KEY"]
         return Launch(argv=argv, env=env,
-                      files={".config/opencode/opencode.json": self.config_json()},
-                      mounts=[Mount(path=self.tool.path)])
+                      files={".config/opencode/opencode.json": self.config_json()})
 
     def config_json(self) -> str:
         """opencode's global config (no credentials: keys stay in the environment)."""

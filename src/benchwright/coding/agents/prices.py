@@ -4,6 +4,10 @@ Prices are the providers' list prices for standard (non-batch, uncached) use; a 
 has no price, and its cost is reported as unknown (0.0) rather than guessed. Names are matched
 without a provider prefix (`anthropic/claude-sonnet-4-5` finds `claude-sonnet-4-5`), and a dated
 or suffixed name finds its family (`gpt-4.1-2025-04-14` finds `gpt-4.1`).
+
+A run may override either price (`input_price_per_mtok`, `output_price_per_mtok`); `run_price`
+is the one rule every agent applies: an override replaces only its own price, the other comes
+from the table, or is 0 when the model is not listed.
 """
 
 from __future__ import annotations
@@ -56,3 +60,18 @@ def price_of(model: str | None) -> Price | None:
     name = model.rsplit("/", 1)[-1].lower()
     matches = [key for key in PRICES if name == key or name.startswith(key + "-")]
     return PRICES[max(matches, key=len)] if matches else None
+
+
+def run_price(model: str | None, input_override: float | None,
+              output_override: float | None) -> Price | None:
+    """The price a run charges `model` at: the table's, with each given override in place of its
+    own price (0 for a price neither given nor listed); None with no override and no listing."""
+    listed = price_of(model)
+    if input_override is None and output_override is None:
+        return listed
+    return Price(input=_pick(input_override, listed.input if listed else None),
+                 output=_pick(output_override, listed.output if listed else None))
+
+
+def _pick(override: float | None, listed: float | None) -> float:
+    return override if override is not None else listed or 0.0
