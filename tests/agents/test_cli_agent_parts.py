@@ -17,6 +17,7 @@ from benchwright.coding.agents.opencode import OpencodeAgent
 from benchwright.errors import PrerequisiteError
 from benchwright.executors.local import LocalExecutor
 from benchwright.interpreters import resolve_python
+from benchwright.runs import chain
 from benchwright.runs.models import AgentSettings, RunConfig
 from benchwright.runs.runner import create_run, execute
 from benchwright.sandbox import ExecResult, Limits, Mount
@@ -151,7 +152,7 @@ def test_the_run_loop_redacts_what_a_cli_echoes(
         tmp_path: Path, problems_dir: Path, monkeypatch: pytest.MonkeyPatch,
         installs: list[toolchain.NpmTool]) -> None:
     """opencode gets the Gemini key under a second name too; the sweep still labels it by the
-    variable the user set, and it is nowhere in the run directory."""
+    variable the user set, and it is nowhere in the run directory, not even while grading."""
     fake = toolchain.entry_point(toolchain.OPENCODE, tmp_path / "tools" / "opencode")
     fake.parent.mkdir(parents=True)
     fake.write_text(ECHO_KEYS)
@@ -164,10 +165,22 @@ def test_the_run_loop_redacts_what_a_cli_echoes(
                        model="google/gemini-2.5-pro", unsafe_no_sandbox=True, metrics=False,
                        agent_settings=AgentSettings(infra_retries=0))
     create_run(config, out)
+    leaked_while_grading: list[Path] = []
+    grade = chain.grade_checkpoint
+
+    def grade_and_look(*args: Any, **kwargs: Any) -> Any:
+        leaked_while_grading.extend(_holding(out, KEY))
+        return grade(*args, **kwargs)
+
+    monkeypatch.setattr(chain, "grade_checkpoint", grade_and_look)
     execute(out, config, LocalExecutor(workers=1))
+    assert leaked_while_grading == []
     agent_dir = out / "ledger_cli" / "trial_1" / "checkpoint_1" / "agent"
     assert "my key is <redacted:GEMINI_API_KEY>" in (agent_dir / "agent.jsonl").read_text()
     assert (agent_dir / "agent.stderr.txt").read_text() == \
         "GEMINI_API_KEY=<redacted:GEMINI_API_KEY>\n"
-    leaked = [p for p in out.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
-    assert leaked == []
+    assert _holding(out, KEY) == []
+
+
+def _holding(folder: Path, secret: str) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]

@@ -170,6 +170,7 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
     prompt = chain.prompts[checkpoint.name]
     write_text_atomic(folder / "prompt.txt", prompt)
     result, attempts = _act_retrying(agent, chain, checkpoint, index, records)
+    chain.redactor.tree(folder)  # the agent's logs: no key stays on disk while grading runs
     result = result.model_copy(update={"error": chain.redactor.text(result.error or "") or None})
     if result.status is AgentStatus.INFRA_ERROR:
         write_json_atomic(folder / "inference_result.json", result.model_dump(mode="json"))
@@ -178,7 +179,7 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
                                 checkpoint=checkpoint.name, index=index, attempts=attempts,
                                 agent=result, finished_at=utc_now())
     record = _graded(chain, checkpoint, index, result, folder)
-    chain.redactor.tree(folder)
+    chain.redactor.tree(folder)  # the snapshot and the grader's output
     return record
 
 
