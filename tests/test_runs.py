@@ -241,3 +241,34 @@ def test_kill_9_leaves_no_agent_running(tmp_path: Path) -> None:
     proc.kill()
     proc.wait(timeout=10)
     _assert_nothing_left(out)
+
+
+def test_new_result_files_follow_the_umask(tmp_path: Path) -> None:
+    from benchwright.fileio import write_json_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_json_atomic(tmp_path / "result.json", {"a": 1})
+    finally:
+        os.umask(old)
+    assert (tmp_path / "result.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_line_torn_inside_a_character_ends_the_journal(tmp_path: Path) -> None:
+    from pydantic import BaseModel
+
+    from benchwright.runs.journal import read_jsonl
+
+    class Entry(BaseModel):
+        name: str
+
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes('{"name": "café"}\n{"name": "caf'.encode() + b"\xc3")
+    assert read_jsonl(path, Entry) == [Entry(name="café")]
+
+
+def test_an_attempt_that_broke_before_its_first_checkpoint_is_not_solved() -> None:
+    from benchwright.runs.models import ChainSummary
+
+    broken = ChainSummary(problem="p", trial=1, n_checkpoints=0, records=[], error="no prompt")
+    assert not broken.solved

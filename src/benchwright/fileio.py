@@ -18,7 +18,7 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     """Write `data` to `path` through a temporary file and a rename (an existing file's mode
     is kept); fsync it if `durable`."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.is_file() else None
+    mode = path.stat().st_mode & 0o7777 if path.is_file() else _new_file_mode()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -26,12 +26,23 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
-        if mode is not None:
-            Path(tmp).chmod(mode)
+        Path(tmp).chmod(mode)
         Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _new_file_mode() -> int:
+    """What open() would give a new file: mkstemp's 0600 would hide results from other users.
+    The umask is read from /proc: os.umask() would change it for every thread meanwhile."""
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+        umask = int(next(line.split()[1] for line in status.splitlines()
+                         if line.startswith("Umask:")), 8)
+    except (OSError, StopIteration, ValueError, IndexError):
+        umask = 0o022
+    return 0o666 & ~umask
 
 
 def write_json_atomic(path: Path, data: Any, durable: bool = True) -> None:

@@ -31,8 +31,8 @@ def read_jsonl(path: Path, model: type[RecordT]) -> list[RecordT]:
     if not path.is_file():
         return []
     records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
+    for line in path.read_bytes().splitlines():
+        try:  # bytes: a line torn inside a UTF-8 character fails here, not the whole read
             records.append(model.model_validate_json(line))
         except ValidationError:
             break

@@ -185,8 +185,10 @@ class ChainSummary(BaseModel):
 
     @property
     def solved(self) -> bool:
-        """Every checkpoint solved."""
-        return len(self.records) == self.n_checkpoints and all(r.solved for r in self.records)
+        """Every checkpoint solved (an attempt that broke off, even before its first, is not)."""
+        return (self.error is None and self.infra_error is None and self.n_checkpoints > 0
+                and len(self.records) == self.n_checkpoints
+                and all(r.solved for r in self.records))
 
 
 class RunResult(BaseModel):
