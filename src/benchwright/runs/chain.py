@@ -174,7 +174,6 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
     result = result.model_copy(update={"error": chain.redactor.text(result.error or "") or None})
     if result.status is AgentStatus.INFRA_ERROR:
         write_json_atomic(folder / "inference_result.json", result.model_dump(mode="json"))
-        chain.redactor.tree(folder)
         return InfraErrorRecord(problem=chain.job.problem, trial=chain.job.trial,
                                 checkpoint=checkpoint.name, index=index, attempts=attempts,
                                 agent=result, finished_at=utc_now())

@@ -124,7 +124,6 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
     )
 
 
-
 def _checksums(config: RunConfig) -> dict[str, str]:
     return {name: problem_checksum(config.problems_dir / name) for name in config.problems}
 
