@@ -15,8 +15,8 @@ from benchwright.coding.agents.base import AgentResult, AgentStatus, Usage
 from benchwright.coding.evaluation import (
     CheckpointEvaluation,
     EnvInfo,
-    GradeStatus,
     GraderInfo,
+    GradeStatus,
     TestCase,
 )
 from benchwright.coding.policies import GroupCount, PassPolicy

@@ -129,7 +129,7 @@ def checkpoint_cmd(
                               indent=2))
     else:
         Console().print(evaluation_view(evaluation))
-        Console().print(failing_tests_view(failing_tests(evaluation, out_dir)))
+        Console(soft_wrap=True).print(failing_tests_view(failing_tests(evaluation, out_dir)))
     if evaluation.status is GradeStatus.INFRASTRUCTURE_FAILURE:
         raise GradingInfrastructureError(
             evaluation.infrastructure_reason or "pytest could not run the tests",

@@ -61,7 +61,7 @@ def failing_tests_view(tests: FailingTests) -> RenderableType:
     if tests.n_failing:
         lines.append(Text(f"failing tests ({tests.n_failing}):", style="bold red"))
     for test in tests.listed:
-        line = Text("  ")
+        line = _unwrapped("  ")
         line.append(f"{test.group} ", style="bold")
         line.append(test.name)
         line.append(f" ({test.outcome})", style="dim")
@@ -71,8 +71,14 @@ def failing_tests_view(tests: FailingTests) -> RenderableType:
     if tests.n_failing > len(tests.listed):
         lines.append(Text(f"  ... and {tests.n_failing - len(tests.listed)} more"))
     if tests.output is not None:
-        lines.append(Text(f"full output: {tests.output}", style="dim"))
+        lines.append(_unwrapped(f"full output: {tests.output}", style="dim"))
     return RichGroup(*lines)
+
+
+def _unwrapped(text: str, style: str = "") -> Text:
+    """A line rich does not break (print it with a `soft_wrap` console; the terminal wraps
+    it): paths and test ids stay whole and can be copied."""
+    return Text(text, style=style, no_wrap=True)
 
 
 MAX_FAILURES_SHOWN = 20
@@ -83,8 +89,8 @@ def failures_view(failures: list[AttemptFailure]) -> RenderableType:
     """Why each attempt that ended early ended, with its failing tests."""
     parts: list[RenderableType] = []
     for failure in failures[:MAX_FAILURES_SHOWN]:
-        head = Text(f"{failure.problem}/trial_{failure.trial} ended at {failure.checkpoint}: ",
-                    style="bold")
+        head = _unwrapped(f"{failure.problem}/trial_{failure.trial} ended at "
+                          f"{failure.checkpoint}: ", style="bold")
         head.append(failure.reason, style="red")
         if failure.detail:
             head.append(f" ({failure.detail})")
