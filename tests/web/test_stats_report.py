@@ -157,7 +157,7 @@ def test_markdown_and_json_renderings() -> None:
                    "no significant change"):
         assert needle in text
     data = json.loads(report.model_dump_json())
-    assert data["format"] == "benchwright.web-report/1"
+    assert data["format"] == "benchwright.web-report/2"
     assert data["macro"]["value"] == pytest.approx(0.5416666)
     empty = build_report(_summary([_row(319, 1, ["shopping"], 0.0)]))
     assert math.isnan(empty.unpassable.pass_rate_excluding.value)
