@@ -162,3 +162,15 @@ def test_markdown_and_json_renderings() -> None:
     empty = build_report(_summary([_row(319, 1, ["shopping"], 0.0)]))
     assert math.isnan(empty.unpassable.pass_rate_excluding.value)
     assert "-" in render_markdown(empty)
+
+
+def test_few_paired_tasks_get_no_verdict() -> None:
+    base = [_row(i, i, ["shopping"], 1.0) for i in range(5)]
+    worse = [_row(i, i, ["shopping"], 0.0) for i in range(5)]
+    few = compare(_summary(worse), _summary(base, "base"))
+    assert few.difference.value == -1.0 and few.verdict == "too few clusters"
+    assert "too few tasks to tell (n=5)" in render_markdown(
+        build_report(_summary(worse), _summary(base, "base")))
+    six = compare(_summary([*worse, _row(5, 5, ["shopping"], 0.0)]),
+                  _summary([*base, _row(5, 5, ["shopping"], 1.0)], "base"))
+    assert six.verdict == "regression"
