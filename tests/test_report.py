@@ -3,6 +3,7 @@ trials and the baseline comparison, against hand-computed values (through the CL
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +134,15 @@ def test_few_problems_mark_their_intervals(tmp_path: Path) -> None:
     many = write_run(tmp_path / "many", {f"p{i}": ["SSS"] for i in range(6)})
     assert "| checkpoints solved | 100.0% [100.0%, 100.0%] | 6 |" in run_cli(
         "report", str(many)).stdout
+
+
+def test_an_attempt_that_broke_off_says_why(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", {"alpha": ["S"]})
+    (run / "result.json").write_text(json.dumps({
+        "run_dir": str(run), "n_problems": 1, "n_trials": 1, "n_checkpoints": 1,
+        "n_checkpoints_solved": 1, "n_checkpoints_passed": 1, "n_problems_solved": 0,
+        "n_problems_partial": 1, "complete": False,
+        "errors": ["alpha/trial_1: checkpoint_2.md is missing"]}))
+    [failure] = report_json(run)["failures"]
+    assert (failure["checkpoint"], failure["reason"], failure["detail"]) == (
+        "checkpoint_2", "not finished", "checkpoint_2.md is missing")

@@ -11,7 +11,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from benchwright.coding.problem import Group
-from benchwright.report.failures import AttemptFailure, attempt_failure, read_grading
+from benchwright.report.failures import (
+    AttemptFailure,
+    attempt_errors,
+    attempt_failure,
+    read_grading,
+)
 from benchwright.report.header import RunHeader
 from benchwright.report.trials import TrialStats, trial_stats
 from benchwright.runs import journal
@@ -350,8 +355,9 @@ def _totals(run: _Run) -> RunTotals:
 
 
 def _failures(run: _Run) -> list[AttemptFailure]:
+    broken = attempt_errors(run.layout.result_json)
     found = (attempt_failure(p, t, run.layout.chain_dir(p, t), records, run.infra.get((p, t)),
-                             run.manifest.problem_checkpoints.get(p, []))
+                             run.manifest.problem_checkpoints.get(p, []), broken.get((p, t)))
              for (p, t), records in run.all_chains.items())
     return [f for f in found if f is not None]
 

@@ -12,7 +12,7 @@ from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.artifacts import GRADING_JSON
 from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.problem import Group
-from benchwright.runs.models import CheckpointRecord, InfraErrorRecord
+from benchwright.runs.models import CheckpointRecord, InfraErrorRecord, RunResult
 
 MAX_LISTED = 10
 """Failing tests listed by name; the rest are counted."""
@@ -96,8 +96,8 @@ def read_grading(checkpoint_dir: Path) -> CheckpointEvaluation | None:
 
 
 def attempt_failure(problem: str, trial: int, chain_dir: Path, records: list[CheckpointRecord],
-                    infra: InfraErrorRecord | None, checkpoints: list[str]
-                    ) -> AttemptFailure | None:
+                    infra: InfraErrorRecord | None, checkpoints: list[str],
+                    broken: str | None = None) -> AttemptFailure | None:
     """Why an attempt ended early; None when it went through every checkpoint."""
     if infra is not None:
         return AttemptFailure(problem=problem, trial=trial, checkpoint=infra.checkpoint,
@@ -107,9 +107,25 @@ def attempt_failure(problem: str, trial: int, chain_dir: Path, records: list[Che
         return _failed_checkpoint(problem, trial, chain_dir, records[-1])
     if len(records) < len(checkpoints):
         return AttemptFailure(problem=problem, trial=trial, checkpoint=checkpoints[len(records)],
-                              reason="not finished",
-                              detail="the attempt broke off (see result.json's errors)")
+                              reason="not finished", detail=one_line(broken) or
+                              "the attempt broke off or is still running")
     return None
+
+
+def attempt_errors(result_json: Path) -> dict[tuple[str, int], str]:
+    """(problem, trial) -> why the attempt could not go on, from result.json's `errors`
+    (written as `problem/trial_N: message`); empty when there is no readable result.json."""
+    try:
+        errors = RunResult.model_validate_json(result_json.read_bytes()).errors
+    except (OSError, ValidationError):
+        return {}
+    found: dict[tuple[str, int], str] = {}
+    for line in errors:
+        key, _sep, message = line.partition(": ")
+        problem, _slash, trial = key.rpartition("/trial_")
+        if trial.isdigit():
+            found[(problem, int(trial))] = message
+    return found
 
 
 def _failed_checkpoint(problem: str, trial: int, chain_dir: Path,
