@@ -59,3 +59,27 @@ def test_intervals_are_those_of_the_drawn_resamples() -> None:
     direct = np.quantile(solved[drawn].sum(axis=1) / total[drawn].sum(axis=1), [0.025, 0.975])
     ours = ratio_ci(solved, total, resamples=2_000, seed=11)
     assert (ours.low, ours.high) == (direct[0], direct[1])
+
+
+def test_pass_at_k_and_pass_hat_k_by_hand() -> None:
+    from benchwright.stats import pass_at_k, pass_hat_k
+
+    assert pass_at_k(3, 1, 1) == pytest.approx(1 / 3)
+    assert pass_at_k(3, 1, 2) == pytest.approx(1 - 1 / 3)  # 1 - C(2,2)/C(3,2)
+    assert pass_at_k(5, 0, 3) == 0.0 and pass_at_k(5, 3, 3) == 1.0
+    assert pass_hat_k(3, 2, 2) == pytest.approx(1 / 3)  # C(2,2)/C(3,2)
+    assert pass_hat_k(4, 3, 3) == pytest.approx(1 / 4) and pass_hat_k(4, 2, 3) == 0.0
+    assert np.isnan(pass_at_k(2, 1, 3)) and np.isnan(pass_hat_k(2, 1, 3))
+
+
+def test_verdicts_need_enough_clusters_and_a_direction() -> None:
+    from benchwright.stats import MIN_CLUSTERS, judge
+
+    ones = [1.0] * MIN_CLUSTERS
+    drop = paired_difference_ci(([0.0] * MIN_CLUSTERS, ones), (ones, ones))
+    assert judge(drop, "higher") == "regression" and judge(drop, "lower") == "improvement"
+    assert judge(drop, "none") == "no preferred direction"
+    one = paired_difference_ci(([0.0], [1.0]), ([1.0], [1.0]))
+    assert (one.low, one.high) == (-1.0, -1.0) and judge(one, "higher") == "too few clusters"
+    fewer = paired_difference_ci(([0.0] * (MIN_CLUSTERS - 1), ones[1:]), (ones[1:], ones[1:]))
+    assert judge(fewer, "higher") == "too few clusters"

@@ -9,13 +9,29 @@ makes every report reproducible.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20261122
+MIN_CLUSTERS = 6
+"""Fewer clusters than this: intervals are marked as unreliable and no comparison gets a
+verdict. When every one of n paired problems moves the same way, every bootstrap resample
+does too, so the percentile interval excludes zero for any n, even n = 1. An exact two-sided
+sign test on those n problems gives p = 2 / 2^n: 0.0625 at n = 5, 0.031 at n = 6, so 6 is the
+fewest problems at which such a unanimous change can be told from chance at the 5% level
+(docs/runs.md)."""
+
+Direction = Literal["higher", "lower", "none"]
+"""Which way a metric is better: a higher solve rate, a lower cost; `none` for a share such
+as "problems partial", which rises both when solved problems slip and when failed ones gain."""
+Verdict = Literal["regression", "improvement", "no significant change", "too few clusters",
+                  "no preferred direction"]
+"""A comparison's verdict (closed set)."""
 
 
 class Estimate(BaseModel):
@@ -88,6 +104,46 @@ def _estimate(point: float, stats: np.ndarray, n: int, confidence: float) -> Est
     low, high = np.nanquantile(stats, [alpha, 1 - alpha])
     return Estimate(value=point, low=float(low), high=float(high), n_clusters=n,
                     confidence=confidence)
+
+
+def few_clusters(estimate: Estimate, minimum: int = MIN_CLUSTERS) -> bool:
+    """Whether the interval rests on too few clusters to be trusted."""
+    return 0 < estimate.n_clusters < minimum
+
+
+def judge(difference: Estimate, better: Direction, minimum: int = MIN_CLUSTERS) -> Verdict:
+    """A paired difference's verdict: regression or improvement only with at least `minimum`
+    clusters and an interval that excludes zero, in the metric's good direction."""
+    if math.isnan(difference.value) or difference.n_clusters < minimum:
+        return "too few clusters"
+    if not (difference.high < 0 or difference.low > 0):
+        return "no significant change"
+    if better == "none":
+        return "no preferred direction"
+    up = difference.low > 0
+    return "improvement" if up == (better == "higher") else "regression"
+
+
+def verdict_text(verdict: Verdict, n_clusters: int, unit: str = "problems") -> str:
+    """How a verdict reads in a report: `too few problems to tell (n=1)` for a small sample."""
+    if verdict == "too few clusters":
+        return f"too few {unit} to tell (n={n_clusters})"
+    return verdict
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimate of P(at least one of k trials succeeds) from n trials, c of which
+    succeeded: 1 - C(n-c, k) / C(n, k). NaN when k > n."""
+    if k > n or k < 1:
+        return math.nan
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimate of P(all of k trials succeed): C(c, k) / C(n, k). NaN when k > n."""
+    if k > n or k < 1:
+        return math.nan
+    return math.comb(c, k) / math.comb(n, k)
 
 
 def gini(values: Sequence[float]) -> float:

@@ -157,8 +157,20 @@ def test_markdown_and_json_renderings() -> None:
                    "no significant change"):
         assert needle in text
     data = json.loads(report.model_dump_json())
-    assert data["format"] == "benchwright.web-report/1"
+    assert data["format"] == "benchwright.web-report/2"
     assert data["macro"]["value"] == pytest.approx(0.5416666)
     empty = build_report(_summary([_row(319, 1, ["shopping"], 0.0)]))
     assert math.isnan(empty.unpassable.pass_rate_excluding.value)
     assert "-" in render_markdown(empty)
+
+
+def test_few_paired_tasks_get_no_verdict() -> None:
+    base = [_row(i, i, ["shopping"], 1.0) for i in range(5)]
+    worse = [_row(i, i, ["shopping"], 0.0) for i in range(5)]
+    few = compare(_summary(worse), _summary(base, "base"))
+    assert few.difference.value == -1.0 and few.verdict == "too few clusters"
+    assert "too few tasks to tell (n=5)" in render_markdown(
+        build_report(_summary(worse), _summary(base, "base")))
+    six = compare(_summary([*worse, _row(5, 5, ["shopping"], 0.0)]),
+                  _summary([*base, _row(5, 5, ["shopping"], 1.0)], "base"))
+    assert six.verdict == "regression"

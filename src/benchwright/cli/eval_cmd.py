@@ -11,13 +11,14 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from benchwright.cli.render import changes_view, evaluation_view
+from benchwright.cli.render import changes_view, evaluation_view, failing_tests_view
 from benchwright.coding.artifacts import save_grade_output
 from benchwright.coding.evaluation import GradeStatus
 from benchwright.coding.examples import example_problem_dir
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import get_checkpoint, load_problem
 from benchwright.errors import GradingInfrastructureError, UserInputError
+from benchwright.report.failures import failing_tests
 from benchwright.runs.regrade import regrade_run
 from benchwright.sandbox import Limits, get_runtime
 from benchwright.web.runs.layout import is_web_run
@@ -128,6 +129,7 @@ def checkpoint_cmd(
                               indent=2))
     else:
         Console().print(evaluation_view(evaluation))
+        Console(soft_wrap=True).print(failing_tests_view(failing_tests(evaluation, out_dir)))
     if evaluation.status is GradeStatus.INFRASTRUCTURE_FAILURE:
         raise GradingInfrastructureError(
             evaluation.infrastructure_reason or "pytest could not run the tests",

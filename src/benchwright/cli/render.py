@@ -12,9 +12,10 @@ from rich.text import Text
 from benchwright.coding.evaluation import CheckpointEvaluation
 from benchwright.coding.policies import PassPolicy
 from benchwright.report.coding import CodingReport
+from benchwright.report.failures import AttemptFailure, FailingTests
 from benchwright.runs.models import RunResult
 from benchwright.runs.regrade import VerdictChange
-from benchwright.stats import Estimate
+from benchwright.stats import MIN_CLUSTERS, Estimate, few_clusters
 
 SHOWN_POLICIES = (PassPolicy.CORE_CASES, PassPolicy.ALL_NON_ERROR_CASES, PassPolicy.ALL_CASES)
 
@@ -53,11 +54,59 @@ def evaluation_view(evaluation: CheckpointEvaluation) -> RenderableType:
     return RichGroup(*parts)
 
 
+def failing_tests_view(tests: FailingTests) -> RenderableType:
+    """The first failing tests (group, name, first line of the message), how many more, and
+    where pytest's full output is. Test names and messages are shown as plain text."""
+    lines: list[RenderableType] = []
+    if tests.n_failing:
+        lines.append(Text(f"failing tests ({tests.n_failing}):", style="bold red"))
+    for test in tests.listed:
+        line = _unwrapped("  ")
+        line.append(f"{test.group} ", style="bold")
+        line.append(test.name)
+        line.append(f" ({test.outcome})", style="dim")
+        if test.message:
+            line.append(f": {test.message}")
+        lines.append(line)
+    if tests.n_failing > len(tests.listed):
+        lines.append(Text(f"  ... and {tests.n_failing - len(tests.listed)} more"))
+    if tests.output is not None:
+        lines.append(_unwrapped(f"full output: {tests.output}", style="dim"))
+    return RichGroup(*lines)
+
+
+def _unwrapped(text: str, style: str = "") -> Text:
+    """A line rich does not break (print it with a `soft_wrap` console; the terminal wraps
+    it): paths and test ids stay whole and can be copied."""
+    return Text(text, style=style, no_wrap=True)
+
+
+MAX_FAILURES_SHOWN = 20
+"""Attempts whose failure the end-of-run summary details; report.md has them all."""
+
+
+def failures_view(failures: list[AttemptFailure]) -> RenderableType:
+    """Why each attempt that ended early ended, with its failing tests."""
+    parts: list[RenderableType] = []
+    for failure in failures[:MAX_FAILURES_SHOWN]:
+        head = _unwrapped(f"{failure.problem}/trial_{failure.trial} ended at "
+                          f"{failure.checkpoint}: ", style="bold")
+        head.append(failure.reason, style="red")
+        if failure.detail:
+            head.append(f" ({failure.detail})")
+        parts += [head, failing_tests_view(failure.tests)]
+    if len(failures) > MAX_FAILURES_SHOWN:
+        parts.append(Text(f"... and {len(failures) - MAX_FAILURES_SHOWN} more attempts "
+                          "(all in report.md)", style="dim"))
+    return RichGroup(*parts)
+
+
 def _pct(estimate: Estimate) -> str:
     if math.isnan(estimate.value):
         return "-"
+    mark = " †" if few_clusters(estimate) else ""
     return (f"{100 * estimate.value:.1f}%  [{100 * estimate.low:.1f}, "
-            f"{100 * estimate.high:.1f}]")
+            f"{100 * estimate.high:.1f}]{mark}")
 
 
 def run_summary_view(result: RunResult, report: CodingReport) -> RenderableType:
@@ -77,14 +126,26 @@ def run_summary_view(result: RunResult, report: CodingReport) -> RenderableType:
         attempts.add_row(row.problem, str(row.trial),
                          " ".join(marks.get(c, "[dim]·[/]") for c in row.cells))
     footer = Text(
-        f"{result.n_checkpoints_solved}/{result.n_checkpoints} checkpoints solved, "
-        f"{result.n_problems_solved}/{result.n_problems} problems solved"
-        f"{_infra_note(result)}"
+        f"{_counts(result)}{_infra_note(result)}"
         f"{'  (incomplete: ' + '; '.join(result.errors) + ')' if result.errors else ''}   "
-        "✔ solved  ◐ passed the policy  ✘ failed  ⚠ infrastructure error  · not reached",
+        "✔ solved  ◐ passed the policy  ✘ failed  ⚠ infrastructure error  · not reached"
+        f"   † fewer than {MIN_CLUSTERS} problems: the interval is not to be trusted",
         style="dim",
     )
-    return RichGroup(rates, attempts, footer)
+    totals = result.totals
+    spent = Text(f"cost ${totals.cost_usd:.4f}, tokens {totals.input_tokens:,} in "
+                 f"({totals.cached_input_tokens:,} cached) / {totals.output_tokens:,} out, "
+                 f"agent {totals.agent_time_s:.1f} s, grading {totals.grading_time_s:.1f} s",
+                 style="dim")
+    return RichGroup(rates, attempts, failures_view(report.failures), footer, spent)
+
+
+def _counts(result: RunResult) -> str:
+    """The footer's counts, with the same denominators as the rates above: every checkpoint of
+    every scored attempt, reached or not; attempts (problem x trial) for problems."""
+    return (f"{result.n_checkpoints_solved}/{result.n_checkpoints_planned} checkpoints solved "
+            f"({result.n_checkpoints} reached), {result.n_attempts_solved}/{result.n_attempts} "
+            f"attempts solved every checkpoint")
 
 
 def _infra_note(result: RunResult) -> str:

@@ -97,7 +97,7 @@ def coding_cmd(
     if as_json:
         echo_json(result_fields(result))
     else:
-        Console().print(run_summary_view(result, report))
+        Console(soft_wrap=True).print(run_summary_view(result, report))
         Console(stderr=True).print(f"[dim]report: {RunLayout(run_dir).report_md}[/]")
 
 

@@ -206,11 +206,15 @@ def eval_web_run(run_dir: Path, config: Path | None, as_json: bool) -> None:
 
 def web_run_report(run_dir: Path, baseline: Path | None) -> WebReport:
     """The statistics of a scored web run (against a baseline run or scored folder)."""
+    from benchwright.web.runs.report_identity import saved_grading_time, with_identity
+    from benchwright.web.runs.runner import load_web_manifest
     from benchwright.web.scoring import load_summary
     from benchwright.web.stats_report import build_report
 
     before = load_summary(_tasks_dir(baseline)) if baseline is not None else None
-    return build_report(load_summary(_tasks_dir(run_dir)), before)
+    summary = load_summary(_tasks_dir(run_dir))
+    return with_identity(build_report(summary, before), run_dir, load_web_manifest(run_dir),
+                         summary, saved_grading_time(run_dir))
 
 
 def _tasks_dir(folder: Path) -> Path:

@@ -121,6 +121,7 @@ def print_report(console: Console, summary: WebEvalSummary, report: WebReport) -
 
 
 def _footer(summary: WebEvalSummary, report: WebReport) -> str:
+    from benchwright.stats import verdict_text
     from benchwright.web.stats_report import pct
 
     totals, view, ev = summary.totals, report.unpassable, summary.evaluator
@@ -137,7 +138,8 @@ def _footer(summary: WebEvalSummary, report: WebReport) -> str:
     if comp is not None:
         lines.append(f"against {comp.baseline_dir} ({comp.n_paired} tasks paired): "
                      f"{100 * comp.difference.value:+.1f} points [{100 * comp.difference.low:+.1f}"
-                     f", {100 * comp.difference.high:+.1f}] -> [bold]{comp.verdict}[/]")
+                     f", {100 * comp.difference.high:+.1f}] -> [bold]"
+                     f"{verdict_text(comp.verdict, comp.n_paired, 'tasks')}[/]")
     return "\n".join(lines)
 
 

@@ -1,5 +1,6 @@
-"""The coding track's report: solve rates, group pass rates, per-checkpoint cost and time, with
-cluster-bootstrap CIs over problems, and a paired comparison against a baseline run."""
+"""The coding track's report: the run's identity and totals, solve rates, group pass rates,
+per-checkpoint cost and time, with cluster-bootstrap CIs over problems, why attempts ended,
+pass@k over trials, and a paired comparison against a baseline run."""
 
 from __future__ import annotations
 
@@ -10,11 +11,28 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from benchwright.coding.problem import Group
+from benchwright.report.failures import (
+    AttemptFailure,
+    attempt_errors,
+    attempt_failure,
+    read_grading,
+)
+from benchwright.report.header import RunHeader
+from benchwright.report.trials import TrialStats, trial_stats
 from benchwright.runs import journal
 from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import CheckpointRecord, Manifest
+from benchwright.runs.models import CheckpointRecord, Manifest, RunTotals
 from benchwright.runs.runner import load_manifest
-from benchwright.stats import Estimate, paired_difference_ci, ratio_ci
+from benchwright.runs.totals import last_finished, run_totals
+from benchwright.stats import (
+    MIN_CLUSTERS,
+    Direction,
+    Estimate,
+    Verdict,
+    judge,
+    paired_difference_ci,
+    ratio_ci,
+)
 
 Picker = Callable[[CheckpointRecord], float]
 OptionalPicker = Callable[[CheckpointRecord], float | None]
@@ -35,9 +53,12 @@ class Comparison(BaseModel):
     name: str
     """What it measures."""
     difference: Estimate
-    """This run minus the baseline, with a paired 95% CI."""
-    verdict: Literal["regression", "improvement", "no significant change"]
-    """A regression or improvement only when the CI excludes zero."""
+    """This run minus the baseline, with a paired 95% CI (n_clusters: problems paired)."""
+    better: Direction
+    """Which way is better for this figure."""
+    verdict: Verdict
+    """regression / improvement only with at least MIN_CLUSTERS paired problems and a CI
+    that excludes zero, read in the figure's good direction."""
 
 
 class CheckpointRow(BaseModel):
@@ -81,10 +102,17 @@ class InfraErrorRow(BaseModel):
 class CodingReport(BaseModel):
     """`benchwright report --format json` for a coding run."""
 
-    format: Literal["benchwright.report/1"] = "benchwright.report/1"
-    """The file's format and version."""
+    format: Literal["benchwright.report/2"] = "benchwright.report/2"
+    """The file's format and version (2: header, totals, failures, trials, unpaired
+    problems, directions)."""
     run_dir: Path
     """The run reported."""
+    header: RunHeader
+    """The run's identity."""
+    totals: RunTotals
+    """Cost, tokens and time, summed over the run."""
+    min_clusters: int = MIN_CLUSTERS
+    """Intervals over fewer problems are marked; comparisons over fewer get no verdict."""
     agent: str
     """The run's agent."""
     model: str | None
@@ -105,8 +133,19 @@ class CodingReport(BaseModel):
     """Every attempt."""
     infra_errors: list[InfraErrorRow] = Field(default_factory=list)
     """Attempts stopped by infrastructure errors (not in the scores; `--resume` redoes them)."""
+    failures: list[AttemptFailure] = Field(default_factory=list)
+    """Every attempt that ended before its last checkpoint: where and why."""
+    trials: TrialStats | None = None
+    """pass@k, pass^k and the spread across trials (a trial succeeds when the problem is
+    solved); None with one trial."""
     baseline: Path | None = None
     """The baseline run, if any."""
+    n_paired: int = 0
+    """Problems scored in both runs (the comparison's clusters)."""
+    only_run: list[str] = Field(default_factory=list)
+    """Problems scored in this run only (left out of the comparison)."""
+    only_baseline: list[str] = Field(default_factory=list)
+    """Problems scored in the baseline only (left out of the comparison)."""
     comparisons: list[Comparison] = Field(default_factory=list)
     """Paired differences against the baseline."""
 
@@ -115,7 +154,7 @@ class _Run:
     def __init__(self, run_dir: Path) -> None:
         self.dir = run_dir
         self.manifest: Manifest = load_manifest(run_dir)
-        layout = RunLayout(run_dir)
+        self.layout = layout = RunLayout(run_dir)
         config = self.manifest.config
         keys = [(p, t) for p in config.problems for t in range(1, config.trials + 1)]
         self.infra = {k: e for k in keys
@@ -278,7 +317,8 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None) -> CodingRepor
     problems = run.scored_problems()
     inputs = {**_solve_rate_inputs(run, problems)}
     report = CodingReport(
-        run_dir=run_dir, agent=run.manifest.config.agent, model=run.manifest.config.model,
+        run_dir=run_dir, header=_header(run), totals=_totals(run),
+        agent=run.manifest.config.agent, model=run.manifest.config.model,
         n_problems=len(problems), n_trials=run.manifest.config.trials,
         solve_rates=[Metric(name=k, estimate=ratio_ci(*v)) for k, v in inputs.items()],
         group_pass_rates=[Metric(name=k, estimate=ratio_ci(*v))
@@ -288,23 +328,76 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None) -> CodingRepor
         infra_errors=[InfraErrorRow(problem=e.problem, trial=e.trial, checkpoint=e.checkpoint,
                                     attempts=e.attempts, error=e.agent.error)
                       for e in run.infra.values()],
+        failures=_failures(run), trials=_trials(run),
     )
     if baseline_dir is not None:
-        report.baseline = baseline_dir
-        report.comparisons = _compare(run, _Run(baseline_dir))
+        _add_comparison(report, run, _Run(baseline_dir), baseline_dir)
     return report
 
 
-def _compare(run: _Run, base: _Run) -> list[Comparison]:
-    shared = [p for p in run.scored_problems() if p in base.scored_problems()]
-    ours, theirs = _solve_rate_inputs(run, shared), _solve_rate_inputs(base, shared)
-    ours |= _group_inputs(run, shared)
-    theirs |= _group_inputs(base, shared)
+def _header(run: _Run) -> RunHeader:
+    config = run.manifest.config
+    graders = (read_grading(run.layout.checkpoint_dir(p, t, records[-1].checkpoint))
+               for (p, t), records in run.all_chains.items() if records)
+    versions = sorted({g.grader.benchwright_version for g in graders if g is not None})
+    return RunHeader(
+        track="coding", run_dir=run.dir, suite=str(config.problems_dir),
+        problems=list(config.problems), agent=config.agent, model=config.model,
+        prompt=config.prompt, policy=str(config.pass_policy), trials=config.trials,
+        created_at=run.manifest.created_at,
+        finished_at=last_finished(r for records in run.all_chains.values() for r in records),
+        benchwright_version=run.manifest.benchwright_version, grader_versions=versions)
+
+
+def _totals(run: _Run) -> RunTotals:
+    return run_totals((r for records in run.all_chains.values() for r in records),
+                      run.infra.values())
+
+
+def _failures(run: _Run) -> list[AttemptFailure]:
+    broken = attempt_errors(run.layout.result_json)
+    found = (attempt_failure(p, t, run.layout.chain_dir(p, t), records, run.infra.get((p, t)),
+                             run.manifest.problem_checkpoints.get(p, []), broken.get((p, t)))
+             for (p, t), records in run.all_chains.items())
+    return [f for f in found if f is not None]
+
+
+def _trials(run: _Run) -> TrialStats | None:
+    if run.manifest.config.trials < 2:
+        return None
+    outcomes: dict[str, list[bool]] = {}
+    for (problem, _trial), records in sorted(run.chains.items()):
+        outcomes.setdefault(problem, []).append(
+            len(records) == run.size(problem) > 0 and all(r.solved for r in records))
+    return trial_stats(outcomes, "every checkpoint of the problem is solved")
+
+
+_BETTER: dict[str, Direction] = {"problems partial": "none", "cost (USD) per attempt": "lower"}
+
+
+def _add_comparison(report: CodingReport, run: _Run, base: _Run, baseline_dir: Path) -> None:
+    ours_all, theirs_all = run.scored_problems(), base.scored_problems()
+    shared = [p for p in ours_all if p in theirs_all]
+    report.baseline = baseline_dir
+    report.n_paired = len(shared)
+    report.only_run = [p for p in ours_all if p not in theirs_all]
+    report.only_baseline = [p for p in theirs_all if p not in ours_all]
+    report.comparisons = _compare(run, base, shared)
+
+
+def _comparison_inputs(run: _Run, shared: list[str]) -> Inputs:
+    inputs = _solve_rate_inputs(run, shared) | _group_inputs(run, shared)
+    cost, _den = run.clusters(shared, lambda r: r.agent.usage.cost_usd, lambda _p, _r: 0.0)
+    inputs["cost (USD) per attempt"] = (cost, inputs["problems solved"][1])
+    return inputs
+
+
+def _compare(run: _Run, base: _Run, shared: list[str]) -> list[Comparison]:
+    ours, theirs = _comparison_inputs(run, shared), _comparison_inputs(base, shared)
     comparisons = []
     for name in [n for n in ours if n in theirs]:
         diff = paired_difference_ci(ours[name], theirs[name])
-        verdict: Literal["regression", "improvement", "no significant change"] = (
-            "regression" if diff.high < 0 else "improvement" if diff.low > 0
-            else "no significant change")
-        comparisons.append(Comparison(name=name, difference=diff, verdict=verdict))
+        better = _BETTER.get(name, "higher")
+        comparisons.append(Comparison(name=name, difference=diff, better=better,
+                                      verdict=judge(diff, better)))
     return comparisons

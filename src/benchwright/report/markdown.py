@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import math
 
-from benchwright.report.coding import CodingReport, Metric
-from benchwright.stats import Estimate
+from benchwright.report.coding import CodingReport, Comparison, Metric
+from benchwright.report.failures import AttemptFailure, FailingTests
+from benchwright.report.header import header_lines
+from benchwright.report.trials import TrialStats, fmt_rate
+from benchwright.runs.models import RunTotals
+from benchwright.stats import Estimate, few_clusters, verdict_text
+
+FEW = "†"
+"""Marks an interval over fewer clusters than the report's minimum."""
 
 
 def _fmt(value: float, percent: bool) -> str:
@@ -15,8 +22,9 @@ def _fmt(value: float, percent: bool) -> str:
 
 
 def _ci(estimate: Estimate, percent: bool) -> str:
+    mark = FEW if few_clusters(estimate) else ""
     return (f"{_fmt(estimate.value, percent)} "
-            f"[{_fmt(estimate.low, percent)}, {_fmt(estimate.high, percent)}]")
+            f"[{_fmt(estimate.low, percent)}, {_fmt(estimate.high, percent)}]{mark}")
 
 
 def _metric_table(metrics: list[Metric], percent: bool) -> list[str]:
@@ -26,23 +34,98 @@ def _metric_table(metrics: list[Metric], percent: bool) -> list[str]:
     return lines
 
 
+def _cell(text: str | None) -> str:
+    """Text from test output made safe for a table cell or a code span."""
+    return (text or "-").replace("|", "/").replace("`", "'")
+
+
 def render_markdown(report: CodingReport) -> str:
-    """The report as Markdown: summary tables first, then every attempt."""
-    out = [f"# benchwright report: {report.run_dir}", "",
-           f"agent `{report.agent}`, model `{report.model or '-'}`, {report.n_problems} problems "
-           f"x {report.n_trials} trials. CIs: 95% bootstrap over problems.", "",
+    """The report as Markdown: identity and totals, summary tables, failures, every attempt."""
+    out = [f"# benchwright report: coding run {report.run_dir}", "",
+           *header_lines(report.header), "", *_totals(report.totals),
            "## Solve rates", "", *_metric_table(report.solve_rates, True), "",
+           _denominators(report), "",
            "## Tests passed by group", "", *_metric_table(report.group_pass_rates, True), ""]
     if report.quality:
         out += ["## Code quality (mean per checkpoint)", "",
                 *_metric_table(report.quality, False), ""]
+    out += _trials(report.trials)
+    out += _failures(report.failures)
     out += _infra_errors(report)
     out += _per_checkpoint(report)
     out += _comparisons(report)
     out += ["## Attempts", "", "| problem | trial | checkpoints |", "|---|---|---|"]
     out += [f"| {row.problem} | {row.trial} | {' '.join(_mark(c) for c in row.cells)} |"
             for row in report.problems]
+    out += ["", f"CIs: 95% percentile bootstrap that resamples problems. {FEW}: fewer than "
+            f"{report.min_clusters} problems behind the interval, too few for it to be "
+            "trusted (see docs/runs.md)."]
     return "\n".join(out) + "\n"
+
+
+def _totals(totals: RunTotals) -> list[str]:
+    return ["## Totals", "", "| cost (USD) | tokens in | tokens out | tokens in, cached | "
+            "steps | agent time (s) | grading time (s) |", "|---:|---:|---:|---:|---:|---:|---:|",
+            f"| {totals.cost_usd:.4f} | {totals.input_tokens:,} | {totals.output_tokens:,} | "
+            f"{totals.cached_input_tokens:,} | {totals.steps:,} | {totals.agent_time_s:.1f} | "
+            f"{totals.grading_time_s:.1f} |", "",
+            "Summed over every agent turn, those stopped by the provider included; times add "
+            "up across parallel attempts.", ""]
+
+
+def _denominators(report: CodingReport) -> str:
+    return ("Checkpoint rates count every checkpoint of every scored attempt (a checkpoint "
+            "never reached counts as not solved); problem rates count attempts (problem x "
+            f"trial). {report.n_problems} problems x {report.n_trials} trials.")
+
+
+def _trials(trials: TrialStats | None) -> list[str]:
+    if trials is None:
+        return []
+    lines = ["## Trials", "", f"A trial succeeds when {trials.success}.", "",
+             "| k | pass@k [95% CI] | pass^k (all k) [95% CI] |", "|---|---|---|"]
+    lines += [f"| {p.k} | {_ci(p.pass_at_k, True)} | {_ci(p.pass_hat_k, True)} |"
+              for p in trials.overall]
+    top = trials.max_trials
+    lines += ["", f"| problem | outcomes | pass@1 | pass@{top} | pass^{top} |",
+              "|---|---|---|---|---|"]
+    lines += [f"| {c.name} | {''.join('✔' if o else '✘' for o in c.outcomes)} | "
+              f"{fmt_rate(c.pass_at.get(1, math.nan))} | "
+              f"{fmt_rate(c.pass_at.get(top, math.nan))} | "
+              f"{fmt_rate(c.pass_hat.get(top, math.nan))} |" for c in trials.per_cluster]
+    per_trial = ", ".join(f"trial {k}: {fmt_rate(v)}" for k, v in trials.per_trial_rate.items())
+    lines += ["", f"- success rate per trial: {per_trial}",
+              f"- std between trials: {_num(trials.between_trial_std)}; mean std within a "
+              f"problem: {_num(trials.mean_within_std)}", ""]
+    return lines
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _failures(failures: list[AttemptFailure]) -> list[str]:
+    if not failures:
+        return []
+    lines = ["## Failures", "", "Each attempt that ended before its last checkpoint: where, "
+             "and why.", ""]
+    for f in failures:
+        detail = f": {_cell(f.detail)}" if f.detail else ""
+        lines.append(f"### {f.problem} trial {f.trial}: ended at {f.checkpoint} "
+                     f"({f.reason}){detail}")
+        lines += ["", *failing_test_lines(f.tests), ""]
+    return lines
+
+
+def failing_test_lines(tests: FailingTests) -> list[str]:
+    """Markdown bullets: the first failing tests, the count of the rest, the full output."""
+    lines = [f"- {t.group} `{_cell(t.name)}` ({t.outcome}): {_cell(t.message)}"
+             for t in tests.listed]
+    if tests.n_failing > len(tests.listed):
+        lines.append(f"- ... and {tests.n_failing - len(tests.listed)} more failing tests")
+    if tests.output is not None:
+        lines.append(f"- full output: {tests.output}")
+    return lines
 
 
 def _per_checkpoint(report: CodingReport) -> list[str]:
@@ -63,10 +146,20 @@ def _comparisons(report: CodingReport) -> list[str]:
     if report.baseline is None:
         return []
     lines = [f"## Against baseline {report.baseline}", "",
-             "| metric | difference [95% CI] | verdict |", "|---|---|---|"]
-    lines += [f"| {c.name} | {_ci(c.difference, True)} | {c.verdict} |"
+             f"Paired over the {report.n_paired} problems both runs scored. "
+             f"Only in this run: {', '.join(report.only_run) or 'none'}. "
+             f"Only in the baseline: {', '.join(report.only_baseline) or 'none'}. "
+             f"A verdict needs at least {report.min_clusters} paired problems and a 95% CI "
+             "that excludes zero.", "",
+             "| metric | better | difference [95% CI] | verdict |", "|---|---|---|---|"]
+    lines += [f"| {c.name} | {c.better} | {_difference(c)} | "
+              f"{verdict_text(c.verdict, c.difference.n_clusters)} |"
               for c in report.comparisons]
     return [*lines, ""]
+
+
+def _difference(c: Comparison) -> str:
+    return _ci(c.difference, not c.name.startswith("cost"))
 
 
 def _infra_errors(report: CodingReport) -> list[str]:
@@ -78,7 +171,7 @@ def _infra_errors(report: CodingReport) -> list[str]:
              "figure above; `benchwright run coding --resume RUN_DIR` runs them again.", "",
              "| problem | trial | checkpoint | attempts | error |", "|---|---|---|---|---|"]
     lines += [f"| {e.problem} | {e.trial} | {e.checkpoint} | {e.attempts} | "
-              f"{(e.error or '-').replace('|', '/')} |" for e in report.infra_errors]
+              f"{_cell(e.error)} |" for e in report.infra_errors]
     return [*lines, ""]
 
 

@@ -191,19 +191,52 @@ class ChainSummary(BaseModel):
                 and all(r.solved for r in self.records))
 
 
+class RunTotals(BaseModel):
+    """What a coding run spent, summed over every agent turn (graded or stopped by the provider)."""
+
+    cost_usd: float = 0.0
+    """Model cost in US dollars."""
+    input_tokens: int = 0
+    """Prompt tokens."""
+    output_tokens: int = 0
+    """Generated tokens."""
+    cached_input_tokens: int = 0
+    """Of the prompt tokens, those the provider read from its cache (0 when the agent does not
+    tell)."""
+    steps: int = 0
+    """Agent steps (model calls or actions)."""
+    agent_time_s: float = 0.0
+    """Wall-clock seconds of the agents' turns, summed (parallel attempts add up)."""
+    grading_time_s: float = 0.0
+    """Wall-clock seconds of grading, summed."""
+
+
 class RunResult(BaseModel):
     """`result.json`: the run's totals, derived from the journals."""
 
-    format: Literal["benchwright.run-result/1"] = "benchwright.run-result/1"
-    """The file's format and version."""
+    format: Literal["benchwright.run-result/2"] = "benchwright.run-result/2"
+    """The file's format and version (2: rates, totals, dates and the run's identity)."""
     run_dir: Path
     """The run directory."""
+    created_at: str | None = None
+    """When the run started (UTC, ISO 8601), from the manifest."""
+    finished_at: str | None = None
+    """When its last checkpoint was journaled (UTC, ISO 8601); None before the first."""
+    benchwright_version: str | None = None
+    """The version that started the run."""
+    agent: str | None = None
+    """The run's agent."""
+    model: str | None = None
+    """The run's model."""
     n_problems: int
     """Problems in the run."""
     n_trials: int
     """Trials per problem."""
     n_checkpoints: int
     """Checkpoints finished (graded), over all problems and trials."""
+    n_checkpoints_planned: int = 0
+    """Checkpoints of every scored attempt (problems x trials, attempts stopped by the provider
+    left out): the denominator of `checkpoint_solve_rate`."""
     n_checkpoints_solved: int
     """Finished checkpoints with every test passed."""
     n_checkpoints_passed: int
@@ -212,6 +245,19 @@ class RunResult(BaseModel):
     """Problems with every checkpoint solved in every trial."""
     n_problems_partial: int
     """Problems with at least one checkpoint solved, but not solved."""
+    n_attempts: int = 0
+    """Scored attempts (problem x trial, those stopped by the provider left out)."""
+    n_attempts_solved: int = 0
+    """Scored attempts with every checkpoint solved."""
+    checkpoint_solve_rate: float | None = None
+    """n_checkpoints_solved / n_checkpoints_planned: a checkpoint never reached counts as not
+    solved (the report's "checkpoints solved"); None with nothing planned."""
+    attempt_solve_rate: float | None = None
+    """n_attempts_solved / n_attempts (the report's "problems solved", per attempt)."""
+    problem_solve_rate: float | None = None
+    """n_problems_solved / n_problems (every trial solved)."""
+    totals: RunTotals = Field(default_factory=RunTotals)
+    """Cost, tokens and time."""
     n_checkpoints_infra_error: int = 0
     """Checkpoints not graded because the model provider failed (`--resume` redoes them)."""
     complete: bool

@@ -24,6 +24,7 @@ from benchwright.runs.chain import ChainJob, run_chain
 from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import RunLayout
 from benchwright.runs.models import ChainSummary, CheckpointRecord, Manifest, RunConfig, RunResult
+from benchwright.runs.totals import last_finished, rate, run_totals
 
 
 def create_run(config: RunConfig, run_dir: Path) -> Manifest:
@@ -111,11 +112,22 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
     solved = {p for p, chains in by_problem.items() if all(c.solved for c in chains)}
     partial = {p for p, chains in by_problem.items()
                if p not in solved and any(r.solved for c in chains for r in c.records)}
+    scored = [c for chains in by_problem.values() for c in chains]
+    planned = sum(c.n_checkpoints for c in scored)
+    n_solved = sum(r.solved for r in records)
+    manifest = load_manifest(run_dir)
     return RunResult(
-        run_dir=run_dir, n_problems=len(config.problems), n_trials=config.trials,
-        n_checkpoints=len(records), n_checkpoints_solved=sum(r.solved for r in records),
+        run_dir=run_dir, created_at=manifest.created_at, finished_at=last_finished(records),
+        benchwright_version=manifest.benchwright_version, agent=config.agent, model=config.model,
+        n_problems=len(config.problems), n_trials=config.trials,
+        n_checkpoints=len(records), n_checkpoints_planned=planned, n_checkpoints_solved=n_solved,
         n_checkpoints_passed=sum(r.passed for r in records), n_problems_solved=len(solved),
-        n_problems_partial=len(partial), n_checkpoints_infra_error=len(infra),
+        n_problems_partial=len(partial), n_attempts=len(scored),
+        n_attempts_solved=sum(c.solved for c in scored),
+        checkpoint_solve_rate=rate(n_solved, planned),
+        attempt_solve_rate=rate(sum(c.solved for c in scored), len(scored)),
+        problem_solve_rate=rate(len(solved), len(config.problems)),
+        totals=run_totals(records, infra), n_checkpoints_infra_error=len(infra),
         complete=len(summaries) == len(config.problems) * config.trials
         and not any(s.error for s in summaries) and not infra,
         errors=[f"{s.problem}/trial_{s.trial}: {s.error}" for s in summaries if s.error],

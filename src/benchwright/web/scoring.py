@@ -42,6 +42,7 @@ from benchwright.web.evaluator import (
     evaluator_env,
     workers_for,
 )
+from benchwright.web.mismatch import Mismatch, mismatches
 from benchwright.web.tasks import TaskType, Unpassable, WebDataset, WebTask, load_env_dataset
 
 EVAL_RESULT_FORMAT: Final = "benchwright.web-eval/1"
@@ -77,6 +78,12 @@ class TaskMetrics(BaseModel):
     """Agent steps (actions) taken."""
     tokens: int | None = None
     """Model tokens used, input plus output."""
+    input_tokens: int | None = None
+    """Model input (prompt) tokens."""
+    output_tokens: int | None = None
+    """Model output tokens."""
+    cached_input_tokens: int | None = None
+    """Of the input tokens, those read from the provider's cache."""
     cost_usd: float | None = None
     """Model cost in US dollars."""
     duration_s: float | None = None
@@ -169,6 +176,8 @@ class TaskRow(BaseModel):
     """Why the status is error."""
     metrics: TaskMetrics | None = None
     """From metrics.json, when present."""
+    mismatches: list[Mismatch] = Field(default_factory=list)
+    """For an attempt that did not pass: what the evaluator expected and what it got."""
 
 
 class Totals(BaseModel):
@@ -500,7 +509,8 @@ def _row(record: TaskEvalRecord, metrics: TaskMetrics | None) -> TaskRow:
                    status=record.status, sites=record.sites,
                    intent_template_id=record.intent_template_id, task_type=record.task_type,
                    unpassable=record.unpassable, agent_status=record.agent_status,
-                   error_origin=record.error_origin, error_msg=record.error_msg, metrics=metrics)
+                   error_origin=record.error_origin, error_msg=record.error_msg, metrics=metrics,
+                   mismatches=mismatches(record.evaluators_results) if record.score < 1 else [])
 
 
 def compute_totals(rows: list[TaskRow]) -> Totals:

@@ -7,8 +7,9 @@ Definitions (docs/web.md has them in full):
 - per site, a task counts under every site it touches;
 - the macro average is the mean over intent templates of the mean task score within each
   template, with a CI that resamples templates;
-- a baseline comparison pairs tasks by id; "regression" only when the CI of the difference lies
-  below zero ("improvement" when above).
+- a baseline comparison pairs tasks by id; a verdict only with at least MIN_CLUSTERS paired
+  tasks and a CI of the difference that excludes zero (docs/runs.md);
+- with several trials, pass@k and pass^k per task and overall (`report.trials`).
 """
 
 from __future__ import annotations
@@ -21,13 +22,29 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
-from benchwright.stats import Estimate, mean_ci, paired_difference_ci, ratio_ci
+from benchwright.report.header import RunHeader, header_lines
+from benchwright.report.trials import TrialStats, fmt_rate, trial_stats
+from benchwright.stats import (
+    MIN_CLUSTERS,
+    Estimate,
+    Verdict,
+    few_clusters,
+    judge,
+    mean_ci,
+    paired_difference_ci,
+    ratio_ci,
+    verdict_text,
+)
 from benchwright.web.evaluator import EvaluatorIdentity
+from benchwright.web.mismatch import Mismatch
 from benchwright.web.scoring import TaskMetrics, TaskRow, WebEvalSummary
 from benchwright.web.tasks import Unpassable
 
-REPORT_FORMAT: Final = "benchwright.web-report/1"
-Verdict = Literal["regression", "improvement", "no significant change"]
+REPORT_FORMAT: Final = "benchwright.web-report/2"
+FEW = "†"
+"""Marks an interval over fewer clusters than MIN_CLUSTERS."""
+MAX_FAILING_SHOWN = 100
+"""Failing attempts listed in report.md (the JSON report has them all)."""
 
 
 class TaskScore(BaseModel):
@@ -168,13 +185,56 @@ class BaselineComparison(BaseModel):
     """Tasks that scored lower now."""
 
 
+class WebTotals(BaseModel):
+    """What the scored attempts spent, from their metrics.json."""
+
+    cost_usd: float = 0.0
+    """Model cost in US dollars."""
+    input_tokens: int = 0
+    """Model input tokens (the total when metrics.json does not split them)."""
+    output_tokens: int = 0
+    """Model output tokens."""
+    cached_input_tokens: int = 0
+    """Of the input tokens, those read from the provider's cache."""
+    steps: int = 0
+    """Agent steps."""
+    agent_time_s: float = 0.0
+    """Wall-clock seconds of the trials, summed."""
+    grading_time_s: float | None = None
+    """Seconds the last scoring took (runs only; None when not measured)."""
+
+
+class FailingAttempt(BaseModel):
+    """An attempt that did not pass, and why."""
+
+    task_id: int
+    """The task."""
+    trial: int
+    """The trial."""
+    status: str
+    """The evaluator's verdict: failure or error."""
+    agent_status: str
+    """The status the agent reported."""
+    error_msg: str | None = None
+    """Why it is an error (a missing file, the evaluator failing)."""
+    mismatches: list[Mismatch] = Field(default_factory=list)
+    """What the evaluator expected and got."""
+
+
 class WebReport(BaseModel):
     """Every figure of a scored folder (`--json` prints it; markdown renders it)."""
 
-    format: Literal["benchwright.web-report/1"] = REPORT_FORMAT
-    """This report's format and version."""
+    format: Literal["benchwright.web-report/2"] = REPORT_FORMAT
+    """This report's format and version (2: header, totals, failing attempts, pass@k,
+    verdicts that need MIN_CLUSTERS tasks)."""
     output_dir: str
     """The scored folder."""
+    header: RunHeader | None = None
+    """The run's identity (a `run web` run; None for a folder scored by `web eval`)."""
+    totals: WebTotals = Field(default_factory=WebTotals)
+    """Cost, tokens and time."""
+    min_clusters: int = MIN_CLUSTERS
+    """Intervals over fewer clusters are marked; comparisons over fewer get no verdict."""
     evaluator: EvaluatorIdentity
     """The evaluator's version and checksums."""
     n_tasks: int
@@ -193,6 +253,11 @@ class WebReport(BaseModel):
     """Totals with and without unpassable tasks."""
     trials: TrialVariance
     """Variance across trials."""
+    pass_k: TrialStats | None = None
+    """pass@k and pass^k over trials (a trial succeeds when the evaluator scores it 1); None
+    with one trial per task."""
+    failing: list[FailingAttempt] = Field(default_factory=list)
+    """Every attempt that did not pass, with the evaluator's expected and got values."""
     comparison: BaselineComparison | None = None
     """Against --baseline, when given."""
 
@@ -233,7 +298,40 @@ def build_report(summary: WebEvalSummary, baseline: WebEvalSummary | None = None
         n_attempts=len(summary.tasks), overall=pass_rate(tasks), macro=macro_average(tasks),
         per_site=site_table(summary.tasks), failure_modes=failure_modes(summary.tasks),
         unpassable=unpassable_view(tasks), trials=trial_variance(tasks),
+        pass_k=_pass_k(tasks), failing=failing_attempts(summary.tasks),
+        totals=web_totals(summary.tasks),
         comparison=compare(summary, baseline) if baseline is not None else None)
+
+
+def _pass_k(tasks: list[TaskScore]) -> TrialStats | None:
+    if max((len(t.scores) for t in tasks), default=0) < 2:
+        return None
+    return trial_stats({str(t.task_id): [s >= 1.0 for s in t.scores] for t in tasks},
+                       "the evaluator scores it 1")
+
+
+def failing_attempts(rows: list[TaskRow]) -> list[FailingAttempt]:
+    """Attempts scored below 1, by task and trial."""
+    return [FailingAttempt(task_id=r.task_id, trial=r.trial, status=str(r.status),
+                           agent_status=r.agent_status, error_msg=r.error_msg,
+                           mismatches=r.mismatches)
+            for r in sorted(rows, key=lambda r: (r.task_id, r.trial)) if r.score < 1.0]
+
+
+def web_totals(rows: list[TaskRow]) -> WebTotals:
+    """Sums over the attempts' metrics.json (missing values count as 0)."""
+    metrics = [r.metrics for r in rows if r.metrics is not None]
+
+    def total(pick: Callable[[TaskMetrics], float | None]) -> float:
+        return sum(v for v in (pick(m) for m in metrics) if v is not None)
+
+    return WebTotals(
+        cost_usd=total(lambda m: m.cost_usd),
+        input_tokens=int(total(lambda m: m.input_tokens if m.input_tokens is not None
+                               else m.tokens)),
+        output_tokens=int(total(lambda m: m.output_tokens)),
+        cached_input_tokens=int(total(lambda m: m.cached_input_tokens)),
+        steps=int(total(lambda m: m.steps)), agent_time_s=total(lambda m: m.duration_s))
 
 
 def site_table(rows: list[TaskRow]) -> list[SiteStats]:
@@ -310,7 +408,8 @@ def compare(current: WebEvalSummary, baseline: WebEvalSummary) -> BaselineCompar
         only_current=sorted(now.keys() - before.keys()),
         only_baseline=sorted(before.keys() - now.keys()),
         current_pass_rate=_ratio(a), baseline_pass_rate=_ratio(b), difference=difference,
-        verdict=_verdict(difference), improved=[c for c in changes if c.current > c.baseline],
+        verdict=judge(difference, "higher"),
+        improved=[c for c in changes if c.current > c.baseline],
         regressed=[c for c in changes if c.current < c.baseline])
 
 
@@ -318,19 +417,13 @@ def _ratio(pair: tuple[list[float], list[int]]) -> float:
     return sum(pair[0]) / sum(pair[1]) if sum(pair[1]) else math.nan
 
 
-def _verdict(difference: Estimate) -> Verdict:
-    if math.isnan(difference.value):
-        return "no significant change"
-    if difference.high < 0:
-        return "regression"
-    return "improvement" if difference.low > 0 else "no significant change"
-
-
 def pct(estimate: Estimate) -> str:
     """`62.5% [40.0, 85.0]`, or `-` when there is nothing to estimate."""
     if math.isnan(estimate.value):
         return "-"
-    return f"{100 * estimate.value:.1f}% [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]"
+    mark = FEW if few_clusters(estimate) else ""
+    return (f"{100 * estimate.value:.1f}% [{100 * estimate.low:.1f}, "
+            f"{100 * estimate.high:.1f}]{mark}")
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -339,17 +432,57 @@ def _num(value: float | None, digits: int = 1) -> str:
 
 def render_markdown(report: WebReport) -> str:
     """The report as Markdown."""
-    parts = [_md_header(report), _md_sites(report), _md_failures(report.failure_modes),
-             _md_unpassable(report.unpassable), _md_trials(report.trials)]
+    parts = [_md_header(report), _md_totals(report.totals), _md_sites(report),
+             _md_failures(report.failure_modes), _md_failing(report.failing),
+             _md_unpassable(report.unpassable), _md_trials(report.trials, report.pass_k)]
     if report.comparison is not None:
         parts.append(_md_comparison(report.comparison))
+    parts.append(f"CIs: 95% percentile bootstrap resampling tasks (templates for the macro "
+                 f"average). {FEW}: fewer than {report.min_clusters} behind the interval, too "
+                 "few for it to be trusted (see docs/runs.md).")
     return "\n\n".join(parts) + "\n"
+
+
+def _md_totals(totals: WebTotals) -> str:
+    grading = "-" if totals.grading_time_s is None else f"{totals.grading_time_s:.1f}"
+    return "\n".join([
+        "## Totals", "", "| cost (USD) | tokens in | tokens out | tokens in, cached | steps | "
+        "agent time (s) | grading time (s) |", "|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {totals.cost_usd:.4f} | {totals.input_tokens:,} | {totals.output_tokens:,} | "
+        f"{totals.cached_input_tokens:,} | {totals.steps:,} | {totals.agent_time_s:.1f} | "
+        f"{grading} |"])
+
+
+def _md_failing(failing: list[FailingAttempt]) -> str:
+    if not failing:
+        return "## Failing tasks\n\nNone: every attempt passed."
+    lines = ["## Failing tasks", ""]
+    lines += [_failing_line(f) for f in failing[:MAX_FAILING_SHOWN]]
+    if len(failing) > MAX_FAILING_SHOWN:
+        lines.append(f"- ... and {len(failing) - MAX_FAILING_SHOWN} more (`--format json`)")
+    return "\n".join(lines)
+
+
+def _failing_line(f: FailingAttempt) -> str:
+    why = [f"{m.evaluator}{' ' + m.field if m.field else ''}: expected `{_code(m.expected)}`, "
+           f"got `{_code(m.got)}`" for m in f.mismatches]
+    if f.error_msg:
+        why.append(f"error: {_code(f.error_msg)}")
+    return (f"- task {f.task_id} trial {f.trial}: {f.status}, agent {f.agent_status}"
+            + (f"; {'; '.join(why)}" if why else ""))
+
+
+def _code(text: str) -> str:
+    return text.replace("`", "'").replace("\n", " ")
 
 
 def _md_header(report: WebReport) -> str:
     ev = report.evaluator
+    head = ([f"# benchwright report: web run {report.header.run_dir}", "",
+             *header_lines(report.header)] if report.header is not None
+            else [f"# Web tasks scored with WebArena Verified's evaluator: {report.output_dir}"])
     return "\n".join([
-        f"# WebArena Verified: {report.output_dir}", "",
+        *head, "",
         f"- tasks: {report.n_tasks} ({report.n_attempts} attempts)",
         f"- pass rate: {pct(report.overall)}",
         f"- template macro average: {pct(report.macro)} over {report.macro.n_clusters} templates",
@@ -385,18 +518,37 @@ def _md_unpassable(view: UnpassableView) -> str:
         f"| macro average | {pct(view.macro_all)} | {pct(view.macro_excluding)} |"])
 
 
-def _md_trials(trials: TrialVariance) -> str:
+def _md_trials(trials: TrialVariance, pass_k: TrialStats | None) -> str:
     if trials.n_tasks_with_trials == 0:
         return "## Trials\n\nOne trial per task: no variance across trials."
+    return "\n".join([*_md_variance(trials), *_md_pass_k(pass_k)])
+
+
+def _md_pass_k(stats: TrialStats | None) -> list[str]:
+    if stats is None:
+        return []
+    top = stats.max_trials
+    lines = ["", "| k | pass@k [95% CI] | pass^k (all k) [95% CI] |", "|---|---|---|"]
+    lines += [f"| {p.k} | {pct(p.pass_at_k)} | {pct(p.pass_hat_k)} |" for p in stats.overall]
+    lines += ["", f"| task | outcomes | pass@1 | pass@{top} | pass^{top} |",
+              "|---|---|---|---|---|"]
+    lines += [f"| {c.name} | {''.join('✔' if o else '✘' for o in c.outcomes)} | "
+              f"{fmt_rate(c.pass_at.get(1, math.nan))} | "
+              f"{fmt_rate(c.pass_at.get(top, math.nan))} | "
+              f"{fmt_rate(c.pass_hat.get(top, math.nan))} |" for c in stats.per_cluster]
+    return lines
+
+
+def _md_variance(trials: TrialVariance) -> list[str]:
     per_trial = ", ".join(f"trial {k}: {100 * v:.1f}%" for k, v in
                           trials.per_trial_pass_rate.items())
-    return "\n".join([
+    return [
         "## Trials", "", f"- tasks with several trials: {trials.n_tasks_with_trials} "
         f"(up to {trials.max_trials})", f"- per trial: {per_trial}",
         f"- std between trials: {_num(trials.between_trial_std, 3)}; mean std within a task: "
         f"{_num(trials.mean_within_task_std, 3)}",
         f"- passed in every trial: {_num(trials.pass_all_trials, 3)}; in at least one: "
-        f"{_num(trials.pass_any_trial, 3)}"])
+        f"{_num(trials.pass_any_trial, 3)}"]
 
 
 def _md_comparison(comp: BaselineComparison) -> str:
@@ -407,8 +559,18 @@ def _md_comparison(comp: BaselineComparison) -> str:
         f"paired ({len(comp.only_current)} only here, {len(comp.only_baseline)} only there).", "",
         f"- pass rate: {100 * comp.current_pass_rate:.1f}% now, "
         f"{100 * comp.baseline_pass_rate:.1f}% before",
-        f"- difference: {_signed(comp.difference)} -> **{comp.verdict}**",
+        f"- difference: {_signed(comp.difference)} -> "
+        f"**{verdict_text(comp.verdict, comp.difference.n_clusters, 'tasks')}** (a verdict needs "
+        f"at least {MIN_CLUSTERS} paired tasks and a 95% CI that excludes zero)",
+        f"- only here: {_ids(comp.only_current)}; only in the baseline: "
+        f"{_ids(comp.only_baseline)}",
         f"- tasks that moved: {moved}"])
+
+
+def _ids(ids: list[int]) -> str:
+    if not ids:
+        return "none"
+    return ", ".join(map(str, ids[:50])) + (f", ... ({len(ids)} in all)" if len(ids) > 50 else "")
 
 
 def _signed(estimate: Estimate) -> str:

@@ -48,7 +48,7 @@ def test_json_summary_then_eval_and_report(tmp_path: Path, suite_dir: Path) -> N
     report = run_cli("report", str(run_dir))
     assert report.returncode == 0 and "| shopping | 3 | 100.0%" in report.stdout
     as_json = run_cli("report", str(run_dir), "--format", "json")
-    assert json.loads(as_json.stdout)["format"] == "benchwright.web-report/1"
+    assert json.loads(as_json.stdout)["format"] == "benchwright.web-report/2"
 
 
 def test_eval_rewrites_the_result_of_a_changed_run(tmp_path: Path, suite_dir: Path) -> None:

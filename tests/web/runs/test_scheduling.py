@@ -159,8 +159,8 @@ def test_a_run_writes_every_trial_with_metrics_and_resets(tmp_path: Path, suite:
     mutates = [t.task_id for t in suite.dataset.tasks.values() if t.task_type is TaskType.MUTATE]
     assert {key for key in resets if key[0] in mutates} == {(t, 2) for t in mutates}
     assert len(session.resets) == len(resets)
-    assert layout.report_md.read_text().startswith("# WebArena Verified")
-    assert json.loads(layout.result_json.read_text())["format"] == "benchwright.web-run-result/1"
+    assert layout.report_md.read_text().startswith("# benchwright report: web run")
+    assert json.loads(layout.result_json.read_text())["format"] == "benchwright.web-run-result/2"
 
 
 class _Crashing:

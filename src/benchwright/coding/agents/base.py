@@ -34,6 +34,9 @@ class Usage(BaseModel):
     """Prompt tokens sent to the model."""
     output_tokens: int = 0
     """Tokens the model generated."""
+    cached_input_tokens: int = 0
+    """Of the prompt tokens, those read from the provider's cache (0 when the agent does not
+    report it)."""
     cost_usd: float = 0.0
     """Cost in US dollars, from the agent's own report or a price table."""
     steps: int = 0

@@ -83,6 +83,7 @@ class _Calls:
         values = self.usage.values()
         return Usage(input_tokens=sum(_prompt_tokens(u) for u in values),
                      output_tokens=sum(int(u.get("output_tokens") or 0) for u in values),
+                     cached_input_tokens=sum(_cache_read(u) for u in values),
                      steps=len(self.usage))
 
 
@@ -137,6 +138,7 @@ def _result(parsed: Parsed, calls: _Calls, event: dict[str, Any]) -> None:
     usage = event.get("usage") or {}
     parsed.usage = Usage(input_tokens=_prompt_tokens(usage),
                          output_tokens=int(usage.get("output_tokens") or 0),
+                         cached_input_tokens=_cache_read(usage),
                          cost_usd=float(event.get("total_cost_usd") or 0.0),
                          steps=len(calls.usage))
     parsed.cost_reported = "total_cost_usd" in event
@@ -151,6 +153,10 @@ def _result(parsed: Parsed, calls: _Calls, event: dict[str, Any]) -> None:
 def _prompt_tokens(usage: dict[str, Any]) -> int:
     return sum(int(usage.get(k) or 0) for k in
                ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+
+
+def _cache_read(usage: dict[str, Any]) -> int:
+    return int(usage.get("cache_read_input_tokens") or 0)
 
 
 def _text(content: Any) -> str:

@@ -13,11 +13,11 @@ import asyncio
 import bisect
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from benchwright.fileio import write_bytes_atomic
 from benchwright.web.browser.har import har_log
 
 
@@ -62,7 +62,9 @@ class HarWriter:
             self._scheduled = None
         started = time.monotonic()
         text = har_log(",\n".join(self._texts), self.browser_version)
-        _replace(self.path, text.encode("utf-8"), sync=False)
+        # fileio's write gives the umask's mode (0644), as every other file of a run has;
+        # a bare mkstemp + rename left network.har 0600.
+        write_bytes_atomic(self.path, text.encode("utf-8"), durable=False)
         self._last_flush = time.monotonic()
         self.flushes += 1
         self.flush_seconds += self._last_flush - started
@@ -75,16 +77,3 @@ class HarWriter:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-def _replace(path: Path, data: bytes, sync: bool) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            if sync:
-                os.fsync(handle.fileno())
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -204,6 +204,7 @@ def _outcome(run: _Run) -> TrialOutcome:
         status=run.status or trial_status(history, request.max_steps, errors),
         final_text=history.final_result(), agent_success=history.is_successful(),
         steps=history.number_of_steps(), input_tokens=prompt, output_tokens=completion,
+        cached_input_tokens=cached,
         cost_usd=cost or 0.0, duration_s=time.perf_counter() - run.started,
         model_time_s=run.model.seconds if run.model else 0.0, harness_s=run.own_s,
         errors=errors, har_entries=len(run.recorder.writer) if run.recorder else 0,

@@ -161,6 +161,8 @@ class TrialOutcome(BaseModel):
     """Prompt tokens over all model calls."""
     output_tokens: int = 0
     """Completion tokens over all model calls."""
+    cached_input_tokens: int = 0
+    """Of the prompt tokens, those the provider read from its cache."""
     cost_usd: float = 0.0
     """Cost from the local price table (0 when the model has no price there)."""
     duration_s: float = 0.0

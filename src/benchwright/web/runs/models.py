@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from benchwright.stats import Estimate
 from benchwright.web.browser.trial_models import (
     AgentName,
     AgentSpec,
@@ -23,6 +24,7 @@ from benchwright.web.browser.trial_models import (
 )
 from benchwright.web.response_adapter import ParseMethod, ResponseStatus
 from benchwright.web.runs.extraction import ExtractorConfig
+from benchwright.web.stats_report import WebTotals
 from benchwright.web.tasks import TaskType
 
 __all__ = ["AgentName", "AgentSpec", "PlannedTask", "TrialMetrics", "TrialOutcome", "TrialRecord",
@@ -42,6 +44,8 @@ class TrialMetrics(BaseModel):
     """Model input tokens."""
     output_tokens: int
     """Model output tokens."""
+    cached_input_tokens: int = 0
+    """Of the input tokens, those read from the provider's cache."""
     cost_usd: float
     """Model cost in US dollars."""
     duration_s: float
@@ -153,10 +157,22 @@ class TrialRecord(BaseModel):
 class WebRunResult(BaseModel):
     """`result.json` of a web run: totals after scoring."""
 
-    format: Literal["benchwright.web-run-result/1"] = "benchwright.web-run-result/1"
-    """The file's format and version."""
+    format: Literal["benchwright.web-run-result/2"] = "benchwright.web-run-result/2"
+    """The file's format and version (2: dates, identity, rates with CIs, totals)."""
     run_dir: Path
     """The run directory."""
+    created_at: str | None = None
+    """When the run started (UTC, ISO 8601)."""
+    finished_at: str | None = None
+    """When its last trial was journaled."""
+    benchwright_version: str | None = None
+    """The version that started the run."""
+    suite: str | None = None
+    """The suite."""
+    agent: str | None = None
+    """The agent."""
+    model: str | None = None
+    """Its model."""
     n_tasks: int
     """Tasks in the run."""
     n_trials: int
@@ -167,6 +183,16 @@ class WebRunResult(BaseModel):
     """Trials scored as errors (missing or malformed files, evaluator errors)."""
     pass_rate: float
     """n_passed / n_trials."""
+    pass_rate_ci: Estimate | None = None
+    """The pass rate over tasks with its 95% CI (tasks resampled)."""
+    macro_average: Estimate | None = None
+    """Template macro average with its 95% CI (templates resampled)."""
+    pass_at_k: dict[int, float] = Field(default_factory=dict)
+    """k -> pass@k (several trials only)."""
+    pass_hat_k: dict[int, float] = Field(default_factory=dict)
+    """k -> pass^k, all k trials pass (several trials only)."""
+    totals: WebTotals | None = None
+    """Cost, tokens and time."""
     complete: bool
     """Every planned trial finished."""
     report: Path

@@ -14,6 +14,7 @@ import platform
 import shutil
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -290,6 +291,7 @@ def finish(run_dir: Path, progress: Progress | None = None, *, suite: Suite | No
            config: Path | None = None) -> ScoredRun:
     """Score every trial with the official evaluator (offline; verdicts whose inputs did not
     change are reused unless `force`), then write report.md and result.json."""
+    from benchwright.web.runs.report_identity import with_identity
     from benchwright.web.stats_report import build_report, render_markdown
 
     layout = WebRunLayout(run_dir)
@@ -297,23 +299,34 @@ def finish(run_dir: Path, progress: Progress | None = None, *, suite: Suite | No
     dataset = (suite or suite_of(manifest)).dataset
     tell = progress or (lambda _message: None)
     tell("scoring")
+    scoring_started = time.monotonic()
     summary = score_output_dir(layout.tasks_dir, scoring_config(manifest, config),
                                dataset=dataset, reuse=not force,
                                progress=lambda message: tell(f"scoring {message}"))
-    report = build_report(summary)
+    grading_time_s = time.monotonic() - scoring_started
+    report = with_identity(build_report(summary), run_dir, manifest, summary, grading_time_s)
     write_text_atomic(layout.report_md, render_markdown(report))
-    result = _result(layout, manifest, summary)
+    result = _result(layout, manifest, summary, report)
     write_json_atomic(layout.result_json, result.model_dump(mode="json"))
     return ScoredRun(result=result, summary=summary, report=report)
 
 
-def _result(layout: WebRunLayout, manifest: WebManifest,
-            summary: WebEvalSummary) -> WebRunResult:
+def _result(layout: WebRunLayout, manifest: WebManifest, summary: WebEvalSummary,
+            report: WebReport) -> WebRunResult:
     expected = len(manifest.tasks) * manifest.config.trials
     totals = summary.totals
+    records = journal.read_jsonl(layout.journal, TrialRecord)
+    config = manifest.config
     return WebRunResult(
-        run_dir=layout.root, n_tasks=len(manifest.tasks), n_trials=totals.n_attempts,
-        n_passed=totals.n_success, n_errors=totals.n_error, pass_rate=totals.pass_rate,
-        complete=len(journal.read_jsonl(layout.journal, TrialRecord)) == expected,
-        report=layout.report_md)
+        run_dir=layout.root, created_at=manifest.created_at,
+        finished_at=max((r.finished_at for r in records), default=None),
+        benchwright_version=manifest.benchwright_version, suite=config.suite,
+        agent=str(config.agent.name), model=config.agent.model, n_tasks=len(manifest.tasks),
+        n_trials=totals.n_attempts, n_passed=totals.n_success, n_errors=totals.n_error,
+        pass_rate=totals.pass_rate, pass_rate_ci=report.overall, macro_average=report.macro,
+        pass_at_k={p.k: p.pass_at_k.value for p in report.pass_k.overall} if report.pass_k
+        else {},
+        pass_hat_k={p.k: p.pass_hat_k.value for p in report.pass_k.overall} if report.pass_k
+        else {},
+        totals=report.totals, complete=len(records) == expected, report=layout.report_md)
 

@@ -68,7 +68,8 @@ def write_trial_files(folder: Path, task: WebTask, outcome: TrialOutcome,
     metrics = TrialMetrics(
         steps=outcome.steps, tokens=outcome.input_tokens + outcome.output_tokens,
         input_tokens=outcome.input_tokens, output_tokens=outcome.output_tokens,
-        cost_usd=outcome.cost_usd, duration_s=outcome.duration_s,
+        cached_input_tokens=outcome.cached_input_tokens, cost_usd=outcome.cost_usd,
+        duration_s=outcome.duration_s,
         model_time_s=outcome.model_time_s, harness_s=outcome.harness_s, trial_status=outcome.status,
         errors=outcome.errors + adapted.notes, response_status=adapted.response.status,
         answer_parse=adapted.method, answer_ambiguous=adapted.ambiguous)

@@ -1,0 +1,154 @@
+"""Why things failed: the failing tests of a graded checkpoint, and the checkpoint (and reason)
+that ended each attempt of a coding run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from benchwright.coding.agents.base import AgentStatus
+from benchwright.coding.artifacts import GRADING_JSON
+from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
+from benchwright.coding.problem import Group
+from benchwright.runs.models import CheckpointRecord, InfraErrorRecord, RunResult
+
+MAX_LISTED = 10
+"""Failing tests listed by name; the rest are counted."""
+MAX_MESSAGE = 200
+"""Characters kept of a failure's first line."""
+STDOUT = Path("evaluation") / "stdout.txt"
+"""pytest's full output, relative to a graded checkpoint's folder."""
+
+EndReason = Literal["tests", "agent error", "agent timeout", "infrastructure error",
+                    "grading timeout", "not finished"]
+
+
+class FailingTest(BaseModel):
+    """A test that did not pass."""
+
+    group: Group
+    """Its group."""
+    name: str
+    """Its pytest id (file left out, as SCBench names tests)."""
+    outcome: str
+    """failed, error, skipped or xfailed."""
+    message: str | None = None
+    """The first line of its failure message, shortened."""
+
+
+class FailingTests(BaseModel):
+    """The first failing tests of a checkpoint and how many there are."""
+
+    listed: list[FailingTest] = Field(default_factory=list)
+    """The first MAX_LISTED, in run order."""
+    n_failing: int = 0
+    """All tests that did not pass."""
+    output: Path | None = None
+    """pytest's full output."""
+
+
+class AttemptFailure(BaseModel):
+    """The checkpoint that ended an attempt, and why."""
+
+    problem: str
+    """The problem."""
+    trial: int
+    """The trial."""
+    checkpoint: str
+    """The checkpoint where it ended."""
+    reason: EndReason
+    """tests (the pass policy failed), agent error, agent timeout, infrastructure error
+    (provider or grading), grading timeout, or not finished (broken off)."""
+    detail: str | None = None
+    """The error's text, when there is one."""
+    tests: FailingTests = Field(default_factory=FailingTests)
+    """The failing tests of that checkpoint, when it was graded."""
+
+
+def one_line(text: str | None, limit: int = MAX_MESSAGE) -> str | None:
+    """The first non-empty line, printable characters only, at most `limit` long."""
+    if not text:
+        return None
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = "".join(ch if ch.isprintable() else "?" for ch in line)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def failing_tests(evaluation: CheckpointEvaluation, out_dir: Path | None = None,
+                  limit: int = MAX_LISTED) -> FailingTests:
+    """The tests that did not pass (passed and xpassed count as passed, as in SCBench)."""
+    failing = [t for t in evaluation.tests if not t.passed]
+    listed = [FailingTest(group=t.group, name=one_line(t.id) or "?", outcome=t.outcome,
+                          message=one_line(t.message)) for t in failing[:limit]]
+    return FailingTests(listed=listed, n_failing=len(failing),
+                        output=out_dir / STDOUT if out_dir is not None else None)
+
+
+def read_grading(checkpoint_dir: Path) -> CheckpointEvaluation | None:
+    """A checkpoint's grading.json, or None when it is missing or unreadable."""
+    try:
+        return CheckpointEvaluation.model_validate_json(
+            (checkpoint_dir / GRADING_JSON).read_bytes())
+    except (OSError, ValidationError):
+        return None
+
+
+def attempt_failure(problem: str, trial: int, chain_dir: Path, records: list[CheckpointRecord],
+                    infra: InfraErrorRecord | None, checkpoints: list[str],
+                    broken: str | None = None) -> AttemptFailure | None:
+    """Why an attempt ended early; None when it went through every checkpoint."""
+    if infra is not None:
+        return AttemptFailure(problem=problem, trial=trial, checkpoint=infra.checkpoint,
+                              reason="infrastructure error",
+                              detail=one_line(infra.agent.error) or "the model provider failed")
+    if records and not records[-1].passed:
+        return _failed_checkpoint(problem, trial, chain_dir, records[-1])
+    if len(records) < len(checkpoints):
+        return AttemptFailure(problem=problem, trial=trial, checkpoint=checkpoints[len(records)],
+                              reason="not finished", detail=one_line(broken) or
+                              "the attempt broke off or is still running")
+    return None
+
+
+def attempt_errors(result_json: Path) -> dict[tuple[str, int], str]:
+    """(problem, trial) -> why the attempt could not go on, from result.json's `errors`
+    (written as `problem/trial_N: message`); empty when there is no readable result.json."""
+    try:
+        errors = RunResult.model_validate_json(result_json.read_bytes()).errors
+    except (OSError, ValidationError):
+        return {}
+    found: dict[tuple[str, int], str] = {}
+    for line in errors:
+        key, _sep, message = line.partition(": ")
+        problem, _slash, trial = key.rpartition("/trial_")
+        if trial.isdigit():
+            found[(problem, int(trial))] = message
+    return found
+
+
+def _failed_checkpoint(problem: str, trial: int, chain_dir: Path,
+                       record: CheckpointRecord) -> AttemptFailure:
+    folder = chain_dir / record.checkpoint
+    evaluation = read_grading(folder)
+    reason, detail = _reason(record, evaluation)
+    tests = failing_tests(evaluation, folder) if evaluation else FailingTests(
+        output=folder / STDOUT)
+    return AttemptFailure(problem=problem, trial=trial, checkpoint=record.checkpoint,
+                          reason=reason, detail=detail, tests=tests)
+
+
+def _reason(record: CheckpointRecord,
+            evaluation: CheckpointEvaluation | None) -> tuple[EndReason, str | None]:
+    """The most telling cause first: grading that could not run, then the agent, then tests."""
+    if record.grade_status is GradeStatus.WALL_CLOCK_TIMEOUT:
+        return "grading timeout", "the tests ran past the wall-clock limit"
+    if record.grade_status is GradeStatus.INFRASTRUCTURE_FAILURE:
+        return "infrastructure error", one_line(
+            evaluation.infrastructure_reason if evaluation else None) or "pytest could not run"
+    if record.agent.status is AgentStatus.TIMEOUT:
+        return "agent timeout", one_line(record.agent.error)
+    if record.agent.status is AgentStatus.ERROR:
+        return "agent error", one_line(record.agent.error)
+    return "tests", None

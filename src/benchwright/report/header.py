@@ -1,0 +1,60 @@
+"""What a report starts with: the run's identity (who ran what, when, with which versions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from benchwright import __version__
+
+
+class RunHeader(BaseModel):
+    """The run's identity."""
+
+    track: str
+    """coding or web."""
+    run_dir: Path
+    """The run directory."""
+    suite: str
+    """The problems folder (coding) or the suite (web)."""
+    problems: list[str]
+    """The problems (or task ids) in the run."""
+    agent: str
+    """The agent."""
+    model: str | None
+    """The model, when the agent has one."""
+    prompt: str | None
+    """The prompt template (coding)."""
+    policy: str | None
+    """The pass policy that ends an attempt (coding)."""
+    trials: int
+    """Trials per problem (or task)."""
+    created_at: str
+    """When the run started (UTC, ISO 8601)."""
+    finished_at: str | None
+    """When its last checkpoint (or trial) finished."""
+    benchwright_version: str
+    """The version that started the run."""
+    grader_versions: list[str]
+    """The grader's versions as recorded in the results (benchwright's for coding, the
+    evaluator's for web); several when a run was resumed or re-graded across upgrades."""
+    report_version: str = __version__
+    """The version that wrote this report."""
+
+
+def header_lines(header: RunHeader) -> list[str]:
+    """The header as Markdown bullet points."""
+    shown = ", ".join(header.problems[:20]) + (
+        f", ... ({len(header.problems)} in all)" if len(header.problems) > 20 else "")
+    return [
+        f"- track: {header.track}; suite: `{header.suite}`; {len(header.problems)} "
+        f"{'problems' if header.track == 'coding' else 'tasks'}: {shown or '-'}",
+        f"- agent: `{header.agent}`; model: `{header.model or '-'}`"
+        + (f"; prompt: `{header.prompt}`" if header.prompt else "")
+        + (f"; pass policy: `{header.policy}`" if header.policy else "")
+        + f"; trials: {header.trials}",
+        f"- started {header.created_at}; last finished {header.finished_at or '-'}",
+        f"- benchwright {header.benchwright_version} (run), {header.report_version} (report); "
+        f"grader {', '.join(header.grader_versions) or '-'}",
+    ]

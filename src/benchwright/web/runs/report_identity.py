@@ -1,0 +1,46 @@
+"""A web run's report header and result.json: who ran what, when, and what it spent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from benchwright.report.header import RunHeader
+from benchwright.runs import journal
+from benchwright.web.runs.layout import WebRunLayout
+from benchwright.web.runs.models import TrialRecord, WebManifest, WebRunResult
+from benchwright.web.scoring import WebEvalSummary
+from benchwright.web.stats_report import WebReport
+
+
+def web_header(run_dir: Path, manifest: WebManifest, summary: WebEvalSummary) -> RunHeader:
+    """The run's identity from its manifest, journal and scoring."""
+    config = manifest.config
+    records = journal.read_jsonl(WebRunLayout(run_dir).journal, TrialRecord)
+    return RunHeader(
+        track="web", run_dir=run_dir, suite=config.suite,
+        problems=[str(t.task_id) for t in manifest.tasks], agent=str(config.agent.name),
+        model=config.agent.model, prompt=None, policy=None, trials=config.trials,
+        created_at=manifest.created_at,
+        finished_at=max((r.finished_at for r in records), default=None),
+        benchwright_version=manifest.benchwright_version,
+        grader_versions=[f"webarena-verified {summary.evaluator.version}"])
+
+
+def with_identity(report: WebReport, run_dir: Path, manifest: WebManifest,
+                  summary: WebEvalSummary, grading_time_s: float | None) -> WebReport:
+    """The report with the run's header, and the scoring time in its totals."""
+    totals = report.totals.model_copy(update={"grading_time_s": grading_time_s})
+    return report.model_copy(update={"header": web_header(run_dir, manifest, summary),
+                                     "totals": totals})
+
+
+def saved_grading_time(run_dir: Path) -> float | None:
+    """The scoring time the run's result.json recorded, if any."""
+    try:
+        saved = WebRunResult.model_validate_json(
+            WebRunLayout(run_dir).result_json.read_bytes())
+    except (OSError, ValidationError):
+        return None
+    return saved.totals.grading_time_s if saved.totals is not None else None
