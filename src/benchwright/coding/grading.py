@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Callable
@@ -260,7 +261,7 @@ def _evaluate(
     return CheckpointEvaluation(
         problem=problem.name, problem_version=problem.version,
         checkpoint=checkpoint.name, checkpoint_version=checkpoint.version,
-        status=status, infrastructure_reason=reason,
+        status=status, infrastructure_reason=reason, memory_exceeded=result.memory_exceeded,
         pytest_exit_code=result.exit_code, pytest_collected=collected,
         counts=counts, verdicts=all_verdicts(counts, status is not GradeStatus.COMPLETED),
         tests=cases, duration_s=result.duration_s, total_duration_s=round(total_s, 3),
@@ -273,6 +274,10 @@ def _evaluate(
     )
 
 
+# pytest's exit status when SIGKILL ended it (directly, or as a shell reports it)
+_KILLED = (-signal.SIGKILL, 128 + signal.SIGKILL)
+
+
 def _status(
     result: ExecResult, collected: int, report: dict[str, Any] | None
 ) -> tuple[GradeStatus, str | None]:
@@ -280,6 +285,10 @@ def _status(
         return GradeStatus.WALL_CLOCK_TIMEOUT, (
             f"the checkpoint ran past its {result.duration_s:.0f} s wall-clock limit and was killed"
         )
+    if result.memory_exceeded and (report is None or result.exit_code in _KILLED):
+        return GradeStatus.MEMORY_LIMIT, (
+            "the sandbox's memory limit was reached and the kernel killed pytest "
+            f"(exit code {result.exit_code}); see --memory-mb")
     if not pr.is_infrastructure_failure(result.exit_code, collected):
         return GradeStatus.COMPLETED, None
     failures = pr.collection_failures(report or {})
