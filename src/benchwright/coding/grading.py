@@ -28,7 +28,7 @@ from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.errors import EnvironmentBuildError, WorkspaceError
 from benchwright.interpreters import Interpreter, resolve_python
 from benchwright.protocols import Runtime
-from benchwright.sandbox import ExecResult, Limits, Mount
+from benchwright.sandbox import ExecResult, Limits, Mount, memory_limit_mb
 from benchwright.toolenvs import BuiltEnv, ensure_env, parse_requirements, uv_binary
 
 # The grader's own test environment: pinned, so a verdict does not drift with new releases.
@@ -266,12 +266,18 @@ def _evaluate(
         counts=counts, verdicts=all_verdicts(counts, status is not GradeStatus.COMPLETED),
         tests=cases, duration_s=result.duration_s, total_duration_s=round(total_s, 3),
         grader=GraderInfo(
-            benchwright_version=__version__, runtime=result.runtime, limits=options.limits,
+            benchwright_version=__version__, runtime=result.runtime,
+            limits=_in_force(options.limits),
             entrypoint=entrypoint_command(problem),
             pytest_args=pytest_args(problem, checkpoint, Path("report.json")),
             test_env=_info(envs.test), solution_env=_info(envs.solution, envs.solution_error),
         ),
     )
+
+
+def _in_force(limits: Limits) -> Limits:
+    """The limits with the machine's default memory limit filled in, as they applied."""
+    return limits.model_copy(update={"memory_mb": memory_limit_mb(limits)})
 
 
 # pytest's exit status when SIGKILL ended it (directly, or as a shell reports it)
