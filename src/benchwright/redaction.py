@@ -28,11 +28,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
 
-from benchwright.fileio import write_bytes_atomic
+from benchwright.fileio import write_bytes_atomic, write_text_atomic
 
 SECRET_NAME = re.compile(
     r"(_API_KEY|_APIKEY|_TOKEN|_SECRET|_SECRET_KEY|_PASSWORD|_ACCESS_KEY|_ACCESS_KEY_ID)$")
@@ -74,13 +75,13 @@ class Redactor:
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None, *,
-                     urls: Iterable[str | None] = ()) -> Redactor:
+                     urls: Mapping[str, str | None] | None = None) -> Redactor:
         """A redactor for every secret variable in `environ` (default: this process's) and the
-        credentials inside `urls` (an endpoint given on the command line, say)."""
+        credentials inside `urls` (by name: `{"BASE_URL": url}` marks `<redacted:BASE_URL_KEY>`)."""
         source = os.environ if environ is None else environ
         found = {k: v for k, v in source.items() if is_secret_name(k)}
-        for index, url in enumerate(u for u in urls if u):
-            found |= url_secrets(url, f"URL{index + 1}" if index else "URL")
+        for name, url in (urls or {}).items():
+            found |= url_secrets(url or "", name)
         return cls(found)
 
     def text(self, text: str) -> str:
@@ -88,6 +89,10 @@ class Redactor:
         for value, mark in self.pairs:
             text = text.replace(value, mark)
         return text
+
+    def write_json(self, path: Path, data: Any) -> None:
+        """Write `data` as JSON (as `write_json_atomic` does), secrets redacted before the write."""
+        write_text_atomic(path, self.text(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
 
     def file(self, path: Path) -> bool:
         """Redact one file in place (atomically, keeping its mode); True if it changed."""

@@ -21,7 +21,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_json_atomic, write_text_atomic
+from benchwright.fileio import write_json_atomic
 from benchwright.redaction import (
     MARK,
     Redactor,
@@ -56,8 +56,7 @@ class RunSweeper:
 
     def write_manifest(self, path: Path, manifest: WebManifest) -> None:
         """Write the manifest with every secret in it redacted."""
-        text = json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False)
-        write_text_atomic(path, self.redactor.text(text) + "\n")
+        self.redactor.write_json(path, manifest.model_dump(mode="json"))
 
 
 def restored(config: WebRunConfig) -> WebRunConfig:
