@@ -11,7 +11,8 @@ forbids processes in a cgroup whose children have controllers), v1 otherwise (a 
 harness's own memory cgroup). The command's first process joins it before `exec`, so every
 descendant is inside. Limits: `memory.max` with `memory.swap.max` 0 (v2), `memory.limit_in_bytes`
 and, where swap is accounted, `memory.memsw.limit_in_bytes` (v1). After the command the
-remaining processes are killed and the cgroup removed; `oom_kill` (v2 `memory.events`, v1
+remaining processes are killed and the cgroup removed (a harness killed first leaves it behind
+for the next one to remove); `oom_kill` (v2 `memory.events`, v1
 `memory.oom_control`) says whether the limit ended something.
 
 Where neither hierarchy can be used (no cgroup file system, not writable), `make` returns None
@@ -93,6 +94,7 @@ def make(limit_mb: int) -> MemoryCgroup | None:
     if found is None:
         return None
     parent, version = found
+    _remove_stale(parent, version)
     folder = parent / f"{_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
     try:
         folder.mkdir()
@@ -125,6 +127,16 @@ def join(procs_file: str) -> None:
         os.write(fd, str(os.getpid()).encode())
     finally:
         os.close(fd)
+
+
+@functools.cache
+def _remove_stale(parent: Path, version: int) -> None:
+    """Once per process: remove the cgroups of harness processes that died (SIGKILL) before
+    removing their own."""
+    for folder in parent.glob(f"{_PREFIX}*-*"):
+        pid = folder.name.removeprefix(_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            MemoryCgroup(folder, version).remove(deadline_s=1.0)
 
 
 def _set_limit(group: MemoryCgroup, limit: int) -> None:

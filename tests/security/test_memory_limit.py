@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright import memory_cgroup
+from benchwright import memory_cgroup, sandbox
 from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
@@ -83,3 +83,27 @@ def test_an_ordinary_command_is_not_reported(tmp_path: Path) -> None:
         env={"PATH": "/usr/bin"}, mounts=[Mount(path=tmp_path, writable=True)],
         limits=Limits(wall_clock_s=120, memory_mb=512))
     assert (result.exit_code, result.memory_exceeded) == (0, False)
+
+
+def test_without_a_cgroup_the_limit_falls_back_to_address_space(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox.memory_cgroup, "make", lambda _limit_mb: None)
+    sandbox._warn_no_cgroup.cache_clear()
+    run = [PYTHON, "-c", "print(len(bytearray(2**30)))"]
+    with pytest.warns(RuntimeWarning, match="address-space"):
+        result = BwrapRuntime().run(run, cwd=tmp_path, env={"PATH": "/usr/bin"},
+                                    mounts=[Mount(path=tmp_path, writable=True)],
+                                    limits=Limits(wall_clock_s=120, memory_mb=256))
+    assert result.exit_code != 0 and result.memory_exceeded is False
+
+
+def test_the_cgroup_of_a_killed_harness_is_removed_by_the_next(tmp_path: Path) -> None:
+    found = memory_cgroup._parent()
+    assert found is not None
+    stale = found[0] / "benchwright-999999999-deadbeef"
+    stale.mkdir()
+    memory_cgroup._remove_stale.cache_clear()
+    group = memory_cgroup.make(64)
+    assert group is not None
+    group.remove()
+    assert not stale.exists()
