@@ -119,7 +119,9 @@ Attempts = tuple[CheckpointEvaluation, Hostile]
 def escape_attempts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attempts]:
     # Graded once for the whole module: every escape case below reads the same evaluation.
     with _hostile_snapshot(tmp_path_factory.mktemp("hostile")) as target:
-        yield _grade(target.snapshot, "checkpoint_1", Limits(wall_clock_s=300)), target
+        # an explicit memory limit: the machine running the tests may be shared and has no swap
+        limits = Limits(wall_clock_s=300, memory_mb=2048)
+        yield _grade(target.snapshot, "checkpoint_1", limits), target
 
 
 ESCAPES = ["network", "read_home", "read_root", "write_outside", "allocate", "sleep", "fork_bomb"]

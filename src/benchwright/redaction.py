@@ -8,21 +8,32 @@ ignored: replacing `1` or `true` everywhere would wreck files and protect nothin
 (`<redacted:GEMINI_API_KEY,GOOGLE_API_KEY>`), so the mark does not depend on the environment's
 order.
 
-Use: `Redactor.from_environ()` (or `Redactor({"NAME": value})`), then `.text(s)`, `.file(path)` or
-`.tree(folder)`. The run loop already sweeps every checkpoint folder (prompt, agent logs and
-trajectory, snapshot, diff, grading output) before its journal record is written, cleans the
-agent's error text and sweeps the manifest, so agent adapters need not call it themselves.
-(Not `secrets.py`: no module is named like a standard-library one.)
+Secrets that are not variables join them: the credentials inside a URL (`url_secrets`: the
+user-info's name and password, and query parameters named like a key, `?key=`, `&api_key=`,
+`&token=`...) and the site passwords of the web track's configuration. Each value is also
+replaced in the forms files hold it in: URL-encoded (`%2F`, `+`) and JSON-escaped.
+
+Use: `Redactor.from_environ()` (or `Redactor({"NAME": value})`, `.with_secrets({...})`), then
+`.text(s)`, `.file(path)` or `.tree(folder)`. The coding run loop already sweeps every checkpoint
+folder (prompt, agent logs and trajectory, snapshot, diff, grading output) before its journal
+record is written, cleans the agent's error text and sweeps the manifest, so agent adapters need
+not call it themselves; the web runs do the same per trial (`benchwright.web.runs.sweep`).
+A redacted URL that must be used again (a resumed run's `--base-url`) gets its values back from
+the environment with `restore`. (Not `secrets.py`: no module is named like a standard-library
+one.)
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
 
-from benchwright.fileio import write_bytes_atomic
+from benchwright.fileio import write_bytes_atomic, write_text_atomic
 
 SECRET_NAME = re.compile(
     r"(_API_KEY|_APIKEY|_TOKEN|_SECRET|_SECRET_KEY|_PASSWORD|_ACCESS_KEY|_ACCESS_KEY_ID)$")
@@ -34,6 +45,9 @@ KNOWN_SECRETS = frozenset({
     "BENCHWRIGHT_LLM_API_KEY", "DAYTONA_API_KEY", "MODAL_TOKEN_SECRET",
 })
 MIN_LENGTH = 8
+# Query parameters that carry credentials (`key`, `api_key`, `access_token`, `sig`, `X-Amz-...`).
+SECRET_PARAM = re.compile(r"key|token|secret|pass|auth|sig|credential|session|code|amz", re.I)
+MARK = re.compile(r"<redacted:([A-Za-z0-9_,.-]+)>")
 
 
 def is_secret_name(name: str) -> bool:
@@ -46,25 +60,39 @@ class Redactor:
     """Replaces known secret values in text and files."""
 
     def __init__(self, secrets: Mapping[str, str]) -> None:
+        self.secrets = {name: value for name, value in secrets.items() if len(value) >= MIN_LENGTH}
         holders: dict[str, list[str]] = {}
-        for name, value in secrets.items():
-            if len(value) >= MIN_LENGTH:
-                holders.setdefault(value, []).append(name)
+        for name, value in self.secrets.items():
+            holders.setdefault(value, []).append(name)
+        found = {form: _mark(names) for value, names in holders.items()
+                 for form in _forms(value)}
         # Longest first, so a secret that contains another is replaced whole.
-        self.pairs = sorted(((value, _mark(names)) for value, names in holders.items()),
-                            key=lambda pair: -len(pair[0]))
+        self.pairs = sorted(found.items(), key=lambda pair: -len(pair[0]))
+
+    def with_secrets(self, extra: Mapping[str, str]) -> Redactor:
+        """A redactor for these secrets as well."""
+        return Redactor({**self.secrets, **extra})
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str] | None = None) -> Redactor:
-        """A redactor for every secret variable in `environ` (default: this process's)."""
+    def from_environ(cls, environ: Mapping[str, str] | None = None, *,
+                     urls: Mapping[str, str | None] | None = None) -> Redactor:
+        """A redactor for every secret variable in `environ` (default: this process's) and the
+        credentials inside `urls` (by name: `{"BASE_URL": url}` marks `<redacted:BASE_URL_KEY>`)."""
         source = os.environ if environ is None else environ
-        return cls({k: v for k, v in source.items() if is_secret_name(k)})
+        found = {k: v for k, v in source.items() if is_secret_name(k)}
+        for name, url in (urls or {}).items():
+            found |= url_secrets(url or "", name)
+        return cls(found)
 
     def text(self, text: str) -> str:
         """`text` with every secret value replaced."""
         for value, mark in self.pairs:
             text = text.replace(value, mark)
         return text
+
+    def write_json(self, path: Path, data: Any) -> None:
+        """Write `data` as JSON (as `write_json_atomic` does), secrets redacted before the write."""
+        write_text_atomic(path, self.text(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
 
     def file(self, path: Path) -> bool:
         """Redact one file in place (atomically, keeping its mode); True if it changed."""
@@ -90,6 +118,46 @@ class Redactor:
                 if path.is_file() and not path.is_symlink():
                     changed += self.file(path)
         return changed
+
+
+def url_secrets(url: str, name: str = "URL") -> dict[str, str]:
+    """The credentials inside a URL, by a made-up variable name: `NAME_USER` and `NAME_PASSWORD`
+    for `scheme://user:password@host`, `NAME_<PARAM>` for a query parameter named like a key."""
+    try:
+        parts = urlsplit(url.strip())
+        username, password = parts.username, parts.password
+    except ValueError:
+        return {}
+    found = {f"{name}_USER": unquote(username or ""), f"{name}_PASSWORD": unquote(password or "")}
+    for key, value in parse_qsl(parts.query, keep_blank_values=False):
+        if SECRET_PARAM.search(key):
+            found[f"{name}_{_variable(key)}"] = value
+    return {k: v for k, v in found.items() if len(v) >= MIN_LENGTH}
+
+
+def restore(text: str, environ: Mapping[str, str] | None = None) -> str:
+    """`text` with each mark whose variable is set replaced by its value again."""
+    source = os.environ if environ is None else environ
+
+    def value(match: re.Match[str]) -> str:
+        names = [n for n in match.group(1).split(",") if source.get(n)]
+        return source[names[0]] if names else match.group(0)
+
+    return MARK.sub(value, text)
+
+
+def is_redacted(text: str) -> bool:
+    """Whether `text` holds a redaction mark."""
+    return MARK.search(text) is not None
+
+
+def _forms(value: str) -> set[str]:
+    """The value as files hold it: as is, URL-encoded, JSON-escaped."""
+    return {value, quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1]}
+
+
+def _variable(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").upper() or "PARAM"
 
 
 def _mark(names: list[str]) -> str:

@@ -4,8 +4,11 @@ The bubblewrap sandbox starts from an empty root and binds in only what a Python
 /usr (read-only), a short list of /etc files, the interpreter and environments named by the caller
 (read-only), and the caller's writable folders. $HOME, /root and the rest of the host are absent.
 The network namespace is private (loopback only) unless the caller asks for the network.
-Limits are rlimits set before bubblewrap starts; they apply to every process in the sandbox
-(RLIMIT_NPROC counts per user namespace, so it bounds the sandbox, not the host).
+Memory is limited as resident memory of the whole sandbox, by a memory cgroup made for each
+command (benchwright.memory_cgroup); where none can be made, by an address-space rlimit per
+process instead (said once). The other limits are rlimits set before bubblewrap starts; they
+apply to every process in the sandbox (RLIMIT_NPROC counts per user namespace, so it bounds the
+sandbox, not the host).
 When the command ends or the wall clock runs out, the sandbox's PID namespace is torn down,
 which kills every process the command left behind.
 """
@@ -24,12 +27,14 @@ import signal
 import subprocess
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from benchwright import memory_cgroup
 from benchwright.errors import PrerequisiteError
 
 if TYPE_CHECKING:
@@ -55,8 +60,12 @@ class Limits(BaseModel):
 
     wall_clock_s: float = 1800.0
     """The whole command is killed after this many seconds."""
-    memory_mb: int = 4096
-    """Address-space limit per process, in MiB."""
+    memory_mb: int | None = None
+    """Resident memory (RAM) the sandbox's processes may use together, in MiB; None: half of the
+    machine's memory. Where no memory cgroup can be made, an address-space limit per process."""
+    address_space_mb: int | None = None
+    """The address-space limit per process used instead where no memory cgroup can be made;
+    None: memory_mb. (Node reserves tens of GiB it never touches: the CLI agents raise it.)"""
     max_processes: int = 256
     """Processes and threads the sandbox may have at once."""
     max_file_mb: int = 1024
@@ -96,6 +105,8 @@ class ExecResult(BaseModel):
     """Where its standard error was written, if to a file."""
     runtime: str = Field(default="bwrap")
     """Which runtime ran it."""
+    memory_exceeded: bool = False
+    """The memory limit made the kernel kill a process of the command."""
 
 
 class _Launch(BaseModel):
@@ -255,17 +266,13 @@ def _run_killable(
         limits = limits.model_copy(
             update={"max_processes": limits.max_processes + _processes_of(os.getuid())})
     start = time.monotonic()
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-        stdout=stdout,
-        stderr=stderr,
-        start_new_session=True,
-        preexec_fn=_limiter(limits),
-        pass_fds=info_fds[1:] if info_fds else (),
-    )
+    group = _memory_group(limits)
+    try:
+        proc = _popen(argv, env, limits, stdout, stderr, cwd, info_fds, stdin, group)
+    except BaseException:
+        if group is not None:
+            group.remove()
+        raise
     namespace = _read_pid_namespace(info_fds) if info_fds else None
     if stdin is not None and proc.stdin is not None:
         _feed(proc.stdin, stdin)
@@ -278,12 +285,60 @@ def _run_killable(
         _kill_group(proc)
         if namespace is not None:
             _sweep_namespace(namespace)
+        exceeded = group is not None and group.exceeded()
+        if group is not None:
+            group.remove()
     return ExecResult(
         argv=argv,
         exit_code=proc.returncode,
         duration_s=round(time.monotonic() - start, 3),
         timed_out=timed_out,
+        memory_exceeded=exceeded,
     )
+
+
+def _popen(
+    argv: list[str],
+    env: Mapping[str, str],
+    limits: Limits,
+    stdout: IO[bytes] | int | None,
+    stderr: IO[bytes] | int | None,
+    cwd: Path | None,
+    info_fds: tuple[int, int] | None,
+    stdin: bytes | None,
+    group: memory_cgroup.MemoryCgroup | None,
+) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+        stdout=stdout,
+        stderr=stderr,
+        start_new_session=True,
+        preexec_fn=_limiter(limits, group.procs_file if group is not None else None),
+        pass_fds=info_fds[1:] if info_fds else (),
+    )
+
+
+def memory_limit_mb(limits: Limits) -> int:
+    """The memory limit in force: the given one, or the machine's default."""
+    return limits.memory_mb if limits.memory_mb is not None else memory_cgroup.default_limit_mb()
+
+
+def _memory_group(limits: Limits) -> memory_cgroup.MemoryCgroup | None:
+    group = memory_cgroup.make(memory_limit_mb(limits))
+    if group is None:
+        _warn_no_cgroup()
+    return group
+
+
+@functools.cache
+def _warn_no_cgroup() -> None:
+    warnings.warn("no memory cgroup can be made here (cgroup v2 with the memory controller, or "
+                  "v1's memory hierarchy, writable): the sandbox's memory limit falls back to an "
+                  "address-space limit per process, which also counts memory never touched",
+                  RuntimeWarning, stacklevel=3)
 
 
 def _feed(pipe: IO[bytes], data: bytes) -> None:
@@ -367,15 +422,21 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def _limiter(limits: Limits) -> Callable[[], None]:
+def _limiter(limits: Limits, cgroup_procs: str | None) -> Callable[[], None]:
+    """What the child does before exec: die with the harness, join the memory cgroup (so every
+    process of the command is inside it), set the rlimits."""
     parent = os.getpid()
+    address_space_mb = limits.address_space_mb or memory_limit_mb(limits)
 
     def apply() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:  # the parent died before the line above took effect
             os._exit(137)
         mib = 1024 * 1024
-        _setrlimit(resource.RLIMIT_AS, limits.memory_mb * mib)
+        if cgroup_procs is not None:
+            memory_cgroup.join(cgroup_procs)
+        else:
+            _setrlimit(resource.RLIMIT_AS, address_space_mb * mib)
         _setrlimit(resource.RLIMIT_NPROC, limits.max_processes)
         _setrlimit(resource.RLIMIT_FSIZE, limits.max_file_mb * mib)
         _setrlimit(resource.RLIMIT_CORE, 0)

@@ -106,7 +106,9 @@ def checkpoint_cmd(
         help="Run the code on this machine without bubblewrap isolation.")] = False,
     wall_clock: Annotated[float, typer.Option(
         help="Seconds before the whole checkpoint is killed.")] = 1800.0,
-    memory_mb: Annotated[int, typer.Option(help="Address-space limit per process.")] = 4096,
+    memory_mb: Annotated[int | None, typer.Option(
+        min=64, help="Resident memory (MiB) the submission's processes may use together; "
+        "default: half of this machine's memory.")] = None,
     max_processes: Annotated[int, typer.Option(help="Processes the sandbox may hold.")] = 256,
 ) -> None:
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""

@@ -77,6 +77,7 @@ def run_web_cmd(
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
     opened: Suite | None = None
+    run_config: WebRunConfig | None = None  # on resume: the manifest's
     if resume:
         run_dir = _resumable(out)
     else:
@@ -91,7 +92,7 @@ def run_web_cmd(
             keep_browser_files=keep_browser_files, cookie_files=_cookie_files(cookies or []))
         run_dir = out or _default_out(agent)
         create_web_run(run_config, run_dir, opened)
-    result = _execute(run_dir, opened, quiet=as_json)
+    result = _execute(run_dir, opened, run_config, quiet=as_json)
     if as_json:
         echo_json(result_fields(result))
     else:
@@ -158,7 +159,8 @@ def _default_out(agent: AgentName) -> Path:
     return Path("benchwright-out") / "runs" / f"web-{agent}-{stamp}"
 
 
-def _execute(run_dir: Path, suite: Suite | None, quiet: bool) -> WebRunResult:
+def _execute(run_dir: Path, suite: Suite | None, config: WebRunConfig | None,
+             quiet: bool) -> WebRunResult:
     # the runner counts the finished trials itself: counting them here first would clear
     # unfinished trial folders before it sees which sites they may have changed
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -175,7 +177,7 @@ def _execute(run_dir: Path, suite: Suite | None, quiet: bool) -> WebRunResult:
                      on_status=lambda message: progress.update(bar, description=message))
     try:
         with progress:
-            return execute_web_run(run_dir, hooks, suite=suite)
+            return execute_web_run(run_dir, hooks, suite=suite, config=config)
     except KeyboardInterrupt:
         hooks.stop.set()
         raise Interrupted("interrupted; finished trials are kept",

@@ -26,6 +26,8 @@ class GradeStatus(StrEnum):
     """pytest could not run the tests (exit code 2-5, or nothing collected)."""
     WALL_CLOCK_TIMEOUT = "wall_clock_timeout"
     """The whole checkpoint ran past its wall-clock limit and was killed."""
+    MEMORY_LIMIT = "memory_limit"
+    """The sandbox's memory limit was reached and the kernel killed pytest (or what it needed)."""
 
 
 class TestCase(BaseModel):
@@ -103,6 +105,9 @@ class CheckpointEvaluation(BaseModel):
     """How grading went."""
     infrastructure_reason: str | None = None
     """Why grading could not run the tests, naming the file at fault where known."""
+    memory_exceeded: bool = False
+    """The sandbox's memory limit killed a process of the tests or the submission (a test that
+    failed for it says so only here; pytest itself killed makes the reason say so)."""
     pytest_exit_code: int
     """pytest's exit status (negative when killed by a signal)."""
     pytest_collected: int

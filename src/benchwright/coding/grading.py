@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.errors import EnvironmentBuildError, WorkspaceError
 from benchwright.interpreters import Interpreter, resolve_python
 from benchwright.protocols import Runtime
-from benchwright.sandbox import ExecResult, Limits, Mount
+from benchwright.sandbox import ExecResult, Limits, Mount, memory_limit_mb
 from benchwright.toolenvs import BuiltEnv, ensure_env, parse_requirements, uv_binary
 
 # The grader's own test environment: pinned, so a verdict does not drift with new releases.
@@ -260,17 +261,27 @@ def _evaluate(
     return CheckpointEvaluation(
         problem=problem.name, problem_version=problem.version,
         checkpoint=checkpoint.name, checkpoint_version=checkpoint.version,
-        status=status, infrastructure_reason=reason,
+        status=status, infrastructure_reason=reason, memory_exceeded=result.memory_exceeded,
         pytest_exit_code=result.exit_code, pytest_collected=collected,
         counts=counts, verdicts=all_verdicts(counts, status is not GradeStatus.COMPLETED),
         tests=cases, duration_s=result.duration_s, total_duration_s=round(total_s, 3),
         grader=GraderInfo(
-            benchwright_version=__version__, runtime=result.runtime, limits=options.limits,
+            benchwright_version=__version__, runtime=result.runtime,
+            limits=_in_force(options.limits),
             entrypoint=entrypoint_command(problem),
             pytest_args=pytest_args(problem, checkpoint, Path("report.json")),
             test_env=_info(envs.test), solution_env=_info(envs.solution, envs.solution_error),
         ),
     )
+
+
+def _in_force(limits: Limits) -> Limits:
+    """The limits with the machine's default memory limit filled in, as they applied."""
+    return limits.model_copy(update={"memory_mb": memory_limit_mb(limits)})
+
+
+# pytest's exit status when SIGKILL ended it (directly, or as a shell reports it)
+_KILLED = (-signal.SIGKILL, 128 + signal.SIGKILL)
 
 
 def _status(
@@ -280,6 +291,10 @@ def _status(
         return GradeStatus.WALL_CLOCK_TIMEOUT, (
             f"the checkpoint ran past its {result.duration_s:.0f} s wall-clock limit and was killed"
         )
+    if result.memory_exceeded and (report is None or result.exit_code in _KILLED):
+        return GradeStatus.MEMORY_LIMIT, (
+            "the sandbox's memory limit was reached and the kernel killed pytest "
+            f"(exit code {result.exit_code}); see --memory-mb")
     if not pr.is_infrastructure_failure(result.exit_code, collected):
         return GradeStatus.COMPLETED, None
     failures = pr.collection_failures(report or {})

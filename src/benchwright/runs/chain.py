@@ -67,7 +67,8 @@ class _Chain:
         self.work = self.layout.work_dir(job.problem, job.trial)
         self.options = GradeOptions(runtime=get_runtime(job.config.unsafe_no_sandbox),
                                     limits=job.config.limits, python=job.config.python)
-        self.redactor = Redactor.from_environ()
+        self.redactor = Redactor.from_environ(
+            urls={"BASE_URL": job.config.agent_settings.base_url})
 
     def checkpoint_dir(self, name: str) -> Path:
         return self.layout.checkpoint_dir(self.job.problem, self.job.trial, name)

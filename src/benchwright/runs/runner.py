@@ -19,7 +19,7 @@ from benchwright.errors import UserInputError
 from benchwright.executors.local import emit
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
-from benchwright.redaction import Redactor
+from benchwright.redaction import Redactor, is_redacted, restore
 from benchwright.runs.chain import ChainJob, run_chain
 from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import RunLayout
@@ -37,8 +37,7 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
                         problem_checksums=_checksums(config),
                         problem_checkpoints=_checkpoint_names(config),
                         environment=_environment())
-    write_json_atomic(layout.manifest, manifest.model_dump(mode="json"))
-    Redactor.from_environ().file(layout.manifest)
+    _redactor(config).write_json(layout.manifest, manifest.model_dump(mode="json"))
     return manifest
 
 
@@ -49,10 +48,26 @@ def load_manifest(run_dir: Path) -> Manifest:
         raise UserInputError("not a run directory (no manifest.json)", path=run_dir,
                              hint="pass the folder `benchwright run coding` printed")
     try:
-        return Manifest.model_validate_json(path.read_text())
+        manifest = Manifest.model_validate_json(path.read_text())
     except ValidationError as exc:
         raise UserInputError(f"manifest.json is not readable: {exc.errors()[0]['msg']}",
                              path=path, hint="it was written by another tool or version") from None
+    return _with_credentials(manifest)
+
+
+def _with_credentials(manifest: Manifest) -> Manifest:
+    """The base URL's credentials (redacted in the file) back from the environment, if set."""
+    settings = manifest.config.agent_settings
+    if settings.base_url is None or not is_redacted(settings.base_url):
+        return manifest
+    settings = settings.model_copy(update={"base_url": restore(settings.base_url)})
+    config = manifest.config.model_copy(update={"agent_settings": settings})
+    return manifest.model_copy(update={"config": config})
+
+
+def _redactor(config: RunConfig) -> Redactor:
+    """Secret variables and the credentials inside the agent's base URL."""
+    return Redactor.from_environ(urls={"BASE_URL": config.agent_settings.base_url})
 
 
 def refresh_checksums(run_dir: Path, manifest: Manifest) -> Manifest:
@@ -60,7 +75,8 @@ def refresh_checksums(run_dir: Path, manifest: Manifest) -> Manifest:
     updated = manifest.model_copy(update={
         "problem_checksums": _checksums(manifest.config),
         "problem_checkpoints": _checkpoint_names(manifest.config)})
-    write_json_atomic(RunLayout(run_dir).manifest, updated.model_dump(mode="json"))
+    _redactor(manifest.config).write_json(RunLayout(run_dir).manifest,
+                                          updated.model_dump(mode="json"))
     return updated
 
 

@@ -42,8 +42,9 @@ from benchwright.sandbox import ExecResult, Limits, Mount
 
 RAW_LOG = "agent.jsonl"
 STDERR_LOG = "agent.stderr.txt"
-# Node's WebAssembly reserves tens of GiB of address space (not memory) per instance, so the
-# sandbox's RLIMIT_AS must leave room for it: gemini fails below 64 GiB.
+# Node's WebAssembly reserves tens of GiB of address space (not memory) per instance, so where
+# the sandbox falls back to RLIMIT_AS (no memory cgroup) it must leave room: gemini fails below
+# 64 GiB. Under a memory cgroup only resident memory counts and this is unused.
 NODE_ADDRESS_SPACE_MB = 256 * 1024
 _PASSTHROUGH = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
                 "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
@@ -68,7 +69,8 @@ class Launch(BaseModel):
     """What the sandbox must see besides the workspace, the HOME, the interpreter and the npm
     tool."""
     address_space_mb: int = 64 * 1024
-    """The least address-space limit the CLI starts under."""
+    """The least address-space limit the CLI starts under, where the sandbox limits address
+    space (no memory cgroup); the resident-memory limit is the run's."""
 
 
 class Parsed(BaseModel):
@@ -179,8 +181,9 @@ class CliAgent:
         mounts = [Mount(path=self.interpreter.prefix), Mount(path=ctx.workspace, writable=True),
                   Mount(path=ctx.artifacts_dir, writable=True), *launch.mounts,
                   *self._tool_mounts()]
+        floor = max(self.limits.address_space_mb or 0, self.limits.memory_mb or 0)
         limits = self.limits.model_copy(
-            update={"memory_mb": max(self.limits.memory_mb, launch.address_space_mb)})
+            update={"address_space_mb": max(floor, launch.address_space_mb)})
         with (ctx.artifacts_dir / RAW_LOG).open("wb") as out, \
                 (ctx.artifacts_dir / STDERR_LOG).open("wb") as err:
             return self.runtime.run(launch.argv, cwd=ctx.workspace, env=env, mounts=mounts,
@@ -240,6 +243,8 @@ def classify(result: ExecResult, parsed: Parsed, stderr: Path) -> tuple[AgentSta
         return AgentStatus.INFRA_ERROR, f"the model provider failed: {_short(provider)}"
     if result.timed_out:
         return AgentStatus.TIMEOUT, "the agent ran past its wall-clock limit"
+    if result.memory_exceeded:
+        return AgentStatus.ERROR, "the agent went over the sandbox's memory limit and was killed"
     last = _short(messages[-1]) if messages else "no error message"
     return AgentStatus.ERROR, f"the agent exited with {result.exit_code}: {last}"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus, sandbox_env
 from benchwright.interpreters import Interpreter
 from benchwright.protocols import Runtime
-from benchwright.sandbox import Limits, Mount
+from benchwright.sandbox import ExecResult, Limits, Mount
 
 
 class CommandAgent:
@@ -44,7 +44,7 @@ class CommandAgent:
                                       stdout=out, stderr=err)
         return AgentResult(status=_status(result.exit_code, result.timed_out),
                            duration_s=result.duration_s,
-                           error=_error(result.exit_code, result.timed_out, ctx.artifacts_dir))
+                           error=_error(result, ctx.artifacts_dir))
 
     def cleanup(self) -> None:
         """Nothing to release: the sandbox is gone when `act` returns."""
@@ -56,10 +56,14 @@ def _status(exit_code: int, timed_out: bool) -> AgentStatus:
     return AgentStatus.COMPLETED if exit_code == 0 else AgentStatus.ERROR
 
 
-def _error(exit_code: int, timed_out: bool, artifacts: Path) -> str | None:
-    if timed_out:
+def _error(result: ExecResult, artifacts: Path) -> str | None:
+    exit_code = result.exit_code
+    if result.timed_out:
         return "the agent command ran past its wall-clock limit"
     if exit_code == 0:
         return None
+    if result.memory_exceeded:
+        return f"the agent command went over the sandbox's memory limit and was killed " \
+            f"(exit {exit_code})"
     tail = (artifacts / "stderr.txt").read_text(errors="replace").strip().splitlines()[-3:]
     return f"the agent command exited with {exit_code}: {' | '.join(tail)}"

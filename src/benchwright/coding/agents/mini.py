@@ -125,6 +125,8 @@ class MiniAgent:
             output = out.read().decode(errors="replace")
         if result.timed_out:
             return f"timed out after {self.limits.wall_clock_s:g} s\n{_clip(output)}"
+        if result.memory_exceeded:
+            output = ("killed: the command went over the sandbox's memory limit\n" + output)
         return f"exit code {result.exit_code}\n{_clip(output)}"
 
 

@@ -1,9 +1,11 @@
 """Create, resume, run and score a web run.
 
 Crash safety: a trial counts as finished exactly when its journal record is there, and the
-record is written after every file of the trial. On resume the journal is cut back to its valid
-prefix, records of infrastructure failures are dropped (those trials are redone), and every trial
-folder without a record (a trial that was running when the run died) is deleted and redone.
+record is written after every file of the trial, and after the trial folder was swept for
+credentials (benchwright.web.runs.sweep; the manifest is written redacted too). On resume the
+journal is cut back to its valid prefix, records of infrastructure failures are dropped (those
+trials are redone), and every trial folder without a record (a trial that was running when the
+run died) is deleted and redone.
 Scoring runs at the end over the whole `tasks/` folder and reuses verdicts whose inputs did not
 change, so a run killed while scoring simply scores again.
 """
@@ -45,6 +47,7 @@ from benchwright.web.runs.models import (
 )
 from benchwright.web.runs.scheduling import SiteGuard, TrialJob, group_of, plan, run_workers
 from benchwright.web.runs.suites import LOCAL, Suite, SuiteSession, open_suite, require_sites
+from benchwright.web.runs.sweep import RunSweeper, restored
 from benchwright.web.runs.trial import agent_for, run_trial_files
 from benchwright.web.scoring import AGENT_RESPONSE, METRICS, WebEvalSummary, score_output_dir
 from benchwright.web.tasks import TaskType, WebTask
@@ -88,7 +91,7 @@ def create_web_run(config: WebRunConfig, run_dir: Path, suite: Suite) -> WebMani
         tasks=[planned(t) for t in tasks], dataset_file=suite.dataset_file,
         data_checksum=suite.dataset.data_checksum,
         environment={"platform": platform.platform(), "python": sys.version.split()[0]})
-    write_json_atomic(layout.manifest, manifest.model_dump(mode="json"))
+    RunSweeper(config, suite.env_config).write_manifest(layout.manifest, manifest)
     return manifest
 
 
@@ -165,21 +168,25 @@ def _dirty_at_start(layout: WebRunLayout, manifest: WebManifest, suite: Suite) -
 
 
 def execute_web_run(run_dir: Path, hooks: RunHooks | None = None, *, suite: Suite | None = None,
-                    runner_factory: RunnerFactory | None = None) -> WebRunResult:
+                    runner_factory: RunnerFactory | None = None,
+                    config: WebRunConfig | None = None) -> WebRunResult:
     """Run every trial not yet finished, then score and report. `suite` and `runner_factory`
     replace the manifest's (tests); by default the suite is opened again by name and each site
-    worker gets the registered runner."""
+    worker gets the registered runner. `config` is the run's configuration as given, for the
+    credentials the manifest does not keep; without it they come back from the environment."""
     hooks = hooks or RunHooks()
     layout = WebRunLayout(run_dir)
     manifest = load_web_manifest(run_dir)
+    manifest = manifest.model_copy(update={"config": config or restored(manifest.config)})
     suite = suite or suite_of(manifest)
+    sweeper = RunSweeper(manifest.config, suite.env_config, manifest.site_urls)
     dirty = _dirty_at_start(layout, manifest, suite)
     done = {(r.task_id, r.trial) for r in finished_trials(layout, manifest)}
     hooks.on_start(len(manifest.tasks) * manifest.config.trials, len(done))
     with suite.session() as session:
-        manifest = _record_urls(layout, manifest, session.site_urls)
+        manifest = _record_urls(layout, manifest, session.site_urls, sweeper)
         require_sites(suite, session.site_urls, {s for t in manifest.tasks for s in t.sites})
-        context = _Context(layout, manifest, suite, session, hooks,
+        context = _Context(layout, manifest, suite, session, hooks, sweeper,
                            factory=runner_factory or _registered(manifest))
         _run_trials(context, SiteGuard(session.reset, session.reset_scope, dirty), done)
     return finish(run_dir, hooks.on_status, suite=suite, manifest=manifest).result
@@ -190,14 +197,14 @@ def suite_of(manifest: WebManifest) -> Suite:
     return open_suite(manifest.config.suite, manifest.config.env_config)
 
 
-def _record_urls(layout: WebRunLayout, manifest: WebManifest,
-                 urls: dict[str, str]) -> WebManifest:
+def _record_urls(layout: WebRunLayout, manifest: WebManifest, urls: dict[str, str],
+                 sweeper: RunSweeper) -> WebManifest:
     merged = {site: list(known) for site, known in manifest.site_urls.items()}
     for site, url in urls.items():
         if url not in merged.setdefault(site, []):
             merged[site].append(url)
     updated = manifest.model_copy(update={"site_urls": merged})
-    write_json_atomic(layout.manifest, updated.model_dump(mode="json"))
+    sweeper.write_manifest(layout.manifest, updated)
     return updated
 
 
@@ -208,6 +215,7 @@ class _Context:
     suite: Suite
     session: SuiteSession
     hooks: RunHooks
+    sweeper: RunSweeper
     factory: RunnerFactory
     journal_lock: threading.Lock = field(default_factory=threading.Lock)
     runners: dict[str, TrialRunner] = field(default_factory=dict)
@@ -231,6 +239,7 @@ def _one(ctx: _Context, guard: SiteGuard, job: TrialJob) -> None:
     runner = _runner_for(ctx, job.task.group)
     with guard.trial(job.task) as reset:
         record = run_trial_files(runner, _request(ctx, job), job, ctx.extractor, reset)
+    ctx.sweeper.trial(ctx.layout.trial_dir(job.task.task_id, job.trial))  # before the record
     with ctx.journal_lock:
         journal.append_record(ctx.layout.journal, record)
     ctx.hooks.on_trial(record)
