@@ -57,7 +57,8 @@ class Bridge:
     def env(self) -> dict[str, str]:
         """Proxy settings for the command (they replace any the harness has)."""
         url = f"http://127.0.0.1:{self.port}"
-        return {name: url for name in PROXY_VARIABLES if "no_proxy" not in name.lower()}
+        proxies = {name: url for name in PROXY_VARIABLES if "no_proxy" not in name.lower()}
+        return proxies | {"NODE_USE_ENV_PROXY": "1"}  # Node's fetch ignores them without it
 
 
 @contextmanager
