@@ -145,6 +145,8 @@ class EgressProxy:
         self.refused: list[str] = []
         """host:port pairs asked for and refused, in order."""
         self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._live: set[socket.socket] = set()
+        self._lock = threading.Lock()
 
     def __enter__(self) -> EgressProxy:
         self._server.bind(str(self.socket_path))
@@ -159,6 +161,10 @@ class EgressProxy:
         with contextlib.suppress(OSError):
             self._server.shutdown(socket.SHUT_RDWR)
         self._server.close()
+        with self._lock:  # tunnels a sandbox left open end with it, threads included
+            for conn in self._live:
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def _accept(self) -> None:
@@ -167,7 +173,18 @@ class EgressProxy:
                 client, _addr = self._server.accept()
             except OSError:
                 return
-            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+            threading.Thread(target=self._serve_tracked, args=(client,), daemon=True).start()
+
+    def _serve_tracked(self, client: socket.socket) -> None:
+        with self._lock:
+            self._live.add(client)
+        try:
+            self._serve(client)
+        except OSError:  # either side went away mid-way: nothing to answer to
+            pass
+        finally:
+            with self._lock:
+                self._live.discard(client)
 
     def _serve(self, client: socket.socket) -> None:
         with client:
@@ -182,6 +199,8 @@ class EgressProxy:
             upstream = self._open(*target)
             if upstream is None:
                 return _answer(client, 502, "Bad Gateway")
+            with self._lock:
+                self._live.add(upstream)
             with upstream:
                 if forward is None:
                     client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
@@ -190,6 +209,8 @@ class EgressProxy:
                 if rest:
                     upstream.sendall(rest)
                 _relay(client, upstream)
+            with self._lock:
+                self._live.discard(upstream)
         return None
 
     def _open(self, host: str, port: int) -> socket.socket | None:
