@@ -2,7 +2,8 @@
 
 `payload` is Python source that sets a string `LOOT`; the backend prints LOOT (so it lands in
 uv's error output) and ships it inside the wheel as `evilpkg.LOOT` (so it lands in the built
-environment, which the submission can read while it is graded).
+environment, which the submission can read while it is graded). `pth`, one line of Python, is
+shipped as a .pth file: every start of the environment's python runs it (`uv pip freeze` too).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def _wheel(wheel_directory):
     name = "evilpkg-0.1-py3-none-any.whl"
     files = {{
         "evilpkg.py": "LOOT = " + repr(LOOT) + "\\n",
+        "evilpkg_hook.pth": PTH + "\\n",
         "evilpkg-0.1.dist-info/METADATA": "Metadata-Version: 2.1\\nName: evilpkg\\nVersion: 0.1\\n",
         "evilpkg-0.1.dist-info/WHEEL":
             "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
@@ -58,9 +60,10 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 '''
 
 
-def write_evil_package(folder: Path, payload: str) -> Path:
+def write_evil_package(folder: Path, payload: str, pth: str = "import os") -> Path:
     """The package's folder, ready to be named as `evilpkg @ file://FOLDER`."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "pyproject.toml").write_text(PYPROJECT)
-    (folder / "backend.py").write_text(BACKEND.format(payload=textwrap.dedent(payload)))
+    source = f"PTH = {pth!r}\n" + textwrap.dedent(payload)
+    (folder / "backend.py").write_text(BACKEND.format(payload=source))
     return folder

@@ -18,7 +18,7 @@ import pytest
 
 from benchwright.coding.agents.base import AgentContext
 from benchwright.coding.agents.command import CommandAgent
-from benchwright.egress import EgressProxy, host_addresses
+from benchwright.egress import EgressProxy, host_addresses, index_endpoints, local_index_folders
 from benchwright.interpreters import resolve_python
 from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import Limits, get_runtime
@@ -208,3 +208,46 @@ def test_proxy_answers_garbage_with_400() -> None:
         conn.sendall(b"GET /relative HTTP/1.1\r\n\r\n")
         assert conn.recv(100).startswith(b"HTTP/1.1 400")
     assert sys.platform.startswith("linux")
+
+
+class Upstream:
+    """The user's own proxy on loopback: answers CONNECT with 200, then echoes."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.asked: list[bytes] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        with contextlib.suppress(OSError):
+            conn, _addr = self.server.accept()
+            with conn:
+                self.asked.append(conn.recv(200).split(b"\r\n")[0])
+                conn.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
+                conn.sendall(conn.recv(100))
+
+
+def test_proxy_chains_to_the_users_proxy_and_still_allowlists() -> None:
+    upstream = Upstream()
+    try:
+        with EgressProxy([("pypi.org", 443)], upstream=("127.0.0.1", upstream.port)) as proxy:
+            assert _connect_status(proxy, "example.com:443") == "403"
+            with socket.socket(socket.AF_UNIX) as conn:
+                conn.connect(str(proxy.socket_path))
+                conn.sendall(b"CONNECT pypi.org:443 HTTP/1.1\r\n\r\n")
+                assert conn.recv(100).startswith(b"HTTP/1.1 200")
+                conn.sendall(b"hello")
+                assert conn.recv(100) == b"hello"
+    finally:
+        upstream.server.close()
+    assert upstream.asked == [b"CONNECT pypi.org:443 HTTP/1.1"]
+
+
+def test_index_settings_decide_the_build_allowlist(tmp_path: Path) -> None:
+    environ = {"UV_INDEX_URL": "https://mirror.example:8443/simple",
+               "UV_EXTRA_INDEX_URL": f"file://{tmp_path} http://other.example/simple",
+               "UV_FIND_LINKS": str(tmp_path / "missing"), "HOME": "/root"}
+    assert index_endpoints(environ) == [("pypi.org", 443), ("files.pythonhosted.org", 443),
+                                        ("mirror.example", 8443), ("other.example", 80)]
+    assert local_index_folders(environ) == [tmp_path]

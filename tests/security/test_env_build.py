@@ -62,6 +62,9 @@ except OSError:
     pass
 '''
 
+# The attacker's own files name the canary file (to read it); they hold no loot.
+OWN_FILES = {"backend.py", "evilpkg_hook.pth"}
+
 
 class Scene:
     """The attack's setting: canaries, the problem, the workspace, the outside folder."""
@@ -92,7 +95,10 @@ class Scene:
                      f"HIDDEN = {str(self.problem_dir / 'tests' / 'test_checkpoint_2.py')!r}\n"
                      f"WORKSPACE = {str(self.workspace)!r}\nOUTSIDE = {str(self.outside)!r}\n"
                      f"CACHE = {str(self.cache)!r}\n")
-        write_evil_package(self.workspace / "evil", constants + PAYLOAD)
+        # Run by every start of the built environment's python: `uv pip freeze` included.
+        pth = (f"import shutil; shutil.copy({str(self.secret_file)!r}, "
+               f"{str(self.outside / 'pth-loot.txt')!r})")
+        write_evil_package(self.workspace / "evil", constants + PAYLOAD, pth)
         (self.workspace / "requirements.txt").write_text(
             f"evilpkg @ file://{self.workspace / 'evil'}\n")
         self.before = sorted(p.name for p in self.workspace.iterdir())
@@ -108,7 +114,7 @@ class Scene:
         for folder in (self.cache, self.workspace, self.outside, *also):
             for path in (p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
                 text = path.read_text(errors="replace")
-                leaked = [c for c in canaries if c in text and path.name != "backend.py"]
+                leaked = [c for c in canaries if c in text and path.name not in OWN_FILES]
                 assert not leaked, f"{path} holds {leaked}"
 
 
