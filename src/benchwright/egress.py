@@ -251,7 +251,15 @@ def _parse_request(head: bytes) -> tuple[Endpoint, bytes | None]:
     if parts.scheme != "http" or target is None:
         raise ValueError("only CONNECT and absolute http:// requests are proxied")
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return target, f"{method} {path} {version}\r\n".encode("latin-1") + headers
+    return target, f"{method} {path} {version}\r\n".encode("latin-1") + _closing(headers)
+
+
+def _closing(headers: bytes) -> bytes:
+    """The headers with `Connection: close`: the bytes after this request are relayed as they
+    come, so the next request must come on a new connection, to be read (and judged) afresh."""
+    hop = (b"connection:", b"proxy-connection:", b"keep-alive:")
+    lines = [ln for ln in headers.split(b"\r\n") if ln and not ln.lower().startswith(hop)]
+    return b"\r\n".join([*lines, b"Connection: close", b"", b""])
 
 
 def _tunnel(proxy: Endpoint, host: str, port: int) -> socket.socket | None:

@@ -58,7 +58,10 @@ class Bridge:
         """Proxy settings for the command (they replace any the harness has)."""
         url = f"http://127.0.0.1:{self.port}"
         proxies = {name: url for name in PROXY_VARIABLES if "no_proxy" not in name.lower()}
-        return proxies | {"NODE_USE_ENV_PROXY": "1"}  # Node's fetch ignores them without it
+        # Loopback endpoints are listened for inside: clients reach them there, unproxied.
+        direct = ",".join(sorted({host for host, _port in self.tunnels}))
+        bypass = {"NO_PROXY": direct, "no_proxy": direct} if direct else {}
+        return proxies | bypass | {"NODE_USE_ENV_PROXY": "1"}  # Node's fetch needs it
 
 
 @contextmanager

@@ -3,7 +3,7 @@
 `payload` is Python source that sets a string `LOOT`; the backend prints LOOT (so it lands in
 uv's error output) and ships it inside the wheel as `evilpkg.LOOT` (so it lands in the built
 environment, which the submission can read while it is graded). `pth`, one line of Python, is
-shipped as a .pth file: every start of the environment's python runs it (`uv pip freeze` too).
+shipped as a .pth file: every start of the environment's python runs it.
 """
 
 from __future__ import annotations

@@ -124,10 +124,11 @@ def test_environment_build_reaches_the_index_and_nothing_else(
 
 
 AGENT_PROBE = '''
-import json, urllib.request
+import json, os, urllib.request
 {probe}
 def fetch(url, proxied):
-    handlers = [] if proxied else [urllib.request.ProxyHandler({{}})]
+    proxy = {{"http": os.environ["HTTP_PROXY"]}} if proxied else {{}}
+    handlers = [urllib.request.ProxyHandler(proxy)]
     try:
         with urllib.request.build_opener(*handlers).open(url, timeout=10) as reply:
             return str(reply.status)
@@ -251,3 +252,18 @@ def test_index_settings_decide_the_build_allowlist(tmp_path: Path) -> None:
     assert index_endpoints(environ) == [("pypi.org", 443), ("files.pythonhosted.org", 443),
                                         ("mirror.example", 8443), ("other.example", 80)]
     assert local_index_folders(environ) == [tmp_path]
+
+
+def test_plain_http_through_the_proxy_is_one_request_per_connection() -> None:
+    """The bytes after a proxied request are relayed as they come, so the connection must end
+    with the response: a second request on it would reach the server unjudged."""
+    with FakeLLMServer(Script()) as fake, EgressProxy([("127.0.0.1", fake.port)]) as proxy, \
+            socket.socket(socket.AF_UNIX) as conn:
+        conn.connect(str(proxy.socket_path))
+        conn.sendall(f"GET {fake.base_url}/_fake/requests HTTP/1.1\r\nHost: x\r\n"
+                     "Connection: keep-alive\r\n\r\n".encode())
+        conn.settimeout(10)
+        reply = b""
+        while chunk := conn.recv(65536):  # ends: the server closed after one response
+            reply += chunk
+    assert reply.startswith(b"HTTP/1.") and b" 200 " in reply.split(b"\r\n")[0]

