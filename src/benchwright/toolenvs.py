@@ -126,7 +126,10 @@ def _finish(path: Path, key: str, interpreter: Interpreter, requirements: list[s
             frozen: list[str]) -> BuiltEnv:
     built = BuiltEnv(path=path, key=key, python_version=interpreter.version,
                      requirements=requirements, packages=frozen)
-    (path / MARKER).unlink(missing_ok=True)  # whatever a build left there, link or file
+    marker = path / MARKER
+    if marker.is_dir() and not marker.is_symlink():  # whatever a build left under its name
+        shutil.rmtree(marker)
+    marker.unlink(missing_ok=True)
     write_text_atomic(path / MARKER, built.model_dump_json(indent=2))
     return built
 
