@@ -18,6 +18,7 @@ import pytest
 
 from benchwright.coding.agents.base import AgentContext
 from benchwright.coding.agents.command import CommandAgent
+from benchwright.coding.agents.network import agent_allowlist, provider_endpoints
 from benchwright.egress import EgressProxy, host_addresses, index_endpoints, local_index_folders
 from benchwright.interpreters import resolve_python
 from benchwright.runs.models import AgentSettings
@@ -267,3 +268,16 @@ def test_plain_http_through_the_proxy_is_one_request_per_connection() -> None:
         while chunk := conn.recv(65536):  # ends: the server closed after one response
             reply += chunk
     assert reply.startswith(b"HTTP/1.") and b" 200 " in reply.split(b"\r\n")[0]
+
+
+def test_agent_allowlists_name_the_endpoint_or_the_provider_and_nothing_more() -> None:
+    fallback = provider_endpoints(["ANTHROPIC_API_KEY"])
+    assert fallback == [("api.anthropic.com", 443)]
+    assert agent_allowlist(["http://127.0.0.1:8123/v1"], fallback) == [("127.0.0.1", 8123)]
+    assert agent_allowlist([None], fallback) == [("api.anthropic.com", 443)]
+    assert agent_allowlist([None]) == []
+    with_indexes = agent_allowlist(["https://llm.example/v1"], package_indexes=True)
+    assert with_indexes[0] == ("llm.example", 443) and ("pypi.org", 443) in with_indexes
+    assert set(provider_endpoints(["LLM_API_KEY"])) == {
+        ("api.anthropic.com", 443), ("api.openai.com", 443),
+        ("generativelanguage.googleapis.com", 443)}
