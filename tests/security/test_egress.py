@@ -281,3 +281,36 @@ def test_agent_allowlists_name_the_endpoint_or_the_provider_and_nothing_more() -
     assert set(provider_endpoints(["LLM_API_KEY"])) == {
         ("api.anthropic.com", 443), ("api.openai.com", 443),
         ("generativelanguage.googleapis.com", 443)}
+
+
+def test_mini_commands_with_agent_network_reach_the_indexes_only(
+    tmp_path: Path, listener: Listener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchwright.coding.agents.mini import MiniAgent
+
+    pytest.importorskip("openai")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-unit-test-key")
+    turns = [{"text": "probe", "tool_calls": [
+        {"name": "bash", "arguments": {"command": "python probe.py"}}]}, {"text": "done"}]
+    with FakeLLMServer(Script.model_validate({"turns": turns})) as fake:
+        workspace = tmp_path / "ws"
+        workspace.mkdir()
+        (workspace / "probe.py").write_text(AGENT_PROBE.format(
+            probe=f"HOST_PORT = {listener.port}\n{PROBE}", endpoint=fake.base_url))
+        (tmp_path / "agent").mkdir()
+        agent = MiniAgent("fake", AgentSettings(base_url=f"{fake.base_url}/v1"), get_runtime(),
+                          Limits(), resolve_python(None), network=True)
+        ctx = AgentContext(problem="p", problem_dir=tmp_path, checkpoint="checkpoint_1",
+                           trial=1, workspace=workspace, prompt="probe",
+                           prompt_file=tmp_path / "p.txt", is_continuation=False,
+                           artifacts_dir=tmp_path / "agent")
+        assert agent.act(ctx).status == "completed"
+    results = json.loads((workspace / "results.json").read_text())
+    # The model is called by the harness: the commands never reach its endpoint.
+    assert results["endpoint_direct"] not in ("200", "403")
+    assert results["endpoint_proxied"] == "HTTPError", results  # the proxy's 403
+    assert results["proxy_index"] == "200", results
+    for probe in ("proxy_host_listener", "proxy_localhost_listener", "socket_host_listener",
+                  "proxy_other_host", "proxy_index_other_port"):
+        assert results[probe] == "403", (probe, results)
+    assert results["direct_host_listener"] != "open" and listener.accepted == 0
