@@ -59,7 +59,7 @@ class Bridge:
         url = f"http://127.0.0.1:{self.port}"
         proxies = {name: url for name in PROXY_VARIABLES if "no_proxy" not in name.lower()}
         # Loopback endpoints are listened for inside: clients reach them there, unproxied.
-        direct = ",".join(sorted({host for host, _port in self.tunnels}))
+        direct = ",".join(sorted({host for host, port in self.tunnels if port >= 1024}))
         bypass = {"NO_PROXY": direct, "no_proxy": direct} if direct else {}
         return proxies | bypass | {"NODE_USE_ENV_PROXY": "1"}  # Node's fetch needs it
 

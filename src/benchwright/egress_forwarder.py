@@ -72,7 +72,11 @@ def main(argv: list[str]) -> int:
     _listen(proxy_port, path, None)
     for spec in tunnels:
         port, _eq, target = spec.partition("=")
-        _listen(int(port), path, target)
+        try:
+            _listen(int(port), path, target)
+        except OSError as exc:  # a port below 1024: reachable through the proxy variables only
+            print(f"benchwright: cannot listen for {target} on 127.0.0.1:{port}: {exc}",
+                  file=sys.stderr)
     return subprocess.call(argv[split + 1:])
 
 
