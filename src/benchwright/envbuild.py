@@ -1,7 +1,7 @@
 """Build one environment inside the bubblewrap sandbox: requirements are untrusted code.
 
 Installing a requirement can run its build backend, so `uv venv`, `uv pip install` and
-`uv pip freeze` (which starts the environment's python, and so its .pth files) all run sandboxed,
+`uv pip freeze` (which may start the environment's python, and so its .pth files) run sandboxed,
 as a fresh unprivileged uid, seeing only: the environment's folder (writable), a private /tmp
 that is also uv's cache (so a build can poison no cache another build or the harness uses), the
 interpreter, uv, the certificates, local index folders and the submission's own folder
@@ -29,6 +29,15 @@ _KEPT_PREFIXES = ("UV_",)
 _KEPT = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 # Set by us, never taken from the harness: they name the harness's own folders.
 _DROPPED = ("UV_CACHE_DIR", "UV_PYTHON_INSTALL_DIR", "UV_TOOL_DIR", "UV_CONFIG_FILE")
+# One sandbox for the three steps (each start costs ~0.1-0.2 s); only freeze writes to stdout.
+_SCRIPT = """
+"$1" venv --quiet --python "$2" "$3" || exit 10
+if [ -s /tmp/requirements.in ]; then
+  "$1" pip install --quiet --python "$3/bin/python" -r /tmp/requirements.in || exit 11
+fi
+"$1" pip freeze --python "$3/bin/python" || exit 12
+"""
+_STEPS = {10: "venv", 11: "pip", 12: "pip"}
 BUILD_LIMITS = Limits(wall_clock_s=1800.0, memory_mb=16384, max_processes=512,
                       max_file_mb=4096)
 
@@ -47,22 +56,19 @@ class SandboxedBuild:
         """Build the environment; returns `uv pip freeze`'s lines."""
         try:
             self.path.mkdir(parents=True)
-            self._step("venv", [uv, "venv", "--quiet", "--python",
-                                str(self.interpreter.executable), str(self.path)], uv)
-            if requirements:
-                (self.scratch / "tmp" / "requirements.in").write_text(
-                    "\n".join(requirements) + "\n")
-                with bridged(index_endpoints(), self.interpreter.executable) as bridge:
-                    self._step("pip", [uv, "pip", "install", "--quiet", "--python",
-                                       str(self.path / "bin/python"), "-r",
-                                       "/tmp/requirements.in"], uv, bridge)
-            return self._step("pip", [uv, "pip", "freeze", "--python",
-                                      str(self.path / "bin/python")], uv).splitlines()
+            (self.scratch / "tmp" / "requirements.in").write_text(
+                "".join(f"{line}\n" for line in requirements))
+            argv = ["/bin/sh", "-c", _SCRIPT, "build", uv, str(self.interpreter.executable),
+                    str(self.path)]
+            if not requirements:  # nothing to download: no network at all
+                return self._run(argv, uv, None).splitlines()
+            with bridged(index_endpoints(), self.interpreter.executable) as bridge:
+                return self._run(argv, uv, bridge).splitlines()
         finally:
             reclaim_tree(self.path)
             shutil.rmtree(self.scratch, ignore_errors=True)
 
-    def _step(self, name: str, argv: list[str], uv: str, bridge: Bridge | None = None) -> str:
+    def _run(self, argv: list[str], uv: str, bridge: Bridge | None) -> str:
         out, err = self.scratch / "out" / "stdout", self.scratch / "out" / "stderr"
         env = self._env() | (bridge.env() if bridge else {})
         mounts = self._mounts(uv) + (bridge.mounts() if bridge else [])
@@ -71,9 +77,9 @@ class SandboxedBuild:
                                       env=env, mounts=mounts, limits=BUILD_LIMITS,
                                       stdout=stdout, stderr=stderr)
         if result.exit_code != 0 or result.timed_out:
-            detail = _tail(err) or _tail(out)
+            step = _STEPS.get(result.exit_code, "pip")
             raise EnvironmentBuildError(
-                f"uv {name} failed: {detail or 'no output'}",
+                f"uv {step} failed: {_tail(err) or 'no output'}",
                 hint="check the requirements and that the package index is reachable")
         return out.read_text(errors="replace")
 
