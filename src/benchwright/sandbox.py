@@ -483,3 +483,31 @@ def get_runtime(unsafe_no_sandbox: bool = False) -> Runtime:
     runtime: Runtime = resolve("runtime", RUNTIMES, "unsafe-local" if unsafe_no_sandbox
                                else "bwrap")()
     return runtime
+
+
+def is_sandbox_uid(uid: int) -> bool:
+    """Whether `uid` is one of the fresh host uids sandboxes started by root run as."""
+    return _SANDBOX_UID_BASE <= uid < _SANDBOX_UID_BASE + _SANDBOX_UID_SPAN
+
+
+def reclaim_tree(root: Path) -> None:
+    """Give back to the harness's user everything under `root` a sandbox uid owns, links
+    included (never followed), so no later sandbox (a different uid) or sandboxed command can
+    change it. Entries owned by anyone else are left alone: a hard link to a file of theirs
+    must not become the harness's."""
+    owner = (os.getuid(), os.getgid())
+    for entry in [root, *_entries(root)]:
+        with contextlib.suppress(FileNotFoundError):
+            info = entry.lstat()
+            if not is_sandbox_uid(info.st_uid):
+                continue
+            os.chown(entry, *owner, follow_symlinks=False)
+            if not entry.is_symlink():  # no set-id bits, and writable by the owner only
+                entry.chmod(info.st_mode & 0o755)
+
+
+def _entries(root: Path) -> list[Path]:
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root):
+        found += [Path(folder) / name for name in [*dirs, *files]]
+    return found

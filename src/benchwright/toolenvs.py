@@ -1,9 +1,11 @@
 """Python environments built with uv and cached by the hash of what went into them.
 
 An environment is keyed by the interpreter and the exact requirement lines, so grading the same
-requirements again installs nothing. A finished environment carries a marker file; a half-built
-one (a crash, a kill -9) has none and is rebuilt. A file lock keeps two graders from building
-the same environment at once.
+requirements again installs nothing (and starts no sandbox and no proxy). A finished environment
+carries a marker file, written by the harness; a half-built one (a crash, a kill -9) has none and
+is rebuilt. A file lock keeps two graders from building the same environment at once.
+Requirements are untrusted code (a build backend runs at install), so builds run in the sandbox
+(`envbuild`); only `--unsafe-no-sandbox` builds on the host.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.errors import EnvironmentBuildError, PrerequisiteError
+from benchwright.fileio import write_text_atomic
 from benchwright.interpreters import Interpreter
+from benchwright.sandbox import require_bwrap
 
 MARKER = ".benchwright-env.json"
-ENV_FORMAT = 1
+ENV_FORMAT = 2
 # Passed through to uv so that mirrors and proxies configured by the user keep working.
 _UV_PASSTHROUGH = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE", "UV_CACHE_DIR")
 
@@ -68,8 +72,15 @@ def env_key(interpreter: Interpreter, requirements: Sequence[str]) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:20]
 
 
-def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str]) -> BuiltEnv:
-    """The environment for these requirements, built on first use and reused after."""
+def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str], *,
+               sandboxed: bool | None = None, source: Path | None = None) -> BuiltEnv:
+    """The environment for these requirements, built on first use and reused after.
+
+    `sandboxed`: build in the bubblewrap sandbox (True), on the host (False: only for
+    `--unsafe-no-sandbox`), or in the sandbox when bubblewrap works here (None: for
+    benchwright's own pinned requirements). `source`: the submission's folder, visible
+    read-only to the build for `file://` requirements that point into it.
+    """
     key = env_key(interpreter, requirements)
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
@@ -78,7 +89,10 @@ def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str]
         if (path / MARKER).is_file():
             built = BuiltEnv.model_validate_json((path / MARKER).read_text())
             return built.model_copy(update={"reused": True})
-        return _build(path, key, interpreter, list(requirements))
+        if sandboxed is None:
+            sandboxed = _bwrap_works()
+        build = _build_sandboxed if sandboxed else _build
+        return build(path, key, interpreter, list(requirements), source)
 
 
 def parse_requirements(text: str) -> list[str]:
@@ -87,7 +101,42 @@ def parse_requirements(text: str) -> list[str]:
     return [line for line in lines if line and not line.startswith("#")]
 
 
-def _build(path: Path, key: str, interpreter: Interpreter, requirements: list[str]) -> BuiltEnv:
+def _bwrap_works() -> bool:
+    try:
+        require_bwrap()
+    except PrerequisiteError:
+        return False
+    return True
+
+
+def _build_sandboxed(path: Path, key: str, interpreter: Interpreter, requirements: list[str],
+                     source: Path | None) -> BuiltEnv:
+    from benchwright.envbuild import SandboxedBuild
+
+    shutil.rmtree(path, ignore_errors=True)
+    try:
+        frozen = SandboxedBuild(path, interpreter, source).run(uv_binary(), requirements)
+    except EnvironmentBuildError:
+        shutil.rmtree(path, ignore_errors=True)
+        raise
+    return _finish(path, key, interpreter, requirements, frozen)
+
+
+def _finish(path: Path, key: str, interpreter: Interpreter, requirements: list[str],
+            frozen: list[str]) -> BuiltEnv:
+    built = BuiltEnv(path=path, key=key, python_version=interpreter.version,
+                     requirements=requirements, packages=frozen)
+    marker = path / MARKER
+    if marker.is_dir() and not marker.is_symlink():  # whatever a build left under its name
+        shutil.rmtree(marker)
+    marker.unlink(missing_ok=True)
+    write_text_atomic(path / MARKER, built.model_dump_json(indent=2))
+    return built
+
+
+def _build(path: Path, key: str, interpreter: Interpreter, requirements: list[str],
+           source: Path | None) -> BuiltEnv:
+    """The unsandboxed build (`--unsafe-no-sandbox`): uv on the host."""
     shutil.rmtree(path, ignore_errors=True)
     _uv(["venv", "--quiet", "--python", str(interpreter.executable), str(path)])
     if requirements:
@@ -100,10 +149,7 @@ def _build(path: Path, key: str, interpreter: Interpreter, requirements: list[st
             shutil.rmtree(path, ignore_errors=True)
             raise
     frozen = _uv(["pip", "freeze", "--python", str(path / "bin/python")]).splitlines()
-    built = BuiltEnv(path=path, key=key, python_version=interpreter.version,
-                     requirements=requirements, packages=frozen)
-    (path / MARKER).write_text(built.model_dump_json(indent=2))
-    return built
+    return _finish(path, key, interpreter, requirements, frozen)
 
 
 def _uv(args: list[str]) -> str:

@@ -92,7 +92,8 @@ def grade_checkpoint(
     prepared = _prepare(problem, checkpoint, snapshot)
     try:
         progress("building environments")
-        envs = _environments(problem, prepared.workspace, interpreter)
+        envs = _environments(problem, snapshot, prepared.workspace, interpreter,
+                             sandboxed=options.runtime.name == "bwrap")
         progress("running pytest")
         output = _run_pytest(problem, checkpoint, prepared, interpreter, envs, options)
     finally:
@@ -136,16 +137,22 @@ class _Envs(BaseModel):
     solution_error: str | None = None
 
 
-def _environments(problem: ProblemConfig, workspace: Path, interpreter: Interpreter) -> _Envs:
-    test_env = ensure_env("tests", interpreter, [*TEST_ENV_BASE, *problem.test_dependencies])
+def _environments(problem: ProblemConfig, snapshot: Path, workspace: Path,
+                  interpreter: Interpreter, sandboxed: bool) -> _Envs:
+    """Both environments; their builds run in the sandbox unless the runtime is the host's.
+    The solution's build sees the submission's own folder (read-only), nothing else of it."""
+    test_env = ensure_env("tests", interpreter, [*TEST_ENV_BASE, *problem.test_dependencies],
+                          sandboxed=sandboxed)
     requirements_file = workspace / "requirements.txt"
     text = requirements_file.read_text(errors="replace") if requirements_file.is_file() else ""
     requirements = parse_requirements(text)
     try:
-        return _Envs(test=test_env, solution=ensure_env("solution", interpreter, requirements))
+        return _Envs(test=test_env, solution=ensure_env(
+            "solution", interpreter, requirements, sandboxed=sandboxed,
+            source=snapshot.resolve()))
     except EnvironmentBuildError as exc:
         # SCBench tolerates requirements that do not install; the submission runs without them.
-        bare = ensure_env("solution", interpreter, [])
+        bare = ensure_env("solution", interpreter, [], sandboxed=sandboxed)
         return _Envs(test=test_env, solution=bare, solution_error=exc.message)
 
 

@@ -41,6 +41,9 @@ class AgentSettings(BaseModel):
     """US dollars per million prompt tokens, overriding the price table (custom models)."""
     output_price_per_mtok: float | None = Field(default=None, ge=0)
     """US dollars per million generated tokens, overriding the price table."""
+    package_indexes: bool = False
+    """With `--agent-network`: the agent's sandbox may also reach the package indexes (PyPI and
+    the configured ones). `mini`'s commands, which never call the model, reach them anyway."""
     thinking_budget: int | None = Field(default=None, ge=0)
     """Reasoning tokens per model call for agents that take a budget (claude_code, gemini; codex
     and opencode map it to an effort level); None: the agent's default, 0: thinking off."""

@@ -31,9 +31,15 @@ from benchwright.coding.agents.base import (
     Usage,
     sandbox_env,
 )
+from benchwright.coding.agents.network import (
+    agent_allowlist,
+    provider_endpoints,
+    run_with_egress,
+)
 from benchwright.coding.agents.prices import run_price
 from benchwright.coding.agents.toolchain import InstalledTool, NpmTool, ensure_npm_tool
 from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
+from benchwright.egress import Endpoint
 from benchwright.errors import PrerequisiteError
 from benchwright.interpreters import Interpreter
 from benchwright.protocols import Runtime
@@ -106,8 +112,10 @@ class CliAgent:
                  limits: Limits, interpreter: Interpreter, network: bool = True) -> None:
         self.model, self.settings = model, settings
         self.runtime, self.limits, self.interpreter = runtime, limits, interpreter
-        # An LLM agent cannot work without reaching its provider, so the network is always on.
+        # An LLM agent cannot work without reaching its provider, so the network is always on:
+        # its endpoint (recorded by `base_url`, else its provider's API host) and nothing else.
         self.network = True
+        self.endpoints: list[str] = []
         self.secrets = {k: os.environ[k] for k in self.credentials if os.environ.get(k)}
         if not self.secrets and not settings.base_url:
             raise PrerequisiteError(
@@ -174,6 +182,7 @@ class CliAgent:
         if not url:
             return None
         url = url.rstrip("/").removesuffix("/v1")
+        self.endpoints.append(url)
         return f"{url}/v1" if with_v1 else url
 
     def _run(self, ctx: AgentContext, home: Path, launch: Launch) -> ExecResult:
@@ -186,8 +195,15 @@ class CliAgent:
             update={"address_space_mb": max(floor, launch.address_space_mb)})
         with (ctx.artifacts_dir / RAW_LOG).open("wb") as out, \
                 (ctx.artifacts_dir / STDERR_LOG).open("wb") as err:
-            return self.runtime.run(launch.argv, cwd=ctx.workspace, env=env, mounts=mounts,
-                                    limits=limits, network=self.network, stdout=out, stderr=err)
+            return run_with_egress(self.runtime, launch.argv, allow=self.allowlist(),
+                                   python=self.interpreter.executable, cwd=ctx.workspace,
+                                   env=env, mounts=mounts, limits=limits, stdout=out, stderr=err)
+
+    def allowlist(self) -> list[Endpoint]:
+        """What the CLI may reach: its endpoint, else its provider's API host; the package
+        indexes too with `-A package_indexes=true`."""
+        return agent_allowlist(self.endpoints, provider_endpoints(self.secrets),
+                               package_indexes=self.settings.package_indexes)
 
     def _environment(self, home: Path) -> dict[str, str]:
         env = {**sandbox_env(self.interpreter, home), "TMPDIR": str(home / "tmp"),

@@ -2,16 +2,21 @@
 
 The rendered prompt is on the command's standard input and in the file named by
 $BENCHWRIGHT_PROMPT_FILE (outside the workspace, so it never lands in a snapshot). The command
-sees the workspace (writable) and nothing else of the host; it has the network only when asked.
+sees the workspace (writable) and nothing else of the host. With `--agent-network` it reaches the
+`--base-url` endpoint (and, with `-A package_indexes=true`, the package indexes) through the
+egress proxy, and nothing else.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import IO
 
 from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus, sandbox_env
+from benchwright.coding.agents.network import agent_allowlist, run_with_egress
 from benchwright.interpreters import Interpreter
 from benchwright.protocols import Runtime
+from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import ExecResult, Limits, Mount
 
 
@@ -21,12 +26,15 @@ class CommandAgent:
     name = "command"
 
     def __init__(self, command: str, runtime: Runtime, limits: Limits, interpreter: Interpreter,
-                 network: bool = False) -> None:
+                 network: bool = False, settings: AgentSettings | None = None) -> None:
         self.command = command
         self.runtime = runtime
         self.limits = limits
         self.interpreter = interpreter
         self.network = network
+        settings = settings or AgentSettings()
+        self.allow = agent_allowlist([settings.base_url],
+                                     package_indexes=settings.package_indexes)
 
     def act(self, ctx: AgentContext) -> AgentResult:
         env = {**sandbox_env(self.interpreter, ctx.artifacts_dir),
@@ -38,13 +46,22 @@ class CommandAgent:
                   Mount(path=ctx.artifacts_dir, writable=True)]
         with (ctx.artifacts_dir / "stdout.txt").open("wb") as out, \
                 (ctx.artifacts_dir / "stderr.txt").open("wb") as err:
-            result = self.runtime.run(["/bin/bash", "-c", self.command], cwd=ctx.workspace,
-                                      env=env, mounts=mounts, limits=self.limits,
-                                      network=self.network, stdin=ctx.prompt.encode(),
-                                      stdout=out, stderr=err)
+            result = self._run(ctx, env, mounts, out, err)
         return AgentResult(status=_status(result.exit_code, result.timed_out),
                            duration_s=result.duration_s,
                            error=_error(result, ctx.artifacts_dir))
+
+    def _run(self, ctx: AgentContext, env: dict[str, str], mounts: list[Mount],
+             out: IO[bytes], err: IO[bytes]) -> ExecResult:
+        argv = ["/bin/bash", "-c", self.command]
+        if not self.network:
+            return self.runtime.run(argv, cwd=ctx.workspace, env=env, mounts=mounts,
+                                    limits=self.limits, stdin=ctx.prompt.encode(),
+                                    stdout=out, stderr=err)
+        return run_with_egress(self.runtime, argv, allow=self.allow,
+                               python=self.interpreter.executable, cwd=ctx.workspace, env=env,
+                               mounts=mounts, limits=self.limits, stdin=ctx.prompt.encode(),
+                               stdout=out, stderr=err)
 
     def cleanup(self) -> None:
         """Nothing to release: the sandbox is gone when `act` returns."""

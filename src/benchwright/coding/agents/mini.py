@@ -1,8 +1,9 @@
 """The `mini` agent: a minimal bash agent on the openai SDK, in the spirit of mini-swe-agent.
 
 One tool, `bash`: every command runs in the checkpoint's workspace inside the sandbox (no
-network unless `--agent-network`), with its output returned to the model. The agent stops when
-the model answers without a tool call, or at the step or cost limit. Model calls are made from
+network; with `--agent-network`, the package indexes through the egress proxy), with its output
+returned to the model. The agent stops when the model answers without a tool call, or at the
+step or cost limit. Model calls are made from
 the harness (see `chat_client` for providers, keys and retries); usage is summed from the
 replies and priced with the price table. `trajectory.json` is written after every step.
 Why our own loop rather than the mini-swe-agent library: docs/agents.md.
@@ -16,7 +17,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from benchwright import __version__
 from benchwright.coding.agents.base import (
@@ -27,6 +28,7 @@ from benchwright.coding.agents.base import (
     sandbox_env,
 )
 from benchwright.coding.agents.chat_client import ChatClient, describe, resolve_target
+from benchwright.coding.agents.network import run_with_egress
 from benchwright.coding.agents.prices import run_price
 from benchwright.coding.agents.trajectory import (
     CostSource,
@@ -36,11 +38,12 @@ from benchwright.coding.agents.trajectory import (
     ToolResult,
     Trajectory,
 )
+from benchwright.egress import index_endpoints
 from benchwright.errors import ProviderUnavailable, UserInputError
 from benchwright.interpreters import Interpreter
 from benchwright.protocols import Runtime
 from benchwright.runs.models import AgentSettings
-from benchwright.sandbox import Limits, Mount
+from benchwright.sandbox import ExecResult, Limits, Mount
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion
@@ -110,6 +113,18 @@ class MiniAgent:
             session.save(AgentStatus.COMPLETED, None)
         return AgentStatus.ERROR, limit
 
+    def _run(self, argv: list[str], ctx: AgentContext, env: dict[str, str],
+             mounts: list[Mount], out: IO[bytes]) -> ExecResult:
+        """A command; with `--agent-network` it reaches the package indexes and nothing else
+        (the model is called by the harness, never from the sandbox)."""
+        if not self.network:
+            return self.runtime.run(argv, cwd=ctx.workspace, env=env, mounts=mounts,
+                                    limits=self.limits, stdout=out, stderr=subprocess.STDOUT)
+        return run_with_egress(self.runtime, argv, allow=index_endpoints(),
+                               python=self.interpreter.executable, cwd=ctx.workspace, env=env,
+                               mounts=mounts, limits=self.limits, stdout=out,
+                               stderr=subprocess.STDOUT)
+
     def _bash(self, call: dict[str, Any], ctx: AgentContext, home: Path) -> str:
         command = _command(call)
         if command is None:
@@ -118,9 +133,7 @@ class MiniAgent:
         mounts = [Mount(path=self.interpreter.prefix), Mount(path=ctx.workspace, writable=True),
                   Mount(path=home, writable=True)]
         with tempfile.TemporaryFile() as out:
-            result = self.runtime.run(["/bin/bash", "-c", command], cwd=ctx.workspace, env=env,
-                                      mounts=mounts, limits=self.limits, network=self.network,
-                                      stdout=out, stderr=subprocess.STDOUT)
+            result = self._run(["/bin/bash", "-c", command], ctx, env, mounts, out)
             out.seek(0)
             output = out.read().decode(errors="replace")
         if result.timed_out:

