@@ -124,12 +124,13 @@ class _RuntimeBase:
         stdin: bytes | None = None,
         stdout: IO[bytes] | int | None = None,
         stderr: IO[bytes] | int | None = None,
+        pass_fds: Sequence[int] = (),
     ) -> ExecResult:
-        """Run `argv` and wait for it (or for the wall clock)."""
+        """Run `argv` and wait for it (or for the wall clock); `pass_fds` stay open in it."""
         launch = self._launch(list(argv), cwd, mounts, network)
         result = _run_killable(launch.argv, env, limits, stdout, stderr, cwd=launch.cwd,
                                nproc_uid=launch.nproc_uid, info_fds=launch.info_fds,
-                               stdin=stdin)
+                               stdin=stdin, pass_fds=tuple(pass_fds))
         return result.model_copy(update={"argv": list(argv), "runtime": self.name})
 
     def _launch(self, argv: list[str], cwd: Path, mounts: Sequence[Mount],
@@ -249,6 +250,7 @@ def _run_killable(
     nproc_uid: int | None = None,
     info_fds: tuple[int, int] | None = None,
     stdin: bytes | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> ExecResult:
     if nproc_uid is None:
         # Without a uid of its own, the limit counts all of this user's processes.
@@ -264,7 +266,7 @@ def _run_killable(
         stderr=stderr,
         start_new_session=True,
         preexec_fn=_limiter(limits),
-        pass_fds=info_fds[1:] if info_fds else (),
+        pass_fds=(*(info_fds[1:] if info_fds else ()), *pass_fds),
     )
     namespace = _read_pid_namespace(info_fds) if info_fds else None
     if stdin is not None and proc.stdin is not None:

@@ -26,6 +26,9 @@ class GradeStatus(StrEnum):
     """pytest could not run the tests (exit code 2-5, or nothing collected)."""
     WALL_CLOCK_TIMEOUT = "wall_clock_timeout"
     """The whole checkpoint ran past its wall-clock limit and was killed."""
+    TAMPERED = "tampered"
+    """What pytest reported over the harness's channel disagrees with its exit status or its
+    report file, or never arrived: the code under test interfered, and the checkpoint fails."""
 
 
 class TestCase(BaseModel):
@@ -103,6 +106,8 @@ class CheckpointEvaluation(BaseModel):
     """How grading went."""
     infrastructure_reason: str | None = None
     """Why grading could not run the tests, naming the file at fault where known."""
+    tampering_reason: str | None = None
+    """When the status is `tampered`: what disagreed (the tests' outcomes are pytest's own)."""
     pytest_exit_code: int
     """pytest's exit status (negative when killed by a signal)."""
     pytest_collected: int
