@@ -1,0 +1,111 @@
+"""A grader killed with SIGKILL in the middle of grading leaves no hidden test where anyone else
+could read it, and the next start removes what it left. Needs bubblewrap."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from benchwright.coding.scratch import private_root
+from tests.conftest import FIXTURES, run_cli
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                reason="bubblewrap is not installed (apt-get install bubblewrap)")
+HIDDEN = "test_checkpoint_3.py"
+
+
+@pytest.fixture
+def marked_problem(tmp_path: Path) -> tuple[Path, str]:
+    """The forger problem, its checkpoint_3 hidden test marked with a token we can look for."""
+    token = f"hidden{uuid.uuid4().hex}"
+    problem = tmp_path / "forger"
+    shutil.copytree(FIXTURES / "forger", problem)
+    with (problem / "tests" / HIDDEN).open("a") as hidden:
+        hidden.write(f"# {token}\n")
+    return problem, token
+
+
+def _copies_of(token: str, roots: list[Path]) -> Iterator[Path]:
+    """Copies of the marked hidden test in a grading workspace: <scratch>/workspace/...."""
+    for root in roots:
+        for path in root.glob(f"*/workspace/.evaluation_tests/{HIDDEN}"):
+            try:
+                if token in path.read_text():
+                    yield path
+            except OSError:
+                continue
+
+
+def _wait_for(condition: Callable[[], bool], timeout_s: float = 120.0) -> None:
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def _lingering() -> bool:
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and b"main.py\0linger" in (proc / "cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _kill_during_grading(problem: Path, out: Path) -> None:
+    argv = [sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problem-dir",
+            str(problem), "--checkpoint", "checkpoint_3", "--workspace",
+            str(problem / "solutions" / "checkpoint_1"), "--out", str(out)]
+    grader = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for(_lingering)  # pytest runs the hidden test: it is on disk now
+    finally:
+        grader.send_signal(signal.SIGKILL)
+        grader.wait()
+    _wait_for(lambda: not _lingering(), 30)
+
+
+def _readable_by_another_user(path: Path) -> bool:
+    probe = subprocess.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                            "--clear-groups", "cat", str(path)], capture_output=True, check=False)
+    return probe.returncode == 0
+
+
+def test_sigkill_during_grading_leaves_no_readable_hidden_test(
+    marked_problem: tuple[Path, str], tmp_path: Path
+) -> None:
+    problem, token = marked_problem
+    _kill_during_grading(problem, tmp_path / "out")
+    assert list(_copies_of(token, [Path(tempfile.gettempdir())])) == []
+    left = list(_copies_of(token, [private_root()]))
+    if os.geteuid() == 0:
+        assert [p for p in left if _readable_by_another_user(p)] == []
+    for path in left:
+        folder = path.parents[2]  # <scratch>/workspace/.evaluation_tests/<file>
+        assert folder.parent.stat().st_mode & 0o077 == 0
+
+
+def test_the_next_start_removes_the_leftovers(
+    marked_problem: tuple[Path, str], tmp_path: Path
+) -> None:
+    problem, token = marked_problem
+    _kill_during_grading(problem, tmp_path / "killed")
+    roots = [Path(tempfile.gettempdir()), private_root()]
+    assert list(_copies_of(token, roots)), "the killed grader left nothing to clean"
+    run_cli("eval", "checkpoint", "--problem-dir", str(problem), "--checkpoint", "checkpoint_2",
+            "--workspace", str(problem / "solutions" / "checkpoint_1"),
+            "--out", str(tmp_path / "next"))
+    assert list(_copies_of(token, roots)) == []
