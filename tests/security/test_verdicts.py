@@ -1,6 +1,6 @@
 """A submission cannot forge its grade: it rewrites pytest's JSON report, fakes pytest's output,
-tries to ptrace pytest or reach its fds, and kills it; the verdict stays its true one (failed),
-and what it tampered with is recorded. Needs bubblewrap."""
+tries to ptrace pytest or reach its fds, plants a module for pytest to import, and kills pytest;
+the verdict stays its true one (failed), and what it tampered with is recorded. Needs bubblewrap."""
 
 from __future__ import annotations
 
@@ -70,4 +70,11 @@ def test_killing_pytest_is_not_a_pass(tmp_path: Path) -> None:
     evaluation = _grade("checkpoint_2", tmp_path)
     assert evaluation.status is GradeStatus.TAMPERED
     assert "without reporting" in (evaluation.tampering_reason or "")
+    assert not any(evaluation.verdicts.values())
+
+
+def test_a_module_planted_where_pytest_imports_never_runs_in_pytest(tmp_path: Path) -> None:
+    # The submission writes .evaluation_tests/deepdiff.py; a test then imports deepdiff lazily.
+    evaluation = _grade("checkpoint_4", tmp_path)
+    assert _outcomes(evaluation) == {"test_plant": "failed", "test_sum": "failed"}
     assert not any(evaluation.verdicts.values())

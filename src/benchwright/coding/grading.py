@@ -261,6 +261,9 @@ def _mounts(prepared: _Prepared, interpreter: Interpreter, envs: list[Path]) -> 
         *(Mount(path=env) for env in envs),
         Mount(path=prepared.scratch / "tmp", writable=True, target=Path("/tmp")),
         Mount(path=prepared.workspace, writable=True),
+        # The tests' folder is on pytest's sys.path: a module the submission planted there would
+        # run inside pytest (and forge what it reports) when a test imports lazily.
+        Mount(path=prepared.workspace / ws.TESTS_DIR),
         Mount(path=prepared.scratch / "out", writable=True),
         Mount(path=prepared.plugin_path),
     ]
