@@ -121,6 +121,8 @@ def tampering(
         return None
     if pipe.malformed:
         return f"{pipe.malformed} lines on the verdict channel were not pytest's records"
+    if pipe.json_report is None:
+        return "pytest finished without sending its test report to the harness"
     if summary.get("exitstatus") != exit_code:
         return (f"pytest exited with code {exit_code} but reported exit status "
                 f"{summary.get('exitstatus')} to the harness")

@@ -42,8 +42,8 @@ def _claim_channel() -> IO[str]:
 def _drop_own_path() -> None:
     """Take this plugin's folder off $PYTHONPATH: the submission sees the environment it would
     have seen without us (SCBench's runner sets no PYTHONPATH)."""
-    own = str(Path(__file__).resolve().parents[2])
-    kept = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != own]
+    own = {str(Path(__file__).parents[2]), str(Path(__file__).resolve().parents[2])}
+    kept = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p not in own]
     if kept:
         os.environ["PYTHONPATH"] = os.pathsep.join(kept)
     else:
