@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.scratch import private_root
+from benchwright.coding.scratch import new_scratch, private_root, sweep_leftovers
+from benchwright.errors import WorkspaceError
 from tests.conftest import FIXTURES, run_cli
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
@@ -109,3 +111,24 @@ def test_the_next_start_removes_the_leftovers(
             "--workspace", str(problem / "solutions" / "checkpoint_1"),
             "--out", str(tmp_path / "next"))
     assert list(_copies_of(token, roots)) == []
+
+
+def test_a_run_grades_in_a_private_folder_and_dead_graders_are_swept(tmp_path: Path) -> None:
+    root = tmp_path / "run" / ".work" / ".grading"
+    mine = new_scratch(root)
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    dead = root / "grade-999999999-1-abcdefgh"  # no such process
+    (dead / "workspace").mkdir(parents=True)
+    (dead / "workspace" / HIDDEN).write_text("hidden")
+    (dead / "workspace").chmod(0)  # what a submission may do to its own folder
+    assert sweep_leftovers(root) == [dead]
+    assert not dead.exists()
+    assert mine.is_dir()
+
+
+def test_a_planted_scratch_root_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "grading").symlink_to(elsewhere)
+    with pytest.raises(WorkspaceError):
+        new_scratch(tmp_path / "grading")
