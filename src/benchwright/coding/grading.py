@@ -207,11 +207,11 @@ def _run_pytest(
     out, logs = prepared.scratch / "out", prepared.scratch / "logs"
     argv = [str(envs.test.python), "-P", "-m", "pytest",
             *graded_pytest_args(problem, checkpoint, out / "report.json")]
-    channel = vc.Channel()
-    env = {**_sandbox_env(problem, checkpoint, prepared, options, envs.solution.path),
-           vc.FD_ENV: str(channel.write_fd)}
+    env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
     mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
               *uv_mounts()]
+    channel = vc.Channel()
+    env[vc.FD_ENV] = str(channel.write_fd)
     # pytest's output goes to files outside the sandbox's view: only the pipe decides a verdict.
     try:
         with (logs / "stdout.txt").open("wb") as stdout, \
