@@ -1,10 +1,15 @@
 """A submission cannot forge its grade: it rewrites pytest's JSON report, fakes pytest's output,
-tries to ptrace pytest or reach its fds, plants a module for pytest to import, and kills pytest;
-the verdict stays its true one (failed), and what it tampered with is recorded. Needs bubblewrap."""
+tries to ptrace pytest or reach its fds, plants a module for pytest to import, swaps the report
+for a FIFO and kills pytest; the verdict stays its true one (failed), and what it tampered with is
+recorded. Needs bubblewrap."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,3 +83,15 @@ def test_a_module_planted_where_pytest_imports_never_runs_in_pytest(tmp_path: Pa
     evaluation = _grade("checkpoint_4", tmp_path)
     assert _outcomes(evaluation) == {"test_plant": "failed", "test_sum": "failed"}
     assert not any(evaluation.verdicts.values())
+
+
+def test_a_fifo_in_place_of_the_report_does_not_hang_the_grader(tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problem-dir",
+            str(FORGER), "--checkpoint", "checkpoint_5", "--workspace",
+            str(FORGER / "solutions" / "checkpoint_1"), "--out", str(tmp_path / "out"), "--json"]
+    # A grader that opened the FIFO to read it would wait forever for a writer.
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ), check=False)
+    grading = json.loads(proc.stdout)
+    assert grading["status"] == "tampered"
+    assert "not valid JSON" in grading["tampering_reason"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable
@@ -223,7 +222,7 @@ def _run_pytest(
         pipe = channel.received()
     return _Ran(result=result, stdout=_read(logs / "stdout.txt"),
                 stderr=_read(logs / "stderr.txt"), pipe=pipe,
-                file_report=_load_report(out / "report.json"))
+                file_report=vc.read_report_file(out / "report.json"))
 
 
 def _sandbox_env(
@@ -271,14 +270,6 @@ def _mounts(prepared: _Prepared, interpreter: Interpreter, envs: list[Path]) -> 
 
 def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-
-
-def _load_report(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _evaluate(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,6 +23,7 @@ PLUGIN = "benchwright.coding.verdict_plugin"
 # The plugin's own copy of this name: it runs in the test environment and imports nothing of ours.
 FD_ENV = "BENCHWRIGHT_VERDICT_FD"
 _PLUGIN_FILE = Path(__file__).with_name("verdict_plugin.py")
+MAX_REPORT_FILE = 512 * 1024 * 1024
 
 
 class Channel:
@@ -94,6 +96,24 @@ def parse(data: bytes) -> PipeReport:
         else:
             report.malformed += 1
     return report
+
+
+def read_report_file(path: Path) -> dict[str, Any] | None:
+    """The JSON report file as the sandbox left it: a regular file, never followed through a link,
+    never a FIFO the harness would block on; None when it is anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_REPORT_FILE:
+            return None
+        try:
+            data = json.loads(file.read())
+        except ValueError:
+            return None
+    return data if isinstance(data, dict) else None
 
 
 def plugin_tree(folder: Path) -> Path:
