@@ -68,12 +68,15 @@ def _lingering() -> bool:
 
 
 def _kill_during_grading(problem: Path, out: Path) -> None:
-    argv = [sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problem-dir",
-            str(problem), "--checkpoint", "checkpoint_3", "--workspace",
-            str(problem / "solutions" / "checkpoint_1"), "--out", str(out)]
+    _kill_when([sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problem-dir",
+                str(problem), "--checkpoint", "checkpoint_3", "--workspace",
+                str(problem / "solutions" / "checkpoint_1"), "--out", str(out)], _lingering)
+
+
+def _kill_when(argv: list[str], condition: Callable[[], bool]) -> None:
     grader = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait_for(_lingering)  # pytest runs the hidden test: it is on disk now
+        _wait_for(condition)
     finally:
         grader.send_signal(signal.SIGKILL)
         grader.wait()
@@ -132,3 +135,29 @@ def test_a_planted_scratch_root_is_refused(tmp_path: Path) -> None:
     (tmp_path / "grading").symlink_to(elsewhere)
     with pytest.raises(WorkspaceError):
         new_scratch(tmp_path / "grading")
+
+
+def test_a_killed_run_keeps_its_hidden_tests_in_its_own_folder_until_it_resumes(
+    marked_problem: tuple[Path, str], tmp_path: Path
+) -> None:
+    problem, token = marked_problem
+    problems = tmp_path / "problems"
+    problems.mkdir()
+    shutil.move(problem, problems / "forger")
+    problem = problems / "forger"
+    # One checkpoint, graded by the lingering test (the oracle agent copies the solution in).
+    (problem / "config.yaml").write_text(
+        "name: forger\ndescription: linger\nentry_file: main\n"
+        "checkpoints:\n  checkpoint_1: {version: 1, order: 1}\n")
+    shutil.copy(problem / "tests" / HIDDEN, problem / "tests" / "test_checkpoint_1.py")
+    (problem / "checkpoint_1.md").write_text("Take your time.\n")
+    run = tmp_path / "run"
+    base = [sys.executable, "-m", "benchwright", "run", "coding", "--no-metrics"]
+    _kill_when([*base, "--problems-dir", str(problems), "--out", str(run)], _lingering)
+    own = run / ".work" / ".grading"
+    left = list(own.glob("*/workspace/.evaluation_tests/test_checkpoint_1.py"))
+    assert left and all(token in p.read_text() for p in left)
+    assert stat.S_IMODE(own.stat().st_mode) == 0o700
+    assert list(_copies_of(token, [Path(tempfile.gettempdir()), private_root()])) == []
+    old = {p.parents[2] for p in left}
+    _kill_when([*base, "--resume", str(run)], lambda: not any(p.exists() for p in old))
