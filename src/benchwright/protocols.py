@@ -41,8 +41,10 @@ class Runtime(Protocol):
         stdin: bytes | None = None,
         stdout: IO[bytes] | int | None = None,
         stderr: IO[bytes] | int | None = None,
+        pass_fds: Sequence[int] = (),
     ) -> ExecResult:
-        """Run `argv` in `cwd` with exactly `env`; `mounts` are all it may see of the host."""
+        """Run `argv` in `cwd` with exactly `env`; `mounts` are all it may see of the host;
+        `pass_fds` are inherited by the command under the same numbers."""
         ...
 
 

@@ -135,12 +135,13 @@ class _RuntimeBase:
         stdin: bytes | None = None,
         stdout: IO[bytes] | int | None = None,
         stderr: IO[bytes] | int | None = None,
+        pass_fds: Sequence[int] = (),
     ) -> ExecResult:
-        """Run `argv` and wait for it (or for the wall clock)."""
+        """Run `argv` and wait for it (or for the wall clock); `pass_fds` stay open in it."""
         launch = self._launch(list(argv), cwd, mounts, network)
         result = _run_killable(launch.argv, env, limits, stdout, stderr, cwd=launch.cwd,
                                nproc_uid=launch.nproc_uid, info_fds=launch.info_fds,
-                               stdin=stdin)
+                               stdin=stdin, pass_fds=tuple(pass_fds))
         return result.model_copy(update={"argv": list(argv), "runtime": self.name})
 
     def _launch(self, argv: list[str], cwd: Path, mounts: Sequence[Mount],
@@ -260,6 +261,7 @@ def _run_killable(
     nproc_uid: int | None = None,
     info_fds: tuple[int, int] | None = None,
     stdin: bytes | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> ExecResult:
     if nproc_uid is None:
         # Without a uid of its own, the limit counts all of this user's processes.
@@ -268,7 +270,8 @@ def _run_killable(
     start = time.monotonic()
     group = _memory_group(limits)
     try:
-        proc = _popen(argv, env, limits, stdout, stderr, cwd, info_fds, stdin, group)
+        fds = (*(info_fds[1:] if info_fds else ()), *pass_fds)
+        proc = _popen(argv, env, limits, stdout, stderr, cwd, fds, stdin, group)
     except BaseException:
         if group is not None:
             group.remove()
@@ -304,7 +307,7 @@ def _popen(
     stdout: IO[bytes] | int | None,
     stderr: IO[bytes] | int | None,
     cwd: Path | None,
-    info_fds: tuple[int, int] | None,
+    pass_fds: tuple[int, ...],
     stdin: bytes | None,
     group: memory_cgroup.MemoryCgroup | None,
 ) -> subprocess.Popen[bytes]:
@@ -317,7 +320,7 @@ def _popen(
         stderr=stderr,
         start_new_session=True,
         preexec_fn=_limiter(limits, group.procs_file if group is not None else None),
-        pass_fds=info_fds[1:] if info_fds else (),
+        pass_fds=pass_fds,
     )
 
 

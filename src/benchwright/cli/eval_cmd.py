@@ -17,6 +17,7 @@ from benchwright.coding.evaluation import GradeStatus
 from benchwright.coding.examples import example_problem_dir
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import get_checkpoint, load_problem
+from benchwright.coding.scratch import sweep_leftovers
 from benchwright.errors import GradingInfrastructureError, UserInputError
 from benchwright.report.failures import failing_tests
 from benchwright.runs.regrade import regrade_run
@@ -46,6 +47,7 @@ def run_dir_cmd(
         help="Web runs: site URLs (YAML), as for `benchwright web eval`.")] = None,
 ) -> None:
     """Re-grade every saved snapshot of a run offline and list each verdict that changed."""
+    sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
     if is_web_run(run_dir):
         from benchwright.cli.run_web_cmd import eval_web_run
 
@@ -112,6 +114,7 @@ def checkpoint_cmd(
     max_processes: Annotated[int, typer.Option(help="Processes the sandbox may hold.")] = 256,
 ) -> None:
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
+    sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
     loaded = load_problem(_problem_dir(problem_dir, problem))
     config = get_checkpoint(loaded, checkpoint)
     snapshot = workspace if workspace is not None else loaded.solution_dir(checkpoint)

@@ -49,8 +49,9 @@ def evaluation_view(evaluation: CheckpointEvaluation) -> RenderableType:
         style="dim",
     )
     parts: list[RenderableType] = [table, verdicts, footer]
-    if evaluation.infrastructure_reason:
-        parts.append(Text(evaluation.infrastructure_reason, style="red"))
+    for reason in (evaluation.infrastructure_reason, evaluation.tampering_reason):
+        if reason:
+            parts.append(Text(reason, style="red"))
     return RichGroup(*parts)
 
 

@@ -17,6 +17,7 @@ from benchwright.cli.run_web_cmd import run_web_cmd
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
+from benchwright.coding.scratch import sweep_leftovers
 from benchwright.errors import Interrupted, PrerequisiteError, UserInputError
 from benchwright.executors.local import LocalExecutor
 from benchwright.fileio import write_text_atomic
@@ -91,6 +92,9 @@ def coding_cmd(
         if config.metrics:
             _require_metric_tools()
         create_run(config, run_dir)
+    # What a killed predecessor left: scratch folders holding hidden tests.
+    sweep_leftovers(RunLayout(run_dir).grading_dir)
+    sweep_leftovers()
     result = _execute(run_dir, config, workers, quiet=as_json)
     report = build_report(run_dir)
     write_text_atomic(RunLayout(run_dir).report_md, render_markdown(report))

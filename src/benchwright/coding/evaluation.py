@@ -28,6 +28,9 @@ class GradeStatus(StrEnum):
     """The whole checkpoint ran past its wall-clock limit and was killed."""
     MEMORY_LIMIT = "memory_limit"
     """The sandbox's memory limit was reached and the kernel killed pytest (or what it needed)."""
+    TAMPERED = "tampered"
+    """What pytest reported over the harness's channel disagrees with its exit status or its
+    report file, or never arrived: the code under test interfered, and the checkpoint fails."""
 
 
 class TestCase(BaseModel):
@@ -108,6 +111,8 @@ class CheckpointEvaluation(BaseModel):
     memory_exceeded: bool = False
     """The sandbox's memory limit killed a process of the tests or the submission (a test that
     failed for it says so only here; pytest itself killed makes the reason say so)."""
+    tampering_reason: str | None = None
+    """When the status is `tampered`: what disagreed (the tests' outcomes are pytest's own)."""
     pytest_exit_code: int
     """pytest's exit status (negative when killed by a signal)."""
     pytest_collected: int

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import shutil
+import os
 import signal
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,6 +14,8 @@ from pydantic import BaseModel
 
 from benchwright import __version__
 from benchwright.coding import pytest_report as pr
+from benchwright.coding import scratch as sc
+from benchwright.coding import verdict_channel as vc
 from benchwright.coding import workspace as ws
 from benchwright.coding.evaluation import (
     CheckpointEvaluation,
@@ -56,6 +56,8 @@ class GradeOptions:
     """Interpreter request (`3.12`, a path); None means 3.12 when present."""
     require_entry_file: bool = False
     """Refuse a snapshot without the entry file (for `eval checkpoint`); runs grade it as failed."""
+    scratch_root: Path | None = None
+    """A 0700 folder for the grading workspaces (a run's own); None: `scratch.private_root()`."""
 
 
 class GradeOutput(BaseModel):
@@ -68,13 +70,24 @@ class GradeOutput(BaseModel):
     stderr: str
     """pytest's standard error."""
     report: dict[str, Any] | None
-    """pytest-json-report's report, when pytest wrote one."""
+    """pytest-json-report's report, as pytest sent it to the harness (never the file)."""
 
 
 class _Prepared(BaseModel):
     scratch: Path
     workspace: Path
     asset_env: dict[str, str]
+    plugin_path: Path
+
+
+class _Ran(BaseModel):
+    """What the sandboxed pytest did, and what it reported over the verdict channel."""
+
+    result: ExecResult
+    stdout: str
+    stderr: str
+    pipe: vc.PipeReport
+    file_report: dict[str, Any] | None
 
 
 def grade_checkpoint(
@@ -89,19 +102,18 @@ def grade_checkpoint(
     _check_snapshot(problem, snapshot, options.require_entry_file)
     ws.check_tests_exist(problem, checkpoint)
     interpreter = resolve_python(options.python)
-    prepared = _prepare(problem, checkpoint, snapshot)
+    prepared = _prepare(problem, checkpoint, snapshot, options.scratch_root)
     try:
         progress("building environments")
         envs = _environments(problem, snapshot, prepared.workspace, interpreter,
                              sandboxed=options.runtime.name == "bwrap")
         progress("running pytest")
-        output = _run_pytest(problem, checkpoint, prepared, interpreter, envs, options)
+        ran = _run_pytest(problem, checkpoint, prepared, interpreter, envs, options)
     finally:
-        shutil.rmtree(prepared.scratch, ignore_errors=True)
-    result, stdout, stderr, report = output
-    evaluation = _evaluate(problem, checkpoint, result, stdout, report, options, envs,
-                           time.monotonic() - started)
-    return GradeOutput(evaluation=evaluation, stdout=stdout, stderr=stderr, report=report)
+        sc.remove_tree(prepared.scratch)
+    evaluation = _evaluate(problem, checkpoint, ran, options, envs, time.monotonic() - started)
+    return GradeOutput(evaluation=evaluation, stdout=ran.stdout, stderr=ran.stderr,
+                       report=ran.pipe.json_report)
 
 
 def _check_snapshot(problem: ProblemConfig, snapshot: Path, require_entry_file: bool) -> None:
@@ -115,20 +127,23 @@ def _check_snapshot(problem: ProblemConfig, snapshot: Path, require_entry_file: 
         )
 
 
-def _prepare(problem: ProblemConfig, checkpoint: CheckpointConfig, snapshot: Path) -> _Prepared:
-    scratch = Path(tempfile.mkdtemp(prefix="benchwright-grade-"))
+def _prepare(problem: ProblemConfig, checkpoint: CheckpointConfig, snapshot: Path,
+             root: Path | None) -> _Prepared:
+    scratch = sc.new_scratch(root)
     try:
         workspace = scratch / "workspace"
         ws.copy_snapshot(snapshot, workspace)
         tests_dir = ws.copy_tests(problem, checkpoint, workspace)
         asset_env = ws.copy_assets(problem, tests_dir)
         ws.write_pytest_ini(problem, workspace)
-        for sub in ("tmp", "out"):
+        for sub in ("tmp", "out", "logs"):
             (scratch / sub).mkdir()
+        plugin_path = vc.plugin_tree(scratch / "plugin")
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+        sc.remove_tree(scratch)
         raise
-    return _Prepared(scratch=scratch, workspace=workspace, asset_env=asset_env)
+    return _Prepared(scratch=scratch, workspace=workspace, asset_env=asset_env,
+                     plugin_path=plugin_path)
 
 
 class _Envs(BaseModel):
@@ -182,6 +197,12 @@ def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Pa
     ]
 
 
+def graded_pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig,
+                       report: Path) -> list[str]:
+    """`pytest_args` with our verdict plugin first (see `verdict_plugin`)."""
+    return ["-p", vc.PLUGIN, *pytest_args(problem, checkpoint, report)]
+
+
 def _run_pytest(
     problem: ProblemConfig,
     checkpoint: CheckpointConfig,
@@ -189,18 +210,27 @@ def _run_pytest(
     interpreter: Interpreter,
     envs: _Envs,
     options: GradeOptions,
-) -> tuple[ExecResult, str, str, dict[str, Any] | None]:
-    out = prepared.scratch / "out"
+) -> _Ran:
+    out, logs = prepared.scratch / "out", prepared.scratch / "logs"
     argv = [str(envs.test.python), "-P", "-m", "pytest",
-            *pytest_args(problem, checkpoint, out / "report.json")]
+            *graded_pytest_args(problem, checkpoint, out / "report.json")]
     env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
     mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
               *uv_mounts()]
-    with (out / "stdout.txt").open("wb") as stdout, (out / "stderr.txt").open("wb") as stderr:
-        result = options.runtime.run(argv, cwd=prepared.workspace, env=env, mounts=mounts,
-                                     limits=options.limits, stdout=stdout, stderr=stderr)
-    return (result, _read(out / "stdout.txt"), _read(out / "stderr.txt"),
-            _load_report(out / "report.json"))
+    channel = vc.Channel()
+    env[vc.FD_ENV] = str(channel.write_fd)
+    # pytest's output goes to files outside the sandbox's view: only the pipe decides a verdict.
+    try:
+        with (logs / "stdout.txt").open("wb") as stdout, \
+                (logs / "stderr.txt").open("wb") as stderr:
+            result = options.runtime.run(argv, cwd=prepared.workspace, env=env, mounts=mounts,
+                                         limits=options.limits, stdout=stdout, stderr=stderr,
+                                         pass_fds=(channel.write_fd,))
+    finally:
+        pipe = channel.received()
+    return _Ran(result=result, stdout=_read(logs / "stdout.txt"),
+                stderr=_read(logs / "stderr.txt"), pipe=pipe,
+                file_report=vc.read_report_file(out / "report.json"))
 
 
 def _sandbox_env(
@@ -209,9 +239,13 @@ def _sandbox_env(
 ) -> dict[str, str]:
     tmp = "/tmp" if options.runtime.name == "bwrap" else str(prepared.scratch / "tmp")
     uv_dir = Path(uv_binary()).parent
+    path = [str(prepared.plugin_path), *filter(None, [problem.env_for(checkpoint).get(
+        "PYTHONPATH")])]
     return {
         **problem.env_for(checkpoint),
         **prepared.asset_env,
+        # For pytest only: the plugin takes itself off before any test runs.
+        "PYTHONPATH": os.pathsep.join(path),
         "PATH": f"{solution}/bin:/usr/local/bin:/usr/bin:/bin:{uv_dir}",
         "VIRTUAL_ENV": str(solution),
         "HOME": tmp, "TMPDIR": tmp,
@@ -234,7 +268,11 @@ def _mounts(prepared: _Prepared, interpreter: Interpreter, envs: list[Path]) -> 
         *(Mount(path=env) for env in envs),
         Mount(path=prepared.scratch / "tmp", writable=True, target=Path("/tmp")),
         Mount(path=prepared.workspace, writable=True),
+        # The tests' folder is on pytest's sys.path: a module the submission planted there would
+        # run inside pytest (and forge what it reports) when a test imports lazily.
+        Mount(path=prepared.workspace / ws.TESTS_DIR),
         Mount(path=prepared.scratch / "out", writable=True),
+        Mount(path=prepared.plugin_path),
     ]
 
 
@@ -242,33 +280,26 @@ def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
 
 
-def _load_report(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def _evaluate(
     problem: ProblemConfig,
     checkpoint: CheckpointConfig,
-    result: ExecResult,
-    stdout: str,
-    report: dict[str, Any] | None,
+    ran: _Ran,
     options: GradeOptions,
     envs: _Envs,
     total_s: float,
 ) -> CheckpointEvaluation:
     custom: dict[str, Group] = {name: m.group for name, m in problem.markers.items()}
+    result, report = ran.result, ran.pipe.json_report
     cases = pr.test_cases(report or {}, checkpoint.name, custom)
-    collected = pr.collected_count(stdout)
-    status, reason = _status(result, collected, report)
+    collected = ran.pipe.collected
+    status, reason = _status(result, ran, collected)
     counts = pr.count_groups(cases)
     return CheckpointEvaluation(
         problem=problem.name, problem_version=problem.version,
         checkpoint=checkpoint.name, checkpoint_version=checkpoint.version,
-        status=status, infrastructure_reason=reason, memory_exceeded=result.memory_exceeded,
+        status=status, infrastructure_reason=reason if status is not GradeStatus.TAMPERED else None,
+        tampering_reason=reason if status is GradeStatus.TAMPERED else None,
+        memory_exceeded=result.memory_exceeded,
         pytest_exit_code=result.exit_code, pytest_collected=collected,
         counts=counts, verdicts=all_verdicts(counts, status is not GradeStatus.COMPLETED),
         tests=cases, duration_s=result.duration_s, total_duration_s=round(total_s, 3),
@@ -276,7 +307,7 @@ def _evaluate(
             benchwright_version=__version__, runtime=result.runtime,
             limits=_in_force(options.limits),
             entrypoint=entrypoint_command(problem),
-            pytest_args=pytest_args(problem, checkpoint, Path("report.json")),
+            pytest_args=graded_pytest_args(problem, checkpoint, Path("report.json")),
             test_env=_info(envs.test), solution_env=_info(envs.solution, envs.solution_error),
         ),
     )
@@ -291,22 +322,38 @@ def _in_force(limits: Limits) -> Limits:
 _KILLED = (-signal.SIGKILL, 128 + signal.SIGKILL)
 
 
-def _status(
-    result: ExecResult, collected: int, report: dict[str, Any] | None
-) -> tuple[GradeStatus, str | None]:
+def _status(result: ExecResult, ran: _Ran, collected: int) -> tuple[GradeStatus, str | None]:
     if result.timed_out:
         return GradeStatus.WALL_CLOCK_TIMEOUT, (
             f"the checkpoint ran past its {result.duration_s:.0f} s wall-clock limit and was killed"
         )
-    if result.memory_exceeded and (report is None or result.exit_code in _KILLED):
+    if result.memory_exceeded and (ran.pipe.summary is None or result.exit_code in _KILLED):
         return GradeStatus.MEMORY_LIMIT, (
             "the sandbox's memory limit was reached and the kernel killed pytest "
             f"(exit code {result.exit_code}); see --memory-mb")
+    forged = _tampering(result, ran)
+    if forged is not None:
+        return GradeStatus.TAMPERED, forged
     if not pr.is_infrastructure_failure(result.exit_code, collected):
         return GradeStatus.COMPLETED, None
-    failures = pr.collection_failures(report or {})
+    failures = pr.collection_failures(ran.pipe.json_report or {})
     if failures:
         return GradeStatus.INFRASTRUCTURE_FAILURE, "tests failed to collect: " + "; ".join(failures)
     return GradeStatus.INFRASTRUCTURE_FAILURE, (
         f"pytest exited with code {result.exit_code} after collecting {collected} tests"
     )
+
+
+def _tampering(result: ExecResult, ran: _Ran) -> str | None:
+    """Why the verdict cannot be trusted, or None.
+
+    pytest that ends without its summary on the pipe was killed or interfered with, unless it
+    stopped before any session (exit codes 2-5: bad options, no tests), which the infrastructure
+    rules below report.
+    """
+    if ran.pipe.summary is None:
+        if result.exit_code in pr.INFRA_EXIT_CODES:
+            return None
+        return (f"pytest ended with exit code {result.exit_code} without reporting its results "
+                "to the harness (it was killed, or its report channel was interfered with)")
+    return vc.tampering(result.exit_code, ran.pipe, ran.file_report)

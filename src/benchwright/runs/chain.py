@@ -66,7 +66,8 @@ class _Chain:
                        for a in problem.static_assets.values()}
         self.work = self.layout.work_dir(job.problem, job.trial)
         self.options = GradeOptions(runtime=get_runtime(job.config.unsafe_no_sandbox),
-                                    limits=job.config.limits, python=job.config.python)
+                                    limits=job.config.limits, python=job.config.python,
+                                    scratch_root=self.layout.grading_dir)
         self.redactor = Redactor.from_environ(
             urls={"BASE_URL": job.config.agent_settings.base_url})
 

@@ -11,6 +11,7 @@ REPORT_MD = "report.md"
 JOURNAL = "journal.jsonl"
 INFRA_ERROR = "infra_error.json"
 WORK = ".work"
+GRADING = ".grading"
 
 
 class RunFiles:
@@ -55,3 +56,8 @@ class RunLayout(RunFiles):
     def work_dir(self, problem: str, trial: int) -> Path:
         """The live workspace (rebuilt from the last snapshot on resume)."""
         return self.root / WORK / f"{problem}-trial_{trial}"
+
+    @property
+    def grading_dir(self) -> Path:
+        """Grading's scratch folders (0700; hidden tests are copied there while pytest runs)."""
+        return self.root / WORK / GRADING

@@ -43,7 +43,8 @@ def regrade_run(
     config = manifest.config
     layout = RunLayout(run_dir)
     runtime = get_runtime(config.unsafe_no_sandbox)
-    options = GradeOptions(runtime=runtime, limits=config.limits, python=config.python)
+    options = GradeOptions(runtime=runtime, limits=config.limits, python=config.python,
+                           scratch_root=layout.grading_dir)
     changes: list[VerdictChange] = []
     summaries = []
     for problem_name in config.problems:

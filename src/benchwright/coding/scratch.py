@@ -1,0 +1,91 @@
+"""Where grading lays out its workspaces (hidden tests included), and the leftovers' cleanup.
+
+Scratch folders live in a 0700 folder of ours: the run's `.work/.grading` when grading is part
+of a run, else `grading/` in benchwright's cache folder, never a world-writable /tmp. Each is
+named for the process that owns it (pid and start time), so a later start removes the ones whose
+owner is gone, e.g. a harness killed with SIGKILL in the middle of grading.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+from benchwright.errors import WorkspaceError
+from benchwright.toolenvs import cache_base
+
+_PREFIX = "grade-"
+
+
+def private_root() -> Path:
+    """The scratch root used outside a run."""
+    return cache_base() / "grading"
+
+
+def new_scratch(root: Path | None) -> Path:
+    """A fresh 0700 scratch folder under `root` (default: `private_root()`)."""
+    base = _ensure_private(root or private_root())
+    sweep_leftovers(base)
+    return Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-{_start_time(os.getpid())}-",
+                                 dir=base))
+
+
+def _ensure_private(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    info = root.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        raise WorkspaceError("the grading scratch folder is not a folder of this user's",
+                             path=root, hint="remove it; benchwright recreates it")
+    if stat.S_IMODE(info.st_mode) != 0o700:
+        root.chmod(0o700)
+    return root
+
+
+def sweep_leftovers(root: Path | None = None) -> list[Path]:
+    """Remove the scratch folders under `root` whose owning process is gone; returns them."""
+    base = root or private_root()
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in base.iterdir():
+            if entry.name.startswith(_PREFIX) and not _owner_alive(entry.name):
+                remove_tree(entry)
+                removed.append(entry)
+    return removed
+
+
+def _owner_alive(name: str) -> bool:
+    parts = name[len(_PREFIX):].split("-")
+    try:
+        pid, started = int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return False  # not a name of ours: a leftover of an older version
+    return _start_time(pid) == started
+
+
+def _start_time(pid: int) -> int:
+    """The process's start time in clock ticks since boot; -1 when there is no such process."""
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return -1
+    return int(stat_line.rsplit(")", 1)[-1].split()[19])
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a folder the sandbox wrote to, even where it took its own permissions away."""
+
+    def allow_and_retry(_func: object, name: str, _exc: object) -> None:
+        failed = Path(name)
+        with contextlib.suppress(OSError):
+            failed.parent.chmod(0o700)
+            if failed.is_dir() and not failed.is_symlink():
+                failed.chmod(0o700)
+                shutil.rmtree(failed, ignore_errors=True)
+            else:
+                failed.unlink()
+
+    shutil.rmtree(path, onerror=allow_and_retry)  # onexc from Python 3.12 only

@@ -1,0 +1,102 @@
+"""A pytest plugin of benchwright's: reports every test to the harness over a pipe it inherited.
+
+Loaded inside the sandbox with `-p benchwright.coding.verdict_plugin`, from a copy that holds
+nothing else (see `verdict_channel.plugin_tree`); it imports only the standard library and pytest.
+At load, before any test (and so any code under test) runs, it:
+
+- takes the pipe's write end (its number in $BENCHWRIGHT_VERDICT_FD) and makes it
+  non-inheritable, so no subprocess of the tests ever holds it;
+- makes pytest non-dumpable: processes of the same uid (the submission) can then neither ptrace
+  pytest nor open /proc/<pytest>/fd, /mem or /environ;
+- removes its own traces from the environment the tests pass on to the submission.
+
+It writes one JSON object per line: a `test` record per test phase, a `collect` record per
+failed collector, and, at the very end, a `summary` record with pytest's exit status, counts and
+pytest-json-report's in-memory report. The harness trusts only what arrives here.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+FD_ENV = "BENCHWRIGHT_VERDICT_FD"
+_PR_SET_DUMPABLE = 4
+
+
+def _claim_channel() -> IO[str]:
+    fd = int(os.environ.pop(FD_ENV))
+    os.set_inheritable(fd, False)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+    _drop_own_path()
+    return os.fdopen(fd, "w", encoding="utf-8")
+
+
+def _drop_own_path() -> None:
+    """Take this plugin's folder off $PYTHONPATH: the submission sees the environment it would
+    have seen without us (SCBench's runner sets no PYTHONPATH)."""
+    own = {str(Path(__file__).parents[2]), str(Path(__file__).resolve().parents[2])}
+    kept = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p not in own]
+    if kept:
+        os.environ["PYTHONPATH"] = os.pathsep.join(kept)
+    else:
+        os.environ.pop("PYTHONPATH", None)
+
+
+class _State:
+    def __init__(self) -> None:
+        self.channel = _claim_channel()
+        self.session: pytest.Session | None = None
+        self.report: Any = None
+        self.deselected = 0
+
+    def send(self, record: dict[str, Any]) -> None:
+        self.channel.write(json.dumps(record, default=str, separators=(",", ":")) + "\n")
+
+
+_STATE = _State()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _STATE.session = session
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    _STATE.deselected += len(items)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.failed:
+        _STATE.send({"kind": "collect", "nodeid": report.nodeid, "outcome": report.outcome})
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _STATE.send({"kind": "test", "nodeid": report.nodeid, "when": report.when,
+                 "outcome": report.outcome, "duration": report.duration,
+                 "xfail": hasattr(report, "wasxfail")})
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # pytest-json-report builds its report first (tryfirst) and keeps it in memory.
+    plugin = getattr(session.config, "_json_report", None)
+    _STATE.report = getattr(plugin, "report", None)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    session = _STATE.session
+    if session is not None:
+        # By now the exit status is final: it is what pytest's process returns.
+        _STATE.send({"kind": "summary", "exitstatus": int(session.exitstatus),
+                     # As pytest's `collected N items` line counts them: deselected items too.
+                     "collected": session.testscollected + _STATE.deselected,
+                     "failed": session.testsfailed,
+                     "report": _STATE.report})
+    _STATE.channel.close()

@@ -1,0 +1,163 @@
+"""A grader killed with SIGKILL in the middle of grading leaves no hidden test where anyone else
+could read it, and the next start removes what it left. Needs bubblewrap."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from benchwright.coding.scratch import new_scratch, private_root, sweep_leftovers
+from benchwright.errors import WorkspaceError
+from tests.conftest import FIXTURES, run_cli
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                reason="bubblewrap is not installed (apt-get install bubblewrap)")
+HIDDEN = "test_checkpoint_3.py"
+
+
+@pytest.fixture
+def marked_problem(tmp_path: Path) -> tuple[Path, str]:
+    """The forger problem, its checkpoint_3 hidden test marked with a token we can look for."""
+    token = f"hidden{uuid.uuid4().hex}"
+    problem = tmp_path / "forger"
+    shutil.copytree(FIXTURES / "forger", problem)
+    with (problem / "tests" / HIDDEN).open("a") as hidden:
+        hidden.write(f"# {token}\n")
+    return problem, token
+
+
+def _copies_of(token: str, roots: list[Path]) -> Iterator[Path]:
+    """Copies of the marked hidden test in a grading workspace: <scratch>/workspace/...."""
+    for root in roots:
+        for path in root.glob(f"*/workspace/.evaluation_tests/{HIDDEN}"):
+            try:
+                if token in path.read_text():
+                    yield path
+            except OSError:
+                continue
+
+
+def _wait_for(condition: Callable[[], bool], timeout_s: float = 120.0) -> None:
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def _lingering() -> bool:
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and b"main.py\0linger" in (proc / "cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _kill_during_grading(problem: Path, out: Path) -> None:
+    _kill_when([sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problem-dir",
+                str(problem), "--checkpoint", "checkpoint_3", "--workspace",
+                str(problem / "solutions" / "checkpoint_1"), "--out", str(out)], _lingering)
+
+
+def _kill_when(argv: list[str], condition: Callable[[], bool]) -> None:
+    grader = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for(condition)
+    finally:
+        grader.send_signal(signal.SIGKILL)
+        grader.wait()
+    _wait_for(lambda: not _lingering(), 30)
+
+
+def _readable_by_another_user(path: Path) -> bool:
+    probe = subprocess.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                            "--clear-groups", "cat", str(path)], capture_output=True, check=False)
+    return probe.returncode == 0
+
+
+def test_sigkill_during_grading_leaves_no_readable_hidden_test(
+    marked_problem: tuple[Path, str], tmp_path: Path
+) -> None:
+    problem, token = marked_problem
+    _kill_during_grading(problem, tmp_path / "out")
+    assert list(_copies_of(token, [Path(tempfile.gettempdir())])) == []
+    left = list(_copies_of(token, [private_root()]))
+    if os.geteuid() == 0:
+        assert [p for p in left if _readable_by_another_user(p)] == []
+    for path in left:
+        folder = path.parents[2]  # <scratch>/workspace/.evaluation_tests/<file>
+        assert folder.parent.stat().st_mode & 0o077 == 0
+
+
+def test_the_next_start_removes_the_leftovers(
+    marked_problem: tuple[Path, str], tmp_path: Path
+) -> None:
+    problem, token = marked_problem
+    _kill_during_grading(problem, tmp_path / "killed")
+    roots = [Path(tempfile.gettempdir()), private_root()]
+    assert list(_copies_of(token, roots)), "the killed grader left nothing to clean"
+    run_cli("eval", "checkpoint", "--problem-dir", str(problem), "--checkpoint", "checkpoint_2",
+            "--workspace", str(problem / "solutions" / "checkpoint_1"),
+            "--out", str(tmp_path / "next"))
+    assert list(_copies_of(token, roots)) == []
+
+
+def test_a_run_grades_in_a_private_folder_and_dead_graders_are_swept(tmp_path: Path) -> None:
+    root = tmp_path / "run" / ".work" / ".grading"
+    mine = new_scratch(root)
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    dead = root / "grade-999999999-1-abcdefgh"  # no such process
+    (dead / "workspace").mkdir(parents=True)
+    (dead / "workspace" / HIDDEN).write_text("hidden")
+    (dead / "workspace").chmod(0)  # what a submission may do to its own folder
+    assert sweep_leftovers(root) == [dead]
+    assert not dead.exists()
+    assert mine.is_dir()
+
+
+def test_a_planted_scratch_root_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "grading").symlink_to(elsewhere)
+    with pytest.raises(WorkspaceError):
+        new_scratch(tmp_path / "grading")
+
+
+def test_a_killed_run_keeps_its_hidden_tests_in_its_own_folder_until_it_resumes(
+    marked_problem: tuple[Path, str], tmp_path: Path
+) -> None:
+    problem, token = marked_problem
+    problems = tmp_path / "problems"
+    problems.mkdir()
+    shutil.move(problem, problems / "forger")
+    problem = problems / "forger"
+    # One checkpoint, graded by the lingering test (the oracle agent copies the solution in).
+    (problem / "config.yaml").write_text(
+        "name: forger\ndescription: linger\nentry_file: main\n"
+        "checkpoints:\n  checkpoint_1: {version: 1, order: 1}\n")
+    shutil.copy(problem / "tests" / HIDDEN, problem / "tests" / "test_checkpoint_1.py")
+    (problem / "checkpoint_1.md").write_text("Take your time.\n")
+    run = tmp_path / "run"
+    base = [sys.executable, "-m", "benchwright", "run", "coding", "--no-metrics"]
+    _kill_when([*base, "--problems-dir", str(problems), "--out", str(run)], _lingering)
+    own = run / ".work" / ".grading"
+    left = list(own.glob("*/workspace/.evaluation_tests/test_checkpoint_1.py"))
+    assert left and all(token in p.read_text() for p in left)
+    assert stat.S_IMODE(own.stat().st_mode) == 0o700
+    assert list(_copies_of(token, [Path(tempfile.gettempdir()), private_root()])) == []
+    old = {p.parents[2] for p in left}
+    _kill_when([*base, "--resume", str(run)], lambda: not any(p.exists() for p in old))

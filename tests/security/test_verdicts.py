@@ -1,0 +1,97 @@
+"""A submission cannot forge its grade: it rewrites pytest's JSON report, fakes pytest's output,
+tries to ptrace pytest or reach its fds, plants a module for pytest to import, swaps the report
+for a FIFO and kills pytest; the verdict stays its true one (failed), and what it tampered with is
+recorded. Needs bubblewrap."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
+from benchwright.coding.grading import GradeOptions, grade_checkpoint
+from benchwright.coding.loader import load_problem
+from benchwright.sandbox import BwrapRuntime, Limits
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                reason="bubblewrap is not installed (apt-get install bubblewrap)")
+FORGER = FIXTURES / "forger"
+
+
+def _grade(checkpoint: str, tmp: Path) -> CheckpointEvaluation:
+    problem = load_problem(FORGER)
+    snapshot = tmp / "snapshot"
+    shutil.copytree(FORGER / "solutions" / "checkpoint_1", snapshot)
+    options = GradeOptions(runtime=BwrapRuntime(), limits=Limits(wall_clock_s=300),
+                           scratch_root=tmp / "scratch")
+    return grade_checkpoint(problem, problem.checkpoints[checkpoint], snapshot,
+                            options).evaluation
+
+
+@pytest.fixture(scope="module")
+def forged(tmp_path_factory: pytest.TempPathFactory) -> CheckpointEvaluation:
+    return _grade("checkpoint_1", tmp_path_factory.mktemp("forged"))
+
+
+def _outcomes(evaluation: CheckpointEvaluation) -> dict[str, str]:
+    return {case.id: case.outcome for case in evaluation.tests}
+
+
+def test_a_rewritten_report_does_not_pass(forged: CheckpointEvaluation) -> None:
+    assert _outcomes(forged)["test_sum"] == "failed"
+    assert not any(forged.verdicts.values())
+    assert forged.counts["Core"].passed < forged.counts["Core"].total
+
+
+def test_the_rewrite_is_recorded_as_tampering(forged: CheckpointEvaluation) -> None:
+    # The forger stops pytest while it rewrites the file, so it wins the race every time.
+    assert forged.status is GradeStatus.TAMPERED
+    assert "rewritten" in (forged.tampering_reason or "")
+    assert forged.to_scbench()["infrastructure_failure"] is True
+
+
+def test_fake_summaries_on_stdout_count_for_nothing(forged: CheckpointEvaluation) -> None:
+    assert forged.pytest_collected == 3
+    assert forged.pytest_exit_code == 1
+    assert _outcomes(forged)["test_echo"] == "passed"
+
+
+@pytest.mark.parametrize("attack", ["ptrace", "mem", "environ", "fds"])
+def test_pytest_cannot_be_traced_or_opened(forged: CheckpointEvaluation, attack: str) -> None:
+    probe = next(case for case in forged.tests if case.id == "test_probe")
+    assert probe.outcome == "failed", "the submission got at pytest"
+    message = probe.message or ""
+    assert f"{attack}=E" in message, message
+
+
+def test_killing_pytest_is_not_a_pass(tmp_path: Path) -> None:
+    evaluation = _grade("checkpoint_2", tmp_path)
+    assert evaluation.status is GradeStatus.TAMPERED
+    assert "without reporting" in (evaluation.tampering_reason or "")
+    assert not any(evaluation.verdicts.values())
+
+
+def test_a_module_planted_where_pytest_imports_never_runs_in_pytest(tmp_path: Path) -> None:
+    # The submission writes .evaluation_tests/deepdiff.py; a test then imports deepdiff lazily.
+    evaluation = _grade("checkpoint_4", tmp_path)
+    assert _outcomes(evaluation) == {"test_plant": "failed", "test_sum": "failed"}
+    assert not any(evaluation.verdicts.values())
+
+
+def test_a_fifo_in_place_of_the_report_does_not_hang_the_grader(tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problem-dir",
+            str(FORGER), "--checkpoint", "checkpoint_5", "--workspace",
+            str(FORGER / "solutions" / "checkpoint_1"), "--out", str(tmp_path / "out"), "--json"]
+    # A grader that opened the FIFO to read it would wait forever for a writer.
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ), check=False)
+    grading = json.loads(proc.stdout)
+    assert grading["status"] == "tampered"
+    assert "not valid JSON" in grading["tampering_reason"]
