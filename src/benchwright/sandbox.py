@@ -255,17 +255,23 @@ def _run_killable(
         limits = limits.model_copy(
             update={"max_processes": limits.max_processes + _processes_of(os.getuid())})
     start = time.monotonic()
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-        stdout=stdout,
-        stderr=stderr,
-        start_new_session=True,
-        preexec_fn=_limiter(limits),
-        pass_fds=info_fds[1:] if info_fds else (),
-    )
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+            preexec_fn=_limiter(limits),
+            pass_fds=info_fds[1:] if info_fds else (),
+        )
+    except BaseException:
+        for fd in info_fds or ():  # nobody will read the info pipe: do not leak it
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        raise
     namespace = _read_pid_namespace(info_fds) if info_fds else None
     if stdin is not None and proc.stdin is not None:
         _feed(proc.stdin, stdin)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,6 +17,7 @@ from benchwright.coding.examples import example_problem_dir
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import get_checkpoint, load_problem
 from benchwright.errors import GradingInfrastructureError, UserInputError
+from benchwright.runs.clock import folder_stamp
 from benchwright.runs.regrade import regrade_run
 from benchwright.sandbox import Limits, get_runtime
 from benchwright.web.runs.layout import is_web_run
@@ -84,7 +84,7 @@ def _problem_dir(problem_dir: Path | None, problem: str | None) -> Path:
 
 
 def _default_out(problem: str, checkpoint: str) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    stamp = folder_stamp()
     return Path("benchwright-out") / "eval" / problem / f"{checkpoint}-{stamp}"
 
 

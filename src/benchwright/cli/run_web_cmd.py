@@ -4,7 +4,6 @@ evaluator. With no options: the local suite, served on loopback, with the script
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.errors import Interrupted, UserInputError
+from benchwright.runs.clock import folder_stamp
 from benchwright.web.runs.extraction import ExtractorConfig
 from benchwright.web.runs.layout import WebRunLayout, is_web_run
 from benchwright.web.runs.models import (
@@ -154,7 +154,7 @@ def _id_range(suite: Suite) -> str:
 
 
 def _default_out(agent: AgentName) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    stamp = folder_stamp()
     return Path("benchwright-out") / "runs" / f"web-{agent}-{stamp}"
 
 

@@ -2,11 +2,14 @@
 
 The rendered prompt is on the command's standard input and in the file named by
 $BENCHWRIGHT_PROMPT_FILE (outside the workspace, so it never lands in a snapshot). The command
-sees the workspace (writable) and nothing else of the host; it has the network only when asked.
+sees the workspace (writable) and nothing else of the host, except the paths given with
+`--agent-mount` (read-only, at the same path); it has the network only when asked. A command that
+exits non-zero, or cannot start (126, 127: its file is not in the sandbox), is an agent error.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus, sandbox_env
@@ -21,8 +24,9 @@ class CommandAgent:
     name = "command"
 
     def __init__(self, command: str, runtime: Runtime, limits: Limits, interpreter: Interpreter,
-                 network: bool = False) -> None:
+                 network: bool = False, extra_mounts: Sequence[Path] = ()) -> None:
         self.command = command
+        self.extra_mounts = [Mount(path=p) for p in extra_mounts]
         self.runtime = runtime
         self.limits = limits
         self.interpreter = interpreter
@@ -35,7 +39,7 @@ class CommandAgent:
                "BENCHWRIGHT_ARTIFACTS_DIR": str(ctx.artifacts_dir)}
         mounts = [Mount(path=self.interpreter.prefix), Mount(path=ctx.prompt_file),
                   Mount(path=ctx.workspace, writable=True),
-                  Mount(path=ctx.artifacts_dir, writable=True)]
+                  Mount(path=ctx.artifacts_dir, writable=True), *self.extra_mounts]
         with (ctx.artifacts_dir / "stdout.txt").open("wb") as out, \
                 (ctx.artifacts_dir / "stderr.txt").open("wb") as err:
             result = self.runtime.run(["/bin/bash", "-c", self.command], cwd=ctx.workspace,
@@ -43,7 +47,7 @@ class CommandAgent:
                                       network=self.network, stdin=ctx.prompt.encode(),
                                       stdout=out, stderr=err)
         return AgentResult(status=_status(result.exit_code, result.timed_out),
-                           duration_s=result.duration_s,
+                           duration_s=result.duration_s, exit_code=result.exit_code,
                            error=_error(result.exit_code, result.timed_out, ctx.artifacts_dir))
 
     def cleanup(self) -> None:
@@ -62,4 +66,8 @@ def _error(exit_code: int, timed_out: bool, artifacts: Path) -> str | None:
     if exit_code == 0:
         return None
     tail = (artifacts / "stderr.txt").read_text(errors="replace").strip().splitlines()[-3:]
-    return f"the agent command exited with {exit_code}: {' | '.join(tail)}"
+    message = f"the agent command exited with {exit_code}: {' | '.join(tail)}"
+    if exit_code in (126, 127):  # bash could not find or run the command
+        message += (" (it could not start: a file it runs must be inside the sandbox; "
+                    "bind it with --agent-mount PATH)")
+    return message
