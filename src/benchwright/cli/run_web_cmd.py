@@ -12,8 +12,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchwright.cli.json_output import echo_json, result_fields
+from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.errors import Interrupted, UserInputError
 from benchwright.runs.clock import folder_stamp
+from benchwright.runs.lock import run_lock
+from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.web.runs.extraction import ExtractorConfig
 from benchwright.web.runs.layout import WebRunLayout, is_web_run
 from benchwright.web.runs.models import (
@@ -41,6 +44,7 @@ RUNNER_ENV = "BENCHWRIGHT_WEB_TRIAL_RUNNER"
 
 
 def run_web_cmd(
+    ctx: typer.Context,
     suite: Annotated[str, typer.Option(
         help="local, webarena-verified, or a tasks JSON file in the WebArena Verified format.")]
     = LOCAL,
@@ -78,7 +82,7 @@ def run_web_cmd(
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
     opened: Suite | None = None
     if resume:
-        run_dir = _resumable(out)
+        run_dir = _resumable(ctx, out)
     else:
         opened = open_suite(suite, config)
         extractor = _extractor(extract_model, base_url, api_key_env)
@@ -89,9 +93,13 @@ def run_web_cmd(
             env_config=config.resolve() if config else None,
             runner=os.environ.get(RUNNER_ENV) or "browser", extractor=extractor,
             keep_browser_files=keep_browser_files, cookie_files=_cookie_files(cookies or []))
-        run_dir = out or _default_out(agent)
-        create_web_run(run_config, run_dir, opened)
-    result = _execute(run_dir, opened, quiet=as_json)
+        refuse_secrets(run_config)
+        run_dir = (out or _default_out(agent)).expanduser().resolve()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with run_lock(run_dir):
+        if opened is not None:
+            create_web_run(run_config, run_dir, opened)
+        result = _execute(run_dir, opened, quiet=as_json)
     if as_json:
         echo_json(result_fields(result))
     else:
@@ -99,12 +107,28 @@ def run_web_cmd(
         Console(stderr=True).print(f"[dim]report: {result.report}[/]")
 
 
-def _resumable(out: Path | None) -> Path:
+def _resumable(ctx: typer.Context, out: Path | None) -> Path:
     if out is None:
         raise UserInputError("--resume needs the run directory",
                              hint="pass --out RUN_DIR --resume")
-    load_web_manifest(out)
-    return out
+    config = load_web_manifest(out).config
+    saved = {"suite": config.suite, "task_ids": sorted(config.task_ids), "agent": config.agent.name,
+             "model": config.agent.model, "base_url": config.agent.base_url,
+             "api_key_env": config.agent.api_key_env, "trials": config.trials,
+             "max_steps": config.max_steps, "scripts": config.scripts_dir,
+             "extract_model": config.extractor.model if config.extractor else None,
+             "config": config.env_config, "keep_browser_files": config.keep_browser_files,
+             "cookies": config.cookie_files}
+    refuse_conflicts(ctx, saved, may_change={"out", "resume", "as_json"}, normalise={
+        "task_ids": lambda ids: sorted(parse_task_ids(ids)),
+        "scripts": _absolute, "config": _absolute,
+        "cookies": lambda paths: [_absolute(p) for p in paths]},
+        command="benchwright run web --out NEW_DIR")
+    return out.expanduser().resolve()
+
+
+def _absolute(path: Path) -> Path:
+    return path.expanduser().resolve()
 
 
 def _extractor(model: str | None, base_url: str | None,
@@ -196,7 +220,7 @@ def eval_web_run(run_dir: Path, config: Path | None, as_json: bool) -> None:
     and result.json."""
     from benchwright.cli.web_cmd import eval_json, print_report
 
-    with Console(stderr=True).status("scoring") as status:
+    with run_lock(run_dir), Console(stderr=True).status("scoring") as status:
         scored = finish(run_dir, status.update, force=True, config=config)
     if as_json:
         echo_json(eval_json(scored.summary, scored.report))

@@ -93,23 +93,33 @@ class LocalExecutor:
         pool = ProcessPoolExecutor(max_workers=min(self.workers, len(jobs)), mp_context=ctx,
                                    initializer=_init_worker, initargs=(events,))
         futures: list[Future[ResultT]] = [pool.submit(_run_job, fn, job) for job in jobs]
+        finished = False
         try:
             for future in as_completed(futures):
                 yield future.result()
+            finished = True
         except BaseException:
             _kill_pool(pool)
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             stop.set()
-            drain.join()
+            # every event is delivered before `run` returns; a killed worker may
+            # have torn its last message, which would block the drain: do not wait for it then
+            drain.join(timeout=None if finished else 5.0)
 
     def _drain(self, events: Any, stop: threading.Event) -> None:
-        while not stop.is_set():
+        """Deliver events until told to stop and the queue is empty: `stop` is set after the
+        workers have exited, so every event they sent is already in the queue's pipe."""
+        while True:
             try:
                 event = events.get(timeout=0.1)
             except queue.Empty:
+                if stop.is_set():
+                    return
                 continue
+            except (EOFError, OSError, ValueError):  # a worker killed mid-message
+                return
             if self.on_event is not None:
                 self.on_event(event)
 

@@ -8,20 +8,18 @@ manifest.json and read back on resume, so it must never hold a key's value.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel
 
 from benchwright.coding.loader import load_problem
 from benchwright.coding.prompts import render_prompt, template_text
 from benchwright.errors import UserInputError
 from benchwright.interpreters import resolve_python
-from benchwright.redaction import Redactor
 from benchwright.runs.layout import RunLayout
 from benchwright.runs.models import RunConfig
+from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.sandbox import get_runtime
+
+__all__ = ["check_coding_run", "check_resumable", "prompt_setting", "refuse_secrets", "resolved"]
 
 
 def check_coding_run(config: RunConfig) -> None:
@@ -63,37 +61,6 @@ def _check_agent(config: RunConfig) -> None:
     for mount in config.agent_mounts:
         if not mount.exists():
             raise UserInputError("--agent-mount: no such file or folder", path=mount)
-
-
-def refuse_secrets(settings: BaseModel, environ: dict[str, str] | None = None) -> None:
-    """Refuse settings that hold the value of a secret environment variable (an API key)."""
-    redactor = Redactor.from_environ(environ)
-    for where, value in _strings(settings.model_dump(mode="json")):
-        cleaned = redactor.text(value)
-        if cleaned != value:
-            mark = cleaned[cleaned.index("<redacted:"):].split(">")[0] + ">"
-            names = mark.removeprefix("<redacted:").removesuffix(">")
-            raise UserInputError(
-                f"{_option(where)} holds the value of {names}; run settings are saved in "
-                "manifest.json, so a key must not be one of them",
-                hint=f"leave the key in the environment ({names}) and refer to it from there")
-
-
-def _strings(value: Any, where: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:
-    if isinstance(value, str):
-        yield where, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings(item, (*where, str(key)))
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item, where)
-
-
-def _option(where: tuple[str, ...]) -> str:
-    """A setting's path as the option that sets it: agent_settings.base_url -> --base-url."""
-    names = [w for w in where if not w.isdigit()]
-    return "--" + (names[-1] if names else "setting").replace("_", "-")
 
 
 def resolved(path: Path | None) -> Path | None:

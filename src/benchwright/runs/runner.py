@@ -24,7 +24,7 @@ from benchwright.runs.chain import ChainJob, plan_attempt, run_chain
 from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import RunLayout
 from benchwright.runs.models import ChainSummary, CheckpointRecord, Manifest, RunConfig, RunResult
-from benchwright.runs.preflight import refuse_secrets
+from benchwright.runs.secret_settings import refuse_secrets
 
 
 def create_run(config: RunConfig, run_dir: Path) -> Manifest:
