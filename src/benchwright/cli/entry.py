@@ -35,6 +35,8 @@ def run_app(app: typer.Typer) -> None:
     except BenchwrightError as exc:
         err.print(f"[bold red]error:[/] {exc.one_line()}", soft_wrap=True)
         sys.exit(SIGTERM_EXIT if _terminated and exc.exit_code == 130 else exc.exit_code)
-    except KeyboardInterrupt:  # a command with no clean-up of its own to do
-        err.print("[bold red]error:[/] interrupted", soft_wrap=True)
-        sys.exit(SIGTERM_EXIT if _terminated else 130)
+    except SystemExit as exc:  # Typer turns a bare KeyboardInterrupt into a silent exit 130
+        if _terminated and exc.code == 130:
+            err.print("[bold red]error:[/] stopped by SIGTERM", soft_wrap=True)
+            sys.exit(SIGTERM_EXIT)
+        raise
