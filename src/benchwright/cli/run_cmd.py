@@ -24,7 +24,7 @@ from benchwright.metrics.tools import versions
 from benchwright.registry import AGENTS
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.layout import RunLayout
-from benchwright.runs.lock import run_lock
+from benchwright.runs.lock import locked_run_folder
 from benchwright.runs.models import (
     AgentSettings,
     ChainSummary,
@@ -100,8 +100,7 @@ def coding_cmd(
         if config.metrics:
             _require_metric_tools()
         check_coding_run(config)  # before the folder exists: a bad run leaves nothing behind
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with run_lock(run_dir):
+    with locked_run_folder(run_dir):
         if resume is None:
             create_run(config, run_dir)
         else:

@@ -15,7 +15,7 @@ from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.errors import Interrupted, UserInputError
 from benchwright.runs.clock import folder_stamp
-from benchwright.runs.lock import run_lock
+from benchwright.runs.lock import locked_run_folder, run_lock
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.web.runs.extraction import ExtractorConfig
 from benchwright.web.runs.layout import WebRunLayout, is_web_run
@@ -33,7 +33,7 @@ from benchwright.web.runs.runner import (
     finish,
     load_web_manifest,
 )
-from benchwright.web.runs.suites import LOCAL, Suite, open_suite
+from benchwright.web.runs.suites import LOCAL, SUITE_NAMES, Suite, open_suite
 from benchwright.web.tasks import TaskFilter, parse_sites, parse_task_ids, select
 
 if TYPE_CHECKING:
@@ -95,8 +95,7 @@ def run_web_cmd(
             keep_browser_files=keep_browser_files, cookie_files=_cookie_files(cookies or []))
         refuse_secrets(run_config)
         run_dir = (out or _default_out(agent)).expanduser().resolve()
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with run_lock(run_dir):
+    with locked_run_folder(run_dir):
         if opened is not None:
             create_web_run(run_config, run_dir, opened)
         result = _execute(run_dir, opened, quiet=as_json)
@@ -120,6 +119,7 @@ def _resumable(ctx: typer.Context, out: Path | None) -> Path:
              "config": config.env_config, "keep_browser_files": config.keep_browser_files,
              "cookies": config.cookie_files}
     refuse_conflicts(ctx, saved, may_change={"out", "resume", "as_json"}, normalise={
+        "suite": lambda name: name if name in SUITE_NAMES else str(_absolute(Path(name))),
         "task_ids": lambda ids: sorted(parse_task_ids(ids)),
         "scripts": _absolute, "config": _absolute,
         "cookies": lambda paths: [_absolute(p) for p in paths]},

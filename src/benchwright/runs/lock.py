@@ -11,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 from benchwright.errors import RunInUse, UserInputError
+from benchwright.runs.layout import MANIFEST
 
 LOCK = ".lock"
 
@@ -35,6 +37,21 @@ def run_lock(run_dir: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def locked_run_folder(run_dir: Path) -> Iterator[None]:
+    """The run folder, created if missing, locked for the block. A folder this call created is
+    removed again if the block fails before a manifest is written: a refused run leaves nothing."""
+    made = not run_dir.exists()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        with run_lock(run_dir):
+            yield
+    except BaseException:
+        if made and not (run_dir / MANIFEST).exists():
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
 
 
 def _open(path: Path) -> int:

@@ -1,0 +1,79 @@
+"""`run web`: one process per run folder, resume options checked against the saved run, no key
+in the manifest, and no folder left by a refused run (issue 14, point 3 b, d, f)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from benchwright.cli.run_web_cmd import RUNNER_ENV
+from benchwright.runs.lock import run_lock
+from tests.conftest import run_cli
+from tests.web.runs.tasks_fixture import write_suite
+
+FAKE_KEY = "sk-benchwright-weblock-0d4f7a21c3"
+
+
+@pytest.fixture(scope="module")
+def web_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    root = tmp_path_factory.mktemp("weblock")
+    write_suite(root / "suite")
+    suite = ["--suite", str(root / "suite" / "tasks.json"),
+             "--config", str(root / "suite" / "env.yaml")]
+    done = run_cli("run", "web", *suite, "--task-ids", "7001-7002", "--out", str(root / "run"),
+                   "--json", env={**os.environ, RUNNER_ENV: "fake"})
+    assert done.returncode == 0, done.stderr
+    return root / "run", suite
+
+
+def _refused(proc: object, *words: str) -> None:
+    returncode, stderr = getattr(proc, "returncode"), getattr(proc, "stderr")
+    assert returncode == 2, stderr
+    assert "Traceback" not in stderr and stderr.count("error:") == 1, stderr
+    for word in words:
+        assert word in stderr, stderr
+
+
+def test_a_locked_web_run_refuses_resume_and_eval(web_run: tuple[Path, list[str]]) -> None:
+    run_dir, _suite = web_run
+    env = {**os.environ, RUNNER_ENV: "fake"}
+    with run_lock(run_dir):
+        _refused(run_cli("run", "web", "--out", str(run_dir), "--resume", env=env),
+                 f"pid {os.getpid()}")
+        _refused(run_cli("eval", str(run_dir), env=env), f"pid {os.getpid()}")
+    resumed = run_cli("run", "web", "--out", str(run_dir), "--resume", "--json", env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["n_trials"] == 2
+
+
+def test_web_resume_lists_conflicting_options(web_run: tuple[Path, list[str]]) -> None:
+    run_dir, suite = web_run
+    env = {**os.environ, RUNNER_ENV: "fake"}
+    _refused(run_cli("run", "web", "--out", str(run_dir), "--resume", "--trials", "5",
+                     "--max-steps", "3", env=env), "--trials", "--max-steps")
+    same = run_cli("run", "web", *suite, "--task-ids", "7001-7002", "--out", str(run_dir),
+                   "--resume", "--json", env=env)
+    assert same.returncode == 0, same.stderr
+
+
+def test_a_web_option_holding_a_key_is_refused(web_run: tuple[Path, list[str]],
+                                                tmp_path: Path) -> None:
+    _run_dir, suite = web_run
+    proc = run_cli("run", "web", *suite, "--task-ids", "7001", "--agent", "browser-use",
+                   "--model", "m", "--base-url", f"http://127.0.0.1:9/{FAKE_KEY}/v1",
+                   "--out", str(tmp_path / "run"),
+                   env={**os.environ, RUNNER_ENV: "fake", "OPENAI_API_KEY": FAKE_KEY})
+    _refused(proc, "--base-url", "OPENAI_API_KEY")
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_refused_web_run_leaves_no_folder(web_run: tuple[Path, list[str]],
+                                            tmp_path: Path) -> None:
+    _run_dir, suite = web_run
+    proc = run_cli("run", "web", *suite, "--task-ids", "7001", "--agent", "browser-use",
+                   "--out", str(tmp_path / "run"), env={**os.environ, RUNNER_ENV: "fake"})
+    _refused(proc, "needs a model")
+    assert not (tmp_path / "run").exists()
