@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -36,6 +37,7 @@ def _init_worker(events: Any) -> None:
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
     signal.signal(signal.SIGTERM, _exit_now)
+    sys.unraisablehook = _quiet_when_stopping
     _sink = events.put
 
 
@@ -48,6 +50,14 @@ def _exit_now(signum: int, frame: Any) -> None:
     global _stopping
     _stopping = True
     raise SystemExit(128 + signum)
+
+
+def _quiet_when_stopping(unraisable: Any) -> None:
+    # a stop that lands inside an at-fork handler (a sandbox starting) cannot propagate there;
+    # Python would print it as a traceback under the parent's clean "interrupted" line
+    if _stopping and issubclass(unraisable.exc_type, SystemExit):
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def _run_job(fn: Callable[[JobT], ResultT], job: JobT) -> ResultT:
