@@ -87,19 +87,7 @@ def coding_cmd(
     if resume is not None:
         run_dir, config = resume.resolve(), _resumed(ctx, resume)
     else:
-        folder = problems_dir or examples_dir()
-        config = RunConfig(
-            problems_dir=folder.resolve(), problems=_problem_names(folder, problem or []),
-            agent=_agent_name(agent), agent_command=agent_command,
-            agent_mounts=[m.expanduser().resolve() for m in agent_mount or []],
-            replay_from=resolved(replay_from), model=model, prompt=prompt_setting(prompt),
-            trials=trials, pass_policy=pass_policy, python=python,
-            agent_network=agent_network, unsafe_no_sandbox=unsafe_no_sandbox, metrics=metrics,
-            agent_settings=agent_settings(base_url, agent_option or []))
-        run_dir = _new_run_dir(out or _default_out(agent))
-        if config.metrics:
-            _require_metric_tools()
-        check_coding_run(config)  # before the folder exists: a bad run leaves nothing behind
+        run_dir, config = _new_run(ctx.params)
     with locked_run_folder(run_dir):
         if resume is None:
             create_run(config, run_dir)
@@ -113,6 +101,27 @@ def coding_cmd(
         Console().print(run_summary_view(result, report))
         Console(stderr=True).print(f"[dim]report: {RunLayout(run_dir).report_md}[/]")
     _end(result, run_dir)
+
+
+def _new_run(options: dict[str, Any]) -> tuple[Path, RunConfig]:
+    """The folder and configuration of a new run, checked before the folder exists (a run that
+    every attempt would fail is refused and leaves nothing behind)."""
+    folder = options["problems_dir"] or examples_dir()
+    config = RunConfig(
+        problems_dir=folder.resolve(), problems=_problem_names(folder, options["problem"] or []),
+        agent=_agent_name(options["agent"]), agent_command=options["agent_command"],
+        agent_mounts=[m.expanduser().resolve() for m in options["agent_mount"] or []],
+        replay_from=resolved(options["replay_from"]), model=options["model"],
+        prompt=prompt_setting(options["prompt"]), trials=options["trials"],
+        pass_policy=options["pass_policy"], python=options["python"],
+        agent_network=options["agent_network"], unsafe_no_sandbox=options["unsafe_no_sandbox"],
+        metrics=options["metrics"],
+        agent_settings=agent_settings(options["base_url"], options["agent_option"] or []))
+    run_dir = _new_run_dir(options["out"] or _default_out(options["agent"]))
+    if config.metrics:
+        _require_metric_tools()
+    check_coding_run(config)
+    return run_dir, config
 
 
 def _end(result: RunResult, run_dir: Path) -> None:

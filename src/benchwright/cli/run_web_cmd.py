@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -80,30 +80,37 @@ def run_web_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
-    opened: Suite | None = None
-    if resume:
-        run_dir = _resumable(ctx, out)
-    else:
-        opened = open_suite(suite, config)
-        extractor = _extractor(extract_model, base_url, api_key_env)
-        run_config = WebRunConfig(
-            suite=opened.name, task_ids=_task_ids(opened, task_ids, sites),
-            agent=AgentSpec(name=agent, model=model, base_url=base_url, api_key_env=api_key_env),
-            scripts_dir=_scripts(scripts), trials=trials, max_steps=max_steps,
-            env_config=config.resolve() if config else None,
-            runner=os.environ.get(RUNNER_ENV) or "browser", extractor=extractor,
-            keep_browser_files=keep_browser_files, cookie_files=_cookie_files(cookies or []))
-        refuse_secrets(run_config)
-        run_dir = (out or _default_out(agent)).expanduser().resolve()
+    new = None if resume else _new_web_run(ctx.params)
+    run_dir = _resumable(ctx, out) if new is None else new[0]
     with locked_run_folder(run_dir):
-        if opened is not None:
-            create_web_run(run_config, run_dir, opened)
-        result = _execute(run_dir, opened, quiet=as_json)
+        if new is not None:
+            create_web_run(new[2], run_dir, new[1])
+        result = _execute(run_dir, new[1] if new else None, quiet=as_json)
     if as_json:
         echo_json(result_fields(result))
     else:
         Console().print(_summary_line(result), highlight=False)
         Console(stderr=True).print(f"[dim]report: {result.report}[/]")
+
+
+def _new_web_run(options: dict[str, Any]) -> tuple[Path, Suite, WebRunConfig]:
+    """The folder, suite and configuration of a new run (no key among its settings)."""
+    opened = open_suite(options["suite"], options["config"])
+    extractor = _extractor(options["extract_model"], options["base_url"],
+                           options["api_key_env"])
+    run_config = WebRunConfig(
+        suite=opened.name, task_ids=_task_ids(opened, options["task_ids"], options["sites"]),
+        agent=AgentSpec(name=options["agent"], model=options["model"],
+                        base_url=options["base_url"], api_key_env=options["api_key_env"]),
+        scripts_dir=_scripts(options["scripts"]), trials=options["trials"],
+        max_steps=options["max_steps"],
+        env_config=options["config"].resolve() if options["config"] else None,
+        runner=os.environ.get(RUNNER_ENV) or "browser", extractor=extractor,
+        keep_browser_files=options["keep_browser_files"],
+        cookie_files=_cookie_files(options["cookies"] or []))
+    refuse_secrets(run_config)
+    run_dir = (options["out"] or _default_out(options["agent"])).expanduser().resolve()
+    return run_dir, opened, run_config
 
 
 def _resumable(ctx: typer.Context, out: Path | None) -> Path:
