@@ -57,10 +57,18 @@ def test_unknown_prompt_is_refused_before_the_folder_exists(tmp_path: Path) -> N
     assert not (tmp_path / "run").exists()
 
 
-def test_replay_without_a_run_is_refused_before_the_folder_exists(tmp_path: Path) -> None:
-    proc = run_cli("run", "coding", "--problems-dir", str(QUICK), "--agent", "replay",
+@pytest.mark.parametrize(("options", "message"), [
+    (["--agent", "replay"], "--replay-from"),
+    (["--agent", "replay", "--replay-from", "/nonexistent/run"], "not a run directory"),
+    (["--agent", "command"], "--agent-command"),
+    (["--agent", "command", "--agent-command", "true", "--agent-mount", "/nonexistent/x"],
+     "--agent-mount"),
+    (["--python", "/nonexistent/python3"], "python")])
+def test_an_agent_that_cannot_run_is_refused_before_the_folder_exists(
+        tmp_path: Path, options: list[str], message: str) -> None:
+    proc = run_cli("run", "coding", "--problems-dir", str(QUICK), *options,
                    "--no-metrics", "--out", str(tmp_path / "run"))
-    _one_line_error(proc, 2, "--replay-from")
+    _one_line_error(proc, 2, message)
     assert not (tmp_path / "run").exists()
 
 

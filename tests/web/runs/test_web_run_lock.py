@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,9 +30,9 @@ def web_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     return root / "run", suite
 
 
-def _refused(proc: object, *words: str) -> None:
-    returncode, stderr = getattr(proc, "returncode"), getattr(proc, "stderr")
-    assert returncode == 2, stderr
+def _refused(proc: subprocess.CompletedProcess[str], *words: str) -> None:
+    stderr = proc.stderr
+    assert proc.returncode == 2, stderr
     assert "Traceback" not in stderr and stderr.count("error:") == 1, stderr
     for word in words:
         assert word in stderr, stderr
