@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from benchwright.cli.run_web_cmd import RUNNER_ENV
 from benchwright.runs.lock import run_lock
+from benchwright.web.runs.fake_runner import DELAY_ENV
+from benchwright.web.runs.layout import WebRunLayout
 from tests.conftest import run_cli
 from tests.web.runs.tasks_fixture import write_suite
 
@@ -78,3 +83,25 @@ def test_a_refused_web_run_leaves_no_folder(web_run: tuple[Path, list[str]],
                    "--out", str(tmp_path / "run"), env={**os.environ, RUNNER_ENV: "fake"})
     _refused(proc, "needs a model")
     assert not (tmp_path / "run").exists()
+
+
+def test_sigterm_stops_a_web_run_cleanly_and_it_resumes(web_run: tuple[Path, list[str]],
+                                                        tmp_path: Path) -> None:
+    _run_dir, suite = web_run
+    run_dir = tmp_path / "run"
+    env = {**os.environ, RUNNER_ENV: "fake", DELAY_ENV: "0.3"}
+    argv = [sys.executable, "-m", "benchwright", "run", "web", *suite, "--task-ids", "7001-7004",
+            "--trials", "3", "--out", str(run_dir)]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    journal = WebRunLayout(run_dir).journal
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (journal.exists() and journal.read_text()):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _out, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 143, stderr
+    assert "--resume" in stderr and "Traceback" not in stderr
+    resumed = run_cli("run", "web", "--out", str(run_dir), "--resume", "--json", env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["n_trials"] == 12
