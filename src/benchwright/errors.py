@@ -2,11 +2,16 @@
 
 Exit codes (documented in docs/cli.md):
 
-- 0: the command did what was asked (a graded checkpoint that fails its tests is still a success);
+- 0: the command did what was asked (a graded checkpoint that fails its tests is still a success,
+  and so is an agent that crashed: that is the agent's result, reported at the end);
 - 1: a bug in benchwright (a traceback is printed);
-- 2: bad input or a missing prerequisite: one line says what, where and how to fix it;
+- 2: bad input or a missing prerequisite: one line says what, where and how to fix it (also: the
+  run folder is in use by another benchwright process, named by its pid);
 - 3: infrastructure failed (an environment could not be built, the grader itself broke);
-- 130: interrupted (Ctrl-C); finished work is kept and `--resume` continues.
+- 4: a run ended but is incomplete: some attempts broke off with errors (each is named; the result
+  files are written; `--resume` runs them again once the cause is fixed);
+- 130: interrupted (Ctrl-C); 143: stopped by SIGTERM. Either way the run stops cleanly, finished
+  work is kept and `--resume` continues.
 """
 
 from __future__ import annotations
@@ -69,6 +74,16 @@ class Interrupted(BenchwrightError):
     """The user stopped a run; what finished is saved."""
 
     exit_code = 130
+
+
+class RunInUse(BenchwrightError):
+    """Another benchwright process holds the run folder's lock."""
+
+
+class RunIncomplete(BenchwrightError):
+    """A run ended with attempts that broke off with errors; its result files are written."""
+
+    exit_code = 4
 
 
 class ProviderUnavailable(InfrastructureError):

@@ -29,9 +29,6 @@ TRIAL_RUNNERS: dict[str, str] = {
     "browser": "benchwright.web.runs.browser_runner:BrowserTrialRunner",
     "fake": "benchwright.web.runs.fake_runner:FakeTrialRunner",
 }
-GRADERS: dict[str, str] = {
-    "scbench-pytest": "benchwright.coding.grading:grade_checkpoint",
-}
 
 
 def resolve(kind: str, table: dict[str, str], name: str) -> Any:

@@ -275,6 +275,9 @@ def _run_killable(
     except BaseException:
         if group is not None:
             group.remove()
+        for fd in info_fds or ():  # nobody will read the info pipe: do not leak it
+            with contextlib.suppress(OSError):
+                os.close(fd)
         raise
     namespace = _read_pid_namespace(info_fds) if info_fds else None
     if stdin is not None and proc.stdin is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,6 +11,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from benchwright.cli.render import changes_view, evaluation_view, failing_tests_view
+from benchwright.cli.run_report import print_run_problems, write_run_report
 from benchwright.coding.artifacts import save_grade_output
 from benchwright.coding.evaluation import GradeStatus
 from benchwright.coding.examples import example_problem_dir
@@ -20,7 +20,10 @@ from benchwright.coding.loader import get_checkpoint, load_problem
 from benchwright.coding.scratch import sweep_leftovers
 from benchwright.errors import GradingInfrastructureError, UserInputError
 from benchwright.report.failures import failing_tests
+from benchwright.runs.clock import folder_stamp
+from benchwright.runs.lock import run_lock
 from benchwright.runs.regrade import regrade_run
+from benchwright.runs.runner import load_manifest
 from benchwright.sandbox import Limits, get_runtime
 from benchwright.web.runs.layout import is_web_run
 
@@ -29,7 +32,9 @@ class _EvalGroup(TyperGroup):
     """`eval RUN_DIR` and `eval checkpoint ...` side by side: a path means the `run` command."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if args and not args[0].startswith("-") and args[0] not in self.commands:
+        # `eval --json RUN_DIR` as well as `eval RUN_DIR --json`: no subcommand named, a path given
+        named = any(a in self.commands for a in args if not a.startswith("-"))
+        if not named and any(not a.startswith("-") for a in args):
             args = ["run", *args]
         parsed: list[str] = super().parse_args(ctx, args)
         return parsed
@@ -60,14 +65,20 @@ def run_dir_cmd(
                  python=None)
         return
     err = Console(stderr=True)
-    with err.status("re-grading") as status:
+    load_manifest(run_dir)  # not a run: say so before taking a lock in the folder
+    with run_lock(run_dir), err.status("re-grading") as status:
         changes, result = regrade_run(run_dir, on_checkpoint=lambda s: status.update(
             f"re-grading {s}"))
+        write_run_report(run_dir, result)
     if as_json:
         typer.echo(json.dumps({"run_dir": str(run_dir), "n_checkpoints": result.n_checkpoints,
                                "changes": [c.model_dump() for c in changes]}, indent=2))
         return
     Console().print(changes_view(changes, result.n_checkpoints))
+    if not result.complete:
+        err.print(f"[yellow]the run is incomplete[/]: continue it with "
+                  f"`benchwright run coding --resume {run_dir}`", highlight=False)
+    print_run_problems(result, Console(stderr=True, highlight=False))
 
 
 def _is_web_layout(folder: Path) -> bool:
@@ -87,7 +98,7 @@ def _problem_dir(problem_dir: Path | None, problem: str | None) -> Path:
 
 
 def _default_out(problem: str, checkpoint: str) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    stamp = folder_stamp()
     return Path("benchwright-out") / "eval" / problem / f"{checkpoint}-{stamp}"
 
 

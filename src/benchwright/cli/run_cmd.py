@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,27 +12,30 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.render import run_summary_view
+from benchwright.cli.resume_options import refuse_conflicts
+from benchwright.cli.run_report import print_run_problems, write_run_report
 from benchwright.cli.run_web_cmd import run_web_cmd
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
 from benchwright.coding.scratch import sweep_leftovers
-from benchwright.errors import Interrupted, PrerequisiteError, UserInputError
+from benchwright.errors import Interrupted, PrerequisiteError, RunIncomplete, UserInputError
 from benchwright.executors.local import LocalExecutor
-from benchwright.fileio import write_text_atomic
 from benchwright.metrics.tools import versions
 from benchwright.registry import AGENTS
-from benchwright.report.coding import build_report
-from benchwright.report.markdown import render_markdown
-from benchwright.runs import journal
+from benchwright.runs.clock import folder_stamp
 from benchwright.runs.layout import RunLayout
+from benchwright.runs.lock import locked_run_folder
 from benchwright.runs.models import (
     AgentSettings,
+    ChainSummary,
     CheckpointRecord,
     InfraErrorRecord,
     RunConfig,
     RunResult,
 )
+from benchwright.runs.preflight import check_coding_run, check_resumable, prompt_setting, resolved
+from benchwright.runs.progress import CheckpointTally
 from benchwright.runs.runner import create_run, execute, load_manifest, refresh_checksums
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
@@ -42,6 +44,7 @@ app.command("web")(run_web_cmd)
 
 @app.command("coding")
 def coding_cmd(
+    ctx: typer.Context,
     problems_dir: Annotated[Path | None, typer.Option(
         help="Folder of problems (SCBench format); default: the bundled examples.")] = None,
     problem: Annotated[list[str] | None, typer.Option(
@@ -49,6 +52,9 @@ def coding_cmd(
     agent: Annotated[str, typer.Option(help=f"One of: {', '.join(AGENTS)}.")] = "oracle",
     agent_command: Annotated[str | None, typer.Option(
         help="Shell command for the `command` agent (prompt on stdin).")] = None,
+    agent_mount: Annotated[list[Path] | None, typer.Option(
+        help="A host file or folder bound read-only into the `command` agent's sandbox at the "
+        "same path, e.g. the agent's own scripts (repeatable).")] = None,
     replay_from: Annotated[Path | None, typer.Option(
         help="Run directory whose snapshots the `replay` agent re-applies.")] = None,
     model: Annotated[str | None, typer.Option(help="Model name passed to the agent.")] = None,
@@ -60,7 +66,8 @@ def coding_cmd(
         help="A checkpoint failing it ends the attempt.")] = PassPolicy.CORE_CASES,
     out: Annotated[Path | None, typer.Option(help="The run directory to create.")] = None,
     resume: Annotated[Path | None, typer.Option(
-        help="Finish an interrupted run (its saved configuration is used).")] = None,
+        help="Finish an interrupted run (its saved configuration is used; only --workers and "
+        "--json may be given with it).")] = None,
     python: Annotated[str | None, typer.Option(help="Python for grading environments.")] = None,
     base_url: Annotated[str | None, typer.Option(
         envvar="BENCHWRIGHT_LLM_BASE_URL",
@@ -79,30 +86,61 @@ def coding_cmd(
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""
     if resume is not None:
-        run_dir, config = _resumed(resume)
+        run_dir, config = resume.resolve(), _resumed(ctx, resume)
     else:
-        config = RunConfig(
-            problems_dir=(problems_dir or examples_dir()).resolve(),
-            problems=_problem_names(problems_dir or examples_dir(), problem or []),
-            agent=_agent_name(agent), agent_command=agent_command, replay_from=replay_from,
-            model=model, prompt=prompt, trials=trials, pass_policy=pass_policy, python=python,
-            agent_network=agent_network, unsafe_no_sandbox=unsafe_no_sandbox, metrics=metrics,
-            agent_settings=agent_settings(base_url, agent_option or []))
-        run_dir = out or _default_out(agent)
-        if config.metrics:
-            _require_metric_tools()
-        create_run(config, run_dir)
-    # What a killed predecessor left: scratch folders holding hidden tests.
-    sweep_leftovers(RunLayout(run_dir).grading_dir)
-    sweep_leftovers()
-    result = _execute(run_dir, config, workers, quiet=as_json)
-    report = build_report(run_dir)
-    write_text_atomic(RunLayout(run_dir).report_md, render_markdown(report))
+        run_dir, config = _new_run(ctx.params)
+    with locked_run_folder(run_dir):
+        if resume is None:
+            create_run(config, run_dir)
+        else:
+            refresh_checksums(run_dir, load_manifest(run_dir))
+        # what a killed predecessor left: scratch folders holding hidden tests
+        sweep_leftovers(RunLayout(run_dir).grading_dir)
+        sweep_leftovers()
+        result = _execute(run_dir, config, workers, quiet=as_json)
+        report = write_run_report(run_dir, result)
     if as_json:
         echo_json(result_fields(result))
     else:
         Console(soft_wrap=True).print(run_summary_view(result, report))
         Console(stderr=True).print(f"[dim]report: {RunLayout(run_dir).report_md}[/]")
+    _end(result, run_dir)
+
+
+def _new_run(options: dict[str, Any]) -> tuple[Path, RunConfig]:
+    """The folder and configuration of a new run, checked before the folder exists (a run that
+    every attempt would fail is refused and leaves nothing behind)."""
+    folder = options["problems_dir"] or examples_dir()
+    config = RunConfig(
+        problems_dir=folder.resolve(), problems=_problem_names(folder, options["problem"] or []),
+        agent=_agent_name(options["agent"]), agent_command=options["agent_command"],
+        agent_mounts=[m.expanduser().resolve() for m in options["agent_mount"] or []],
+        replay_from=resolved(options["replay_from"]), model=options["model"],
+        prompt=prompt_setting(options["prompt"]), trials=options["trials"],
+        pass_policy=options["pass_policy"], python=options["python"],
+        agent_network=options["agent_network"], unsafe_no_sandbox=options["unsafe_no_sandbox"],
+        metrics=options["metrics"],
+        agent_settings=agent_settings(options["base_url"], options["agent_option"] or []))
+    run_dir = _new_run_dir(options["out"] or _default_out(options["agent"]))
+    if config.metrics:
+        _require_metric_tools()
+    check_coding_run(config)
+    return run_dir, config
+
+
+def _end(result: RunResult, run_dir: Path) -> None:
+    """Name agent failures and broken-off attempts; the latter make the exit code 4."""
+    print_run_problems(result, Console(stderr=True, highlight=False))
+    if result.errors:
+        raise RunIncomplete(f"{len(result.errors)} attempt(s) broke off with an error, first: "
+                            f"{result.errors[0]}",
+                            hint=f"fix the cause, then: benchwright run coding --resume {run_dir}")
+
+
+def _new_run_dir(out: Path) -> Path:
+    if out.exists() and not out.is_dir():
+        raise UserInputError("--out is not a folder", path=out, hint="pass a new folder's path")
+    return out.expanduser().resolve()
 
 
 def agent_settings(base_url: str | None, options: list[str]) -> AgentSettings:
@@ -128,11 +166,29 @@ def _require_metric_tools() -> None:
         raise PrerequisiteError(exc.message, hint=f"{exc.hint}, or pass --no-metrics") from None
 
 
-def _resumed(run_dir: Path) -> tuple[Path, RunConfig]:
-    manifest = refresh_checksums(run_dir, load_manifest(run_dir))
-    if manifest.config.metrics:
+def _resumed(ctx: typer.Context, run_dir: Path) -> RunConfig:
+    """The saved configuration, after checking the command line does not contradict it."""
+    config = load_manifest(run_dir).config
+    settings = config.agent_settings
+    saved = {"problems_dir": config.problems_dir, "problem": config.problems,
+             "agent": config.agent, "agent_command": config.agent_command,
+             "agent_mount": config.agent_mounts, "replay_from": config.replay_from,
+             "model": config.model, "prompt": config.prompt, "trials": config.trials,
+             "pass_policy": config.pass_policy, "python": config.python,
+             "base_url": settings.base_url, "agent_network": config.agent_network,
+             "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,
+             "agent_option": settings.model_dump(mode="json")}
+    refuse_conflicts(ctx, saved, may_change={"workers", "as_json", "resume"}, normalise={
+        "problems_dir": resolved, "replay_from": resolved, "prompt": prompt_setting,
+        "agent_mount": lambda paths: [resolved(p) for p in paths],
+        "agent_option": lambda opts: {**settings.model_dump(mode="json"),
+                                      **agent_settings(None, opts).model_dump(
+                                          mode="json", exclude_unset=True)}},
+        command="benchwright run coding --out NEW_DIR")
+    check_resumable(config)
+    if config.metrics:
         _require_metric_tools()
-    return run_dir, manifest.config
+    return config
 
 
 def _agent_name(name: str) -> str:
@@ -157,32 +213,40 @@ def _problem_names(folder: Path, wanted: list[str]) -> list[str]:
 
 
 def _default_out(agent: str) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    stamp = folder_stamp()
     return Path("benchwright-out") / "runs" / f"{agent}-{stamp}"
 
 
 def _execute(run_dir: Path, config: RunConfig, workers: int, quiet: bool) -> RunResult:
-    layout = RunLayout(run_dir)
-    manifest = load_manifest(run_dir)
-    total = sum(len(manifest.problem_checkpoints[p]) for p in config.problems) * config.trials
-    done = sum(len(journal.read_records(layout.journal(p, t)))
-               for p in config.problems for t in range(1, config.trials + 1))
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=Console(stderr=True), disable=quiet)
-    task = progress.add_task("checkpoints", total=total, completed=done)
+    task = progress.add_task("checkpoints", total=None)
+    tally = CheckpointTally()  # counts only checkpoints that will run, after resume trimming
+
+    def show(description: str | None = None) -> None:
+        progress.update(task, total=tally.total, completed=tally.completed,
+                        description=description)
 
     def on_event(event: Any) -> None:
         if isinstance(event, CheckpointRecord):
+            tally.record(event)
             mark = "solved" if event.solved else ("passed" if event.passed else "failed")
-            progress.update(task, advance=1,
-                            description=f"{event.problem}/{event.checkpoint}: {mark}")
+            show(f"{event.problem}/{event.checkpoint}: {mark}")
         elif isinstance(event, InfraErrorRecord):
-            progress.update(task, description=f"{event.problem}/{event.checkpoint}: "
-                                              "infrastructure error")
+            show(f"{event.problem}/{event.checkpoint}: infrastructure error")
+
+    def on_plan(plan: dict[tuple[str, int], tuple[int, int]]) -> None:
+        tally.start(plan)
+        show()
+
+    def on_summary(summary: ChainSummary) -> None:
+        tally.summary(summary)
+        show()
 
     try:
         with progress:
-            return execute(run_dir, config, LocalExecutor(workers, on_event=on_event))
+            return execute(run_dir, config, LocalExecutor(workers, on_event=on_event),
+                           on_summary=on_summary, on_plan=on_plan)
     except KeyboardInterrupt:
         raise Interrupted("interrupted; nothing finished is lost",
                              hint=f"continue with: benchwright run coding --resume {run_dir}"

@@ -4,16 +4,19 @@ evaluator. With no options: the local suite, served on loopback, with the script
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchwright.cli.json_output import echo_json, result_fields
+from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.errors import Interrupted, UserInputError
+from benchwright.runs.clock import folder_stamp
+from benchwright.runs.lock import locked_run_folder, run_lock
+from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.web.runs.extraction import ExtractorConfig
 from benchwright.web.runs.layout import WebRunLayout, is_web_run
 from benchwright.web.runs.models import (
@@ -30,7 +33,7 @@ from benchwright.web.runs.runner import (
     finish,
     load_web_manifest,
 )
-from benchwright.web.runs.suites import LOCAL, Suite, open_suite
+from benchwright.web.runs.suites import LOCAL, SUITE_NAMES, Suite, open_suite
 from benchwright.web.tasks import TaskFilter, parse_sites, parse_task_ids, select
 
 if TYPE_CHECKING:
@@ -41,6 +44,7 @@ RUNNER_ENV = "BENCHWRIGHT_WEB_TRIAL_RUNNER"
 
 
 def run_web_cmd(
+    ctx: typer.Context,
     suite: Annotated[str, typer.Option(
         help="local, webarena-verified, or a tasks JSON file in the WebArena Verified format.")]
     = LOCAL,
@@ -76,23 +80,13 @@ def run_web_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
-    opened: Suite | None = None
-    run_config: WebRunConfig | None = None  # on resume: the manifest's
-    if resume:
-        run_dir = _resumable(out)
-    else:
-        opened = open_suite(suite, config)
-        extractor = _extractor(extract_model, base_url, api_key_env)
-        run_config = WebRunConfig(
-            suite=opened.name, task_ids=_task_ids(opened, task_ids, sites),
-            agent=AgentSpec(name=agent, model=model, base_url=base_url, api_key_env=api_key_env),
-            scripts_dir=_scripts(scripts), trials=trials, max_steps=max_steps,
-            env_config=config.resolve() if config else None,
-            runner=os.environ.get(RUNNER_ENV) or "browser", extractor=extractor,
-            keep_browser_files=keep_browser_files, cookie_files=_cookie_files(cookies or []))
-        run_dir = out or _default_out(agent)
-        create_web_run(run_config, run_dir, opened)
-    result = _execute(run_dir, opened, run_config, quiet=as_json)
+    new = None if resume else _new_web_run(ctx.params)
+    run_dir = _resumable(ctx, out) if new is None else new[0]
+    with locked_run_folder(run_dir):
+        if new is not None:
+            create_web_run(new[2], run_dir, new[1])
+        result = _execute(run_dir, new[1] if new else None, new[2] if new else None,
+                          quiet=as_json)
     if as_json:
         echo_json(result_fields(result))
     else:
@@ -100,12 +94,49 @@ def run_web_cmd(
         Console(stderr=True).print(f"[dim]report: {result.report}[/]")
 
 
-def _resumable(out: Path | None) -> Path:
+def _new_web_run(options: dict[str, Any]) -> tuple[Path, Suite, WebRunConfig]:
+    """The folder, suite and configuration of a new run (no key among its settings)."""
+    opened = open_suite(options["suite"], options["config"])
+    extractor = _extractor(options["extract_model"], options["base_url"],
+                           options["api_key_env"])
+    run_config = WebRunConfig(
+        suite=opened.name, task_ids=_task_ids(opened, options["task_ids"], options["sites"]),
+        agent=AgentSpec(name=options["agent"], model=options["model"],
+                        base_url=options["base_url"], api_key_env=options["api_key_env"]),
+        scripts_dir=_scripts(options["scripts"]), trials=options["trials"],
+        max_steps=options["max_steps"],
+        env_config=options["config"].resolve() if options["config"] else None,
+        runner=os.environ.get(RUNNER_ENV) or "browser", extractor=extractor,
+        keep_browser_files=options["keep_browser_files"],
+        cookie_files=_cookie_files(options["cookies"] or []))
+    refuse_secrets(run_config)
+    run_dir = (options["out"] or _default_out(options["agent"])).expanduser().resolve()
+    return run_dir, opened, run_config
+
+
+def _resumable(ctx: typer.Context, out: Path | None) -> Path:
     if out is None:
         raise UserInputError("--resume needs the run directory",
                              hint="pass --out RUN_DIR --resume")
-    load_web_manifest(out)
-    return out
+    config = load_web_manifest(out).config
+    saved = {"suite": config.suite, "task_ids": sorted(config.task_ids), "agent": config.agent.name,
+             "model": config.agent.model, "base_url": config.agent.base_url,
+             "api_key_env": config.agent.api_key_env, "trials": config.trials,
+             "max_steps": config.max_steps, "scripts": config.scripts_dir,
+             "extract_model": config.extractor.model if config.extractor else None,
+             "config": config.env_config, "keep_browser_files": config.keep_browser_files,
+             "cookies": config.cookie_files}
+    refuse_conflicts(ctx, saved, may_change={"out", "resume", "as_json"}, normalise={
+        "suite": lambda name: name if name in SUITE_NAMES else str(_absolute(Path(name))),
+        "task_ids": lambda ids: sorted(parse_task_ids(ids)),
+        "scripts": _absolute, "config": _absolute,
+        "cookies": lambda paths: [_absolute(p) for p in paths]},
+        command="benchwright run web --out NEW_DIR")
+    return out.expanduser().resolve()
+
+
+def _absolute(path: Path) -> Path:
+    return path.expanduser().resolve()
 
 
 def _extractor(model: str | None, base_url: str | None,
@@ -155,7 +186,7 @@ def _id_range(suite: Suite) -> str:
 
 
 def _default_out(agent: AgentName) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    stamp = folder_stamp()
     return Path("benchwright-out") / "runs" / f"web-{agent}-{stamp}"
 
 
@@ -198,7 +229,7 @@ def eval_web_run(run_dir: Path, config: Path | None, as_json: bool) -> None:
     and result.json."""
     from benchwright.cli.web_cmd import eval_json, print_report
 
-    with Console(stderr=True).status("scoring") as status:
+    with run_lock(run_dir), Console(stderr=True).status("scoring") as status:
         scored = finish(run_dir, status.update, force=True, config=config)
     if as_json:
         echo_json(eval_json(scored.summary, scored.report))

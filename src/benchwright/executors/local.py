@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -36,6 +37,7 @@ def _init_worker(events: Any) -> None:
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
     signal.signal(signal.SIGTERM, _exit_now)
+    sys.unraisablehook = _quiet_when_stopping
     _sink = events.put
 
 
@@ -48,6 +50,14 @@ def _exit_now(signum: int, frame: Any) -> None:
     global _stopping
     _stopping = True
     raise SystemExit(128 + signum)
+
+
+def _quiet_when_stopping(unraisable: Any) -> None:
+    # a stop that lands inside an at-fork handler (a sandbox starting) cannot propagate there;
+    # Python would print it as a traceback under the parent's clean "interrupted" line
+    if _stopping and issubclass(unraisable.exc_type, SystemExit):
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def _run_job(fn: Callable[[JobT], ResultT], job: JobT) -> ResultT:
@@ -93,23 +103,33 @@ class LocalExecutor:
         pool = ProcessPoolExecutor(max_workers=min(self.workers, len(jobs)), mp_context=ctx,
                                    initializer=_init_worker, initargs=(events,))
         futures: list[Future[ResultT]] = [pool.submit(_run_job, fn, job) for job in jobs]
+        finished = False
         try:
             for future in as_completed(futures):
                 yield future.result()
+            finished = True
         except BaseException:
             _kill_pool(pool)
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             stop.set()
-            drain.join()
+            # every event is delivered before `run` returns; a killed worker may
+            # have torn its last message, which would block the drain: do not wait for it then
+            drain.join(timeout=None if finished else 5.0)
 
     def _drain(self, events: Any, stop: threading.Event) -> None:
-        while not stop.is_set():
+        """Deliver events until told to stop and the queue is empty: `stop` is set after the
+        workers have exited, so every event they sent is already in the queue's pipe."""
+        while True:
             try:
                 event = events.get(timeout=0.1)
             except queue.Empty:
+                if stop.is_set():
+                    return
                 continue
+            except (EOFError, OSError, ValueError):  # a worker killed mid-message
+                return
             if self.on_event is not None:
                 self.on_event(event)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import time
@@ -31,7 +32,13 @@ from benchwright.redaction import Redactor
 from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import ChainSummary, CheckpointRecord, InfraErrorRecord, RunConfig
+from benchwright.runs.models import (
+    AttemptErrorRecord,
+    ChainSummary,
+    CheckpointRecord,
+    InfraErrorRecord,
+    RunConfig,
+)
 from benchwright.runs.snapshots import diff_snapshots, take_snapshot
 from benchwright.sandbox import get_runtime
 
@@ -65,11 +72,15 @@ class _Chain:
         self.assets = {a.save_path or a.path: problem.path / a.path
                        for a in problem.static_assets.values()}
         self.work = self.layout.work_dir(job.problem, job.trial)
-        self.options = GradeOptions(runtime=get_runtime(job.config.unsafe_no_sandbox),
-                                    limits=job.config.limits, python=job.config.python,
-                                    scratch_root=self.layout.grading_dir)
         self.redactor = Redactor.from_environ(
             urls={"BASE_URL": job.config.agent_settings.base_url})
+
+    @functools.cached_property
+    def options(self) -> GradeOptions:
+        # built on first use: planning an attempt needs no sandbox (and no bwrap probe)
+        return GradeOptions(runtime=get_runtime(self.job.config.unsafe_no_sandbox),
+                            limits=self.job.config.limits, python=self.job.config.python,
+                            scratch_root=self.layout.grading_dir)
 
     def checkpoint_dir(self, name: str) -> Path:
         return self.layout.checkpoint_dir(self.job.problem, self.job.trial, name)
@@ -91,14 +102,35 @@ def run_chain(job: ChainJob, on_record: OnRecord = lambda _r: None) -> ChainSumm
         if not _finished(chain, records):
             _continue(chain, records, on_record)
     except BenchwrightError as exc:
-        layout = RunLayout(job.run_dir)
-        return ChainSummary(problem=job.problem, trial=job.trial, n_checkpoints=0,
-                            records=journal.read_records(layout.journal(job.problem, job.trial)),
-                            error=exc.one_line(), infra_error=journal.read_infra_error(
-                                layout.infra_error(job.problem, job.trial)))
+        return _broken_off(job, Redactor.from_environ().text(exc.one_line()))
     return ChainSummary(problem=job.problem, trial=job.trial,
                         n_checkpoints=len(chain.checkpoints), records=records,
                         infra_error=journal.read_infra_error(chain.infra_path))
+
+
+def plan_attempt(job: ChainJob) -> tuple[int, int]:
+    """Cut the attempt back to its valid records, as a resume will; returns how many checkpoints
+    are finished and how many it may still run (0 when it is over or cannot run)."""
+    try:
+        chain = _Chain(job, load_problem(job.config.problems_dir / job.problem))
+        records = _valid_prefix(chain)
+    except BenchwrightError:
+        return 0, 0
+    if _finished(chain, records):
+        return len(records), 0
+    return len(records), len(chain.checkpoints) - len(records)
+
+
+def _broken_off(job: ChainJob, error: str) -> ChainSummary:
+    """The summary of an attempt that raised; the error is saved so `eval RUN_DIR` keeps it."""
+    layout = RunLayout(job.run_dir)
+    path = layout.attempt_error(job.problem, job.trial)
+    write_json_atomic(path, AttemptErrorRecord(error=error, finished_at=utc_now()
+                                               ).model_dump(mode="json"))
+    return ChainSummary(problem=job.problem, trial=job.trial, n_checkpoints=0,
+                        records=journal.read_records(layout.journal(job.problem, job.trial)),
+                        error=error, infra_error=journal.read_infra_error(
+                            layout.infra_error(job.problem, job.trial)))
 
 
 def _prompt(problem: ProblemConfig, checkpoint: CheckpointConfig, template: str,
@@ -122,6 +154,7 @@ def _valid_prefix(chain: _Chain) -> list[CheckpointRecord]:
     if len(valid) != len(records) or chain.journal_path.is_file():
         journal.rewrite(chain.journal_path, valid)
     chain.infra_path.unlink(missing_ok=True)
+    chain.layout.attempt_error(chain.job.problem, chain.job.trial).unlink(missing_ok=True)
     for checkpoint in chain.checkpoints[len(valid):]:
         shutil.rmtree(chain.checkpoint_dir(checkpoint.name), ignore_errors=True)
     return valid

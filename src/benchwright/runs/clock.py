@@ -8,3 +8,8 @@ from datetime import UTC, datetime
 def utc_now() -> str:
     """Now, in UTC, ISO 8601 to the second: `2026-11-23T09:14:02+00:00`."""
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def folder_stamp() -> str:
+    """Now, in UTC, as default output folders are named: `20261123T091402Z`."""
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")

@@ -16,7 +16,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from benchwright.fileio import write_text_atomic
-from benchwright.runs.models import CheckpointRecord, InfraErrorRecord
+from benchwright.runs.models import AttemptErrorRecord, CheckpointRecord, InfraErrorRecord
 
 RecordT = TypeVar("RecordT", bound=BaseModel)
 
@@ -61,3 +61,13 @@ def read_infra_error(path: Path) -> InfraErrorRecord | None:
         return InfraErrorRecord.model_validate_json(path.read_text(encoding="utf-8"))
     except ValidationError:
         return None
+
+
+def read_attempt_error(path: Path) -> str | None:
+    """Why the attempt broke off, if it did (an unreadable file still says it did)."""
+    if not path.is_file():
+        return None
+    try:
+        return AttemptErrorRecord.model_validate_json(path.read_bytes()).error
+    except ValidationError:
+        return f"the attempt broke off (its {path.name} is unreadable)"

@@ -10,6 +10,7 @@ RESULT_JSON = "result.json"
 REPORT_MD = "report.md"
 JOURNAL = "journal.jsonl"
 INFRA_ERROR = "infra_error.json"
+ATTEMPT_ERROR = "error.json"
 WORK = ".work"
 GRADING = ".grading"
 
@@ -49,6 +50,10 @@ class RunLayout(RunFiles):
     def infra_error(self, problem: str, trial: int) -> Path:
         """Where an attempt stopped by an infrastructure error says so."""
         return self.chain_dir(problem, trial) / INFRA_ERROR
+
+    def attempt_error(self, problem: str, trial: int) -> Path:
+        """Where an attempt that broke off with an error says why (until `--resume`)."""
+        return self.chain_dir(problem, trial) / ATTEMPT_ERROR
 
     def checkpoint_dir(self, problem: str, trial: int, checkpoint: str) -> Path:
         return self.chain_dir(problem, trial) / checkpoint

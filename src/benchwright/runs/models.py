@@ -78,6 +78,9 @@ class RunConfig(BaseModel):
     """Sandbox limits for the agent's turn."""
     agent_network: bool = False
     """Whether the agent's sandbox has the network (an agent that calls an LLM needs it)."""
+    agent_mounts: list[Path] = Field(default_factory=list)
+    """Host files or folders bound read-only into the `command` agent's sandbox at the same
+    path (`--agent-mount`), so the agent's own scripts are visible there. Absolute."""
     agent_settings: AgentSettings = Field(default_factory=AgentSettings)
     """Limits, endpoint and retries for agents that call an LLM."""
     unsafe_no_sandbox: bool = False
@@ -170,6 +173,19 @@ class InfraErrorRecord(BaseModel):
     """When the last attempt gave up (UTC, ISO 8601)."""
 
 
+class AttemptErrorRecord(BaseModel):
+    """`trial_N/error.json`: why an attempt broke off (a broken problem, a grader that could not
+    run). Kept so `eval RUN_DIR` still counts the attempt as broken off; `--resume` deletes it
+    and tries again."""
+
+    format: Literal["benchwright.attempt-error/1"] = "benchwright.attempt-error/1"
+    """The file's format and version."""
+    error: str
+    """The error, on one line."""
+    finished_at: str
+    """When the attempt broke off (UTC, ISO 8601)."""
+
+
 class ChainSummary(BaseModel):
     """How one problem x trial went."""
 
@@ -185,6 +201,13 @@ class ChainSummary(BaseModel):
     """Why the attempt could not go on (a broken problem), if it could not."""
     infra_error: InfraErrorRecord | None = None
     """The checkpoint where the provider failed, if it did (the attempt is left out of scores)."""
+
+    @property
+    def finished(self) -> bool:
+        """The attempt ran to its end: every checkpoint, or up to the one that failed."""
+        return (self.error is None and self.infra_error is None
+                and (len(self.records) == self.n_checkpoints
+                     or bool(self.records and not self.records[-1].passed)))
 
     @property
     def solved(self) -> bool:
@@ -269,3 +292,6 @@ class RunResult(BaseModel):
     """Attempts that could not run, and why."""
     infra_errors: list[str] = Field(default_factory=list)
     """Checkpoints stopped by infrastructure errors, and why."""
+    agent_errors: list[str] = Field(default_factory=list)
+    """Checkpoints where the agent crashed, could not start or timed out, with its message and
+    exit code (graded as the agent left the workspace: the agent's failure, not the run's)."""

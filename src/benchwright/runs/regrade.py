@@ -63,9 +63,10 @@ def regrade_run(
                 changes += _changes(record, new)
                 updated.append(new)
             journal.rewrite(layout.journal(problem_name, trial), updated)
-            summaries.append(ChainSummary(
+            summaries.append(ChainSummary(  # a broken-off attempt stays so, with its error
                 problem=problem_name, trial=trial, n_checkpoints=len(problem.checkpoints),
                 records=updated,
+                error=journal.read_attempt_error(layout.attempt_error(problem_name, trial)),
                 infra_error=journal.read_infra_error(layout.infra_error(problem_name, trial))))
     return changes, finish(run_dir, config, summaries)
 

@@ -14,16 +14,18 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchwright import __version__
+from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
 from benchwright.errors import UserInputError
 from benchwright.executors.local import emit
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
 from benchwright.redaction import Redactor, is_redacted, restore
-from benchwright.runs.chain import ChainJob, run_chain
+from benchwright.runs.chain import ChainJob, plan_attempt, run_chain
 from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import RunLayout
 from benchwright.runs.models import ChainSummary, CheckpointRecord, Manifest, RunConfig, RunResult
+from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.runs.totals import last_finished, rate, run_totals
 
 
@@ -37,6 +39,9 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
                         problem_checksums=_checksums(config),
                         problem_checkpoints=_checkpoint_names(config),
                         environment=_environment())
+    # a setting is read back on resume: a key in one is refused, not redacted; only the base
+    # URL's credentials are kept by reference (marks restored from the environment on resume)
+    refuse_secrets(manifest)
     _redactor(config).write_json(layout.manifest, manifest.model_dump(mode="json"))
     return manifest
 
@@ -92,11 +97,16 @@ def run_chain_job(job: ChainJob) -> ChainSummary:
 
 
 def execute(run_dir: Path, config: RunConfig, executor: Executor,
-            on_summary: Callable[[ChainSummary], None] = lambda _s: None) -> RunResult:
-    """Run every job not yet finished, then write checkpoint_results.jsonl and result.json."""
+            on_summary: Callable[[ChainSummary], None] = lambda _s: None,
+            on_plan: Callable[[dict[tuple[str, int], tuple[int, int]]], None] = lambda _p: None,
+            ) -> RunResult:
+    """Run every job not yet finished, then write checkpoint_results.jsonl and result.json.
+    `on_plan` gets each attempt's (checkpoints done, checkpoints to run), journals trimmed."""
+    jobs = jobs_for(run_dir, config)
+    on_plan({(j.problem, j.trial): plan_attempt(j) for j in jobs})
     summaries = []
     try:
-        for summary in executor.run(run_chain_job, jobs_for(run_dir, config)):
+        for summary in executor.run(run_chain_job, jobs):
             summaries.append(summary)
             on_summary(summary)
     finally:
@@ -145,11 +155,20 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
         problem_solve_rate=rate(len(solved), len(config.problems)),
         totals=run_totals(records, infra), n_checkpoints_infra_error=len(infra),
         complete=len(summaries) == len(config.problems) * config.trials
-        and not any(s.error for s in summaries) and not infra,
+        and all(s.finished for s in summaries),
         errors=[f"{s.problem}/trial_{s.trial}: {s.error}" for s in summaries if s.error],
         infra_errors=[f"{i.problem}/trial_{i.trial}/{i.checkpoint}: {i.agent.error}"
                       for i in infra],
+        agent_errors=[agent_error_line(r) for r in records
+                      if r.agent.status in (AgentStatus.ERROR, AgentStatus.TIMEOUT)],
     )
+
+
+def agent_error_line(record: CheckpointRecord) -> str:
+    """`problem/trial_N/checkpoint: status (exit code N): message` for a failed agent turn."""
+    code = "" if record.agent.exit_code is None else f" (exit code {record.agent.exit_code})"
+    return (f"{record.problem}/trial_{record.trial}/{record.checkpoint}: "
+            f"{record.agent.status}{code}: {record.agent.error or 'no message'}")
 
 
 def _checksums(config: RunConfig) -> dict[str, str]:

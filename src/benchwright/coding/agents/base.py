@@ -79,6 +79,8 @@ class AgentResult(BaseModel):
     """Wall-clock seconds it took."""
     error: str | None = None
     """What went wrong, when it did."""
+    exit_code: int | None = None
+    """The agent process's exit code, for agents that run one (None: none ran, or not known)."""
 
 
 def sandbox_env(interpreter: Interpreter, home: Path) -> dict[str, str]:

@@ -156,7 +156,7 @@ class CliAgent:
                    exit_code=result.exit_code, error=error, raw_log=RAW_LOG
                    ).write(ctx.artifacts_dir)
         _prune_home(home)
-        return AgentResult(status=status, usage=usage, error=error,
+        return AgentResult(status=status, usage=usage, error=error, exit_code=result.exit_code,
                            duration_s=round(time.monotonic() - start, 3))
 
     def cleanup(self) -> None:

@@ -2,13 +2,16 @@
 
 The rendered prompt is on the command's standard input and in the file named by
 $BENCHWRIGHT_PROMPT_FILE (outside the workspace, so it never lands in a snapshot). The command
-sees the workspace (writable) and nothing else of the host. With `--agent-network` it reaches the
-`--base-url` endpoint (and, with `-A package_indexes=true`, the package indexes) through the
-egress proxy, and nothing else.
+sees the workspace (writable) and nothing else of the host, except the paths given with
+`--agent-mount` (read-only, at the same path). With `--agent-network` it reaches the `--base-url`
+endpoint (and, with `-A package_indexes=true`, the package indexes) through the egress proxy, and
+nothing else. A command that exits non-zero, or cannot start (126, 127: its file is not in the
+sandbox), is an agent error.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -26,8 +29,10 @@ class CommandAgent:
     name = "command"
 
     def __init__(self, command: str, runtime: Runtime, limits: Limits, interpreter: Interpreter,
-                 network: bool = False, settings: AgentSettings | None = None) -> None:
+                 network: bool = False, settings: AgentSettings | None = None,
+                 extra_mounts: Sequence[Path] = ()) -> None:
         self.command = command
+        self.extra_mounts = [Mount(path=p) for p in extra_mounts]
         self.runtime = runtime
         self.limits = limits
         self.interpreter = interpreter
@@ -43,12 +48,12 @@ class CommandAgent:
                "BENCHWRIGHT_ARTIFACTS_DIR": str(ctx.artifacts_dir)}
         mounts = [Mount(path=self.interpreter.prefix), Mount(path=ctx.prompt_file),
                   Mount(path=ctx.workspace, writable=True),
-                  Mount(path=ctx.artifacts_dir, writable=True)]
+                  Mount(path=ctx.artifacts_dir, writable=True), *self.extra_mounts]
         with (ctx.artifacts_dir / "stdout.txt").open("wb") as out, \
                 (ctx.artifacts_dir / "stderr.txt").open("wb") as err:
             result = self._run(ctx, env, mounts, out, err)
         return AgentResult(status=_status(result.exit_code, result.timed_out),
-                           duration_s=result.duration_s,
+                           duration_s=result.duration_s, exit_code=result.exit_code,
                            error=_error(result, ctx.artifacts_dir))
 
     def _run(self, ctx: AgentContext, env: dict[str, str], mounts: list[Mount],
@@ -83,4 +88,8 @@ def _error(result: ExecResult, artifacts: Path) -> str | None:
         return f"the agent command went over the sandbox's memory limit and was killed " \
             f"(exit {exit_code})"
     tail = (artifacts / "stderr.txt").read_text(errors="replace").strip().splitlines()[-3:]
-    return f"the agent command exited with {exit_code}: {' | '.join(tail)}"
+    message = f"the agent command exited with {exit_code}: {' | '.join(tail)}"
+    if exit_code in (126, 127):  # bash could not find or run the command
+        message += (" (it could not start: a file it runs must be inside the sandbox; "
+                    "bind it with --agent-mount PATH)")
+    return message

@@ -37,5 +37,6 @@ def build_agent(config: RunConfig, problem: ProblemConfig, runtime: Runtime,
         if not config.agent_command:
             raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'")
         agent = cls(config.agent_command, runtime, config.agent_limits,
-                    resolve_python(config.python), config.agent_network, config.agent_settings)
+                    resolve_python(config.python), config.agent_network, config.agent_settings,
+                    config.agent_mounts)
     return agent

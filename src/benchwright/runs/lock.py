@@ -1,0 +1,68 @@
+"""One process at a time per run folder: an exclusive flock on RUN_DIR/.lock, holding the pid.
+
+`run ... --resume`, `eval RUN_DIR` and a new run all take it before they touch a run's files, so
+two of them can never write one journal at once. The kernel drops the lock when its holder dies,
+even by kill -9, so a stale file never blocks a resume. The file is opened without following a
+symlink (a run folder may have been handed over by someone else).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from benchwright.errors import RunInUse, UserInputError
+from benchwright.runs.layout import MANIFEST
+
+LOCK = ".lock"
+
+
+@contextlib.contextmanager
+def run_lock(run_dir: Path) -> Iterator[None]:
+    """Hold the run folder's lock for the block; a held lock is an error naming its holder."""
+    fd = _open(run_dir / LOCK)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunInUse("another benchwright process is using this run folder "
+                           f"(pid {_holder(fd)})", path=run_dir,
+                           hint="wait for it to finish, or stop it first") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def locked_run_folder(run_dir: Path) -> Iterator[None]:
+    """The run folder, created if missing, locked for the block. A folder this call created is
+    removed again if the block fails before a manifest is written: a refused run leaves nothing."""
+    made = not run_dir.exists()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        with run_lock(run_dir):
+            yield
+    except BaseException:
+        if made and not (run_dir / MANIFEST).exists():
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+
+def _open(path: Path) -> int:
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise UserInputError(f"cannot lock the run folder: {exc.strerror}", path=path,
+                             hint="the run folder must be a folder you can write") from None
+
+
+def _holder(fd: int) -> str:
+    """The pid the holder wrote (it writes it right after locking, so it may be empty briefly)."""
+    text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+    return text if text.isdigit() else "unknown"

@@ -1,0 +1,81 @@
+"""Checks made before a run folder is created or a saved run is continued.
+
+Everything an attempt would otherwise find out on its own (an unknown prompt template, no
+bubblewrap, a `replay` agent with nothing to replay) is checked here, so a bad run is refused
+with one line and leaves no folder behind. Secrets are refused here too: a setting is saved in
+manifest.json and read back on resume, so it must never hold a key's value.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from benchwright.coding.loader import load_problem
+from benchwright.coding.prompts import render_prompt, template_text
+from benchwright.errors import UserInputError
+from benchwright.interpreters import resolve_python
+from benchwright.runs.layout import RunLayout
+from benchwright.runs.models import RunConfig
+from benchwright.runs.secret_settings import refuse_secrets
+from benchwright.sandbox import get_runtime
+
+__all__ = ["check_coding_run", "check_resumable", "prompt_setting", "refuse_secrets", "resolved"]
+
+
+def check_coding_run(config: RunConfig) -> None:
+    """Raise the error every attempt of this run would hit, before anything is written."""
+    refuse_secrets(config)
+    template_text(config.prompt)
+    get_runtime(config.unsafe_no_sandbox)
+    _check_agent(config)
+    resolve_python(config.python)
+    for name in config.problems:  # a template that cannot render fails every attempt
+        problem = load_problem(config.problems_dir / name)
+        for index, checkpoint in enumerate(problem.ordered_checkpoints()):
+            render_prompt(template_text(config.prompt), spec=problem.render_spec(checkpoint.name),
+                          is_continuation=index > 0, agent=config.agent, model=config.model)
+
+
+def check_resumable(config: RunConfig) -> None:
+    """Refuse to continue a run whose saved settings still hold a redacted value (a base URL's
+    credential whose variable is not set, or an older run that redacted manifest.json in place)
+    or that would fail at once."""
+    saved = config.model_dump_json()
+    if "<redacted:" in saved:
+        marks = sorted(set(re.findall(r"<redacted:([^>]*)>", saved)))
+        raise UserInputError(
+            f"this run's saved settings hold redacted values ({', '.join(marks)}), so it cannot "
+            "be continued as it was started",
+            hint="set the variables they name in the environment (a base URL's credential), "
+            "or start a new run")
+    template_text(config.prompt)
+    get_runtime(config.unsafe_no_sandbox)
+    _check_agent(config)
+
+
+def _check_agent(config: RunConfig) -> None:
+    if config.agent == "replay":
+        if config.replay_from is None:
+            raise UserInputError("the replay agent needs --replay-from RUN_DIR")
+        if not RunLayout(config.replay_from).manifest.is_file():
+            raise UserInputError("--replay-from is not a run directory (no manifest.json)",
+                                 path=config.replay_from,
+                                 hint="pass a folder `benchwright run coding` wrote")
+    if config.agent == "command" and not config.agent_command:
+        raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'")
+    for mount in config.agent_mounts:
+        if not mount.exists():
+            raise UserInputError("--agent-mount: no such file or folder", path=mount)
+
+
+def resolved(path: Path | None) -> Path | None:
+    """A path as saved in a manifest: absolute, so a resume from elsewhere finds it."""
+    return None if path is None else path.expanduser().resolve()
+
+
+def prompt_setting(prompt: str) -> str:
+    """A built-in template's name as is; a template file's path made absolute."""
+    from benchwright.coding.prompts import BUILTIN_TEMPLATES
+
+    return prompt if prompt in BUILTIN_TEMPLATES else str(Path(prompt).expanduser().resolve())
