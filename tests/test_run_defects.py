@@ -140,13 +140,27 @@ def test_eval_keeps_a_cut_attempt_incomplete(oracle_run: Path, tmp_path: Path) -
 # (b) secrets never enter the manifest ---------------------------------------------------------
 
 @pytest.mark.parametrize("option", [
-    ["--agent", "command", "--agent-command", f"KEY={FAKE_KEY} ./agent.sh"],
-    ["--base-url", f"http://127.0.0.1:9/v1?key={FAKE_KEY}"]])
+    ["--agent", "command", "--agent-command", f"KEY={FAKE_KEY} ./agent.sh"]])
 def test_an_option_holding_a_key_is_refused(tmp_path: Path, option: list[str]) -> None:
     proc = run_cli("run", "coding", "--problems-dir", str(QUICK), "--no-metrics", *option,
                    "--out", str(tmp_path / "run"), env={**os.environ, "OPENAI_API_KEY": FAKE_KEY})
     _one_line_error(proc, 2, "OPENAI_API_KEY", "environment", option[-2])
     assert not (tmp_path / "run").exists()
+
+
+def test_a_key_inside_the_base_url_is_kept_by_reference(tmp_path: Path) -> None:
+    """A base URL's credential is the one setting stored as a mark (restored from the
+    environment on resume), never in clear and never read back as `<redacted:...>`."""
+    run = tmp_path / "run"
+    env = {**os.environ, "OPENAI_API_KEY": FAKE_KEY}
+    proc = run_cli("run", "coding", "--problems-dir", str(QUICK), "--no-metrics",
+                   "--base-url", f"http://127.0.0.1:9/v1?key={FAKE_KEY}", "--out", str(run),
+                   env=env)
+    assert proc.returncode == 0, proc.stderr
+    manifest = (run / "manifest.json").read_text()
+    assert FAKE_KEY not in manifest and "<redacted:" in manifest
+    resumed = run_cli("run", "coding", "--resume", str(run), env=env)
+    assert resumed.returncode == 0, resumed.stderr
 
 
 def test_a_manifest_with_a_redacted_setting_is_not_resumed(oracle_run: Path,

@@ -68,11 +68,12 @@ def test_web_resume_lists_conflicting_options(web_run: tuple[Path, list[str]]) -
 def test_a_web_option_holding_a_key_is_refused(web_run: tuple[Path, list[str]],
                                                 tmp_path: Path) -> None:
     _run_dir, suite = web_run
+    # (a base URL's credential is the one setting kept by reference: tests/security)
     proc = run_cli("run", "web", *suite, "--task-ids", "7001", "--agent", "browser-use",
-                   "--model", "m", "--base-url", f"http://127.0.0.1:9/{FAKE_KEY}/v1",
+                   "--model", f"m-{FAKE_KEY}", "--base-url", "http://127.0.0.1:9/v1",
                    "--out", str(tmp_path / "run"),
                    env={**os.environ, RUNNER_ENV: "fake", "OPENAI_API_KEY": FAKE_KEY})
-    _refused(proc, "--base-url", "OPENAI_API_KEY")
+    _refused(proc, "--model", "OPENAI_API_KEY")
     assert not (tmp_path / "run").exists()
 
 
