@@ -34,6 +34,7 @@ from benchwright.runs.models import (
     RunResult,
 )
 from benchwright.runs.runner import create_run, execute, load_manifest, refresh_checksums
+from benchwright.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
 app.command("web")(run_web_cmd)
@@ -74,6 +75,12 @@ def coding_cmd(
         "--unsafe-no-sandbox", help="Run agents and tests without bubblewrap.")] = False,
     metrics: Annotated[bool, typer.Option(
         "--metrics/--no-metrics", help="Measure code quality at every checkpoint.")] = True,
+    max_snapshot_mb: Annotated[float, typer.Option(
+        min=0.001, help="Cap on one checkpoint's snapshot (MiB, apparent size); past it the "
+        "checkpoint fails as the agent's error.")] = DEFAULT_MAX_SNAPSHOT_MB,
+    max_snapshot_files: Annotated[int, typer.Option(
+        min=1, help="Cap on the files of one checkpoint's snapshot; past it, as above.")
+    ] = DEFAULT_MAX_SNAPSHOT_FILES,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""
@@ -86,6 +93,7 @@ def coding_cmd(
             agent=_agent_name(agent), agent_command=agent_command, replay_from=replay_from,
             model=model, prompt=prompt, trials=trials, pass_policy=pass_policy, python=python,
             agent_network=agent_network, unsafe_no_sandbox=unsafe_no_sandbox, metrics=metrics,
+            max_snapshot_mb=max_snapshot_mb, max_snapshot_files=max_snapshot_files,
             agent_settings=agent_settings(base_url, agent_option or []))
         run_dir = out or _default_out(agent)
         if config.metrics:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ from pydantic import ValidationError
 
 from benchwright.coding.problem import CheckpointConfig, ProblemConfig
 from benchwright.errors import ProblemConfigError
+from benchwright.nofollow import shown
 
 CONFIG_NAME = "config.yaml"
 
@@ -27,6 +29,7 @@ def load_problem(problem_dir: Path) -> ProblemConfig:
             path=problem_dir,
             hint="a problem folder holds config.yaml, checkpoint_N.md and tests/",
         )
+    check_links(problem_dir)
     raw = _read_yaml(config_path)
     raw["path"] = problem_dir.resolve()
     raw["checkpoints"] = _normalise_checkpoints(raw.get("checkpoints"), config_path)
@@ -83,9 +86,32 @@ def _normalise_checkpoints(raw: object, path: Path) -> dict[str, dict[str, Any]]
     return result
 
 
+def check_links(problem_dir: Path) -> None:
+    """Refuse a problem folder holding a link that leads outside it, or to a folder that holds
+    the link (copying it would never end). Links inside are fine: copies follow them."""
+    root = problem_dir.resolve()
+    for folder, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            path = Path(folder) / name
+            if path.is_symlink():
+                _check_link(root, path)
+
+
+def _check_link(root: Path, link: Path) -> None:
+    target = link.resolve()
+    rel = shown(link.relative_to(root).as_posix())
+    if not target.is_relative_to(root):
+        raise ProblemConfigError(f"{rel} is a link to {shown(str(target))}, outside the problem "
+                                 "folder", path=root, hint="put the file itself in the folder")
+    if target.is_dir() and link.parent.is_relative_to(target):
+        raise ProblemConfigError(f"{rel} is a link to a folder that holds it", path=root,
+                                 hint="remove the link")
+
+
 def _describe(exc: ValidationError) -> str:
     first = exc.errors()[0]
-    location = ".".join(str(part) for part in first["loc"])
+    location = ".".join(shown(str(part)).encode("unicode_escape").decode("ascii")
+                        for part in first["loc"])
     if first["type"] == "extra_forbidden":
         return f"{location}: unknown key"
     if first["type"] == "missing":
