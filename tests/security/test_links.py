@@ -251,3 +251,10 @@ def test_links_inside_a_problem_are_fine_and_loops_are_refused(tmp_path: Path) -
     (problem / "tests" / "data" / "loop").symlink_to("..")
     with pytest.raises(ProblemConfigError, match="a folder that holds it"):
         load_problem(problem)
+
+
+def test_a_fifo_in_a_problem_folder_is_refused(tmp_path: Path) -> None:
+    problem = quick_problem(tmp_path / "problems")
+    os.mkfifo(problem / "solutions" / "checkpoint_1" / "pipe")
+    with pytest.raises(ProblemConfigError, match="solutions/checkpoint_1/pipe: FIFO"):
+        load_problem(problem)

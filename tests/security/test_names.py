@@ -6,6 +6,7 @@ deleted or written."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -16,6 +17,7 @@ import yaml
 from benchwright.coding.loader import load_problem
 from benchwright.errors import ProblemConfigError
 from benchwright.names import check_name
+from tests.conftest import run_cli
 from tests.security.run_probes import quick_problem, run_coding, tree_state
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
@@ -98,3 +100,32 @@ def test_real_names_pass(name: str) -> None:
 def test_paths_and_odd_strings_are_not_names(name: str) -> None:
     with pytest.raises(ValueError, match="not a name"):
         check_name(name)
+
+
+def _suite_file(tmp_path: Path, task_id: object) -> Path:
+    from benchwright.web.local_suite.catalog import DATASET_PATH
+
+    task = json.loads(Path(DATASET_PATH).read_text())[0]
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps([{**task, "task_id": task_id}]))
+    return path
+
+
+@pytest.mark.parametrize("task_id", ["../../x", "12", -1, True, 1.5])
+def test_a_web_task_id_is_a_non_negative_integer(tmp_path: Path, task_id: object) -> None:
+    from benchwright.errors import UserInputError
+    from benchwright.web.tasks import load_task_file
+
+    with pytest.raises(UserInputError) as caught:
+        load_task_file(_suite_file(tmp_path, task_id))
+    assert "\n" not in str(caught.value)
+
+
+def test_a_suite_file_with_a_path_for_a_task_id_is_one_line_exit_2(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = run_cli("run", "web", "--suite", str(_suite_file(tmp_path, "../../x")),
+                   "--out", str(out))
+    assert proc.returncode == 2, proc.stderr
+    assert "task_id" in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ from pydantic import ValidationError
 
 from benchwright.coding.problem import CheckpointConfig, ProblemConfig
 from benchwright.errors import ProblemConfigError
-from benchwright.nofollow import shown
+from benchwright.nofollow import TreeWalk, shown
 
 CONFIG_NAME = "config.yaml"
 
@@ -87,14 +86,17 @@ def _normalise_checkpoints(raw: object, path: Path) -> dict[str, dict[str, Any]]
 
 
 def check_links(problem_dir: Path) -> None:
-    """Refuse a problem folder holding a link that leads outside it, or to a folder that holds
-    the link (copying it would never end). Links inside are fine: copies follow them."""
+    """Refuse a problem folder holding a link that leads outside it or to a folder that holds
+    the link (copying it would never end), a FIFO, socket or device, or a name that is not
+    UTF-8. Links inside are fine: copies of the problem's files follow them."""
     root = problem_dir.resolve()
-    for folder, dirs, files in os.walk(root):
-        for name in (*dirs, *files):
-            path = Path(folder) / name
-            if path.is_symlink():
-                _check_link(root, path)
+    walk = TreeWalk(root)
+    for entry in walk:
+        if entry.kind == "link":
+            _check_link(root, root / entry.rel)
+    if walk.skipped:
+        raise ProblemConfigError(f"{walk.skipped[0]}: a problem folder holds only folders, "
+                                 "files and links", path=root, hint="remove it")
 
 
 def _check_link(root: Path, link: Path) -> None:

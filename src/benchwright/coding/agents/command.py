@@ -11,6 +11,7 @@ from pathlib import Path
 
 from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus, sandbox_env
 from benchwright.interpreters import Interpreter
+from benchwright.nofollow import read_regular
 from benchwright.protocols import Runtime
 from benchwright.sandbox import Limits, Mount
 
@@ -61,5 +62,7 @@ def _error(exit_code: int, timed_out: bool, artifacts: Path) -> str | None:
         return "the agent command ran past its wall-clock limit"
     if exit_code == 0:
         return None
-    tail = (artifacts / "stderr.txt").read_text(errors="replace").strip().splitlines()[-3:]
+    # The command can write its artifacts folder: a stderr.txt it swapped for a link is not read.
+    text = (read_regular(artifacts, "stderr.txt") or b"").decode(errors="replace")
+    tail = text.strip().splitlines()[-3:]
     return f"the agent command exited with {exit_code}: {' | '.join(tail)}"
