@@ -24,6 +24,7 @@ _DIR_FLAGS = _ROOT_FLAGS | os.O_NOFOLLOW
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _CHUNK = 1 << 20
+MAX_DEPTH = 128
 Kind = Literal["dir", "file", "link"]
 Prune = Callable[[str], bool]
 
@@ -79,6 +80,9 @@ class TreeWalk:
         if item.is_symlink():
             yield Entry(rel, item.name, "link", fd)
         elif item.is_dir(follow_symlinks=False):
+            if rel.count("/") >= MAX_DEPTH:  # bounds the open folders and the recursion
+                self.skipped.append(f"{shown(rel)}: folder nested deeper than {MAX_DEPTH}; skipped")
+                return
             yield Entry(rel, item.name, "dir", fd)
             sub = os.open(item.name, _DIR_FLAGS, dir_fd=fd)
             try:

@@ -258,3 +258,10 @@ def test_a_fifo_in_a_problem_folder_is_refused(tmp_path: Path) -> None:
     os.mkfifo(problem / "solutions" / "checkpoint_1" / "pipe")
     with pytest.raises(ProblemConfigError, match="solutions/checkpoint_1/pipe: FIFO"):
         load_problem(problem)
+
+
+def test_folders_nested_past_the_depth_cap_are_skipped_not_a_crash(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "/".join(["d"] * 200)).mkdir(parents=True)
+    snap = take_snapshot(ws, tmp_path / "snap", exclude=set())
+    assert len(snap.skipped) == 1 and "nested deeper than" in snap.skipped[0]
