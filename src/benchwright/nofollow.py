@@ -224,6 +224,20 @@ def copy_tree(source: Path, dest: Path, prune: Prune = lambda _rel: False,
     return report
 
 
+def check_limits(source: Path, prune: Prune, limits: CopyLimits) -> None:
+    """Raise LimitExceeded when `source` holds more than `limits` allow, before a byte is
+    copied (listing and lstat only, so a workspace of a million files fails fast)."""
+    if limits.max_files is None and limits.max_bytes is None:
+        return
+    report = CopyReport()
+    for entry in TreeWalk(source, prune):
+        if entry.kind == "link":
+            _count(report, limits, 0)
+        elif entry.kind == "file":
+            _count(report, limits, os.stat(entry.name, dir_fd=entry.dir_fd,
+                                           follow_symlinks=False).st_size)
+
+
 def _count(report: CopyReport, limits: CopyLimits, size: int) -> None:
     report.files += 1
     report.bytes += size

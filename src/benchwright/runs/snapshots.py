@@ -20,6 +20,7 @@ from benchwright.nofollow import (
     CopyLimits,
     LimitExceeded,
     TreeWalk,
+    check_limits,
     copy_tree,
     open_regular,
     read_regular,
@@ -70,6 +71,7 @@ def take_snapshot(workspace: Path, dest: Path, exclude: set[str],
     caps = CopyLimits(max_files=limits.max_files,
                       max_bytes=None if limits.max_mb is None else int(limits.max_mb * 2**20))
     try:
+        check_limits(workspace, _pruner(exclude), caps)
         report = copy_tree(workspace, tmp, prune=_pruner(exclude), limits=caps)
     except LimitExceeded as exc:
         shutil.rmtree(tmp, ignore_errors=True)
