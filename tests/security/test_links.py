@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,18 @@ def test_folders_nested_past_the_depth_cap_are_skipped_not_a_crash(tmp_path: Pat
     (ws / "/".join(["d"] * 200)).mkdir(parents=True)
     snap = take_snapshot(ws, tmp_path / "snap", exclude=set())
     assert len(snap.skipped) == 1 and "nested deeper than" in snap.skipped[0]
+
+
+def test_devices_are_skipped_and_set_id_bits_are_dropped(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    tool = ws / "tool"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o4755)  # a set-uid file the agent left; the harness copies it as root
+    try:
+        os.mknod(ws / "null", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("no CAP_MKNOD here")
+    snap = take_snapshot(ws, tmp_path / "snap", exclude=set())
+    assert snap.skipped == ["null: device skipped"]
+    assert (tmp_path / "snap" / "tool").stat().st_mode & 0o7777 == 0o755
