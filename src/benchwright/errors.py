@@ -88,3 +88,8 @@ class RunIncomplete(BenchwrightError):
 
 class ProviderUnavailable(InfrastructureError):
     """The model provider kept failing (429, 5xx, timeouts, broken replies) after retries."""
+
+
+class SnapshotLimitError(BenchwrightError):
+    """The workspace an agent left is past the snapshot limits: that checkpoint fails as the
+    agent's error (a run records it; it never ends the run)."""

@@ -37,6 +37,7 @@ from benchwright.runs.models import (
 from benchwright.runs.preflight import check_coding_run, check_resumable, prompt_setting, resolved
 from benchwright.runs.progress import CheckpointTally
 from benchwright.runs.runner import create_run, execute, load_manifest, refresh_checksums
+from benchwright.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
 app.command("web")(run_web_cmd)
@@ -82,6 +83,12 @@ def coding_cmd(
         "--unsafe-no-sandbox", help="Run agents and tests without bubblewrap.")] = False,
     metrics: Annotated[bool, typer.Option(
         "--metrics/--no-metrics", help="Measure code quality at every checkpoint.")] = True,
+    max_snapshot_mb: Annotated[float, typer.Option(
+        min=0.001, help="Cap on one checkpoint's snapshot (MiB, apparent size); past it the "
+        "checkpoint fails as the agent's error.")] = DEFAULT_MAX_SNAPSHOT_MB,
+    max_snapshot_files: Annotated[int, typer.Option(
+        min=1, help="Cap on the files of one checkpoint's snapshot; past it, as above.")
+    ] = DEFAULT_MAX_SNAPSHOT_FILES,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""
@@ -119,7 +126,8 @@ def _new_run(options: dict[str, Any]) -> tuple[Path, RunConfig]:
         prompt=prompt_setting(options["prompt"]), trials=options["trials"],
         pass_policy=options["pass_policy"], python=options["python"],
         agent_network=options["agent_network"], unsafe_no_sandbox=options["unsafe_no_sandbox"],
-        metrics=options["metrics"],
+        metrics=options["metrics"], max_snapshot_mb=options["max_snapshot_mb"],
+        max_snapshot_files=options["max_snapshot_files"],
         agent_settings=agent_settings(options["base_url"], options["agent_option"] or []))
     run_dir = _new_run_dir(options["out"] or _default_out(options["agent"]))
     if config.metrics:

@@ -27,6 +27,7 @@ from benchwright.coding.policies import all_verdicts
 from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.errors import EnvironmentBuildError, WorkspaceError
 from benchwright.interpreters import Interpreter, resolve_python
+from benchwright.nofollow import read_regular
 from benchwright.protocols import Runtime
 from benchwright.sandbox import ExecResult, Limits, Mount, memory_limit_mb
 from benchwright.toolenvs import BuiltEnv, ensure_env, parse_requirements, uv_binary
@@ -158,8 +159,8 @@ def _environments(problem: ProblemConfig, snapshot: Path, workspace: Path,
     The solution's build sees the submission's own folder (read-only), nothing else of it."""
     test_env = ensure_env("tests", interpreter, [*TEST_ENV_BASE, *problem.test_dependencies],
                           sandboxed=sandboxed)
-    requirements_file = workspace / "requirements.txt"
-    text = requirements_file.read_text(errors="replace") if requirements_file.is_file() else ""
+    # The submission's: a requirements.txt that is a link is not read (it could name a host file).
+    text = (read_regular(workspace, "requirements.txt") or b"").decode(errors="replace")
     requirements = parse_requirements(text)
     try:
         return _Envs(test=test_env, solution=ensure_env(

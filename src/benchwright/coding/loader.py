@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from benchwright.coding.problem import CheckpointConfig, ProblemConfig
 from benchwright.errors import ProblemConfigError
+from benchwright.nofollow import TreeWalk, shown
 
 CONFIG_NAME = "config.yaml"
 
@@ -27,6 +28,7 @@ def load_problem(problem_dir: Path) -> ProblemConfig:
             path=problem_dir,
             hint="a problem folder holds config.yaml, checkpoint_N.md and tests/",
         )
+    check_links(problem_dir)
     raw = _read_yaml(config_path)
     raw["path"] = problem_dir.resolve()
     raw["checkpoints"] = _normalise_checkpoints(raw.get("checkpoints"), config_path)
@@ -83,9 +85,35 @@ def _normalise_checkpoints(raw: object, path: Path) -> dict[str, dict[str, Any]]
     return result
 
 
+def check_links(problem_dir: Path) -> None:
+    """Refuse a problem folder holding a link that leads outside it or to a folder that holds
+    the link (copying it would never end), a FIFO, socket or device, or a name that is not
+    UTF-8. Links inside are fine: copies of the problem's files follow them."""
+    root = problem_dir.resolve()
+    walk = TreeWalk(root)
+    for entry in walk:
+        if entry.kind == "link":
+            _check_link(root, root / entry.rel)
+    if walk.skipped:
+        raise ProblemConfigError(f"{walk.skipped[0]}: a problem folder holds only folders, "
+                                 "files and links", path=root, hint="remove it")
+
+
+def _check_link(root: Path, link: Path) -> None:
+    target = link.resolve()
+    rel = shown(link.relative_to(root).as_posix())
+    if not target.is_relative_to(root):
+        raise ProblemConfigError(f"{rel} is a link to {shown(str(target))}, outside the problem "
+                                 "folder", path=root, hint="put the file itself in the folder")
+    if target.is_dir() and link.parent.is_relative_to(target):
+        raise ProblemConfigError(f"{rel} is a link to a folder that holds it", path=root,
+                                 hint="remove the link")
+
+
 def _describe(exc: ValidationError) -> str:
     first = exc.errors()[0]
-    location = ".".join(str(part) for part in first["loc"])
+    location = ".".join(shown(str(part)).encode("unicode_escape").decode("ascii")
+                        for part in first["loc"])
     if first["type"] == "extra_forbidden":
         return f"{location}: unknown key"
     if first["type"] == "missing":

@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from benchwright.names import Name
+
 ENTRY_FILE_PLACEHOLDER = "%%%ENTRYPOINT:entry_file%%%"
 ENTRY_COMMAND_PLACEHOLDER = "%%%ENTRYPOINT:entry_command%%%"
 # Only the leading comment: SCBench's greedy pattern would also eat any later comment in the spec.
@@ -48,9 +50,16 @@ class MarkerConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     description: str
-    """Shown in the generated pytest.ini."""
+    """Shown in the generated pytest.ini (one line)."""
     group: Group
     """The group a test with this marker belongs to."""
+
+    @field_validator("description")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        if any(ord(c) < 32 and c != "\t" for c in value):  # a newline adds pytest.ini lines
+            raise ValueError("must be one line without control characters")
+        return value
 
 
 class CheckpointConfig(BaseModel):
@@ -58,8 +67,9 @@ class CheckpointConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str
-    """The checkpoint's key in config.yaml, e.g. `checkpoint_2`; names its spec and test file."""
+    name: Name
+    """The checkpoint's key in config.yaml, e.g. `checkpoint_2`; names its spec and test file
+    (and folders of a run), so it must be a name (`benchwright.names`)."""
     version: int
     """Version of this checkpoint's tests; bumped when they change."""
     order: int
@@ -81,8 +91,8 @@ class ProblemConfig(BaseModel):
 
     path: Path
     """The problem folder (set by the loader, not read from YAML)."""
-    name: str
-    """The problem's name; by convention its folder's name."""
+    name: Name
+    """The problem's name; by convention its folder's name (a name, `benchwright.names`)."""
     version: int = 1
     """Version of the problem's tests."""
     description: str = ""
@@ -103,12 +113,13 @@ class ProblemConfig(BaseModel):
     """Default per-test timeout in seconds (pytest-timeout)."""
     tags: list[str] = Field(default_factory=list)
     """Free-form tags."""
-    static_assets: dict[str, StaticAsset] = Field(default_factory=dict)
-    """Named assets; tests find each under `.evaluation_tests/assets/<key>`."""
+    static_assets: dict[Name, StaticAsset] = Field(default_factory=dict)
+    """Named assets; tests find each under `.evaluation_tests/assets/<key>` (keys are names)."""
     test_dependencies: list[str] = Field(default_factory=list)
     """Extra packages the tests need, installed into the test environment."""
-    markers: dict[str, MarkerConfig] = Field(default_factory=dict)
-    """Custom pytest markers beyond error, functionality and regression."""
+    markers: dict[Name, MarkerConfig] = Field(default_factory=dict)
+    """Custom pytest markers beyond error, functionality and regression (keys are names: each
+    becomes a line of pytest.ini)."""
     env: dict[str, str] = Field(default_factory=dict)
     """Environment variables for the tests of every checkpoint."""
     checkpoints: dict[str, CheckpointConfig]

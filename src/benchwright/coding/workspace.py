@@ -8,18 +8,22 @@ from pathlib import Path
 from benchwright.coding.problem import CheckpointConfig, ProblemConfig
 from benchwright.coding.pytest_report import BUILTIN_MARKERS
 from benchwright.errors import ProblemConfigError
+from benchwright.nofollow import copy_tree
 
 TESTS_DIR = ".evaluation_tests"
 # Never graded: caches, virtualenvs, and anything that could stand in for the real tests.
-_SNAPSHOT_IGNORE = shutil.ignore_patterns(
-    "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv", "venv"
-)
+_IGNORED = frozenset(("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv",
+                      "venv"))
+_SNAPSHOT_IGNORE = shutil.ignore_patterns(*_IGNORED)
 _PLANTED = (TESTS_DIR, "pytest.ini")
 
 
 def copy_snapshot(snapshot: Path, workspace: Path) -> None:
-    """Copy the snapshot into a fresh workspace, dropping files that could subvert grading."""
-    shutil.copytree(snapshot, workspace, ignore=_SNAPSHOT_IGNORE, symlinks=True)
+    """Copy the snapshot into a fresh workspace, dropping files that could subvert grading.
+
+    Links are copied as links, never followed; FIFOs, sockets and devices are left out."""
+    workspace.parent.mkdir(parents=True, exist_ok=True)
+    copy_tree(snapshot, workspace, prune=lambda rel: rel.rpartition("/")[2] in _IGNORED)
     for name in _PLANTED:
         target = workspace / name
         if target.is_dir() and not target.is_symlink():
@@ -75,18 +79,40 @@ def copy_assets(problem: ProblemConfig, tests_dir: Path) -> dict[str, str]:
         if not source.exists():
             raise ProblemConfigError(f"static asset {key!r} not found", path=source,
                                      hint="fix static_assets in config.yaml")
-        copy_asset(source, assets / key)
+        copy_asset(source, assets, key)
         env[f"SCBENCH_ASSET_{key.upper()}"] = f"{TESTS_DIR}/assets/{key}"
     return env
 
 
-def copy_asset(source: Path, target: Path) -> None:
-    """Copy a static asset (a folder or a file) to `target`, creating its parent."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+def copy_asset(source: Path, root: Path, rel: str) -> None:
+    """Copy a static asset (a folder or a file) to `root/rel`, replacing what is there.
+
+    The folders on the way are made real folders: a link (or file) an agent left in their
+    place is removed, never followed, so the copy cannot land outside `root`. The source is
+    the problem's: its links were checked at load to stay inside the problem folder."""
+    target = _real_folders(root, Path(rel).parts[:-1]) / Path(rel).name
+    _remove(target)
     if source.is_dir():
-        shutil.copytree(source, target, dirs_exist_ok=True)
+        shutil.copytree(source, target)
     elif source.is_file():
         shutil.copy2(source, target)
+
+
+def _real_folders(root: Path, parts: tuple[str, ...]) -> Path:
+    current = root
+    for part in parts:
+        current = current / part
+        if current.is_symlink() or (current.exists() and not current.is_dir()):
+            _remove(current)
+        current.mkdir(exist_ok=True)
+    return current
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.is_symlink() or path.exists():
+        path.unlink()
 
 
 def write_pytest_ini(problem: ProblemConfig, workspace: Path) -> None:

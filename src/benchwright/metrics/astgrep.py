@@ -48,7 +48,7 @@ def run_astgrep(root: Path, files: list[str]) -> AstGrepResult:
     if not files:
         return AstGrepResult(by_category=dict.fromkeys(CATEGORIES, 0))
     argv = [executable("ast-grep", "sg"), "scan", "-c", str(rules_dir() / "sgconfig.yml"),
-            "--json=stream", *files]
+            "--json=stream", "--", *files]  # `--`: a file named `-x.py` is not an option
     out = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
     rules = Counter(json.loads(line)["ruleId"] for line in out.stdout.splitlines() if line)
     table = rule_table()

@@ -23,8 +23,9 @@ def run_ruff(root: Path, files: list[str]) -> Counter[str]:
     """Findings per rule code over the given files (one ruff process for all of them)."""
     if not files:
         return Counter()
+    # `--`: a file an agent named `--config=x.py` is a file, not an option.
     argv = [executable("ruff"), "check", "--isolated", "--no-cache", "--exit-zero",
-            "--output-format", "json", "--select", ",".join(FAMILY_WEIGHTS), *files]
+            "--output-format", "json", "--select", ",".join(FAMILY_WEIGHTS), "--", *files]
     out = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
     findings = json.loads(out.stdout or "[]")
     return Counter(str(f.get("code") or "syntax") for f in findings)

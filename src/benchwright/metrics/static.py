@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from benchwright.metrics import astgrep, graph, lint, waste
 from benchwright.metrics.clones import find_clones
@@ -13,6 +13,7 @@ from benchwright.metrics.languages import analyzers
 from benchwright.metrics.languages.base import FileAnalysis, LanguageAnalyzer
 from benchwright.metrics.models import GraphMetrics, LineCounts, SnapshotMetrics, SymbolMetrics
 from benchwright.metrics.tools import versions
+from benchwright.nofollow import TreeWalk, read_regular
 from benchwright.runs.snapshots import SNAPSHOT_IGNORE
 from benchwright.stats import gini
 
@@ -23,14 +24,11 @@ _SKIP_DIRS = {*SNAPSHOT_IGNORE, ".evaluation_tests"}
 
 
 def source_files(root: Path, analyzer: LanguageAnalyzer) -> list[str]:
-    """The analyser's files under `root`, relative, sorted; caches and virtualenvs skipped."""
-    found = []
-    for path in root.rglob("*"):
-        rel = path.relative_to(root)
-        if path.suffix in analyzer.suffixes and path.is_file() \
-                and not any(part in _SKIP_DIRS for part in rel.parts[:-1]):
-            found.append(rel.as_posix())
-    return sorted(found)
+    """The analyser's regular files under `root`, relative, sorted; caches and virtualenvs
+    skipped, links never followed (a link named `x.py` is not a source file)."""
+    walk = TreeWalk(root, prune=lambda rel: rel.rpartition("/")[2] in _SKIP_DIRS)
+    return sorted(entry.rel for entry in walk
+                  if entry.kind == "file" and PurePosixPath(entry.rel).suffix in analyzer.suffixes)
 
 
 def analyze_snapshot(root: Path, entry: str | None = None) -> SnapshotMetrics:
@@ -40,7 +38,10 @@ def analyze_snapshot(root: Path, entry: str | None = None) -> SnapshotMetrics:
     files: list[str] = []
     for analyzer in analyzers():
         for rel in source_files(root, analyzer):
-            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+            data = read_regular(root, rel)
+            if data is None:  # replaced by a link or a special file since the walk
+                continue
+            text = data.decode("utf-8", errors="replace")
             analyses.append(analyzer.analyze(rel, text))
             files.append(rel)
     result = _combine(root, files, analyses, entry)

@@ -22,11 +22,12 @@ from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.coding.prompts import prompt_hash, render_prompt, template_text
 from benchwright.coding.workspace import copy_asset
-from benchwright.errors import BenchwrightError
+from benchwright.errors import BenchwrightError, SnapshotLimitError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.metrics.erosion import QualitySummary, summarise
 from benchwright.metrics.models import SnapshotMetrics
 from benchwright.metrics.static import analyze_snapshot
+from benchwright.nofollow import copy_tree, shown
 from benchwright.protocols import Agent
 from benchwright.redaction import Redactor
 from benchwright.runs import journal
@@ -39,7 +40,7 @@ from benchwright.runs.models import (
     InfraErrorRecord,
     RunConfig,
 )
-from benchwright.runs.snapshots import diff_snapshots, take_snapshot
+from benchwright.runs.snapshots import Snapshot, SnapshotLimits, diff_snapshots, take_snapshot
 from benchwright.sandbox import get_runtime
 
 OnRecord = Callable[[CheckpointRecord | InfraErrorRecord], None]
@@ -189,13 +190,13 @@ def _continue(chain: _Chain, records: list[CheckpointRecord], on_record: OnRecor
 def _restore_workspace(chain: _Chain, records: list[CheckpointRecord]) -> None:
     """The live workspace as the last finished checkpoint left it, with the assets in place."""
     shutil.rmtree(chain.work, ignore_errors=True)
+    chain.work.parent.mkdir(parents=True, exist_ok=True)
     if records:
-        last = chain.checkpoint_dir(records[-1].checkpoint) / "snapshot"
-        shutil.copytree(last, chain.work, symlinks=True)
+        copy_tree(chain.checkpoint_dir(records[-1].checkpoint) / "snapshot", chain.work)
     else:
-        chain.work.mkdir(parents=True)
+        chain.work.mkdir()
     for save_path, source in chain.assets.items():
-        copy_asset(source, chain.work / save_path)
+        copy_asset(source, chain.work, save_path)
 
 
 def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, index: int,
@@ -221,7 +222,7 @@ def _graded(chain: _Chain, checkpoint: CheckpointConfig, index: int, result: Age
             folder: Path) -> CheckpointRecord:
     """Snapshot, diff, grade and measure the workspace the agent left."""
     prompt = chain.prompts[checkpoint.name]
-    files = take_snapshot(chain.work, folder / "snapshot", exclude=set(chain.assets))
+    snapshot, result = _snapshot(chain, folder, result)
     previous = chain.checkpoint_dir(chain.checkpoints[index - 2].name) / "snapshot"
     write_json_atomic(folder / "diff.json",
                       diff_snapshots(previous if index > 1 else None, folder / "snapshot"))
@@ -229,8 +230,26 @@ def _graded(chain: _Chain, checkpoint: CheckpointConfig, index: int, result: Age
     output = grade_checkpoint(chain.problem, checkpoint, folder / "snapshot", chain.options)
     save_grade_output(output, folder)
     quality = _quality(chain, folder, previous if index > 1 else None)
-    record = _record(chain, checkpoint, index, prompt, result, output.evaluation, files)
-    return record.model_copy(update={"quality": quality})
+    record = _record(chain, checkpoint, index, prompt, result, output.evaluation, snapshot.files)
+    return record.model_copy(update={"quality": quality, "snapshot_skipped": snapshot.skipped})
+
+
+def _snapshot(chain: _Chain, folder: Path, result: AgentResult) -> tuple[Snapshot, AgentResult]:
+    """Save the workspace; one past the limits (or that cannot be read) is the agent's error:
+    an empty snapshot is graded in its place, so the checkpoint fails and the attempt ends."""
+    config = chain.job.config
+    limits = SnapshotLimits(max_mb=config.max_snapshot_mb, max_files=config.max_snapshot_files)
+    try:
+        return take_snapshot(chain.work, folder / "snapshot", set(chain.assets), limits), result
+    except (SnapshotLimitError, OSError) as exc:
+        reason = exc.one_line() if isinstance(exc, SnapshotLimitError) else \
+            f"the workspace could not be saved: {exc.strerror} ({shown(str(exc.filename))})"
+    shutil.rmtree(folder / "snapshot.tmp", ignore_errors=True)
+    shutil.rmtree(folder / "snapshot", ignore_errors=True)
+    (folder / "snapshot").mkdir()
+    error = f"{result.error}; {reason}" if result.error else reason
+    return Snapshot(files=0, bytes=0), result.model_copy(
+        update={"status": AgentStatus.ERROR, "error": error})
 
 
 def _quality(chain: _Chain, folder: Path, previous: Path | None) -> QualitySummary | None:

@@ -12,6 +12,7 @@ from benchwright.coding.evaluation import GradeStatus
 from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import Group
 from benchwright.metrics.erosion import QualitySummary
+from benchwright.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 from benchwright.sandbox import Limits
 
 
@@ -87,6 +88,11 @@ class RunConfig(BaseModel):
     """Run agents and tests on the host, without bubblewrap."""
     metrics: bool = True
     """Measure code quality and erosion at every checkpoint."""
+    max_snapshot_mb: float | None = Field(default=DEFAULT_MAX_SNAPSHOT_MB, gt=0)
+    """Cap on a checkpoint's snapshot, MiB of apparent size; past it the checkpoint fails as
+    the agent's error. None: no cap."""
+    max_snapshot_files: int | None = Field(default=DEFAULT_MAX_SNAPSHOT_FILES, gt=0)
+    """Cap on the files (and links) of a checkpoint's snapshot; past it, as above."""
 
 
 class Manifest(BaseModel):
@@ -141,6 +147,9 @@ class CheckpointRecord(BaseModel):
     """Every Core test passed ("core-solved")."""
     snapshot_files: int
     """Files in the saved snapshot."""
+    snapshot_skipped: list[str] = Field(default_factory=list)
+    """Workspace entries left out of the snapshot (FIFOs, sockets, devices, names that are not
+    UTF-8), each with why."""
     grade_duration_s: float
     """Seconds spent grading."""
     quality: QualitySummary | None = None

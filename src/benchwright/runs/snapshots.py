@@ -1,49 +1,113 @@
-"""Snapshots of a workspace and the diff between two of them."""
+"""Snapshots of a workspace and the diff between two of them.
+
+The workspace is the agent's: nothing in it is followed. A symlink is kept as a link (and shown
+in diffs as its target, never as what it points to), FIFOs, sockets, devices and names that are
+not UTF-8 are left out and listed, and a workspace past the snapshot limits is the agent's error.
+"""
 
 from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from benchwright.errors import SnapshotLimitError
+from benchwright.nofollow import (
+    CopyLimits,
+    LimitExceeded,
+    TreeWalk,
+    check_limits,
+    copy_tree,
+    open_regular,
+    read_regular,
+    sha256_fd,
+    shown,
+)
 
 # Never part of a snapshot: caches, virtualenvs, version-control folders.
 SNAPSHOT_IGNORE = ("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv",
                    "venv", ".git", "node_modules")
 _MAX_PATCH_BYTES = 200_000
+_MAX_TEXT_BYTES = 2_000_000
+_LINK_PREFIX = "symlink -> "
+DEFAULT_MAX_SNAPSHOT_MB = 1024
+DEFAULT_MAX_SNAPSHOT_FILES = 100_000
 
 
-def take_snapshot(workspace: Path, dest: Path, exclude: set[str]) -> int:
-    """Copy the workspace to `dest` (through a temporary folder); return the file count.
+@dataclass(frozen=True)
+class SnapshotLimits:
+    """Caps on one checkpoint's snapshot; None is no cap."""
 
-    `exclude` holds top-level paths (static assets placed for the agent) left out.
-    """
+    max_mb: float | None = DEFAULT_MAX_SNAPSHOT_MB
+    """Apparent size of its regular files, in MiB (a sparse file counts at its full size)."""
+    max_files: int | None = DEFAULT_MAX_SNAPSHOT_FILES
+    """Regular files and symlinks."""
+
+
+@dataclass
+class Snapshot:
+    """What a snapshot holds and what it left out."""
+
+    files: int
+    """Regular files and symlinks saved."""
+    bytes: int
+    """Apparent size of the regular files saved."""
+    skipped: list[str] = field(default_factory=list)
+    """Workspace entries left out (special files, names that are not UTF-8), each with why."""
+
+
+def take_snapshot(workspace: Path, dest: Path, exclude: set[str],
+                  limits: SnapshotLimits = SnapshotLimits()) -> Snapshot:
+    """Copy the workspace to `dest` (through a temporary folder) without following links.
+
+    `exclude` holds top-level paths (static assets placed for the agent) left out. Past a limit,
+    raises SnapshotLimitError and leaves no `dest`."""
     tmp = dest.with_name(dest.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(workspace, tmp, symlinks=True, ignore=_ignore(workspace, exclude))
+    caps = CopyLimits(max_files=limits.max_files,
+                      max_bytes=None if limits.max_mb is None else int(limits.max_mb * 2**20))
+    try:
+        check_limits(workspace, _pruner(exclude), caps)
+        report = copy_tree(workspace, tmp, prune=_pruner(exclude), limits=caps)
+    except LimitExceeded as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(dest, ignore_errors=True)
+        raise SnapshotLimitError(f"the workspace holds {exc}, over the snapshot limit",
+                                 hint="raise --max-snapshot-mb / --max-snapshot-files") from None
     shutil.rmtree(dest, ignore_errors=True)
     tmp.rename(dest)
-    return sum(1 for p in dest.rglob("*") if p.is_file() or p.is_symlink())
+    return Snapshot(files=report.files, bytes=report.bytes, skipped=report.skipped)
 
 
-def _ignore(root: Path, exclude: set[str]) -> Any:
-    patterns = shutil.ignore_patterns(*SNAPSHOT_IGNORE)
+def _pruner(exclude: set[str]) -> Any:
+    ignored = set(SNAPSHOT_IGNORE)
 
-    def ignore(folder: str, names: list[str]) -> set[str]:
-        skipped = set(patterns(folder, names))
-        rel = Path(folder).relative_to(root)
-        return skipped | {n for n in names if (rel / n).as_posix() in exclude}
+    def prune(rel: str) -> bool:
+        return rel in exclude or rel.rpartition("/")[2] in ignored
 
-    return ignore
+    return prune
 
 
 def files_of(snapshot: Path | None) -> dict[str, str]:
-    """Relative path -> SHA-256 of every file in a snapshot."""
+    """Relative path -> SHA-256 of every regular file and symlink in a snapshot (a link is
+    hashed by its target text, so retargeting it is a modification)."""
     if snapshot is None or not snapshot.is_dir():
         return {}
-    return {p.relative_to(snapshot).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(snapshot.rglob("*")) if p.is_file()}
+    found: dict[str, str] = {}
+    for entry in TreeWalk(snapshot):
+        if entry.kind == "link":
+            target = os.fsencode(os.readlink(entry.name, dir_fd=entry.dir_fd))
+            found[entry.rel] = hashlib.sha256(b"symlink\0" + target).hexdigest()
+        elif entry.kind == "file" and (fd := open_regular(entry)) is not None:
+            try:
+                found[entry.rel] = sha256_fd(fd)
+            finally:
+                os.close(fd)
+    return found
 
 
 def diff_snapshots(before: Path | None, after: Path) -> dict[str, Any]:
@@ -55,8 +119,8 @@ def diff_snapshots(before: Path | None, after: Path) -> dict[str, Any]:
     patches: dict[str, str] = {}
     lines_added = lines_removed = 0
     for rel in [*added, *removed, *modified]:
-        a = _text(before / rel) if before is not None and rel in old else []
-        b = _text(after / rel) if rel in new else []
+        a = _text(before, rel) if before is not None and rel in old else []
+        b = _text(after, rel) if rel in new else []
         patch = list(difflib.unified_diff(a, b, f"a/{rel}", f"b/{rel}", lineterm=""))
         lines_added += sum(1 for ln in patch if ln.startswith("+") and not ln.startswith("+++"))
         lines_removed += sum(1 for ln in patch if ln.startswith("-") and not ln.startswith("---"))
@@ -67,8 +131,12 @@ def diff_snapshots(before: Path | None, after: Path) -> dict[str, Any]:
             "patches": patches}
 
 
-def _text(path: Path) -> list[str]:
-    data = path.read_bytes()
-    if b"\0" in data[:4096]:
-        return []
+def _text(root: Path, rel: str) -> list[str]:
+    """A regular file's lines, or a link shown as its target; never what a link points to."""
+    path = root / rel
+    if path.is_symlink():
+        return [_LINK_PREFIX + shown(str(path.readlink()))]
+    data = read_regular(root, rel, limit=_MAX_TEXT_BYTES + 1)
+    if data is None or b"\0" in data[:4096] or len(data) > _MAX_TEXT_BYTES:
+        return []  # not a regular file, binary, or too large to diff as text
     return data.decode("utf-8", errors="replace").splitlines()

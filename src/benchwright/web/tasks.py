@@ -15,9 +15,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from benchwright.errors import InfrastructureError, UserInputError
+from benchwright.errors import BenchwrightError, InfrastructureError, UserInputError
 from benchwright.web.config import Site
 
 DATASET_FILE = "webarena-verified.json"
@@ -65,8 +65,9 @@ class WebTask(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    task_id: int
-    """The task's id (0-811)."""
+    task_id: int = Field(ge=0, strict=True)
+    """The task's id (0-811 for the official tasks): a non-negative JSON integer, since it names
+    the task's folders and script (`tasks/<task_id>/trial_<n>/`, `scripts/<task_id>.yaml`)."""
     sites: tuple[Site, ...]
     """The sites it touches."""
     intent_template_id: int
@@ -190,9 +191,11 @@ def load_dataset(dataset_dir: Path) -> WebDataset:
 
 
 def load_task_file(path: Path) -> WebDataset:
-    """Tasks in one dataset-format JSON file of our own (e.g. the local suite); no subsets."""
+    """Tasks in one dataset-format JSON file of our own (e.g. the local suite); no subsets.
+    A file that does not parse is the user's to fix: one line, exit 2."""
     raw_bytes = _read_bytes(path)
-    parsed = (_to_task(raw, path) for raw in _json_list(raw_bytes, path))
+    parsed = (_to_task(raw, path, UserInputError)
+              for raw in _json_list(raw_bytes, path, UserInputError))
     tasks = {task.task_id: task for task in parsed}
     return WebDataset(tasks=tasks, subsets={subset: frozenset() for subset in Subset},
                       source=path.parent, data_checksum=hashlib.sha256(raw_bytes).hexdigest(),
@@ -208,10 +211,14 @@ def _read_bytes(path: Path) -> bytes:
                                   "delete it under ~/.cache/benchwright/envs") from None
 
 
-def _json_list(raw: bytes, path: Path) -> list[dict[str, Any]]:
-    data = json.loads(raw)
-    if not isinstance(data, list):
-        raise InfrastructureError("the dataset is not a list of tasks", path=path)
+def _json_list(raw: bytes, path: Path,
+               error: type[BenchwrightError] = InfrastructureError) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise error(f"the tasks file is not JSON: {exc}", path=path) from None
+    if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
+        raise error("the dataset is not a list of tasks", path=path)
     return data
 
 
@@ -220,7 +227,8 @@ def _subset_ids(path: Path) -> frozenset[int]:
     return frozenset(int(i) for i in data["task_ids"])
 
 
-def _to_task(raw: dict[str, Any], path: Path) -> WebTask:
+def _to_task(raw: dict[str, Any], path: Path,
+             error: type[BenchwrightError] = InfrastructureError) -> WebTask:
     try:
         expected = _agent_response_spec(raw["eval"])["expected"]
         return WebTask(
@@ -230,9 +238,13 @@ def _to_task(raw: dict[str, Any], path: Path) -> WebTask:
             task_type=TaskType(str(expected["task_type"]).upper()),
             expected_status=str(expected["status"]).upper(),
             unpassable=unpassable_flag(raw["task_id"]))
-    except (KeyError, ValueError, ValidationError) as exc:
-        raise InfrastructureError(f"task {raw.get('task_id')!r} does not parse: {exc}",
-                                  path=path) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise error(f"task {raw.get('task_id')!r} does not parse: {where}: {first['msg']}",
+                    path=path) from None
+    except (KeyError, ValueError, TypeError) as exc:
+        raise error(f"task {raw.get('task_id')!r} does not parse: {exc!r}", path=path) from None
 
 
 def _agent_response_spec(evals: Iterable[dict[str, Any]]) -> dict[str, Any]:

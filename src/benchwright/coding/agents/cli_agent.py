@@ -42,6 +42,7 @@ from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
 from benchwright.egress import Endpoint
 from benchwright.errors import PrerequisiteError
 from benchwright.interpreters import Interpreter
+from benchwright.nofollow import read_regular
 from benchwright.protocols import Runtime
 from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import ExecResult, Limits, Mount
@@ -278,9 +279,9 @@ def _prune_home(home: Path) -> None:
 
 
 def _lines(path: Path) -> list[str]:
-    if not path.is_file():
-        return []
-    return [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    # The agent can write its artifacts folder: a log it swapped for a link is not read.
+    data = read_regular(path.parent, path.name) or b""
+    return [line for line in data.decode(errors="replace").splitlines() if line.strip()]
 
 
 def _tail(path: Path, n: int = 5) -> list[str]:

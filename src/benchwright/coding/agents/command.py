@@ -18,6 +18,7 @@ from typing import IO
 from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus, sandbox_env
 from benchwright.coding.agents.network import agent_allowlist, run_with_egress
 from benchwright.interpreters import Interpreter
+from benchwright.nofollow import read_regular
 from benchwright.protocols import Runtime
 from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import ExecResult, Limits, Mount
@@ -87,7 +88,9 @@ def _error(result: ExecResult, artifacts: Path) -> str | None:
     if result.memory_exceeded:
         return f"the agent command went over the sandbox's memory limit and was killed " \
             f"(exit {exit_code})"
-    tail = (artifacts / "stderr.txt").read_text(errors="replace").strip().splitlines()[-3:]
+    # The command can write its artifacts folder: a stderr.txt it swapped for a link is not read.
+    text = (read_regular(artifacts, "stderr.txt") or b"").decode(errors="replace")
+    tail = text.strip().splitlines()[-3:]
     message = f"the agent command exited with {exit_code}: {' | '.join(tail)}"
     if exit_code in (126, 127):  # bash could not find or run the command
         message += (" (it could not start: a file it runs must be inside the sandbox; "

@@ -1,0 +1,295 @@
+"""Walk, read and copy trees an agent or a problem author wrote, never following a link.
+
+Every open goes through the file descriptor of the folder above it with O_NOFOLLOW, so a
+symlink (even one swapped in while we walk) is met as a link, never as what it points to.
+FIFOs, sockets and devices are skipped and reported, as are names that are not UTF-8 (they
+could not go into a JSON record). Regular files are copied hole for hole: a sparse file stays
+sparse, and its apparent size is what counts against a limit.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+_ROOT_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_DIR_FLAGS = _ROOT_FLAGS | os.O_NOFOLLOW
+# O_NONBLOCK: a FIFO swapped in after the type check must not hang the harness on open.
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_CHUNK = 1 << 20
+MAX_DEPTH = 128
+Kind = Literal["dir", "file", "link"]
+Prune = Callable[[str], bool]
+
+
+class LimitExceeded(Exception):
+    """A copy went past its file-count or byte limit (the copy is left incomplete)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A folder, regular file or symlink met by `TreeWalk`."""
+
+    rel: str
+    """Its path relative to the walk's root, with `/` separators."""
+    name: str
+    """Its name in its folder."""
+    kind: Kind
+    """dir, file or link (from the folder listing: nothing is followed)."""
+    dir_fd: int
+    """The open folder holding it; valid only until the walk moves on."""
+
+
+@dataclass
+class TreeWalk:
+    """Every entry under `root`, sorted by name, folders before their contents.
+
+    `prune(rel)` true leaves an entry (and a folder's contents) out silently; special files and
+    undecodable names are left out and listed in `skipped`."""
+
+    root: Path
+    prune: Prune = lambda _rel: False
+    skipped: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Entry]:
+        fd = os.open(self.root, _ROOT_FLAGS)  # the root is the caller's; only what is in it
+        # is untrusted
+        try:
+            yield from self._folder(fd, "")
+        finally:
+            os.close(fd)
+
+    def _folder(self, fd: int, prefix: str) -> Iterator[Entry]:
+        with os.scandir(fd) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+        for item in entries:
+            rel = prefix + item.name
+            if not _decodable(item.name):
+                self.skipped.append(f"{shown(rel)}: the name is not UTF-8")
+            elif not self.prune(rel):
+                yield from self._entry(fd, item, rel)
+
+    def _entry(self, fd: int, item: os.DirEntry[str], rel: str) -> Iterator[Entry]:
+        if item.is_symlink():
+            yield Entry(rel, item.name, "link", fd)
+        elif item.is_dir(follow_symlinks=False):
+            if rel.count("/") >= MAX_DEPTH:  # bounds the open folders and the recursion
+                self.skipped.append(f"{shown(rel)}: folder nested deeper than {MAX_DEPTH}; skipped")
+                return
+            yield Entry(rel, item.name, "dir", fd)
+            sub = os.open(item.name, _DIR_FLAGS, dir_fd=fd)
+            try:
+                yield from self._folder(sub, rel + "/")
+            finally:
+                os.close(sub)
+        elif item.is_file(follow_symlinks=False):
+            yield Entry(rel, item.name, "file", fd)
+        else:
+            self.skip(rel, os.stat(item.name, dir_fd=fd, follow_symlinks=False).st_mode)
+
+    def skip(self, rel: str, mode: int) -> None:
+        """List an entry left out because it is not a folder, regular file or link."""
+        self.skipped.append(f"{shown(rel)}: {special_kind(mode)} skipped")
+
+
+def shown(rel: str) -> str:
+    """A path as text that any JSON or terminal takes (undecodable bytes as \\xNN)."""
+    return os.fsencode(rel).decode("utf-8", errors="backslashreplace")
+
+
+def special_kind(mode: int) -> str:
+    """What a non-regular, non-folder, non-link file is, in words."""
+    kinds = ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "device"),
+             (stat.S_ISBLK, "device"))
+    return next((word for test, word in kinds if test(mode)), "special file")
+
+
+def _decodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # surrogate-escaped bytes of a name that is not UTF-8
+        return False
+    return True
+
+
+def open_regular(entry: Entry) -> int | None:
+    """An fd to read `entry` if it is (still) a regular file, else None."""
+    try:
+        fd = os.open(entry.name, _FILE_FLAGS, dir_fd=entry.dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOENT, errno.ENXIO):  # a link or gone
+            return None
+        raise
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        return fd
+    os.close(fd)
+    return None
+
+
+def read_fd(fd: int, limit: int | None = None) -> bytes:
+    """Up to `limit` bytes (all when None) from the start of an open file."""
+    parts, total = [], 0
+    while limit is None or total < limit:
+        chunk = os.pread(fd, _CHUNK if limit is None else min(_CHUNK, limit - total), total)
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+    return b"".join(parts)
+
+
+def sha256_fd(fd: int) -> str:
+    """SHA-256 of an open file's contents."""
+    digest, offset = hashlib.sha256(), 0
+    while chunk := os.pread(fd, _CHUNK, offset):
+        digest.update(chunk)
+        offset += len(chunk)
+    return digest.hexdigest()
+
+
+def read_regular(root: Path, rel: str, limit: int | None = None) -> bytes | None:
+    """The bytes of `root/rel` when every part of the path is a real folder and the last a
+    regular file; None when any part is a link, a special file, or missing."""
+    parts = rel.split("/")
+    try:
+        fd = os.open(root, _ROOT_FLAGS)
+    except OSError:
+        return None
+    try:
+        for part in parts[:-1]:
+            sub = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        entry = Entry(rel, parts[-1], "file", fd)
+        file_fd = open_regular(entry)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if file_fd is None:
+        return None
+    try:
+        return read_fd(file_fd, limit)
+    finally:
+        os.close(file_fd)
+
+
+@dataclass
+class CopyReport:
+    """What `copy_tree` copied and left out."""
+
+    files: int = 0
+    """Regular files and symlinks copied."""
+    bytes: int = 0
+    """Apparent size of the regular files copied."""
+    skipped: list[str] = field(default_factory=list)
+    """Entries left out (special files, names that are not UTF-8), each with why."""
+
+
+@dataclass(frozen=True)
+class CopyLimits:
+    """Caps of one copy; None is no cap."""
+
+    max_files: int | None = None
+    """Regular files and symlinks."""
+    max_bytes: int | None = None
+    """Sum of the regular files' apparent sizes."""
+
+
+def copy_tree(source: Path, dest: Path, prune: Prune = lambda _rel: False,
+              limits: CopyLimits = CopyLimits()) -> CopyReport:
+    """Copy `source` to the new folder `dest`: links as links, files hole for hole, modes
+    without set-id bits. Raises LimitExceeded past a limit (then `dest` is incomplete)."""
+    walk = TreeWalk(source, prune)
+    report = CopyReport(skipped=walk.skipped)
+    dest.mkdir(mode=0o755)
+    for entry in walk:
+        target = dest / entry.rel
+        if entry.kind == "dir":
+            mode = os.stat(entry.name, dir_fd=entry.dir_fd, follow_symlinks=False).st_mode
+            target.mkdir((mode & 0o777) | 0o700)
+            continue
+        if entry.kind == "link":
+            _count(report, limits, 0)
+            target.symlink_to(os.readlink(entry.name, dir_fd=entry.dir_fd))
+        elif not _copy_regular(entry, target, report, limits):
+            report.skipped.append(f"{shown(entry.rel)}: no longer a regular file; skipped")
+    return report
+
+
+def check_limits(source: Path, prune: Prune, limits: CopyLimits) -> None:
+    """Raise LimitExceeded when `source` holds more than `limits` allow, before a byte is
+    copied (listing and lstat only, so a workspace of a million files fails fast)."""
+    if limits.max_files is None and limits.max_bytes is None:
+        return
+    report = CopyReport()
+    for entry in TreeWalk(source, prune):
+        if entry.kind == "link":
+            _count(report, limits, 0)
+        elif entry.kind == "file":
+            _count(report, limits, os.stat(entry.name, dir_fd=entry.dir_fd,
+                                           follow_symlinks=False).st_size)
+
+
+def _count(report: CopyReport, limits: CopyLimits, size: int) -> None:
+    report.files += 1
+    report.bytes += size
+    if limits.max_files is not None and report.files > limits.max_files:
+        raise LimitExceeded(f"more than {limits.max_files} files")
+    if limits.max_bytes is not None and report.bytes > limits.max_bytes:
+        raise LimitExceeded(f"more than {limits.max_bytes / 2**20:g} MB (apparent size)")
+
+
+def _copy_regular(entry: Entry, target: Path, report: CopyReport, limits: CopyLimits) -> bool:
+    src = open_regular(entry)
+    if src is None:
+        return False
+    try:
+        info = os.fstat(src)
+        _count(report, limits, info.st_size)  # before any byte is written
+        dst = os.open(target, _NEW_FILE, info.st_mode & 0o777)
+        try:
+            if info.st_size:
+                _copy_data(src, dst, info.st_size)
+            os.utime(dst, ns=(info.st_atime_ns, info.st_mtime_ns))
+        finally:
+            os.close(dst)
+    finally:
+        os.close(src)
+    return True
+
+
+def _copy_data(src: int, dst: int, size: int) -> None:
+    """Copy only the data extents; the holes between them stay holes."""
+    offset = 0
+    while offset < size:
+        try:
+            start = os.lseek(src, offset, os.SEEK_DATA)
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:  # nothing but a hole from here on
+                break
+            if exc.errno != errno.EINVAL:
+                raise
+            start = offset  # a file system without SEEK_DATA: all data
+        end = min(os.lseek(src, start, os.SEEK_HOLE), size)
+        _copy_range(src, dst, start, end)
+        offset = end
+    os.ftruncate(dst, size)
+
+
+def _copy_range(src: int, dst: int, start: int, end: int) -> None:
+    while start < end:
+        try:
+            done = os.copy_file_range(src, dst, end - start, start, start)
+        except OSError:  # across file systems on old kernels, or unsupported
+            done = os.pwrite(dst, os.pread(src, min(_CHUNK, end - start), start), start)
+        if done == 0:  # the file shrank while we copied
+            return
+        start += done
