@@ -14,12 +14,12 @@ from benchwright.coding.agents import cli_agent, toolchain
 from benchwright.coding.agents.base import AgentContext
 from benchwright.coding.agents.codex import CodexAgent
 from benchwright.coding.agents.opencode import OpencodeAgent
+from benchwright.coding.runs import chain
+from benchwright.coding.runs.models import AgentSettings, RunConfig
+from benchwright.coding.runs.runner import create_run, execute
 from benchwright.errors import PrerequisiteError
 from benchwright.executors.local import LocalExecutor
 from benchwright.interpreters import resolve_python
-from benchwright.runs import chain
-from benchwright.runs.models import AgentSettings, RunConfig
-from benchwright.runs.runner import create_run, execute
 from benchwright.sandbox import ExecResult, Limits, Mount
 
 KEY = "AIza-benchwright-fake-0c5d7e19b3"

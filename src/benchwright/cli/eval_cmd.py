@@ -11,19 +11,19 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from benchwright.cli.render import changes_view, evaluation_view, failing_tests_view
-from benchwright.cli.run_report import print_run_problems, write_run_report
 from benchwright.coding.artifacts import save_grade_output
 from benchwright.coding.evaluation import GradeStatus
 from benchwright.coding.examples import example_problem_dir
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import get_checkpoint, load_problem
+from benchwright.coding.report.failures import failing_tests
+from benchwright.coding.runs.regrade import regrade_run
+from benchwright.coding.runs.report import print_run_problems, write_run_report
+from benchwright.coding.runs.runner import load_manifest
 from benchwright.coding.scratch import sweep_leftovers
 from benchwright.errors import GradingInfrastructureError, UserInputError
-from benchwright.report.failures import failing_tests
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.lock import run_lock
-from benchwright.runs.regrade import regrade_run
-from benchwright.runs.runner import load_manifest
 from benchwright.sandbox import Limits, get_runtime
 from benchwright.web.runs.layout import is_web_run
 

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from benchwright.report.coding import build_report
-from benchwright.report.markdown import render_markdown
+from benchwright.coding.report.figures import build_report
+from benchwright.coding.report.markdown import render_markdown
 from benchwright.web.runs.layout import is_web_run
 
 

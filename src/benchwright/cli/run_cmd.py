@@ -13,31 +13,36 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
-from benchwright.cli.run_report import print_run_problems, write_run_report
 from benchwright.cli.run_web_cmd import run_web_cmd
+from benchwright.coding.agents.settings import AgentSettings
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
-from benchwright.coding.scratch import sweep_leftovers
-from benchwright.errors import Interrupted, PrerequisiteError, RunIncomplete, UserInputError
-from benchwright.executors.local import LocalExecutor
-from benchwright.metrics.tools import versions
-from benchwright.registry import AGENTS
-from benchwright.runs.clock import folder_stamp
-from benchwright.runs.layout import RunLayout
-from benchwright.runs.lock import locked_run_folder
-from benchwright.runs.models import (
-    AgentSettings,
+from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.models import (
     ChainSummary,
     CheckpointRecord,
     InfraErrorRecord,
     RunConfig,
     RunResult,
 )
-from benchwright.runs.preflight import check_coding_run, check_resumable, prompt_setting, resolved
-from benchwright.runs.progress import CheckpointTally
-from benchwright.runs.runner import create_run, execute, load_manifest, refresh_checksums
-from benchwright.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
+from benchwright.coding.runs.preflight import (
+    check_coding_run,
+    check_resumable,
+    prompt_setting,
+    resolved,
+)
+from benchwright.coding.runs.progress import CheckpointTally
+from benchwright.coding.runs.report import print_run_problems, write_run_report
+from benchwright.coding.runs.runner import create_run, execute, load_manifest, refresh_checksums
+from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
+from benchwright.coding.scratch import sweep_leftovers
+from benchwright.errors import Interrupted, PrerequisiteError, RunIncomplete, UserInputError
+from benchwright.executors.local import LocalExecutor
+from benchwright.metrics.tools import versions
+from benchwright.registry import CODING_AGENTS
+from benchwright.runs.clock import folder_stamp
+from benchwright.runs.lock import locked_run_folder
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
 app.command("web")(run_web_cmd)
@@ -50,7 +55,7 @@ def coding_cmd(
         help="Folder of problems (SCBench format); default: the bundled examples.")] = None,
     problem: Annotated[list[str] | None, typer.Option(
         help="A problem to run (repeatable); default: every problem in the folder.")] = None,
-    agent: Annotated[str, typer.Option(help=f"One of: {', '.join(AGENTS)}.")] = "oracle",
+    agent: Annotated[str, typer.Option(help=f"One of: {', '.join(CODING_AGENTS)}.")] = "oracle",
     agent_command: Annotated[str | None, typer.Option(
         help="Shell command for the `command` agent (prompt on stdin).")] = None,
     agent_mount: Annotated[list[Path] | None, typer.Option(
@@ -200,8 +205,7 @@ def _resumed(ctx: typer.Context, run_dir: Path) -> RunConfig:
 
 
 def _agent_name(name: str) -> str:
-    if name not in AGENTS:
-        raise UserInputError(f"unknown agent {name!r}", hint=f"choose one of: {', '.join(AGENTS)}")
+    CODING_AGENTS.check(name)
     return name
 
 

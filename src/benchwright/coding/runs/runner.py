@@ -16,17 +16,23 @@ from pydantic import ValidationError
 from benchwright import __version__
 from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
+from benchwright.coding.runs.chain import ChainJob, plan_attempt, run_chain
+from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.models import (
+    ChainSummary,
+    CheckpointRecord,
+    Manifest,
+    RunConfig,
+    RunResult,
+)
+from benchwright.coding.runs.totals import last_finished, rate, run_totals
 from benchwright.errors import UserInputError
 from benchwright.executors.local import emit
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
 from benchwright.redaction import Redactor, is_redacted, restore
-from benchwright.runs.chain import ChainJob, plan_attempt, run_chain
 from benchwright.runs.clock import utc_now
-from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import ChainSummary, CheckpointRecord, Manifest, RunConfig, RunResult
 from benchwright.runs.secret_settings import refuse_secrets
-from benchwright.runs.totals import last_finished, rate, run_totals
 
 
 def create_run(config: RunConfig, run_dir: Path) -> Manifest:

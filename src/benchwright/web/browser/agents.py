@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchwright.coding.agents.prices import price_of
 from benchwright.errors import UserInputError
+from benchwright.pricing import price_of
 from benchwright.web.browser.action_script import load_script
 from benchwright.web.browser.imports import browser_use_module
 from benchwright.web.browser.scripted_model import ScriptedChatModel

@@ -27,8 +27,7 @@ from pydantic import ValidationError
 from benchwright import __version__
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_json_atomic, write_text_atomic
-from benchwright.protocols import TrialRunner
-from benchwright.registry import TRIAL_RUNNERS, resolve
+from benchwright.registry import TRIAL_RUNNERS
 from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
@@ -49,6 +48,7 @@ from benchwright.web.runs.scheduling import SiteGuard, TrialJob, group_of, plan,
 from benchwright.web.runs.suites import LOCAL, Suite, SuiteSession, open_suite, require_sites
 from benchwright.web.runs.sweep import RunSweeper, restored
 from benchwright.web.runs.trial import agent_for, run_trial_files
+from benchwright.web.runs.trial_runner import TrialRunner
 from benchwright.web.scoring import AGENT_RESPONSE, METRICS, WebEvalSummary, score_output_dir
 from benchwright.web.tasks import TaskType, WebTask
 
@@ -253,7 +253,7 @@ def _runner_for(ctx: _Context, group: str) -> TrialRunner:
 
 
 def _registered(manifest: WebManifest) -> RunnerFactory:
-    factory: RunnerFactory = resolve("trial runner", TRIAL_RUNNERS, manifest.config.runner)
+    factory: RunnerFactory = TRIAL_RUNNERS.get(manifest.config.runner)
     return factory
 
 

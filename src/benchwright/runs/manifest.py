@@ -1,0 +1,57 @@
+"""The header every run's manifest.json starts with, whichever track wrote it.
+
+A track's manifest model has these fields and its own; the kernel reads only the header, to
+know which track owns a run folder. Manifests written before the `track` field existed are
+told apart by their exact `format` (see `benchwright.registry.TRACK_FORMATS`), never by a
+substring of the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from benchwright.errors import UserInputError
+from benchwright.registry import TRACK_FORMATS
+from benchwright.runs.layout import RunFiles
+
+
+class ManifestHeader(BaseModel):
+    """The fields of `manifest.json` common to every track."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    format: str
+    """The manifest's format and version, e.g. `benchwright.run/1` (coding)."""
+    track: str | None = None
+    """The track that owns the run (`coding`, `web`); None in manifests of older versions."""
+    created_at: str
+    """When the run started (UTC, ISO 8601)."""
+    benchwright_version: str
+    """The version that started the run."""
+    environment: dict[str, str] = {}
+    """The machine: platform, Python and tool versions."""
+
+    @property
+    def track_name(self) -> str:
+        """The owning track: the `track` field, or for an older manifest its exact format."""
+        if self.track is not None:
+            return self.track
+        if self.format not in TRACK_FORMATS:
+            raise UserInputError(f"unknown run format {self.format!r}",
+                                 hint=f"known: {', '.join(sorted(TRACK_FORMATS))}")
+        return TRACK_FORMATS[self.format]
+
+
+def read_header(run_dir: Path) -> ManifestHeader:
+    """The header of the run in `run_dir`; a folder that holds no run is the user's error."""
+    path = RunFiles(run_dir).manifest
+    try:
+        return ManifestHeader.model_validate_json(path.read_bytes())
+    except (FileNotFoundError, NotADirectoryError):
+        raise UserInputError(f"{run_dir} is not a run directory (no manifest.json)",
+                             path=run_dir) from None
+    except (OSError, ValidationError, ValueError) as exc:
+        reason = str(exc).splitlines()[0]
+        raise UserInputError(f"cannot read the run's manifest: {reason}", path=path) from None
