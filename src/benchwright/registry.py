@@ -63,6 +63,11 @@ TRACK_FORMATS: dict[str, str] = {
     "benchwright.run/1": "coding",
     "benchwright.web-run/1": "web",
 }
+# How the CLI shows what a track's `regrade` returned (`eval RUN_DIR`).
+REGRADE_VIEWS: Kind[Callable[..., None]] = Kind("track", {
+    "coding": "benchwright.cli.regrade_views:show_coding",
+    "web": "benchwright.cli.regrade_views:show_web",
+})
 RUNTIMES: Kind[type[Runtime]] = Kind("runtime", {
     "bwrap": "benchwright.sandbox:BwrapRuntime",
     "unsafe-local": "benchwright.sandbox:UnsafeLocalRuntime",

@@ -1,0 +1,37 @@
+"""The run kernel, shared by every track: a run folder's layout, manifest header, journals,
+lock and clock, and `open_run` (also `open`), which hands a run folder to the track that owns it.
+
+It imports no track: tracks are found by name in `benchwright.registry.TRACKS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchwright.protocols import Track
+from benchwright.registry import TRACKS
+from benchwright.runs.manifest import ManifestHeader, read_header
+
+__all__ = ["OpenRun", "open", "open_run"]
+
+
+@dataclass(frozen=True)
+class OpenRun:
+    """A run folder and the track that owns it."""
+
+    path: Path
+    """The run folder."""
+    header: ManifestHeader
+    """Its manifest's common fields."""
+    track: Track
+    """The track named by the manifest (`track`, or for older runs the exact `format`)."""
+
+
+def open_run(path: Path) -> OpenRun:
+    """The run in `path` with its track; a folder that holds no run is the user's error."""
+    header = read_header(path)
+    return OpenRun(path=path, header=header, track=TRACKS.get(header.track_name))
+
+
+open = open_run  # `runs.open(path)`; this package never calls the builtin `open`

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from benchwright import __version__
 from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
+from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import ChainJob, plan_attempt, run_chain
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import (
@@ -130,7 +131,25 @@ def finish(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> R
                       "".join(r.model_dump_json() + "\n" for r in records))
     result = summarise(run_dir, config, summaries)
     write_json_atomic(RunLayout(run_dir).result_json, result.model_dump(mode="json"))
+    from benchwright.coding.runs.report import write_run_report  # it reads this module
+
+    write_run_report(run_dir, result)  # the track writes its report.md, after any run or regrade
     return result
+
+
+def saved_attempts(run_dir: Path, config: RunConfig) -> list[ChainSummary]:
+    """Every attempt as its journal and error files say, nothing run again."""
+    layout = RunLayout(run_dir)
+    summaries = []
+    for name in config.problems:
+        n_checkpoints = len(load_problem(config.problems_dir / name).checkpoints)
+        for trial in range(1, config.trials + 1):
+            summaries.append(ChainSummary(
+                problem=name, trial=trial, n_checkpoints=n_checkpoints,
+                records=journal.read_records(layout.journal(name, trial)),
+                error=journal.read_attempt_error(layout.attempt_error(name, trial)),
+                infra_error=journal.read_infra_error(layout.infra_error(name, trial))))
+    return summaries
 
 
 def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:

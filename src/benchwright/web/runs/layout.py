@@ -36,8 +36,12 @@ class WebRunLayout(RunFiles):
 
 def is_web_run(folder: Path) -> bool:
     """True for a folder holding a web run's manifest."""
-    path = folder / MANIFEST
-    try:
-        return path.is_file() and '"benchwright.web-run/1"' in path.read_text(encoding="utf-8")
-    except OSError:
+    from benchwright.errors import UserInputError
+    from benchwright.runs.manifest import read_header
+
+    if not (folder / MANIFEST).is_file():
+        return False
+    try:  # the manifest's `track` (or, written before it, its exact format): never a substring
+        return read_header(folder).track_name == "web"
+    except UserInputError:
         return False
