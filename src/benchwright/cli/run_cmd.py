@@ -42,6 +42,7 @@ from benchwright.errors import Interrupted, PrerequisiteError, RunIncomplete, Us
 from benchwright.executors.local import LocalExecutor
 from benchwright.metrics.tools import versions
 from benchwright.registry import CODING_AGENTS
+from benchwright.runs import open_run
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.lock import locked_run_folder
 
@@ -182,6 +183,7 @@ def _require_metric_tools() -> None:
 
 def _resumed(ctx: typer.Context, run_dir: Path) -> RunConfig:
     """The saved configuration, after checking the command line does not contradict it."""
+    open_run(run_dir, expect="coding")  # a web run folder: say so, and how to continue it
     config = load_manifest(run_dir).config
     settings = config.agent_settings
     saved = {"problems_dir": config.problems_dir, "problem": config.problems,

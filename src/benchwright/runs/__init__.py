@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchwright.errors import UserInputError
 from benchwright.protocols import Track
 from benchwright.registry import TRACKS
 from benchwright.runs.manifest import ManifestHeader, read_header
@@ -28,10 +29,15 @@ class OpenRun:
     """The track named by the manifest (`track`, or for older runs the exact `format`)."""
 
 
-def open_run(path: Path) -> OpenRun:
-    """The run in `path` with its track; a folder that holds no run is the user's error."""
+def open_run(path: Path, expect: str | None = None) -> OpenRun:
+    """The run in `path` with its track; a folder that holds no run, or (with `expect`) a run
+    of another track, is the user's error."""
     header = read_header(path)
-    return OpenRun(path=path, header=header, track=TRACKS.get(header.track_name))
+    track = TRACKS.get(header.track_name)
+    if expect is not None and track.name != expect:
+        raise UserInputError(f"{path} is a {track.name} run, not a {expect} run",
+                             hint=f"continue it with: {track.resume_command(path)}")
+    return OpenRun(path=path, header=header, track=track)
 
 
 open = open_run  # `runs.open(path)`; this package never calls the builtin `open`

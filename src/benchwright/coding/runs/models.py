@@ -67,6 +67,9 @@ class Manifest(BaseModel):
 
     format: Literal["benchwright.run/1"] = "benchwright.run/1"
     """The file's format and version."""
+    track: Literal["coding"] = "coding"
+    """The track that owns the run (`benchwright.runs.open_run`); runs written before this
+    field are told by their exact `format`."""
     created_at: str
     """When the run started (UTC, ISO 8601)."""
     benchwright_version: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from benchwright.runs.layout import MANIFEST, RunFiles
+from benchwright.runs.layout import RunFiles
 from benchwright.web.scoring import TRIAL_PREFIX
 
 JOURNAL: Final = "journal.jsonl"
@@ -32,16 +32,3 @@ class WebRunLayout(RunFiles):
         if not self.tasks_dir.is_dir():
             return []
         return sorted(p for p in self.tasks_dir.glob(f"*/{TRIAL_PREFIX}*") if p.is_dir())
-
-
-def is_web_run(folder: Path) -> bool:
-    """True for a folder holding a web run's manifest."""
-    from benchwright.errors import UserInputError
-    from benchwright.runs.manifest import read_header
-
-    if not (folder / MANIFEST).is_file():
-        return False
-    try:  # the manifest's `track` (or, written before it, its exact format): never a substring
-        return read_header(folder).track_name == "web"
-    except UserInputError:
-        return False
