@@ -81,36 +81,23 @@ def unit(name: str) -> str:
     return ".".join(name.split(".")[:2])
 
 
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = list(graph.get(start, ()))
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo += graph.get(node, ())
+    return seen
+
+
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """One cycle through each strongly connected group of more than one node (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    groups: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for target in graph.get(node, ()):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            group = []
-            while True:
-                top = stack.pop()
-                group.append(top)
-                if top == node:
-                    break
-            if len(group) > 1:
-                groups.append(sorted(group))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return groups
+    """The groups of nodes that reach each other (each group is one or more cycles)."""
+    reach = {node: reachable(graph, node) for node in graph}
+    groups = {tuple(sorted({node} | {n for n in reach[node] if node in reach.get(n, ())}))
+              for node in graph if node in reach[node]}
+    return sorted(list(group) for group in groups)
 
 
 def test_every_module_has_a_layer() -> None:

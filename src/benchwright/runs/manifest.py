@@ -44,14 +44,16 @@ class ManifestHeader(BaseModel):
         return TRACK_FORMATS[self.format]
 
 
-def read_header(run_dir: Path) -> ManifestHeader:
-    """The header of the run in `run_dir`; a folder that holds no run is the user's error."""
+def read_header(run_dir: Path, track: str | None = None) -> ManifestHeader:
+    """The header of the run in `run_dir`; a folder that holds no run is the user's error
+    (named as a `track` run directory when one is expected)."""
     path = RunFiles(run_dir).manifest
     try:
         return ManifestHeader.model_validate_json(path.read_bytes())
     except (FileNotFoundError, NotADirectoryError):
-        raise UserInputError(f"{run_dir} is not a run directory (no manifest.json)",
-                             path=run_dir) from None
+        kind = f"{track} run" if track else "run"
+        raise UserInputError(f"not a {kind} directory (no manifest.json)", path=run_dir,
+                             hint="pass the folder `benchwright run` printed") from None
     except (OSError, ValidationError, ValueError) as exc:
         reason = str(exc).splitlines()[0]
         raise UserInputError(f"cannot read the run's manifest: {reason}", path=path) from None
