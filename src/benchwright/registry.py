@@ -89,6 +89,10 @@ CODING_AGENTS: Kind[FromSetup[Any, Any]] = Kind("agent", {
     "openhands": "benchwright.coding.agents.openhands:OpenhandsAgent",
     "mini": "benchwright.coding.agents.mini:MiniAgent",
 })
+WEB_AGENTS: Kind[FromSetup[Any, Any]] = Kind("web agent", {
+    "scripted": "benchwright.web.browser.web_agents:ScriptedAgent",
+    "browser-use": "benchwright.web.browser.web_agents:BrowserUseAgent",
+})
 TRIAL_RUNNERS: Kind[Callable[[], Any]] = Kind("trial runner", {
     "browser": "benchwright.web.runs.browser_runner:BrowserTrialRunner",
     "fake": "benchwright.web.runs.fake_runner:FakeTrialRunner",

@@ -30,12 +30,12 @@ from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.registry import TRIAL_RUNNERS
 from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
+from benchwright.web.browser.web_agents import Scripts, web_agent
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
 from benchwright.web.response_adapter import Extractor
 from benchwright.web.runs.extraction import LLMExtractor
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import (
-    AgentName,
     PlannedTask,
     TrialRecord,
     TrialRequest,
@@ -103,17 +103,10 @@ def planned(task: WebTask) -> PlannedTask:
 
 
 def _check_agent(config: WebRunConfig, suite: Suite, tasks: list[WebTask]) -> None:
-    if config.agent.name is AgentName.BROWSER_USE and not config.agent.model:
-        raise UserInputError("the browser-use agent needs a model",
-                             hint="pass --model NAME (and --base-url for a local server)")
-    if config.agent.name is AgentName.SCRIPTED and config.runner != "fake":
-        missing = [t.task_id for t in tasks if suite.script(t.task_id, config.scripts_dir) is None]
-        if missing:
-            raise UserInputError(
-                f"no action script for task(s) {', '.join(map(str, missing[:10]))}",
-                path=config.scripts_dir or suite.scripts_dir,
-                hint="the scripted agent needs <task_id>.yaml per task; pass --scripts DIR, "
-                "or use --agent browser-use")
+    scripts = Scripts(find=lambda task_id: suite.script(task_id, config.scripts_dir),
+                      folder=config.scripts_dir or suite.scripts_dir,
+                      needed=config.runner != "fake")
+    web_agent(config.agent).check(tasks, scripts)
 
 
 def load_web_manifest(run_dir: Path) -> WebManifest:
