@@ -11,6 +11,14 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from benchwright.cli.option_checks import (
+    MAX_MEMORY_MB,
+    MAX_PROCESSES,
+    MAX_WALL_CLOCK_S,
+    MIN_MEMORY_MB,
+    new_dir,
+    seconds,
+)
 from benchwright.cli.render import changes_view, evaluation_view
 from benchwright.coding.artifacts import save_grade_output
 from benchwright.coding.evaluation import GradeStatus
@@ -96,7 +104,7 @@ def checkpoint_cmd(
     workspace: Annotated[Path | None, typer.Option(
         help="The snapshot to grade; default: the checkpoint's reference solution.")] = None,
     out: Annotated[Path | None, typer.Option(
-        help="Where to write evaluation.json and the raw output.")] = None,
+        parser=new_dir, help="Where to write evaluation.json and the raw output.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     python: Annotated[str | None, typer.Option(
         help="Python version or path for the environments (default 3.12 when present).")] = None,
@@ -104,9 +112,12 @@ def checkpoint_cmd(
         "--unsafe-no-sandbox",
         help="Run the code on this machine without bubblewrap isolation.")] = False,
     wall_clock: Annotated[float, typer.Option(
+        callback=seconds(MAX_WALL_CLOCK_S),
         help="Seconds before the whole checkpoint is killed.")] = 1800.0,
-    memory_mb: Annotated[int, typer.Option(help="Address-space limit per process.")] = 4096,
-    max_processes: Annotated[int, typer.Option(help="Processes the sandbox may hold.")] = 256,
+    memory_mb: Annotated[int, typer.Option(
+        min=MIN_MEMORY_MB, max=MAX_MEMORY_MB, help="Address-space limit per process.")] = 4096,
+    max_processes: Annotated[int, typer.Option(
+        min=1, max=MAX_PROCESSES, help="Processes the sandbox may hold.")] = 256,
 ) -> None:
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
     loaded = load_problem(_problem_dir(problem_dir, problem))

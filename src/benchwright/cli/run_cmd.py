@@ -12,11 +12,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchwright.cli.json_output import echo_json, result_fields
+from benchwright.cli.option_checks import MAX_TRIALS, MAX_WORKERS, existing_dir, new_dir
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.run_web_cmd import run_web_cmd
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
+from benchwright.coding.prompts import check_template
 from benchwright.errors import Interrupted, PrerequisiteError, UserInputError
 from benchwright.executors.local import LocalExecutor
 from benchwright.fileio import write_text_atomic
@@ -42,6 +44,7 @@ app.command("web")(run_web_cmd)
 @app.command("coding")
 def coding_cmd(
     problems_dir: Annotated[Path | None, typer.Option(
+        parser=existing_dir,
         help="Folder of problems (SCBench format); default: the bundled examples.")] = None,
     problem: Annotated[list[str] | None, typer.Option(
         help="A problem to run (repeatable); default: every problem in the folder.")] = None,
@@ -53,11 +56,14 @@ def coding_cmd(
     model: Annotated[str | None, typer.Option(help="Model name passed to the agent.")] = None,
     prompt: Annotated[str, typer.Option(
         help="Prompt template: just-solve, plan-first or a .jinja file.")] = "just-solve",
-    trials: Annotated[int, typer.Option(min=1, help="Attempts per problem.")] = 1,
-    workers: Annotated[int, typer.Option(min=1, help="Attempts run at once.")] = 1,
+    trials: Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Attempts per problem.")
+                      ] = 1,
+    workers: Annotated[int, typer.Option(min=1, max=MAX_WORKERS, help="Attempts run at once.")
+                       ] = 1,
     pass_policy: Annotated[PassPolicy, typer.Option(
         help="A checkpoint failing it ends the attempt.")] = PassPolicy.CORE_CASES,
-    out: Annotated[Path | None, typer.Option(help="The run directory to create.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        parser=new_dir, help="The run directory to create.")] = None,
     resume: Annotated[Path | None, typer.Option(
         help="Finish an interrupted run (its saved configuration is used).")] = None,
     python: Annotated[str | None, typer.Option(help="Python for grading environments.")] = None,
@@ -87,6 +93,7 @@ def coding_cmd(
             model=model, prompt=prompt, trials=trials, pass_policy=pass_policy, python=python,
             agent_network=agent_network, unsafe_no_sandbox=unsafe_no_sandbox, metrics=metrics,
             agent_settings=agent_settings(base_url, agent_option or []))
+        check_template(prompt)
         run_dir = out or _default_out(agent)
         if config.metrics:
             _require_metric_tools()
@@ -141,14 +148,20 @@ def _problem_names(folder: Path, wanted: list[str]) -> list[str]:
     if not folder.is_dir():
         raise UserInputError("problems folder not found", path=folder,
                              hint="pass the folder that holds one folder per problem")
-    available = sorted(p.name for p in folder.iterdir() if (p / "config.yaml").is_file())
+    # a config.yaml that is not a file still marks a problem: load_problem then says what is wrong
+    available = sorted(p.name for p in folder.iterdir() if (p / "config.yaml").exists())
+    if not available:
+        raise UserInputError("no problem here (no folder holding a config.yaml)", path=folder,
+                             hint="pass the folder that holds one folder per problem")
     for name in wanted:
         if name not in available:
             raise UserInputError(f"no problem named {name!r}", path=folder,
                                  hint=f"choose from: {', '.join(available) or 'none here'}")
     names = wanted or available
     for name in names:
-        load_problem(folder / name)
+        problem = load_problem(folder / name)
+        for checkpoint in problem.ordered_checkpoints():
+            problem.render_spec(checkpoint.name)  # a missing or unreadable spec stops us here
     return names
 
 
