@@ -177,7 +177,26 @@ def _eval_checkpoint_probes() -> list[Probe]:
               ("max-processes", "0"), ("max-processes", "1000000000")]
     probes = [Probe(f"eval-checkpoint-{opt}-{value}", [*out, f"--{opt}", value], prob,
                     f"--{opt}") for opt, value in bounds]
-    return [*probes, Probe("eval-checkpoint-out-is-file", [*base, "--out", "{tmp}/f"], prob | {"f": "x"}, "--out"), Probe("eval-checkpoint-out-under-proc", [*base, "--out", "/proc/benchwright-probe"], prob, "--out"), Probe("eval-checkpoint-out-empty", [*base, "--out", ""], prob, "--out"), Probe("eval-checkpoint-workspace-file", [*out, "--workspace", "{tmp}/f"], prob | {"f": "x"}, "workspace"), Probe("eval-checkpoint-workspace-missing", [*out, "--workspace", "{tmp}/none"], prob, "workspace"), Probe("eval-checkpoint-unknown", ["eval", "checkpoint", "--problem-dir", "{tmp}/p/quick", "--checkpoint", "nope"], prob, "unknown checkpoint"), Probe("eval-checkpoint-newline-name", ["eval", "checkpoint", "--problem-dir", "{tmp}/p/quick", "--checkpoint", "checkpoint\n_1"], prob, "checkpoint"), Probe("eval-checkpoint-problem-traversal", ["eval", "checkpoint", "--problem", "../../..", "--checkpoint", "c"], {}, "problem"), Probe("eval-checkpoint-both", [*out, "--problem", "kv_server"], prob, "exactly one"), Probe("eval-checkpoint-problem-dir-file", ["eval", "checkpoint", "--problem-dir", "{tmp}/f", "--checkpoint", "c"], {"f": "x"}, "problem folder")]
+    return [*probes,
+        Probe("eval-checkpoint-out-is-file", [*base, "--out", "{tmp}/f"], prob | {"f": "x"},
+              "--out"),
+        Probe("eval-checkpoint-out-under-proc", [*base, "--out", "/proc/benchwright-probe"], prob,
+              "--out"),
+        Probe("eval-checkpoint-out-empty", [*base, "--out", ""], prob, "--out"),
+        Probe("eval-checkpoint-workspace-file", [*out, "--workspace", "{tmp}/f"],
+              prob | {"f": "x"}, "workspace"),
+        Probe("eval-checkpoint-workspace-missing", [*out, "--workspace", "{tmp}/none"], prob,
+              "workspace"),
+        Probe("eval-checkpoint-unknown", ["eval", "checkpoint", "--problem-dir", "{tmp}/p/quick",
+              "--checkpoint", "nope"], prob, "unknown checkpoint"),
+        Probe("eval-checkpoint-newline-name", ["eval", "checkpoint", "--problem-dir",
+              "{tmp}/p/quick", "--checkpoint", "checkpoint\n_1"], prob, "checkpoint"),
+        Probe("eval-checkpoint-problem-traversal", ["eval", "checkpoint", "--problem", "../../..",
+              "--checkpoint", "c"], {}, "problem"),
+        Probe("eval-checkpoint-both", [*out, "--problem", "kv_server"], prob, "exactly one"),
+        Probe("eval-checkpoint-problem-dir-file", ["eval", "checkpoint", "--problem-dir",
+              "{tmp}/f", "--checkpoint", "c"], {"f": "x"}, "problem folder"),
+    ]
 
 
 def _eval_report_probes() -> list[Probe]:
@@ -259,7 +278,25 @@ def _web_probes() -> list[Probe]:
         probes.append(Probe(f"web-eval-config-{name}", ["web", "eval", "--output-dir",
                                                         "{tmp}/o", "--config", "{tmp}/c.yaml"],
                             files | {"o": DIR}, fragment))
-    return [*probes, Probe("web-eval-output-missing", ["web", "eval", "--output-dir", "{tmp}/none"], {}, "none"), Probe("web-eval-output-file", ["web", "eval", "--output-dir", "{tmp}/f"], {"f": "x"}, "output"), Probe("web-eval-baseline-missing", ["web", "eval", "--output-dir", "{tmp}/o", "--baseline", "{tmp}/none"], {"o": DIR}, "eval_summary.json"), Probe("web-eval-baseline-not-utf8", ["web", "eval", "--output-dir", "{tmp}/o", "--baseline", "{tmp}/b"], {"o": DIR, "b/eval_summary.json": b"\xff"}, "UTF-8"), Probe("web-eval-baseline-fifo", ["web", "eval", "--output-dir", "{tmp}/o", "--baseline", "{tmp}/b"], {"o": DIR, "b/eval_summary.json": FIFO}, "eval_summary.json"), Probe("auth-site-unknown", ["web", "auth", "capture", "--site", "nope", "--out", "{tmp}/c.json"], {}, "--site"), Probe("auth-config-not-utf8", ["web", "auth", "capture", "--site", "shopping", "--out", "{tmp}/c.json", "--config", "{tmp}/c.yaml"], {"c.yaml": b"\xff"}, "UTF-8"), Probe("auth-out-folder", ["web", "auth", "capture", "--site", "shopping", "--out", "{tmp}/d"], {"d": DIR}, "--out"), Probe("auth-out-empty", ["web", "auth", "capture", "--site", "shopping", "--out", ""], {}, "--out")]
+    return [*probes,
+        Probe("web-eval-output-missing", ["web", "eval", "--output-dir", "{tmp}/none"], {}, "none"),
+        Probe("web-eval-output-file", ["web", "eval", "--output-dir", "{tmp}/f"], {"f": "x"},
+              "output"),
+        Probe("web-eval-baseline-missing", ["web", "eval", "--output-dir", "{tmp}/o", "--baseline",
+              "{tmp}/none"], {"o": DIR}, "eval_summary.json"),
+        Probe("web-eval-baseline-not-utf8", ["web", "eval", "--output-dir", "{tmp}/o",
+              "--baseline", "{tmp}/b"], {"o": DIR, "b/eval_summary.json": b"\xff"}, "UTF-8"),
+        Probe("web-eval-baseline-fifo", ["web", "eval", "--output-dir", "{tmp}/o", "--baseline",
+              "{tmp}/b"], {"o": DIR, "b/eval_summary.json": FIFO}, "eval_summary.json"),
+        Probe("auth-site-unknown", ["web", "auth", "capture", "--site", "nope", "--out",
+              "{tmp}/c.json"], {}, "--site"),
+        Probe("auth-config-not-utf8", ["web", "auth", "capture", "--site", "shopping", "--out",
+              "{tmp}/c.json", "--config", "{tmp}/c.yaml"], {"c.yaml": b"\xff"}, "UTF-8"),
+        Probe("auth-out-folder", ["web", "auth", "capture", "--site", "shopping", "--out",
+              "{tmp}/d"], {"d": DIR}, "--out"),
+        Probe("auth-out-empty", ["web", "auth", "capture", "--site", "shopping", "--out", ""], {},
+              "--out"),
+    ]
 
 
 def _run_web_probes() -> list[Probe]:
@@ -310,7 +347,10 @@ def _fake_llm_probes() -> list[Probe]:
         ("alias-bomb", ALIAS_BOMB, "s.yaml"), ("not-yaml", "turns: [\n", "s.yaml")]
     probes = [Probe(f"fake-llm-script-{name}", argv, {} if c is None else {"s.yaml": c}, frag)
               for name, c, frag in cases]
-    return [*probes, Probe("fake-llm-port-huge", [*argv[:2], "--port", "70000", "--script", "{tmp}/s.yaml"], {"s.yaml": "turns: []\n"}, "--port")]
+    return [*probes,
+        Probe("fake-llm-port-huge", [*argv[:2], "--port", "70000", "--script", "{tmp}/s.yaml"],
+              {"s.yaml": "turns: []\n"}, "--port"),
+    ]
 
 
 PROBES = (_coding_run_probes() + _problem_probes() + _template_probes() + _run_coding_probes()
