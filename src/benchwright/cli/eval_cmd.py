@@ -91,6 +91,16 @@ def _problem_dir(problem_dir: Path | None, problem: str | None) -> Path:
     return problem_dir if problem_dir is not None else example_problem_dir(str(problem))
 
 
+def _warn_without_entry_file(err: Console, entry_file: str, snapshot: Path) -> None:
+    """An empty workspace (or one without the entry file) is graded, as SCBench and `run coding`
+    grade it, so its failures count; the warning says why every test will fail."""
+    if snapshot.is_dir() and not (snapshot / entry_file).is_file():
+        empty = not any(snapshot.iterdir())
+        err.print(f"[yellow]warning:[/] {'the workspace is empty' if empty else f'no {entry_file}'}"
+                  f" in {snapshot}; grading it anyway (its tests will fail)", highlight=False,
+                  soft_wrap=True)
+
+
 def _default_out(problem: str, checkpoint: str) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     return Path("benchwright-out") / "eval" / problem / f"{checkpoint}-{stamp}"
@@ -124,9 +134,9 @@ def checkpoint_cmd(
     config = get_checkpoint(loaded, checkpoint)
     snapshot = workspace if workspace is not None else loaded.solution_dir(checkpoint)
     limits = Limits(wall_clock_s=wall_clock, memory_mb=memory_mb, max_processes=max_processes)
-    options = GradeOptions(runtime=get_runtime(unsafe_no_sandbox), limits=limits, python=python,
-                           require_entry_file=True)
+    options = GradeOptions(runtime=get_runtime(unsafe_no_sandbox), limits=limits, python=python)
     err = Console(stderr=True)
+    _warn_without_entry_file(err, loaded.entry_filename, snapshot)
     with err.status(f"grading {loaded.name}/{checkpoint}") as status:
         output = grade_checkpoint(
             loaded, config, snapshot, options,
