@@ -32,7 +32,7 @@ def read_untrusted_bytes(path: Path, *, what: str, max_bytes: int = MAX_BYTES,
     try:  # O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except FileNotFoundError:
-        raise error(f"{what} not found", path=path, hint=hint) from None
+        raise error(f"cannot read {what}: no such file", path=path, hint=hint) from None
     except OSError as exc:
         raise error(f"cannot read {what}: {exc.strerror}", path=path, hint=hint) from None
     mode = os.fstat(fd).st_mode
@@ -81,8 +81,8 @@ def parse_untrusted_json(text: str | bytes, path: Path | None, *, what: str,
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise error(f"{what} is not valid JSON at line {exc.lineno}, column {exc.colno}: "
-                    f"{exc.msg}", path=path, hint=hint) from None
+        raise error(f"{what} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
+                    path=path, hint=hint) from None
     except (RecursionError, ValueError) as exc:
         reason = "is nested too deeply" if isinstance(exc, RecursionError) else "is not JSON"
         raise error(f"{what} {reason}", path=path, hint=hint) from None

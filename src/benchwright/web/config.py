@@ -182,7 +182,7 @@ def load_web_config(path: Path | None = None,
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     data = read_untrusted_yaml(path, what="the web config", max_bytes=2**20,
-                               hint="pass a YAML file to --config (see docs/web.md)")
+                               hint="pass a YAML file to --config; see docs/web.md")
     if data is None:
         return {}
     if not isinstance(data, dict):
