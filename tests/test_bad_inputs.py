@@ -159,6 +159,14 @@ def _run_coding_probes() -> list[Probe]:
         Probe("run-agent-option-negative", [*out, "-A", "llm_retries=-1"], prob, "llm_retries"),
         Probe("run-agent-option-bad", [*out, "-A", "nokey"], prob, "nokey"),
         Probe("run-agent-unknown", [*out, "--agent", "nope"], prob, "nope"),
+        Probe("run-python-missing", [*out, "--python", "nope9"], prob, "nope9"),
+        Probe("run-python-empty", [*out, "--python", ""], prob, "python"),
+        Probe("run-command-agent-without-command", [*out, "--agent", "command"], prob,
+              "--agent-command"),
+        Probe("run-command-agent-blank-command", [*out, "--agent", "command",
+                                                  "--agent-command", "  "], prob,
+              "--agent-command"),
+        Probe("run-agent-option-base-url", [*out, "-A", "base_url=notaurl"], prob, "base_url"),
         Probe("run-resume-missing", ["run", "coding", "--resume", "{tmp}/none"], {},
               "not a run directory"),
         Probe("run-resume-file", ["run", "coding", "--resume", "{tmp}/f"], {"f": "x"},
@@ -261,6 +269,11 @@ def _web_probes() -> list[Probe]:
         Probe("tasks-template-huge", [*tasks, "--template", HUGE_INT], {}, "--template"),
         Probe("tasks-subset-bad", [*tasks, "--subset", "nope"], {}, "--subset"),
         Probe("env-site-unknown", ["web", "env", "status", "--site", "nope"], {}, "--site"),
+        Probe("env-stop-site-unknown", ["web", "env", "stop", "--site", "nope"], {}, "--site"),
+        Probe("env-start-no-site", ["web", "env", "start"], {}, "no site"),
+        Probe("tasks-python-missing", [*tasks, "--python", "nope9"], {}, "nope9"),
+        Probe("web-eval-python-missing", ["web", "eval", "--output-dir", "{tmp}/o", "--python",
+                                          "nope9"], {"o/0/agent_response.json": "{}"}, "nope9"),
     ]
     for command in ("status", "start", "reset"):
         argv = status if command == "status" else ["web", "env", command, "--site", "shopping"]

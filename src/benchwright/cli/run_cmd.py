@@ -22,6 +22,7 @@ from benchwright.coding.prompts import check_template
 from benchwright.errors import Interrupted, PrerequisiteError, UserInputError
 from benchwright.executors.local import LocalExecutor
 from benchwright.fileio import write_text_atomic
+from benchwright.interpreters import resolve_python
 from benchwright.metrics.tools import versions
 from benchwright.registry import AGENTS
 from benchwright.report.coding import build_report
@@ -94,6 +95,7 @@ def coding_cmd(
             agent_network=agent_network, unsafe_no_sandbox=unsafe_no_sandbox, metrics=metrics,
             agent_settings=agent_settings(base_url, agent_option or []))
         check_template(prompt)
+        _check_agent_inputs(config)
         run_dir = out or _default_out(agent)
         if config.metrics:
             _require_metric_tools()
@@ -122,6 +124,14 @@ def agent_settings(base_url: str | None, options: list[str]) -> AgentSettings:
     except ValidationError as exc:
         error = exc.errors()[0]
         raise UserInputError(f"agent option {error['loc'][0]}: {error['msg']}") from None
+
+
+def _check_agent_inputs(config: RunConfig) -> None:
+    """Inputs every attempt would trip over, refused before the run folder exists."""
+    resolve_python(config.python)
+    if config.agent == "command" and not (config.agent_command or "").strip():
+        raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'",
+                             hint="the command gets the prompt on stdin")
 
 
 def _require_metric_tools() -> None:

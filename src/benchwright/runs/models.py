@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.evaluation import GradeStatus
@@ -46,6 +47,13 @@ class AgentSettings(BaseModel):
     thinking_budget: int | None = Field(default=None, ge=0, le=10**9)
     """Reasoning tokens per model call for agents that take a budget (claude_code, gemini; codex
     and opencode map it to an effort level); None: the agent's default, 0: thinking off."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and urlsplit(value).scheme not in ("http", "https"):
+            raise ValueError("give an http:// or https:// URL")
+        return value
 
 
 class RunConfig(BaseModel):
