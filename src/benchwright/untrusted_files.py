@@ -86,8 +86,21 @@ def parse_untrusted_json(text: str | bytes, path: Path | None, *, what: str,
     except (RecursionError, ValueError) as exc:
         reason = "is nested too deeply" if isinstance(exc, RecursionError) else "is not JSON"
         raise error(f"{what} {reason}", path=path, hint=hint) from None
-    _check_shape(value, path, what=what, error=error)
+    if _deeper_than(value, MAX_DEPTH):
+        raise error(f"{what} is nested deeper than {MAX_DEPTH} levels", path=path, hint=hint)
     return value
+
+
+def _deeper_than(root: Any, limit: int) -> bool:
+    """Whether a JSON value nests deeper than `limit` (a tree: no sharing, no cycles)."""
+    stack: list[tuple[Any, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
 
 
 def read_untrusted_yaml(path: Path, *, what: str, max_bytes: int = MAX_BYTES,
@@ -111,21 +124,19 @@ def parse_untrusted_yaml(text: str, path: Path | None, *, what: str,
                     hint=hint or "fix the syntax") from None
     except RecursionError:
         raise error(f"{what} is nested too deeply", path=path, hint=hint) from None
-    _check_shape(value, path, what=what, error=error)
+    depth, nodes = _measure(value)
+    if depth > MAX_DEPTH:
+        raise error(f"{what} is nested deeper than {MAX_DEPTH} levels", path=path, hint=hint)
+    if nodes > MAX_NODES:
+        raise error(f"{what} expands to more than {MAX_NODES:,} values (aliases?)", path=path,
+                    hint=hint)
     return value
 
 
-def _check_shape(value: Any, path: Path | None, *, what: str, error: ErrorType) -> None:
-    depth, nodes = _measure(value)
-    if depth > MAX_DEPTH:
-        raise error(f"{what} is nested deeper than {MAX_DEPTH} levels", path=path)
-    if nodes > MAX_NODES:
-        raise error(f"{what} expands to more than {MAX_NODES:,} values (aliases?)", path=path)
-
-
 def _measure(root: Any) -> tuple[int, int]:
-    """(depth, expanded value count), iteratively; shared values (YAML aliases) are counted once
-    per use without walking them again, and a value that contains itself counts as too deep."""
+    """A YAML value's (depth, expanded value count), iteratively: a shared value (an alias) is
+    counted at every use but walked once, and a value that contains itself counts as too deep.
+    (A JSON value needs only its depth: its size is bounded by its bytes.)"""
     sizes: dict[int, int] = {}
     depths: dict[int, int] = {}
     stack: list[tuple[Any, bool]] = [(root, False)]
