@@ -17,6 +17,10 @@ from pydantic import BaseModel, ValidationError
 
 from benchwright.fileio import write_text_atomic
 from benchwright.runs.models import AttemptErrorRecord, CheckpointRecord, InfraErrorRecord
+from benchwright.untrusted_files import read_untrusted_bytes
+
+MAX_JOURNAL_BYTES = 1024 * 2**20
+JOURNAL_HINT = "the run folder was changed by hand; restore it or start a new run"
 
 RecordT = TypeVar("RecordT", bound=BaseModel)
 
@@ -28,10 +32,11 @@ def read_records(path: Path) -> list[CheckpointRecord]:
 
 def read_jsonl(path: Path, model: type[RecordT]) -> list[RecordT]:
     """A journal's complete records, in order; a torn or unreadable line ends it."""
-    if not path.is_file():
+    if not path.exists():
         return []
     records = []
-    for line in path.read_bytes().splitlines():
+    for line in read_untrusted_bytes(path, what="the journal", max_bytes=MAX_JOURNAL_BYTES,
+                                     hint=JOURNAL_HINT).splitlines():
         try:  # bytes: a line torn inside a UTF-8 character fails here, not the whole read
             records.append(model.model_validate_json(line))
         except ValidationError:
@@ -55,10 +60,11 @@ def rewrite(path: Path, records: Sequence[BaseModel]) -> None:
 
 def read_infra_error(path: Path) -> InfraErrorRecord | None:
     """The attempt's infrastructure error, if it has one (an unreadable file counts as none)."""
-    if not path.is_file():
+    if not path.exists():
         return None
+    data = read_untrusted_bytes(path, what="the infrastructure-error record", hint=JOURNAL_HINT)
     try:
-        return InfraErrorRecord.model_validate_json(path.read_text(encoding="utf-8"))
+        return InfraErrorRecord.model_validate_json(data)
     except ValidationError:
         return None
 

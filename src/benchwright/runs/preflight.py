@@ -62,8 +62,9 @@ def _check_agent(config: RunConfig) -> None:
             raise UserInputError("--replay-from is not a run directory (no manifest.json)",
                                  path=config.replay_from,
                                  hint="pass a folder `benchwright run coding` wrote")
-    if config.agent == "command" and not config.agent_command:
-        raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'")
+    if config.agent == "command" and not (config.agent_command or "").strip():
+        raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'",
+                             hint="the command gets the prompt on stdin")
     for mount in config.agent_mounts:
         if not mount.exists():
             raise UserInputError("--agent-mount: no such file or folder", path=mount)

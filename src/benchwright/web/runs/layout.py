@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Final
 
 from benchwright.runs.layout import MANIFEST, RunFiles
+from benchwright.untrusted_files import read_untrusted_bytes
 from benchwright.web.scoring import TRIAL_PREFIX
 
 JOURNAL: Final = "journal.jsonl"
@@ -37,7 +38,8 @@ class WebRunLayout(RunFiles):
 def is_web_run(folder: Path) -> bool:
     """True for a folder holding a web run's manifest."""
     path = folder / MANIFEST
-    try:
-        return path.is_file() and '"benchwright.web-run/1"' in path.read_text(encoding="utf-8")
-    except OSError:
+    if not path.exists():
         return False
+    # a damaged manifest that names the web format is a web run's: its reader says what is wrong
+    data = read_untrusted_bytes(path, what="manifest.json")
+    return b'"benchwright.web-run/1"' in data
