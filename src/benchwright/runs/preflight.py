@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from benchwright.coding.loader import load_problem
-from benchwright.coding.prompts import render_prompt, template_text
+from benchwright.coding.prompts import check_template, render_prompt, template_text
 from benchwright.errors import UserInputError
 from benchwright.interpreters import resolve_python
 from benchwright.runs.layout import RunLayout
@@ -30,6 +30,7 @@ def check_coding_run(config: RunConfig) -> None:
     get_runtime(config.unsafe_no_sandbox)
     _check_agent(config)
     resolve_python(config.python)
+    check_template(config.prompt)  # a template that cannot compile or render: one line
     for name in config.problems:  # a template that cannot render fails every attempt
         problem = load_problem(config.problems_dir / name)
         for index, checkpoint in enumerate(problem.ordered_checkpoints()):
