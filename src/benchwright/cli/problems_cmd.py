@@ -8,10 +8,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from benchwright.cli.problems_validate import validate_cmd
 from benchwright.coding.examples import example_names, example_problem_dir
 from benchwright.coding.loader import load_problem
 
-app = typer.Typer(help="The bundled example problems.", no_args_is_help=True)
+app = typer.Typer(help="The bundled example problems; validate or scaffold a problem.",
+                  no_args_is_help=True)
+app.command("validate")(validate_cmd)
 
 
 @app.command("list")
