@@ -57,8 +57,9 @@ def validate_cmd(
 
 def report_table(report: ValidationReport) -> Table:
     """One row per checkpoint: Core and all-tests passes over the runs, then its findings."""
-    table = Table("problem", "checkpoint", "core pass", "all pass", "findings",
+    table = Table("problem", "checkpoint", "core pass", "all pass",
                   title=f"reference solutions graded {report.repeat}x")
+    table.add_column("findings", overflow="fold")
     for problem in report.problems:
         for checkpoint in problem.checkpoints:
             runs = checkpoint.runs
