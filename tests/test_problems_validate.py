@@ -8,7 +8,9 @@ is missing, a spec placeholder left in, and the next checkpoint's tests handed t
 from __future__ import annotations
 
 import json
+import math
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,24 @@ def test_bad_input_exits_2(args: list[str]) -> None:
     proc = run_cli("problems", "validate", *args)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_shifted_clock_reads_just_below_a_power_of_two(tmp_path: Path) -> None:
+    from benchwright.coding.validate_conditions import (
+        ShiftedClockRuntime,
+        clock_offset,
+        clock_shift_available,
+    )
+    from benchwright.sandbox import Limits, require_bwrap
+
+    if not clock_shift_available():
+        pytest.skip("no time namespaces here (unshare --time)")
+    runtime = ShiftedClockRuntime(require_bwrap(), clock_offset(time.monotonic()))
+    out = tmp_path / "out.txt"
+    with out.open("wb") as stdout:
+        result = runtime.run(["/usr/bin/python3", "-c", "import time; print(time.monotonic())"],
+                             cwd=Path("/"), env={}, mounts=[], limits=Limits(), stdout=stdout)
+    assert result.exit_code == 0
+    seen = float(out.read_text())
+    power = 1 << math.ceil(math.log2(seen))
+    assert power - 120.5 <= seen < power  # where `now + 120.5 - now` may round past 120.5

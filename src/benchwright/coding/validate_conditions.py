@@ -8,6 +8,7 @@ uptime was between 903.5 and 1024 s).
 
 from __future__ import annotations
 
+import functools
 import shutil
 import subprocess
 import sys
@@ -98,6 +99,7 @@ def clock_offset(now: float) -> int:
     return int(power - _CLOCK_LEAD_S - now)
 
 
+@functools.cache
 def clock_shift_available() -> bool:
     """Whether `unshare --time` works here (root, a kernel with time namespaces)."""
     unshare = shutil.which("unshare")
