@@ -117,11 +117,6 @@ def test_unknown_checkpoint_missing_workspace_and_entry_file(tmp_path: Path) -> 
     proc = run_cli(*base, "--checkpoint", "checkpoint_1", "--workspace", str(tmp_path / "none"))
     assert proc.returncode == 2
     _assert_one_line_error(proc.stderr, "workspace snapshot not found", str(tmp_path / "none"))
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    proc = run_cli(*base, "--checkpoint", "checkpoint_1", "--workspace", str(empty))
-    assert proc.returncode == 2
-    _assert_one_line_error(proc.stderr, "entry file tool.py is missing")
     proc = run_cli("eval", "checkpoint", "--checkpoint", "checkpoint_1")
     assert proc.returncode == 2
     _assert_one_line_error(proc.stderr, "--problem-dir DIR or --problem NAME")
@@ -168,3 +163,19 @@ def test_missing_bwrap_refuses_unless_unsafe(tmp_path: Path) -> None:
     result = json.loads(proc.stdout)
     assert result["grader"]["runtime"] == "unsafe-local"
     assert result["verdicts"]["all-cases"] is True
+
+
+@needs_bwrap
+def test_an_empty_workspace_is_graded_with_a_warning_as_scbench_does(tmp_path: Path) -> None:
+    problem = _mini(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = tmp_path / "out"
+    proc = run_cli("eval", "checkpoint", "--problem-dir", str(problem), "--checkpoint",
+                   "checkpoint_1", "--workspace", str(empty), "--out", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning:" in proc.stderr and "the workspace is empty" in proc.stderr
+    saved = json.loads((out / "evaluation.json").read_text())
+    assert saved["infrastructure_failure"] is False
+    printed = json.loads(proc.stdout)
+    assert printed["status"] == "completed" and printed["verdicts"]["core-cases"] is False

@@ -10,6 +10,14 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from benchwright.cli.option_checks import (
+    MAX_MEMORY_MB,
+    MAX_PROCESSES,
+    MAX_WALL_CLOCK_S,
+    MIN_MEMORY_MB,
+    new_dir,
+    seconds,
+)
 from benchwright.cli.render import evaluation_view, failing_tests_view
 from benchwright.coding.artifacts import save_grade_output
 from benchwright.coding.evaluation import GradeStatus
@@ -81,6 +89,16 @@ def _problem_dir(problem_dir: Path | None, problem: str | None) -> Path:
     return problem_dir if problem_dir is not None else example_problem_dir(str(problem))
 
 
+def _warn_without_entry_file(err: Console, entry_file: str, snapshot: Path) -> None:
+    """An empty workspace (or one without the entry file) is graded, as SCBench and `run coding`
+    grade it, so its failures count; the warning says why every test will fail."""
+    if snapshot.is_dir() and not (snapshot / entry_file).is_file():
+        empty = not any(snapshot.iterdir())
+        err.print(f"[yellow]warning:[/] {'the workspace is empty' if empty else f'no {entry_file}'}"
+                  f" in {snapshot}; grading it anyway (its tests will fail)", highlight=False,
+                  soft_wrap=True)
+
+
 def _default_out(problem: str, checkpoint: str) -> Path:
     stamp = folder_stamp()
     return Path("benchwright-out") / "eval" / problem / f"{checkpoint}-{stamp}"
@@ -94,7 +112,7 @@ def checkpoint_cmd(
     workspace: Annotated[Path | None, typer.Option(
         help="The snapshot to grade; default: the checkpoint's reference solution.")] = None,
     out: Annotated[Path | None, typer.Option(
-        help="Where to write evaluation.json and the raw output.")] = None,
+        parser=new_dir, help="Where to write evaluation.json and the raw output.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     python: Annotated[str | None, typer.Option(
         help="Python version or path for the environments (default 3.12 when present).")] = None,
@@ -102,11 +120,14 @@ def checkpoint_cmd(
         "--unsafe-no-sandbox",
         help="Run the code on this machine without bubblewrap isolation.")] = False,
     wall_clock: Annotated[float, typer.Option(
+        callback=seconds(MAX_WALL_CLOCK_S),
         help="Seconds before the whole checkpoint is killed.")] = 1800.0,
     memory_mb: Annotated[int | None, typer.Option(
-        min=64, help="Resident memory (MiB) the submission's processes may use together; "
+        min=MIN_MEMORY_MB, max=MAX_MEMORY_MB,
+        help="Resident memory (MiB) the submission's processes may use together; "
         "default: half of this machine's memory.")] = None,
-    max_processes: Annotated[int, typer.Option(help="Processes the sandbox may hold.")] = 256,
+    max_processes: Annotated[int, typer.Option(
+        min=1, max=MAX_PROCESSES, help="Processes the sandbox may hold.")] = 256,
 ) -> None:
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
     sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
@@ -114,9 +135,9 @@ def checkpoint_cmd(
     config = get_checkpoint(loaded, checkpoint)
     snapshot = workspace if workspace is not None else loaded.solution_dir(checkpoint)
     limits = Limits(wall_clock_s=wall_clock, memory_mb=memory_mb, max_processes=max_processes)
-    options = GradeOptions(runtime=get_runtime(unsafe_no_sandbox), limits=limits, python=python,
-                           require_entry_file=True)
+    options = GradeOptions(runtime=get_runtime(unsafe_no_sandbox), limits=limits, python=python)
     err = Console(stderr=True)
+    _warn_without_entry_file(err, loaded.entry_filename, snapshot)
     with err.status(f"grading {loaded.name}/{checkpoint}") as status:
         output = grade_checkpoint(
             loaded, config, snapshot, options,

@@ -27,14 +27,25 @@ def static_cmd(
     if not workspace.is_dir():
         raise UserInputError("workspace not found", path=workspace,
                              hint="pass the folder holding the code")
-    if entry is not None and not (workspace / entry).is_file():
-        raise UserInputError(f"entry file {entry!r} not found in the workspace", path=workspace,
-                             hint="give it relative to --workspace")
+    if entry is not None:
+        _check_entry(workspace, entry)
     metrics = analyze_snapshot(workspace, entry)
     if as_json:
         typer.echo(metrics.model_dump_json(indent=2))
     else:
         Console().print(metrics_view(metrics))
+
+
+def _check_entry(workspace: Path, entry: str) -> None:
+    """--entry names a file inside the workspace, relative to it (not /etc/passwd, not ../x)."""
+    root = workspace.resolve()
+    target = (root / entry).resolve()
+    if Path(entry).is_absolute() or not target.is_relative_to(root) or target == root:
+        raise UserInputError(f"--entry {entry!r} is not a file path inside the workspace",
+                             path=workspace, hint="give it relative to --workspace")
+    if not target.is_file():
+        raise UserInputError(f"--entry {entry!r}: no such file in the workspace", path=workspace,
+                             hint="give it relative to --workspace")
 
 
 def metrics_view(m: SnapshotMetrics) -> RenderableType:

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchwright.cli.json_output import echo_json, result_fields
+from benchwright.cli.option_checks import MAX_TRIALS, MAX_WORKERS, existing_dir, new_dir
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.run_web_cmd import run_web_cmd
@@ -54,6 +55,7 @@ app.command("web")(run_web_cmd)
 def coding_cmd(
     ctx: typer.Context,
     problems_dir: Annotated[Path | None, typer.Option(
+        parser=existing_dir,
         help="Folder of problems (SCBench format); default: the bundled examples.")] = None,
     problem: Annotated[list[str] | None, typer.Option(
         help="A problem to run (repeatable); default: every problem in the folder.")] = None,
@@ -68,11 +70,14 @@ def coding_cmd(
     model: Annotated[str | None, typer.Option(help="Model name passed to the agent.")] = None,
     prompt: Annotated[str, typer.Option(
         help="Prompt template: just-solve, plan-first or a .jinja file.")] = "just-solve",
-    trials: Annotated[int, typer.Option(min=1, help="Attempts per problem.")] = 1,
-    workers: Annotated[int, typer.Option(min=1, help="Attempts run at once.")] = 1,
+    trials: Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Attempts per problem.")
+                      ] = 1,
+    workers: Annotated[int, typer.Option(min=1, max=MAX_WORKERS, help="Attempts run at once.")
+                       ] = 1,
     pass_policy: Annotated[PassPolicy, typer.Option(
         help="A checkpoint failing it ends the attempt.")] = PassPolicy.CORE_CASES,
-    out: Annotated[Path | None, typer.Option(help="The run directory to create.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        parser=new_dir, help="The run directory to create.")] = None,
     resume: Annotated[Path | None, typer.Option(
         help="Finish an interrupted run (its saved configuration is used; only --workers and "
         "--json may be given with it).")] = None,
@@ -216,14 +221,20 @@ def _problem_names(folder: Path, wanted: list[str]) -> list[str]:
     if not folder.is_dir():
         raise UserInputError("problems folder not found", path=folder,
                              hint="pass the folder that holds one folder per problem")
-    available = sorted(p.name for p in folder.iterdir() if (p / "config.yaml").is_file())
+    # a config.yaml that is not a file still marks a problem: load_problem then says what is wrong
+    available = sorted(p.name for p in folder.iterdir() if (p / "config.yaml").exists())
+    if not available:
+        raise UserInputError("no problem here (no folder holding a config.yaml)", path=folder,
+                             hint="pass the folder that holds one folder per problem")
     for name in wanted:
         if name not in available:
             raise UserInputError(f"no problem named {name!r}", path=folder,
                                  hint=f"choose from: {', '.join(available) or 'none here'}")
     names = wanted or available
     for name in names:
-        load_problem(folder / name)
+        problem = load_problem(folder / name)
+        for checkpoint in problem.ordered_checkpoints():
+            problem.render_spec(checkpoint.name)  # a missing or unreadable spec stops us here
     return names
 
 

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchwright.cli.json_output import echo_json, result_fields
+from benchwright.cli.option_checks import MAX_TRIALS, MAX_WEB_STEPS, new_dir
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.errors import Interrupted, UserInputError
 from benchwright.runs import open_run
@@ -33,7 +34,13 @@ from benchwright.web.runs.runner import (
     load_web_manifest,
 )
 from benchwright.web.runs.suites import LOCAL, SUITE_NAMES, Suite, open_suite
-from benchwright.web.tasks import TaskFilter, parse_sites, parse_task_ids, select
+from benchwright.web.tasks import (
+    TaskFilter,
+    parse_sites,
+    parse_task_ids,
+    require_known_ids,
+    select,
+)
 
 if TYPE_CHECKING:
     pass
@@ -57,15 +64,17 @@ def run_web_cmd(
         help="OpenAI-compatible endpoint of the model; the key comes from --api-key-env.")] = None,
     api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")]
     = "OPENAI_API_KEY",
-    trials: Annotated[int, typer.Option(min=1, help="Attempts per task.")] = 1,
-    max_steps: Annotated[int, typer.Option(min=1, help="Agent steps per trial.")] = 30,
+    trials: Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Attempts per task.")] = 1,
+    max_steps: Annotated[int, typer.Option(min=1, max=MAX_WEB_STEPS,
+                                           help="Agent steps per trial.")] = 30,
     scripts: Annotated[Path | None, typer.Option(
         help="Folder of <task_id>.yaml action scripts (scripted agent); default: the suite's.")]
     = None,
     extract_model: Annotated[str | None, typer.Option(
         help="A model that reads ambiguous answers into retrieved_data (off by default; uses "
         "--base-url and --api-key-env).")] = None,
-    out: Annotated[Path | None, typer.Option(help="The run directory.")] = None,
+    out: Annotated[Path | None, typer.Option(parser=new_dir, help="The run directory.")]
+    = None,
     resume: Annotated[bool, typer.Option(
         "--resume", help="Finish the interrupted run in --out (its saved settings are used).")]
     = False,
@@ -167,13 +176,10 @@ def _scripts(folder: Path | None) -> Path | None:
 
 
 def _task_ids(suite: Suite, ids: str | None, sites: str | None) -> list[int]:
-    task_filter = TaskFilter(task_ids=parse_task_ids(ids) if ids else None,
-                             sites=parse_sites(sites) if sites else None)
+    task_filter = TaskFilter(task_ids=parse_task_ids(ids) if ids is not None else None,
+                             sites=parse_sites(sites) if sites is not None else None)
+    require_known_ids(suite.dataset, task_filter.task_ids, suite.name)
     chosen = [t.task_id for t in select(suite.dataset, task_filter)]
-    unknown = sorted((task_filter.task_ids or frozenset()) - set(suite.dataset.tasks))
-    if unknown:
-        raise UserInputError(f"--task-ids: no task {', '.join(map(str, unknown[:10]))} in suite "
-                             f"{suite.name}", hint=f"the suite has ids {_id_range(suite)}")
     if not chosen:
         raise UserInputError("no task matches --task-ids/--sites", hint=f"suite {suite.name} "
                              f"has ids {_id_range(suite)}")

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from benchwright.cli.option_checks import new_file
 from benchwright.errors import UserInputError
 from benchwright.web.config import Site, load_web_config
 
@@ -17,7 +18,8 @@ app = typer.Typer(help="Site logins: capture cookies for trials.", no_args_is_he
 @app.command("capture")
 def capture_cmd(
     site: Annotated[str, typer.Option("--site", help="shopping, reddit, gitlab...")],
-    out: Annotated[Path, typer.Option("--out", help="Where to write the cookies (JSON).")],
+    out: Annotated[Path, typer.Option("--out", parser=new_file,
+                                      help="Where to write the cookies (JSON).")],
     config: Annotated[Path | None, typer.Option(
         "--config", help="Site URLs and credentials (YAML).")] = None,
     login_path: Annotated[str | None, typer.Option(

@@ -11,6 +11,12 @@ from rich.console import Console
 from rich.table import Table
 
 from benchwright.cli.entry import run_app
+from benchwright.cli.option_checks import (
+    MAX_HEALTH_TIMEOUT_S,
+    MAX_START_TIMEOUT_S,
+    MAX_TEMPLATE_ID,
+    seconds,
+)
 from benchwright.cli.web_auth_cmd import app as auth_app
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_text_atomic
@@ -31,6 +37,7 @@ from benchwright.web.tasks import (
     load_env_dataset,
     parse_sites,
     parse_task_ids,
+    require_known_ids,
     select,
 )
 
@@ -170,7 +177,8 @@ def _control_targets(config: WebEnvConfig, name: str | None) -> list[Site]:
 SiteOpt = Annotated[str | None, typer.Option(
     "--site", help="shopping, shopping_admin, reddit, gitlab, wikipedia or map (default: every "
     "configured site).")]
-TimeoutOpt = Annotated[float, typer.Option(help="Seconds to wait for a site to be ready.")]
+TimeoutOpt = Annotated[float, typer.Option(callback=seconds(MAX_START_TIMEOUT_S),
+                                            help="Seconds to wait for a site to be ready.")]
 
 
 @env_app.command("status")
@@ -178,7 +186,8 @@ def env_status_cmd(
     site: Annotated[str | None, typer.Option(
         "--site", help="Only this site (default: the configured ones, else all).")] = None,
     config: ConfigOpt = None,
-    timeout: Annotated[float, typer.Option(help="HTTP timeout per site, seconds.")] = 3.0,
+    timeout: Annotated[float, typer.Option(callback=seconds(MAX_HEALTH_TIMEOUT_S),
+                                           help="HTTP timeout per site, seconds.")] = 3.0,
     as_json: JsonOpt = False,
 ) -> None:
     """Health-check each site over HTTP: up or down, status code, latency."""
@@ -233,16 +242,18 @@ def tasks_list_cmd(
     task_ids: Annotated[str | None, typer.Option(help="Ids and ranges: 0-50,77.")] = None,
     sites: Annotated[str | None, typer.Option(help="Tasks touching any of: shopping,reddit.")]
     = None,
-    template: Annotated[int | None, typer.Option(help="Only this intent template id.")] = None,
+    template: Annotated[int | None, typer.Option(
+        min=0, max=MAX_TEMPLATE_ID, help="Only this intent template id.")] = None,
     subset: Annotated[Subset | None, typer.Option(help="hard or non-hard.")] = None,
     as_json: JsonOpt = False,
     python: PythonOpt = None,
 ) -> None:
     """List tasks, filtered; known-unpassable ones are flagged."""
-    task_filter = TaskFilter(task_ids=parse_task_ids(task_ids) if task_ids else None,
-                             sites=parse_sites(sites) if sites else None,
+    task_filter = TaskFilter(task_ids=parse_task_ids(task_ids) if task_ids is not None else None,
+                             sites=parse_sites(sites) if sites is not None else None,
                              template_id=template, subset=subset)
     dataset = load_env_dataset(python)
+    require_known_ids(dataset, task_filter.task_ids)
     chosen = select(dataset, task_filter)
     hard = dataset.subsets[Subset.HARD]
     if as_json:

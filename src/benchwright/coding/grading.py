@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -61,6 +61,10 @@ class GradeOptions:
     """A 0700 folder for the grading workspaces (a run's own); None: `scratch.private_root()`."""
     grader: str = "pytest"
     """The registered grader (`benchwright.registry.GRADERS`) the run loop and `eval` use."""
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+    """Variables over the grader's own (TZ, PYTHONHASHSEED): `problems validate` varies them."""
+    reverse_files: bool = False
+    """Run the test files in reverse order (each file's tests keep theirs): `problems validate`."""
 
 
 class GradeOutput(BaseModel):
@@ -218,9 +222,11 @@ def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Pa
 
 
 def graded_pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig,
-                       report: Path) -> list[str]:
-    """`pytest_args` with our verdict plugin first (see `verdict_plugin`)."""
-    return ["-p", vc.PLUGIN, *pytest_args(problem, checkpoint, report)]
+                       report: Path, reverse_files: bool = False) -> list[str]:
+    """`pytest_args` with our verdict plugin first (see `verdict_plugin`), and the plugin that
+    reverses the order of the test files when asked."""
+    reverse = ["-p", vc.REVERSE_PLUGIN] if reverse_files else []
+    return ["-p", vc.PLUGIN, *reverse, *pytest_args(problem, checkpoint, report)]
 
 
 def _run_pytest(
@@ -233,7 +239,8 @@ def _run_pytest(
 ) -> _Ran:
     out, logs = prepared.scratch / "out", prepared.scratch / "logs"
     argv = [str(envs.test.python), "-P", "-m", "pytest",
-            *graded_pytest_args(problem, checkpoint, out / "report.json")]
+            *graded_pytest_args(problem, checkpoint, out / "report.json",
+                                options.reverse_files)]
     env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
     mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
               *uv_mounts()]
@@ -273,6 +280,7 @@ def _sandbox_env(
         # Tests may call `uv run` (SCBench's environments have uv): offline, cache in /tmp.
         "UV_CACHE_DIR": f"{tmp}/uv-cache", "UV_OFFLINE": "1", "UV_PYTHON_DOWNLOADS": "never",
         "UV_NO_PROGRESS": "1",
+        **options.extra_env,
     }
 
 
@@ -327,7 +335,8 @@ def _evaluate(
             benchwright_version=__version__, runtime=result.runtime,
             limits=_in_force(options.limits),
             entrypoint=entrypoint_command(problem),
-            pytest_args=graded_pytest_args(problem, checkpoint, Path("report.json")),
+            pytest_args=graded_pytest_args(problem, checkpoint, Path("report.json"),
+                                           options.reverse_files),
             test_env=_info(envs.test), solution_env=_info(envs.solution, envs.solution_error),
         ),
     )

@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from benchwright.coding.problem import CheckpointConfig, ProblemConfig
 from benchwright.errors import ProblemConfigError
 from benchwright.nofollow import TreeWalk, shown
+from benchwright.untrusted_files import read_untrusted_yaml
 
 CONFIG_NAME = "config.yaml"
+MAX_CONFIG_BYTES = 2**20
 
 
 def load_problem(problem_dir: Path) -> ProblemConfig:
@@ -22,7 +23,7 @@ def load_problem(problem_dir: Path) -> ProblemConfig:
         raise ProblemConfigError(
             "problem folder not found", path=problem_dir, hint="pass the folder holding config.yaml"
         )
-    if not config_path.is_file():
+    if not config_path.exists():
         raise ProblemConfigError(
             "no config.yaml here",
             path=problem_dir,
@@ -51,14 +52,8 @@ def get_checkpoint(problem: ProblemConfig, name: str) -> CheckpointConfig:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ProblemConfigError(
-            f"not valid YAML{where}", path=path, hint="fix the syntax"
-        ) from None
+    data = read_untrusted_yaml(path, what=CONFIG_NAME, max_bytes=MAX_CONFIG_BYTES,
+                               error=ProblemConfigError)
     if not isinstance(data, dict):
         raise ProblemConfigError(
             "must be a YAML mapping", path=path, hint="top-level keys such as name, entry_file"

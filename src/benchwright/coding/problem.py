@@ -9,10 +9,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from benchwright.errors import ProblemConfigError
 from benchwright.names import Name
+from benchwright.untrusted_files import read_untrusted_text
 
 ENTRY_FILE_PLACEHOLDER = "%%%ENTRYPOINT:entry_file%%%"
 ENTRY_COMMAND_PLACEHOLDER = "%%%ENTRYPOINT:entry_command%%%"
+MAX_TEST_TIMEOUT_S = 86_400.0
 # Only the leading comment: SCBench's greedy pattern would also eat any later comment in the spec.
 _CANARY = re.compile(r"\A\s*<!--[\s\S]*?-->[ \t]*\n?")
 
@@ -76,8 +79,8 @@ class CheckpointConfig(BaseModel):
     """Position in the problem; checkpoints run in (order, name) order."""
     state: Literal["Draft", "Core Tests", "Full Tests", "Verified"] = "Draft"
     """Authoring state of the checkpoint; metadata only."""
-    timeout: float | None = None
-    """Per-test timeout in seconds; overrides the problem's."""
+    timeout: float | None = Field(default=None, gt=0, le=MAX_TEST_TIMEOUT_S, allow_inf_nan=False)
+    """Per-test timeout in seconds, above 0 and at most a day; overrides the problem's."""
     include_prior_tests: bool = True
     """Whether earlier checkpoints' test files run again here (as Regression)."""
     env: dict[str, str] = Field(default_factory=dict)
@@ -109,8 +112,8 @@ class ProblemConfig(BaseModel):
     """A design document beside config.yaml, if any; metadata only."""
     entry_file: str
     """The program's entry module as a bare stem: `backup_scheduler` means `backup_scheduler.py`."""
-    timeout: float | None = None
-    """Default per-test timeout in seconds (pytest-timeout)."""
+    timeout: float | None = Field(default=None, gt=0, le=MAX_TEST_TIMEOUT_S, allow_inf_nan=False)
+    """Default per-test timeout in seconds (pytest-timeout), above 0 and at most a day."""
     tags: list[str] = Field(default_factory=list)
     """Free-form tags."""
     static_assets: dict[Name, StaticAsset] = Field(default_factory=dict)
@@ -170,7 +173,10 @@ class ProblemConfig(BaseModel):
 
     def render_spec(self, checkpoint: str) -> str:
         """The spec the agent sees: canary comment stripped, entry-point placeholders filled."""
-        return render_spec_text(self.spec_path(checkpoint).read_text(encoding="utf-8"), self)
+        text = read_untrusted_text(self.spec_path(checkpoint), what=f"the spec of {checkpoint}",
+                                   error=ProblemConfigError,
+                                   hint="each checkpoint needs its <checkpoint>.md spec")
+        return render_spec_text(text, self)
 
 
 def render_spec_text(text: str, problem: ProblemConfig) -> str:

@@ -7,8 +7,10 @@ from importlib import resources
 from pathlib import Path
 
 from benchwright.errors import UserInputError
+from benchwright.untrusted_files import read_untrusted_text
 
 BUILTIN_TEMPLATES = ("just-solve", "plan-first")
+MAX_TEMPLATE_BYTES = 2**20
 
 
 def template_text(name_or_path: str) -> str:
@@ -17,10 +19,28 @@ def template_text(name_or_path: str) -> str:
         return (resources.files("benchwright.coding") / "templates" / f"{name_or_path}.jinja"
                 ).read_text(encoding="utf-8")
     path = Path(name_or_path)
-    if not path.is_file():
+    if not path.exists():
         raise UserInputError(f"unknown prompt template {name_or_path!r}",
                              hint=f"use one of {', '.join(BUILTIN_TEMPLATES)} or a .jinja file")
-    return path.read_text(encoding="utf-8")
+    return read_untrusted_text(path, what="the prompt template", max_bytes=MAX_TEMPLATE_BYTES)
+
+
+def check_template(name_or_path: str) -> None:
+    """Read, compile and render the template once with sample values, so a broken one is a
+    one-line error before a run starts, not a failure inside every attempt."""
+    import jinja2
+
+    text = template_text(name_or_path)
+    try:
+        render_prompt(text, spec="spec", is_continuation=True, agent="agent", model="model")
+    except jinja2.TemplateSyntaxError as exc:
+        raise UserInputError(f"the prompt template does not compile at line {exc.lineno}: "
+                             f"{exc.message}", path=Path(name_or_path),
+                             hint="fix the jinja syntax") from None
+    except jinja2.TemplateError as exc:
+        raise UserInputError(f"the prompt template does not render: {exc.message}",
+                             path=Path(name_or_path), hint="it may use spec, is_continuation, "
+                             "agent, agent_type, model and model_name") from None
 
 
 def render_prompt(template: str, *, spec: str, is_continuation: bool, agent: str,

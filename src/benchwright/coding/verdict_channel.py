@@ -23,6 +23,8 @@ PLUGIN = "benchwright.coding.verdict_plugin"
 # The plugin's own copy of this name: it runs in the test environment and imports nothing of ours.
 FD_ENV = "BENCHWRIGHT_VERDICT_FD"
 _PLUGIN_FILE = Path(__file__).with_name("verdict_plugin.py")
+REVERSE_PLUGIN = "benchwright.coding.reverse_plugin"
+_REVERSE_FILE = Path(__file__).with_name("reverse_plugin.py")
 MAX_REPORT_FILE = 512 * 1024 * 1024
 
 
@@ -124,6 +126,7 @@ def plugin_tree(folder: Path) -> Path:
     for init in (folder / "benchwright" / "__init__.py", package / "__init__.py"):
         init.write_text("")
     shutil.copyfile(_PLUGIN_FILE, package / "verdict_plugin.py")
+    shutil.copyfile(_REVERSE_FILE, package / "reverse_plugin.py")
     # Read-only and readable by the sandbox's uid, whatever the umask.
     for path in (folder, folder / "benchwright", package):
         path.chmod(0o755)

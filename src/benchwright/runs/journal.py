@@ -17,16 +17,21 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from benchwright.fileio import write_text_atomic
+from benchwright.untrusted_files import read_untrusted_bytes
+
+MAX_JOURNAL_BYTES = 1024 * 2**20
+JOURNAL_HINT = "the run folder was changed by hand; restore it or start a new run"
 
 RecordT = TypeVar("RecordT", bound=BaseModel)
 
 
 def read_jsonl(path: Path, model: type[RecordT]) -> list[RecordT]:
     """A journal's complete records, in order; a torn or unreadable line ends it."""
-    if not path.is_file():
+    if not path.exists():
         return []
     records = []
-    for line in path.read_bytes().splitlines():
+    for line in read_untrusted_bytes(path, what="the journal", max_bytes=MAX_JOURNAL_BYTES,
+                                     hint=JOURNAL_HINT).splitlines():
         try:  # bytes: a line torn inside a UTF-8 character fails here, not the whole read
             records.append(model.model_validate_json(line))
         except ValidationError:

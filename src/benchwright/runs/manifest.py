@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from benchwright.errors import UserInputError
 from benchwright.registry import TRACK_FORMATS
 from benchwright.runs.layout import RunFiles
+from benchwright.untrusted_files import read_untrusted_bytes
 
 
 class ManifestHeader(BaseModel):
@@ -48,12 +49,15 @@ def read_header(run_dir: Path, track: str | None = None) -> ManifestHeader:
     """The header of the run in `run_dir`; a folder that holds no run is the user's error
     (named as a `track` run directory when one is expected)."""
     path = RunFiles(run_dir).manifest
-    try:
-        return ManifestHeader.model_validate_json(path.read_bytes())
-    except (FileNotFoundError, NotADirectoryError):
+    if not path.exists() and not path.is_symlink():
         kind = f"{track} run" if track else "run"
         raise UserInputError(f"not a {kind} directory (no manifest.json)", path=run_dir,
-                             hint="pass the folder `benchwright run` printed") from None
-    except (OSError, ValidationError, ValueError) as exc:
-        reason = str(exc).splitlines()[0]
-        raise UserInputError(f"cannot read the run's manifest: {reason}", path=path) from None
+                             hint="pass the folder `benchwright run` printed")
+    # a folder, FIFO, device, huge or non-UTF-8 file in its place: one clear error, never a hang
+    data = read_untrusted_bytes(path, what="manifest.json")
+    try:
+        return ManifestHeader.model_validate_json(data)
+    except ValidationError as exc:
+        reason = str(exc.errors()[0]["msg"])
+        raise UserInputError(f"cannot read the run's manifest: {reason}", path=path,
+                             hint="it was written by another tool or version") from None

@@ -22,10 +22,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from benchwright.errors import UserInputError
+from benchwright.untrusted_files import parse_untrusted_yaml, read_untrusted_text
 
 
 class FaultKind(StrEnum):
@@ -110,8 +110,9 @@ class Script(BaseModel):
         """A script from a YAML file's path, or from YAML text."""
         text, where = _yaml_text(source)
         try:
-            return cls.model_validate(yaml.safe_load(text) or {})
-        except (yaml.YAMLError, ValidationError) as exc:
+            return cls.model_validate(
+                parse_untrusted_yaml(text, where, what="the fake-LLM script") or {})
+        except ValidationError as exc:
             raise UserInputError(f"not a valid fake-LLM script: {_first_line(exc)}", path=where,
                                  hint="see `benchwright.testing.script` for the format") from None
 
@@ -119,9 +120,7 @@ class Script(BaseModel):
 def _yaml_text(source: str | Path) -> tuple[str, Path | None]:
     if isinstance(source, Path) or ("\n" not in source and source.endswith((".yaml", ".yml"))):
         path = Path(source)
-        if not path.is_file():
-            raise UserInputError("script file not found", path=path)
-        return path.read_text(encoding="utf-8"), path
+        return read_untrusted_text(path, what="the script file", max_bytes=16 * 2**20), path
     return source, None
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import urlsplit
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from benchwright.errors import UserInputError
+from benchwright.untrusted_files import read_untrusted_yaml
 
 ENV_PREFIX = "BENCHWRIGHT_WEB_"
 ENV_SUFFIX = "_URL"
@@ -181,16 +181,8 @@ def load_web_config(path: Path | None = None,
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserInputError(f"cannot read the web config: {exc.strerror}", path=path,
-                             hint="pass an existing YAML file to --config") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise UserInputError(f"not valid YAML{where}", path=path,
-                             hint="see docs/web.md for the format") from None
+    data = read_untrusted_yaml(path, what="the web config", max_bytes=2**20,
+                               hint="pass a YAML file to --config; see docs/web.md")
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -30,6 +30,13 @@ from benchwright import __version__
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.toolenvs import BuiltEnv
+from benchwright.untrusted_files import (
+    decode_untrusted,
+    parse_untrusted_json,
+    read_untrusted_bytes,
+    read_untrusted_json,
+    read_untrusted_text,
+)
 from benchwright.web.config import ENV_PREFIX, ENV_SUFFIX, WebEnvConfig
 from benchwright.web.evaluator import (
     WORKER_SCRIPT,
@@ -58,6 +65,8 @@ TRIAL_PREFIX = "trial_"
 NO_AGENT_STATUS = "(none)"
 MISSING_RESPONSE = "(missing)"
 UNPARSEABLE_RESPONSE = "(unparseable)"
+MAX_RESPONSE_BYTES = 64 * 2**20
+MAX_HAR_BYTES = 2 * 2**30
 
 Progress = Callable[[str], None]
 
@@ -304,8 +313,9 @@ def _digest(salt: str, task: WebTask, response_text: str, har_path: Path) -> str
 
 def _cached_record(folder: Path, digest: str) -> TaskEvalRecord | None:
     try:
-        record = TaskEvalRecord.model_validate_json((folder / EVAL_RESULT).read_bytes())
-    except (OSError, ValidationError):
+        record = TaskEvalRecord.model_validate_json(
+            read_untrusted_bytes(folder / EVAL_RESULT, what=EVAL_RESULT))
+    except (UserInputError, ValidationError):
         return None
     return record if record.inputs_digest == digest else None
 
@@ -313,12 +323,13 @@ def _cached_record(folder: Path, digest: str) -> TaskEvalRecord | None:
 def load_summary(output_dir: Path) -> WebEvalSummary:
     """A scored folder's eval_summary.json."""
     path = output_dir / SUMMARY
-    try:
-        return WebEvalSummary.model_validate_json(path.read_text(encoding="utf-8"))
-    except OSError:
+    if not path.exists():
         raise UserInputError("no eval_summary.json here", path=output_dir,
                              hint=f"score it first: benchwright web eval --output-dir "
-                             f"{output_dir}") from None
+                             f"{output_dir}")
+    data = read_untrusted_bytes(path, what=SUMMARY, max_bytes=256 * 2**20)
+    try:
+        return WebEvalSummary.model_validate_json(decode_untrusted(data, path, what=SUMMARY))
     except ValidationError as exc:
         raise UserInputError(f"not a benchwright web eval summary ({exc.error_count()} "
                              "problems)", path=path, hint="score the folder again") from None
@@ -389,26 +400,26 @@ def _har_present(path: Path) -> str | None:
 
 def read_agent_response(path: Path) -> tuple[str | None, Any, str | None]:
     """(text, parsed JSON, problem): problem names the file when it is missing or not JSON."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         return None, None, f"{path}: missing"
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, None, f"{path}: unreadable ({exc})"
+    try:  # an agent wrote it: a FIFO, a folder, bad bytes or deep nesting is its failure
+        text = read_untrusted_text(path, what=AGENT_RESPONSE, max_bytes=MAX_RESPONSE_BYTES)
+    except UserInputError as exc:
+        return None, None, f"{path}: unreadable ({exc.message})"
     try:
-        return text, json.loads(text), None
-    except json.JSONDecodeError as exc:
-        return text, None, f"{path}: not valid JSON ({exc})"
+        return text, parse_untrusted_json(text, path, what=AGENT_RESPONSE), None
+    except UserInputError as exc:
+        return text, None, f"{path}: {exc.message.removeprefix(AGENT_RESPONSE + ' ')}"
 
 
 def check_har(path: Path) -> str | None:
     """None for a HAR with at least one entry, else what is wrong with it (naming the file)."""
-    try:
-        har = json.loads(path.read_bytes())
-    except FileNotFoundError:
+    if not path.exists():
         return f"{path}: missing"
-    except (OSError, ValueError) as exc:
-        return f"{path}: not valid JSON ({exc})"
+    try:
+        har = read_untrusted_json(path, what=NETWORK_HAR, max_bytes=MAX_HAR_BYTES)
+    except UserInputError as exc:
+        return f"{path}: {exc.message.removeprefix(NETWORK_HAR + ' ')}"
     log = har.get("log") if isinstance(har, dict) else None
     entries = log.get("entries") if isinstance(log, dict) else None
     if not isinstance(entries, list):

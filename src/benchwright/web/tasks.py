@@ -18,12 +18,19 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchwright.errors import BenchwrightError, InfrastructureError, UserInputError
+from benchwright.untrusted_files import (
+    decode_untrusted,
+    parse_untrusted_json,
+    read_untrusted_bytes,
+)
 from benchwright.web.config import Site
 
 DATASET_FILE = "webarena-verified.json"
 SUBSET_FILES = {"hard": "subsets/webarena-verified-hard.json",
                 "non-hard": "subsets/webarena-verified-non-hard.json"}
 UNKNOWN_TEMPLATE = -1
+MAX_TASK_ID = 99_999
+"""Ids above it are refused (WebArena's run to 811, the local suite's to about 9100)."""
 
 
 class TaskType(StrEnum):
@@ -138,21 +145,31 @@ class TaskFilter(BaseModel):
 
 
 def parse_task_ids(spec: str) -> frozenset[int]:
-    """`0-50,77` -> {0, ..., 50, 77}; a bad part is a one-line UserInputError."""
+    """`0-50,77` -> {0, ..., 50, 77}; a bad part, or no id at all, is a one-line
+    UserInputError. Ids are ASCII digits up to MAX_TASK_ID (int() would also read full-width
+    digits, and a huge range would take forever)."""
     ids: set[int] = set()
     for part in (p.strip() for p in spec.split(",")):
         if not part:
             continue
-        low, sep, high = part.partition("-")
-        try:
-            first, last = int(low), int(high) if sep else int(low)
-        except ValueError:
+        low, sep, high = (s.strip() for s in part.partition("-"))
+        if not _is_id(low) or (sep and not _is_id(high)):
             raise UserInputError(f"--task-ids: {part!r} is neither an id nor a range",
-                                 hint="write ids and ranges such as 0-50,77") from None
+                                 hint=f"write ids (0 to {MAX_TASK_ID}) and ranges such as "
+                                 "0-50,77") from None
+        first, last = int(low), int(high) if sep else int(low)
         if last < first:
             raise UserInputError(f"--task-ids: range {part!r} runs backwards", hint="write 50-60")
         ids.update(range(first, last + 1))
+    if not ids:
+        raise UserInputError("--task-ids: no id given", hint="write ids and ranges such as "
+                             "0-50,77, or leave the option out for every task")
     return frozenset(ids)
+
+
+def _is_id(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= len(str(MAX_TASK_ID)) \
+        and int(text) <= MAX_TASK_ID
 
 
 def parse_sites(spec: str) -> frozenset[Site]:
@@ -164,7 +181,22 @@ def parse_sites(spec: str) -> frozenset[Site]:
             raise UserInputError(f"--sites: unknown site {name!r}",
                                  hint=f"known sites: {', '.join(s.value for s in Site)}")
         sites.add(site)
+    if not sites:
+        raise UserInputError("--sites: no site given", hint="write sites such as shopping,reddit, "
+                             "or leave the option out for every site")
     return frozenset(sites)
+
+
+def require_known_ids(dataset: WebDataset, ids: frozenset[int] | None,
+                      suite: str = "webarena-verified") -> None:
+    """Refuse `--task-ids` naming a task the dataset does not have (rather than list nothing)."""
+    unknown = sorted((ids or frozenset()) - set(dataset.tasks))
+    if unknown:
+        known = sorted(dataset.tasks)
+        span = f"{known[0]}-{known[-1]}" if known else "(none)"
+        raise UserInputError(f"--task-ids: no task {', '.join(map(str, unknown[:10]))}"
+                             f"{' ...' if len(unknown) > 10 else ''} in suite {suite}",
+                             hint=f"the suite has ids {span}")
 
 
 def select(dataset: WebDataset, task_filter: TaskFilter) -> list[WebTask]:
@@ -183,7 +215,7 @@ def load_dataset(dataset_dir: Path) -> WebDataset:
     """The tasks and subsets in a `webarena_verified/assets/dataset` folder."""
     path = dataset_dir / DATASET_FILE
     raw_bytes = _read_bytes(path)
-    parsed = (_to_task(raw, path) for raw in _json_list(raw_bytes, path))
+    parsed = (_to_task(raw, path) for raw in _json_list(json.loads(raw_bytes), path))
     tasks = {task.task_id: task for task in parsed}
     subsets = {Subset(name): _subset_ids(dataset_dir / rel) for name, rel in SUBSET_FILES.items()}
     return WebDataset(tasks=tasks, subsets=subsets, source=dataset_dir,
@@ -191,11 +223,13 @@ def load_dataset(dataset_dir: Path) -> WebDataset:
 
 
 def load_task_file(path: Path) -> WebDataset:
-    """Tasks in one dataset-format JSON file of our own (e.g. the local suite); no subsets.
-    A file that does not parse is the user's to fix: one line, exit 2."""
-    raw_bytes = _read_bytes(path)
-    parsed = (_to_task(raw, path, UserInputError)
-              for raw in _json_list(raw_bytes, path, UserInputError))
+    """Tasks in one dataset-format JSON file of our own (e.g. the local suite, or a user's
+    `--suite FILE`: its faults are bad input, exit 2); no subsets."""
+    raw_bytes = read_untrusted_bytes(path, what="the tasks file")
+    data = parse_untrusted_json(decode_untrusted(raw_bytes, path, what="the tasks file"), path,
+                                what="the tasks file")
+    parsed = (_to_task(raw, path, UserInputError) for raw in _json_list(data, path,
+                                                                         UserInputError))
     tasks = {task.task_id: task for task in parsed}
     return WebDataset(tasks=tasks, subsets={subset: frozenset() for subset in Subset},
                       source=path.parent, data_checksum=hashlib.sha256(raw_bytes).hexdigest(),
@@ -211,14 +245,10 @@ def _read_bytes(path: Path) -> bytes:
                                   "delete it under ~/.cache/benchwright/envs") from None
 
 
-def _json_list(raw: bytes, path: Path,
+def _json_list(data: Any, path: Path,
                error: type[BenchwrightError] = InfrastructureError) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise error(f"the tasks file is not JSON: {exc}", path=path) from None
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
-        raise error("the dataset is not a list of tasks", path=path)
+        raise error("the dataset is not a list of tasks (JSON objects)", path=path)
     return data
 
 
@@ -238,13 +268,16 @@ def _to_task(raw: dict[str, Any], path: Path,
             task_type=TaskType(str(expected["task_type"]).upper()),
             expected_status=str(expected["status"]).upper(),
             unpassable=unpassable_flag(raw["task_id"]))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise error(f"task {raw.get('task_id')!r} does not parse: {where}: {first['msg']}",
+    except (KeyError, TypeError, ValueError, ValidationError) as exc:
+        raise error(f"task {raw.get('task_id')!r} does not parse: {_first_line(exc)}",
                     path=path) from None
-    except (KeyError, ValueError, TypeError) as exc:
-        raise error(f"task {raw.get('task_id')!r} does not parse: {exc!r}", path=path) from None
+
+
+def _first_line(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+    return f"missing key {exc}" if isinstance(exc, KeyError) else str(exc).splitlines()[0]
 
 
 def _agent_response_spec(evals: Iterable[dict[str, Any]]) -> dict[str, Any]:

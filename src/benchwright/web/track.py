@@ -58,10 +58,11 @@ class WebTrack:
         from benchwright.web.scoring import load_summary
         from benchwright.web.stats_report import build_report
 
+        manifest = self.read(run_dir)  # a damaged manifest is named before scores are read
         before = load_summary(_tasks_dir(baseline)) if baseline is not None else None
         summary = load_summary(WebRunLayout(run_dir).tasks_dir)
-        return with_identity(build_report(summary, before), run_dir, self.read(run_dir),
-                             summary, saved_grading_time(run_dir))
+        return with_identity(build_report(summary, before), run_dir, manifest, summary,
+                             saved_grading_time(run_dir))
 
     def render(self, report: BaseModel) -> str:
         """report.md's text."""

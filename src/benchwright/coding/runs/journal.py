@@ -12,7 +12,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from benchwright.coding.runs.models import AttemptErrorRecord, CheckpointRecord, InfraErrorRecord
-from benchwright.runs.journal import append_record, read_jsonl, rewrite
+from benchwright.runs.journal import JOURNAL_HINT, append_record, read_jsonl, rewrite
+from benchwright.untrusted_files import read_untrusted_bytes
 
 __all__ = ["append_record", "read_attempt_error", "read_infra_error", "read_jsonl",
            "read_records", "rewrite"]
@@ -25,10 +26,11 @@ def read_records(path: Path) -> list[CheckpointRecord]:
 
 def read_infra_error(path: Path) -> InfraErrorRecord | None:
     """The attempt's infrastructure error, if it has one (an unreadable file counts as none)."""
-    if not path.is_file():
+    if not path.exists():
         return None
+    data = read_untrusted_bytes(path, what="the infrastructure-error record", hint=JOURNAL_HINT)
     try:
-        return InfraErrorRecord.model_validate_json(path.read_text(encoding="utf-8"))
+        return InfraErrorRecord.model_validate_json(data)
     except ValidationError:
         return None
 

@@ -34,8 +34,8 @@ class RunConfig(BaseModel):
     """The model name given to the agent and the prompt."""
     prompt: str = "just-solve"
     """The prompt template: a built-in name or a .jinja file."""
-    trials: int = 1
-    """Independent attempts per problem."""
+    trials: int = Field(default=1, ge=1, le=1000)
+    """Independent attempts per problem (the bound of `--trials`)."""
     pass_policy: PassPolicy = PassPolicy.CORE_CASES
     """A checkpoint that fails this policy ends its problem's attempt."""
     python: str | None = None

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from benchwright.coding.loader import load_problem
-from benchwright.coding.prompts import render_prompt, template_text
+from benchwright.coding.prompts import check_template, render_prompt, template_text
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import RunConfig
 from benchwright.errors import UserInputError
@@ -30,6 +30,7 @@ def check_coding_run(config: RunConfig) -> None:
     get_runtime(config.unsafe_no_sandbox)
     _check_agent(config)
     resolve_python(config.python)
+    check_template(config.prompt)  # a template that cannot compile or render: one line
     for name in config.problems:  # a template that cannot render fails every attempt
         problem = load_problem(config.problems_dir / name)
         for index, checkpoint in enumerate(problem.ordered_checkpoints()):
@@ -62,8 +63,9 @@ def _check_agent(config: RunConfig) -> None:
             raise UserInputError("--replay-from is not a run directory (no manifest.json)",
                                  path=config.replay_from,
                                  hint="pass a folder `benchwright run coding` wrote")
-    if config.agent == "command" and not config.agent_command:
-        raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'")
+    if config.agent == "command" and not (config.agent_command or "").strip():
+        raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'",
+                             hint="the command gets the prompt on stdin")
     for mount in config.agent_mounts:
         if not mount.exists():
             raise UserInputError("--agent-mount: no such file or folder", path=mount)

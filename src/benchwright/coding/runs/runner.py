@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import shutil
 import subprocess
@@ -34,6 +35,7 @@ from benchwright.protocols import Executor
 from benchwright.redaction import Redactor, is_redacted, restore
 from benchwright.runs.clock import utc_now
 from benchwright.runs.secret_settings import refuse_secrets
+from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
 
 
 def create_run(config: RunConfig, run_dir: Path) -> Manifest:
@@ -56,14 +58,17 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
 def load_manifest(run_dir: Path) -> Manifest:
     """The manifest of an existing run, or an error that says what is wrong."""
     path = RunLayout(run_dir).manifest
-    if not path.is_file():
+    if not path.exists():
         raise UserInputError("not a run directory (no manifest.json)", path=run_dir,
                              hint="pass the folder `benchwright run coding` printed")
+    data = read_untrusted_bytes(path, what="manifest.json")
+    decode_untrusted(data, path, what="manifest.json")
     try:
-        manifest = Manifest.model_validate_json(path.read_text())
+        manifest = Manifest.model_validate_json(data)
     except ValidationError as exc:
-        raise UserInputError(f"manifest.json is not readable: {exc.errors()[0]['msg']}",
+        raise UserInputError(f"manifest.json is not readable: {_first_error(exc)}",
                              path=path, hint="it was written by another tool or version") from None
+    _check_trial_folders(RunLayout(run_dir), manifest.config)
     return _with_credentials(manifest)
 
 
@@ -80,6 +85,32 @@ def _with_credentials(manifest: Manifest) -> Manifest:
 def _redactor(config: RunConfig) -> Redactor:
     """Secret variables and the credentials inside the agent's base URL."""
     return Redactor.from_environ(urls={"BASE_URL": config.agent_settings.base_url})
+
+
+def _check_trial_folders(layout: RunLayout, config: RunConfig) -> None:
+    """A trial's folder, journal or infrastructure-error record that is there but of the wrong
+    kind (replaced by hand: a file for a folder, a folder or a pipe for a file) is refused up
+    front, before anything reads or deletes it."""
+    for problem in config.problems:
+        for trial in range(1, config.trials + 1):
+            folder = layout.chain_dir(problem, trial)
+            _require_kind(folder, folder=True)
+            _require_kind(layout.journal(problem, trial), folder=False)
+            _require_kind(layout.infra_error(problem, trial), folder=False)
+
+
+def _require_kind(path: Path, *, folder: bool) -> None:
+    if not os.path.lexists(path) or (path.is_dir() if folder else path.is_file()):
+        return
+    raise UserInputError(f"should be a {'folder' if folder else 'regular file'} but is not",
+                         path=path, hint="the run folder was changed by hand; restore it or "
+                         "start a new run")
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else str(first["msg"])
 
 
 def refresh_checksums(run_dir: Path, manifest: Manifest) -> Manifest:

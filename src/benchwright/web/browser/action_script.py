@@ -21,10 +21,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Self
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from benchwright.errors import UserInputError
+from benchwright.untrusted_files import read_untrusted_yaml
 
 
 class StepKind(StrEnum):
@@ -152,12 +152,7 @@ def _substituted(args: dict[str, Any], site_urls: dict[str, str]) -> dict[str, A
 
 def load_script(path: Path) -> ActionScript:
     """Read and validate a script file; a bad file is a one-line UserInputError."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserInputError(f"cannot read the action script: {exc.strerror}", path=path) from None
-    except yaml.YAMLError:
-        raise UserInputError("the action script is not valid YAML", path=path) from None
+    raw = read_untrusted_yaml(path, what="the action script", max_bytes=2**20)
     try:
         return ActionScript.model_validate(raw)
     except ValidationError as exc:

@@ -7,7 +7,6 @@ first request already carries them. The file holds CDP cookie objects (what
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_text_atomic
+from benchwright.untrusted_files import read_untrusted_json
 from benchwright.web.browser.cdp import CdpConnection
 
 COOKIES_SCHEMA = "benchwright.web-cookies/1"
@@ -49,12 +49,7 @@ def save_cookies(path: Path, site: str, url: str, cookies: list[dict[str, Any]])
 
 def load_cookies(path: Path) -> list[dict[str, Any]]:
     """The cookies in a cookie file, a bare JSON list, or a Playwright storage state."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserInputError(f"cannot read the cookie file: {exc.strerror}", path=path) from None
-    except json.JSONDecodeError:
-        raise UserInputError("the cookie file is not JSON", path=path) from None
+    data = read_untrusted_json(path, what="the cookie file", max_bytes=16 * 2**20)
     cookies = data.get("cookies") if isinstance(data, dict) else data
     if not isinstance(cookies, list) or not all(isinstance(c, dict) and "name" in c
                                                 for c in cookies):

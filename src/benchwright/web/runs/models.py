@@ -77,10 +77,10 @@ class WebRunConfig(BaseModel):
     """The agent (its script field unset: scripts are per task)."""
     scripts_dir: Path | None = None
     """Folder of `<task_id>.yaml` action scripts for the scripted agent; None: the suite's."""
-    trials: int = 1
-    """Attempts per task."""
-    max_steps: int = 30
-    """Agent steps per trial."""
+    trials: int = Field(default=1, ge=1, le=1000)
+    """Attempts per task (the bound of `--trials`)."""
+    max_steps: int = Field(default=30, ge=1, le=10_000)
+    """Agent steps per trial (the bound of `--max-steps`)."""
     env_config: Path | None = None
     """The site configuration (YAML) for suites that are not served by benchwright."""
     runner: str = "browser"

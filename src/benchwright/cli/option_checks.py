@@ -1,0 +1,76 @@
+"""Checks on CLI option values made while the options are parsed: number bounds (the table in
+docs/cli.md, "Bounds"), and paths that must name a folder to create or an existing folder.
+
+A failed check raises typer.BadParameter, which cli/entry.py prints as one line with exit 2."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+
+MAX_TRIALS = 1000
+MAX_WORKERS = 256
+MAX_WEB_STEPS = 10_000
+MAX_WALL_CLOCK_S = 7 * 86_400.0
+MIN_MEMORY_MB, MAX_MEMORY_MB = 64, 4 * 2**20
+MAX_PROCESSES = 4_194_304
+"""The kernel's own ceiling on pids (pid_max)."""
+MAX_HEALTH_TIMEOUT_S = 3600.0
+MAX_START_TIMEOUT_S = 86_400.0
+MAX_TEMPLATE_ID = 10**9
+_PSEUDO_FILESYSTEMS = (Path("/proc"), Path("/sys"), Path("/dev"))
+
+
+def seconds(high: float) -> Callable[[float | None], float | None]:
+    """A callback accepting a finite number of seconds in (0, high]."""
+    def check(value: float | None) -> float | None:
+        if value is not None and not (math.isfinite(value) and 0 < value <= high):
+            raise typer.BadParameter(f"{value} is out of bounds: give seconds above 0 and at "
+                                     f"most {high:g} (docs/cli.md, Bounds)")
+        return value
+    return check
+
+
+def new_dir(raw: str) -> Path:
+    """A parser for an option naming a folder to create or reuse (`--out`): not empty, not a
+    file, not under a file, not in /proc, /sys or /dev, and somewhere we may write."""
+    if not raw.strip():
+        raise typer.BadParameter("an empty path: give the folder to write into")
+    path = Path(raw)
+    if path.exists() and not path.is_dir():
+        raise typer.BadParameter(f"{raw} is a file, not a folder: pick another path")
+    absolute = path.resolve()  # a symlink into /proc counts as /proc
+    if any(absolute.is_relative_to(fs) for fs in _PSEUDO_FILESYSTEMS):
+        raise typer.BadParameter(f"{raw} is on a kernel pseudo-filesystem: pick a real folder")
+    existing = next(p for p in (absolute, *absolute.parents) if p.exists())
+    if not existing.is_dir():
+        raise typer.BadParameter(f"{raw} is under the file {existing}: pick another path")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise typer.BadParameter(f"{existing} is not writable: pick another path")
+    return path
+
+
+def existing_dir(raw: str) -> Path:
+    """A parser for an option naming a folder that must exist (an empty string is not `.`)."""
+    if not raw.strip():
+        raise typer.BadParameter("an empty path: give an existing folder")
+    path = Path(raw)
+    if not path.is_dir():
+        what = "a file, not a folder" if path.exists() else "not found"
+        raise typer.BadParameter(f"{raw} is {what}")
+    return path
+
+
+def new_file(raw: str) -> Path:
+    """A parser for an option naming a file to write: its folder must be one we may write."""
+    if not raw.strip():
+        raise typer.BadParameter("an empty path: give the file to write")
+    path = Path(raw)
+    if path.is_dir():
+        raise typer.BadParameter(f"{raw} is a folder: give a file path")
+    new_dir(str(path.parent))
+    return path
