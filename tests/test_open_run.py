@@ -8,6 +8,7 @@ format is still a coding run).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -52,8 +53,16 @@ def test_an_unknown_format_or_track_lists_the_choices(tmp_path: Path) -> None:
 def test_a_folder_without_a_run_is_the_users_error(tmp_path: Path) -> None:
     with pytest.raises(UserInputError, match="not a run directory"):
         open_run(tmp_path)
-    tmp_path.joinpath("manifest.json").write_bytes(b"\xff\xfe not json")
+    manifest = tmp_path / "manifest.json"
+    manifest.write_bytes(b"\xff\xfe not json")
+    with pytest.raises(UserInputError, match="not UTF-8"):
+        open_run(tmp_path)
+    manifest.write_text("[1, 2]")
     with pytest.raises(UserInputError, match="cannot read the run's manifest"):
+        open_run(tmp_path)
+    manifest.unlink()
+    os.mkfifo(manifest)  # no writer: reading it must not wait
+    with pytest.raises(UserInputError, match="not a regular file"):
         open_run(tmp_path)
 
 

@@ -131,6 +131,10 @@ class Track(Protocol):
 
     name: str
     """The name in `manifest.json`'s `track` field."""
+    noun: str
+    """What its run folders are called in messages ("web run")."""
+    command: str
+    """The command that makes its runs ("benchwright run web")."""
 
     def read(self, run_dir: Path) -> BaseModel:
         """The run's manifest (the track's model); a folder of another track is an error."""

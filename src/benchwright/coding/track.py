@@ -28,6 +28,8 @@ class CodingTrack:
     """Coding runs: `benchwright run coding`."""
 
     name = "coding"
+    noun = "run"  # as its messages have always said
+    command = "benchwright run coding"
 
     def read(self, run_dir: Path) -> Manifest:
         """The run's manifest."""

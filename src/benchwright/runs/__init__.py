@@ -32,7 +32,9 @@ class OpenRun:
 def open_run(path: Path, expect: str | None = None) -> OpenRun:
     """The run in `path` with its track; a folder that holds no run, or (with `expect`) a run
     of another track, is the user's error."""
-    header = read_header(path, expect)
+    expected = TRACKS.get(expect) if expect is not None else None
+    header = (read_header(path, expected.noun, expected.command) if expected is not None
+              else read_header(path))
     track = TRACKS.get(header.track_name)
     if expect is not None and track.name != expect:
         raise UserInputError(f"{path} is a {track.name} run, not a {expect} run",

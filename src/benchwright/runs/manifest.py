@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from benchwright.errors import UserInputError
 from benchwright.registry import TRACK_FORMATS
 from benchwright.runs.layout import RunFiles
-from benchwright.untrusted_files import read_untrusted_bytes
+from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
 
 
 class ManifestHeader(BaseModel):
@@ -45,16 +45,17 @@ class ManifestHeader(BaseModel):
         return TRACK_FORMATS[self.format]
 
 
-def read_header(run_dir: Path, track: str | None = None) -> ManifestHeader:
-    """The header of the run in `run_dir`; a folder that holds no run is the user's error
-    (named as a `track` run directory when one is expected)."""
+def read_header(run_dir: Path, noun: str = "run",
+                command: str = "benchwright run") -> ManifestHeader:
+    """The header of the run in `run_dir`; a folder that holds no run is the user's error (a
+    `noun` folder, made by `command`, when one track's run is expected)."""
     path = RunFiles(run_dir).manifest
     if not path.exists() and not path.is_symlink():
-        kind = f"{track} run" if track else "run"
-        raise UserInputError(f"not a {kind} directory (no manifest.json)", path=run_dir,
-                             hint="pass the folder `benchwright run` printed")
+        raise UserInputError(f"not a {noun} directory (no manifest.json)", path=run_dir,
+                             hint=f"pass the folder `{command}` printed")
     # a folder, FIFO, device, huge or non-UTF-8 file in its place: one clear error, never a hang
     data = read_untrusted_bytes(path, what="manifest.json")
+    decode_untrusted(data, path, what="manifest.json")
     try:
         return ManifestHeader.model_validate_json(data)
     except ValidationError as exc:

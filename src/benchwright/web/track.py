@@ -30,6 +30,8 @@ class WebTrack:
     """Web runs: `benchwright run web`."""
 
     name = "web"
+    noun = "web run"
+    command = "benchwright run web"
 
     def read(self, run_dir: Path) -> WebManifest:
         """The run's manifest."""
