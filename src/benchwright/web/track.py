@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from benchwright.protocols import RegradeSettings, Track
 from benchwright.web.runs.models import WebManifest, WebRunResult
@@ -15,8 +15,6 @@ from benchwright.web.stats_report import WebReport
 
 class Rescored(BaseModel):
     """What `eval RUN_DIR` did to a web run."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     result: WebRunResult
     """The run's result, rewritten (report.md too)."""
