@@ -86,3 +86,26 @@ def test_a_coding_run_that_mentions_the_web_format_is_reported_as_coding(
     regraded = run_cli("eval", str(out), "--json")
     assert regraded.returncode == 0, regraded.stderr
     assert json.loads(regraded.stdout)["n_checkpoints"] == 4
+
+
+def test_both_tracks_are_driven_through_the_same_interface(tmp_path: Path) -> None:
+    from benchwright.coding.runs.models import RunConfig
+    from benchwright.registry import TRACKS
+    from benchwright.web.runs.models import AgentSpec, WebRunConfig
+
+    configs = {
+        "coding": RunConfig(problems_dir=QUICK, problems=["quick"], agent="oracle",
+                            metrics=False, unsafe_no_sandbox=True),
+        "web": WebRunConfig(suite="local", task_ids=[9001, 9002], runner="fake",
+                            agent=AgentSpec(name="scripted")),
+    }
+    for name, config in configs.items():
+        out = tmp_path / name
+        TRACKS.get(name).create(out, config)
+        run = open_run(out)
+        assert run.track.name == name
+        result = run.track.resume(out).model_dump()
+        assert result["complete"] is True
+        assert (out / "result.json").is_file() and (out / "report.md").is_file()
+        assert run.track.finish(out).model_dump()["complete"] is True
+        assert run.track.render(run.track.report(out, None)).startswith("# benchwright report")

@@ -13,8 +13,9 @@ name in `benchwright.registry`. This module imports nothing of benchwright.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol, TypeVar
+from typing import IO, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -125,8 +126,9 @@ class Track(Protocol):
     """A benchmark track (coding, web): it owns the run folders whose manifest names it.
 
     `benchwright.runs.open_run` reads a folder's manifest header and hands back its track; the
-    CLI's `eval RUN_DIR`, `report` and `--resume` go through it. A run is created and resumed
-    by its track's own `run` command (their options differ); `finish` is the common end of both.
+    CLI's `eval RUN_DIR`, `report` and `--resume` go through it. `create` and `resume` are the
+    plain way to drive a run (the `run` commands add progress displays and option checks);
+    `finish` is the common end of a run and of a regrade.
     """
 
     name: str
@@ -135,6 +137,14 @@ class Track(Protocol):
     """What its run folders are called in messages ("web run")."""
     command: str
     """The command that makes its runs ("benchwright run web")."""
+
+    def create(self, run_dir: Path, config: BaseModel) -> BaseModel:
+        """Make a new run folder from the track's configuration model; return its manifest."""
+        ...
+
+    def resume(self, run_dir: Path, workers: int = 1) -> BaseModel:
+        """Run what is not finished yet (everything, for a new run), then `finish`."""
+        ...
 
     def read(self, run_dir: Path) -> BaseModel:
         """The run's manifest (the track's model); a folder of another track is an error."""
@@ -161,10 +171,11 @@ class Track(Protocol):
         ...
 
 
-class RegradeSettings(BaseModel):
+@dataclass(frozen=True)
+class RegradeSettings:
     """What `eval RUN_DIR` may change about grading a saved run."""
 
     config: Path | None = None
     """Web runs: site URLs (YAML) to score against instead of the manifest's."""
-    progress: Any = None
+    progress: Callable[[str], None] | None = None
     """Called with a short line as each unit is graded (a status display), or None."""

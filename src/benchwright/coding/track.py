@@ -9,9 +9,16 @@ from pydantic import BaseModel
 
 from benchwright.coding.report.figures import CodingReport, build_report
 from benchwright.coding.report.markdown import render_markdown
-from benchwright.coding.runs.models import Manifest, RunResult
+from benchwright.coding.runs.models import Manifest, RunConfig, RunResult
 from benchwright.coding.runs.regrade import VerdictChange, regrade_run
-from benchwright.coding.runs.runner import finish, load_manifest, saved_attempts
+from benchwright.coding.runs.runner import (
+    create_run,
+    execute,
+    finish,
+    load_manifest,
+    refresh_checksums,
+    saved_attempts,
+)
 from benchwright.protocols import RegradeSettings, Track
 
 
@@ -30,6 +37,19 @@ class CodingTrack:
     name = "coding"
     noun = "run"  # as its messages have always said
     command = "benchwright run coding"
+
+    def create(self, run_dir: Path, config: BaseModel) -> Manifest:
+        """A new run folder for a `RunConfig`."""
+        if not isinstance(config, RunConfig):
+            raise TypeError(f"a coding run is configured by a RunConfig, not {type(config)}")
+        return create_run(config, run_dir)
+
+    def resume(self, run_dir: Path, workers: int = 1) -> RunResult:
+        """Every checkpoint not yet journaled, on a local executor; then result.json, report.md."""
+        from benchwright.executors.local import LocalExecutor
+
+        manifest = refresh_checksums(run_dir, load_manifest(run_dir))
+        return execute(run_dir, manifest.config, LocalExecutor(workers))
 
     def read(self, run_dir: Path) -> Manifest:
         """The run's manifest."""

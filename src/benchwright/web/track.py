@@ -31,6 +31,22 @@ class WebTrack:
     noun = "web run"
     command = "benchwright run web"
 
+    def create(self, run_dir: Path, config: BaseModel) -> WebManifest:
+        """A new run folder for a `WebRunConfig` (its suite opened by name)."""
+        from benchwright.web.runs.models import WebRunConfig
+        from benchwright.web.runs.runner import create_web_run
+        from benchwright.web.runs.suites import open_suite
+
+        if not isinstance(config, WebRunConfig):
+            raise TypeError(f"a web run is configured by a WebRunConfig, not {type(config)}")
+        return create_web_run(config, run_dir, open_suite(config.suite, config.env_config))
+
+    def resume(self, run_dir: Path, workers: int = 1) -> WebRunResult:
+        """Every trial not yet journaled (site workers decide the parallelism), then scoring."""
+        from benchwright.web.runs.runner import execute_web_run
+
+        return execute_web_run(run_dir)
+
     def read(self, run_dir: Path) -> WebManifest:
         """The run's manifest."""
         from benchwright.web.runs.runner import load_web_manifest
