@@ -72,7 +72,7 @@ RUNTIMES: Kind[type[Runtime]] = Kind("runtime", {
     "bwrap": "benchwright.sandbox:BwrapRuntime",
     "unsafe-local": "benchwright.sandbox:UnsafeLocalRuntime",
 })
-EXECUTORS: Kind[type[Executor]] = Kind("executor", {
+EXECUTORS: Kind[Callable[..., Executor]] = Kind("executor", {
     "local": "benchwright.executors.local:LocalExecutor",
 })
 GRADERS: Kind[Callable[..., Any]] = Kind("grader", {

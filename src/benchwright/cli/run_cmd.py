@@ -40,9 +40,8 @@ from benchwright.coding.runs.runner import create_run, execute, load_manifest, r
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 from benchwright.coding.scratch import sweep_leftovers
 from benchwright.errors import Interrupted, PrerequisiteError, RunIncomplete, UserInputError
-from benchwright.executors.local import LocalExecutor
 from benchwright.metrics.tools import versions
-from benchwright.registry import CODING_AGENTS
+from benchwright.registry import CODING_AGENTS, EXECUTORS
 from benchwright.runs import open_run
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.lock import locked_run_folder
@@ -271,7 +270,7 @@ def _execute(run_dir: Path, config: RunConfig, workers: int, quiet: bool) -> Run
 
     try:
         with progress:
-            return execute(run_dir, config, LocalExecutor(workers, on_event=on_event),
+            return execute(run_dir, config, EXECUTORS.get("local")(workers, on_event=on_event),
                            on_summary=on_summary, on_plan=on_plan)
     except KeyboardInterrupt:
         raise Interrupted("interrupted; nothing finished is lost",

@@ -46,10 +46,10 @@ class CodingTrack:
 
     def resume(self, run_dir: Path, workers: int = 1) -> RunResult:
         """Every checkpoint not yet journaled, on a local executor; then result.json, report.md."""
-        from benchwright.executors.local import LocalExecutor
+        from benchwright.registry import EXECUTORS
 
         manifest = refresh_checksums(run_dir, load_manifest(run_dir))
-        return execute(run_dir, manifest.config, LocalExecutor(workers))
+        return execute(run_dir, manifest.config, EXECUTORS.get("local")(workers))
 
     def read(self, run_dir: Path) -> Manifest:
         """The run's manifest."""

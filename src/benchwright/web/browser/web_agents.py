@@ -77,8 +77,8 @@ class ScriptedAgent:
         self.spec = spec
 
     @classmethod
-    def from_setup(cls, spec: AgentSpec) -> ScriptedAgent:
-        return cls(spec)
+    def from_setup(cls, setup: AgentSpec) -> ScriptedAgent:
+        return cls(setup)
 
     def check(self, tasks: list[WebTask], scripts: Scripts) -> None:
         """Every task needs its script (the fake runner plays none)."""
@@ -109,8 +109,8 @@ class BrowserUseAgent:
         self.spec = spec
 
     @classmethod
-    def from_setup(cls, spec: AgentSpec) -> BrowserUseAgent:
-        return cls(spec)
+    def from_setup(cls, setup: AgentSpec) -> BrowserUseAgent:
+        return cls(setup)
 
     def check(self, tasks: list[WebTask], scripts: Scripts) -> None:
         """A model must be named."""
