@@ -119,7 +119,7 @@ def test_control_routes_for_a_server_in_another_process() -> None:
 def test_bad_scripts_are_user_errors(tmp_path: Path) -> None:
     with pytest.raises(UserInputError, match=r"turns\.0\.fault\.kind"):
         Script.from_yaml("turns:\n  - fault: {kind: http_418}\n")
-    with pytest.raises(UserInputError, match="not found"):
+    with pytest.raises(UserInputError, match="no such file"):
         Script.from_yaml(tmp_path / "missing.yaml")
 
 
