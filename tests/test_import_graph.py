@@ -15,6 +15,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 SRC = Path(__file__).parents[1] / "src"
 PACKAGE = SRC / "benchwright"
 
@@ -76,9 +78,9 @@ def layer(name: str) -> int:
     raise AssertionError(f"{name} has no layer in LAYERS")
 
 
-def unit(name: str) -> str:
-    """The subpackage or top-level module `name` belongs to."""
-    return ".".join(name.split(".")[:2])
+def unit(name: str, depth: int = 2) -> str:
+    """The package (or module) `name` belongs to, `depth` dotted parts deep."""
+    return ".".join(name.split(".")[:depth])
 
 
 def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
@@ -111,11 +113,13 @@ def test_no_import_goes_up_a_layer() -> None:
     assert upward == []
 
 
-def test_no_cycle_between_subpackages() -> None:
+@pytest.mark.parametrize("depth", [2, 3], ids=["subpackages", "their-subpackages"])
+def test_no_cycle_between_subpackages(depth: int) -> None:
+    # depth 2: coding, web, runs, sandbox...; depth 3: coding.agents, coding.runs, web.browser...
     graph: dict[str, set[str]] = {}
     for a, b in edges():
-        if unit(a) != unit(b):
-            graph.setdefault(unit(a), set()).add(unit(b))
+        if unit(a, depth) != unit(b, depth):
+            graph.setdefault(unit(a, depth), set()).add(unit(b, depth))
     assert cycles(graph) == []
 
 

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from benchwright.cli.json_output import echo_json
 from benchwright.cli.render import changes_view
-from benchwright.coding.runs.report import print_run_problems
+from benchwright.coding.report.run_report import print_run_problems
 from benchwright.coding.track import Regraded
 from benchwright.web.track import Rescored
 

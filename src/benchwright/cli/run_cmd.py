@@ -19,7 +19,7 @@ from benchwright.coding.agents.settings import AgentSettings
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
-from benchwright.coding.report.figures import build_report
+from benchwright.coding.report.run_report import print_run_problems, write_run_report
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import (
     ChainSummary,
@@ -35,7 +35,6 @@ from benchwright.coding.runs.preflight import (
     resolved,
 )
 from benchwright.coding.runs.progress import CheckpointTally
-from benchwright.coding.runs.report import print_run_problems
 from benchwright.coding.runs.runner import create_run, execute, load_manifest, refresh_checksums
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 from benchwright.coding.scratch import sweep_leftovers
@@ -116,7 +115,7 @@ def coding_cmd(
         sweep_leftovers(RunLayout(run_dir).grading_dir)
         sweep_leftovers()
         result = _execute(run_dir, config, workers, quiet=as_json)
-        report = build_report(run_dir)  # report.md: written by the track's finish
+        report = write_run_report(run_dir, result)  # the coding track's report.md
     if as_json:
         echo_json(result_fields(result))
     else:

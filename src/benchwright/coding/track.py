@@ -1,5 +1,6 @@
 """The coding track as the run kernel sees it (`benchwright.protocols.Track`): a run folder of
-checkpoint journals, finished into result.json and report.md, re-graded by `eval RUN_DIR`."""
+checkpoint journals, finished into result.json and report.md, re-graded by `eval RUN_DIR`.
+The track writes its report.md here, above the run loop (`runs/`) and the report (`report/`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pydantic import BaseModel
 
 from benchwright.coding.report.figures import CodingReport, build_report
 from benchwright.coding.report.markdown import render_markdown
+from benchwright.coding.report.run_report import write_run_report
 from benchwright.coding.runs.models import Manifest, RunConfig, RunResult
 from benchwright.coding.runs.regrade import VerdictChange, regrade_run
 from benchwright.coding.runs.runner import (
@@ -49,7 +51,9 @@ class CodingTrack:
         from benchwright.registry import EXECUTORS
 
         manifest = refresh_checksums(run_dir, load_manifest(run_dir))
-        return execute(run_dir, manifest.config, EXECUTORS.get("local")(workers))
+        result = execute(run_dir, manifest.config, EXECUTORS.get("local")(workers))
+        write_run_report(run_dir, result)
+        return result
 
     def read(self, run_dir: Path) -> Manifest:
         """The run's manifest."""
@@ -58,12 +62,15 @@ class CodingTrack:
     def finish(self, run_dir: Path) -> RunResult:
         """result.json and report.md from the journals as they are."""
         config = load_manifest(run_dir).config
-        return finish(run_dir, config, saved_attempts(run_dir, config))
+        result = finish(run_dir, config, saved_attempts(run_dir, config))
+        write_run_report(run_dir, result)
+        return result
 
     def regrade(self, run_dir: Path, settings: RegradeSettings) -> Regraded:
         """Grade every saved snapshot again; journals, result.json and report.md rewritten."""
         tell = settings.progress or (lambda _line: None)
         changes, result = regrade_run(run_dir, on_checkpoint=lambda s: tell(f"re-grading {s}"))
+        write_run_report(run_dir, result)
         return Regraded(changes=changes, result=result)
 
     def report(self, run_dir: Path, baseline: Path | None) -> CodingReport:

@@ -115,9 +115,8 @@ class CliAgent:
     @classmethod
     def from_setup(cls, setup: AgentSetup) -> Self:
         """Built from the run's model and agent settings (it calls an LLM itself)."""
-        config = setup.config
-        return cls(config.model, config.agent_settings, setup.runtime, config.agent_limits,
-                   setup.interpreter, config.agent_network)
+        return cls(setup.model, setup.settings, setup.runtime, setup.limits, setup.interpreter,
+                   setup.network)
 
     def __init__(self, model: str | None, settings: AgentSettings, runtime: Runtime,
                  limits: Limits, interpreter: Interpreter, network: bool = True) -> None:

@@ -36,11 +36,10 @@ class CommandAgent:
     @classmethod
     def from_setup(cls, setup: AgentSetup) -> CommandAgent:
         """Runs `--agent-command` in the sandbox."""
-        config = setup.config
-        if not config.agent_command:
+        if not setup.command:
             raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'")
-        return cls(config.agent_command, setup.runtime, config.agent_limits, setup.interpreter,
-                   config.agent_network, config.agent_settings, config.agent_mounts)
+        return cls(setup.command, setup.runtime, setup.limits, setup.interpreter, setup.network,
+                   setup.settings, setup.mounts)
 
     def __init__(self, command: str, runtime: Runtime, limits: Limits, interpreter: Interpreter,
                  network: bool = False, settings: AgentSettings | None = None,

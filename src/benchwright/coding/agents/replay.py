@@ -20,9 +20,9 @@ class ReplayAgent(CopyAgent):
     @classmethod
     def from_setup(cls, setup: AgentSetup) -> ReplayAgent:
         """Replays `--replay-from`'s snapshots."""
-        if setup.config.replay_from is None:
+        if setup.replay_from is None:
             raise UserInputError("the replay agent needs --replay-from RUN_DIR")
-        return cls(setup.config.replay_from, set(setup.keep))
+        return cls(setup.replay_from, set(setup.keep))
 
     def __init__(self, source_run: Path, keep: set[str]) -> None:
         super().__init__(keep)

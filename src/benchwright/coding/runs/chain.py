@@ -13,7 +13,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from benchwright.coding.agents.base import Agent, AgentContext, AgentResult, AgentStatus
-from benchwright.coding.agents.factory import build_agent
 from benchwright.coding.artifacts import save_grade_output
 from benchwright.coding.evaluation import CheckpointEvaluation
 from benchwright.coding.grading import GradeOptions, grader_of
@@ -22,6 +21,7 @@ from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.coding.prompts import prompt_hash, render_prompt, template_text
 from benchwright.coding.runs import journal
+from benchwright.coding.runs.agent_factory import build_agent
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import (
     AttemptErrorRecord,

@@ -162,9 +162,6 @@ def finish(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> R
                       "".join(r.model_dump_json() + "\n" for r in records))
     result = summarise(run_dir, config, summaries)
     write_json_atomic(RunLayout(run_dir).result_json, result.model_dump(mode="json"))
-    from benchwright.coding.runs.report import write_run_report  # it reads this module
-
-    write_run_report(run_dir, result)  # the track writes its report.md, after any run or regrade
     return result
 
 
