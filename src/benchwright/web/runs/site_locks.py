@@ -34,6 +34,11 @@ class SiteLock:
         finally:
             self._release(exclusive)
 
+    def held_exclusively(self) -> bool:
+        """True while a writer holds the lock."""
+        with self._state:
+            return self._writer
+
     def _acquire_read(self) -> None:
         with self._state:
             self._state.wait_for(lambda: not self._writer and not self._writers_waiting)
