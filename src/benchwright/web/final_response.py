@@ -46,5 +46,8 @@ class FinalResponse(BaseModel):
     """Why the status is an error (not scored)."""
 
 
+INVALID_RESPONSE = "invalid final response"
+"""How the errors of a final response that failed the schema begin."""
+
 STATUS_CODES = tuple(status.value for status in ResponseStatus)
 """The six status codes, in the order the prompt lists them."""

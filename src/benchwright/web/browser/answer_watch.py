@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from benchwright.web.browser.agents import TimedModel
-from benchwright.web.final_response import STATUS_CODES
+from benchwright.web.final_response import INVALID_RESPONSE, STATUS_CODES
 from benchwright.web.response_adapter import ResponseStatus
 from benchwright.web.tasks import TaskType
 
@@ -105,7 +105,7 @@ def invalid_fields(error: ValidationError) -> list[str]:
         if "done" not in loc or "data" not in loc[loc.index("done"):]:
             continue
         field = ".".join(loc[loc.index("data") + 1:]) or "data"
-        found.append(f"invalid final response: {field} = {item.get('input')!r}: {item['msg']}"
+        found.append(f"{INVALID_RESPONSE}: {field} = {item.get('input')!r}: {item['msg']}"
                      + (f" (the six codes: {', '.join(STATUS_CODES)})" if field == "status"
                         else ""))
     return found

@@ -50,7 +50,7 @@ from benchwright.web.browser.trial_models import (
     TrialRequest,
     TrialStatus,
 )
-from benchwright.web.final_response import FinalResponse
+from benchwright.web.final_response import INVALID_RESPONSE, FinalResponse
 from benchwright.web.scoring import HISTORY, NETWORK_HAR
 
 BROWSER_DIR = "browser"
@@ -247,7 +247,7 @@ def final_answer(run: _Run, history: Any, errors: list[str]) -> _Answer:
                 mode="json")
             return answer
         except ValueError as exc:
-            errors.append(f"invalid final response: {exc}")
+            errors.append(f"{INVALID_RESPONSE}: {exc}")
     invalid = model.invalid if model is not None else []
     if invalid:
         errors.extend(dict.fromkeys(invalid))

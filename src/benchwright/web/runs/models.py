@@ -65,6 +65,9 @@ class TrialMetrics(BaseModel):
     """How retrieved_data was read from the final answer."""
     answer_ambiguous: bool
     """The adapter was unsure of its reading."""
+    agent_error: str | None = None
+    """Why the trial is the agent's own error, when the harness can name it (a final response
+    that failed the schema)."""
     response_source: ResponseSource = ResponseSource.ADAPTER
     """Which path wrote agent_response.json: the agent's validated final response (`schema`)
     or the response adapter reading its free text (`adapter`)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from benchwright.fileio import write_json_atomic
 from benchwright.protocols import TrialRunner
 from benchwright.runs.clock import utc_now
-from benchwright.web.final_response import ResponseSource
+from benchwright.web.final_response import INVALID_RESPONSE, ResponseSource
 from benchwright.web.response_adapter import (
     AdaptedResponse,
     AgentResponse,
@@ -90,9 +90,16 @@ def write_trial_files(folder: Path, task: WebTask, outcome: TrialOutcome,
         model_time_s=outcome.model_time_s, harness_s=outcome.harness_s, trial_status=outcome.status,
         errors=outcome.errors + adapted.notes, response_status=adapted.response.status,
         answer_parse=adapted.method, answer_ambiguous=adapted.ambiguous,
-        response_source=source)
+        response_source=source, agent_error=agent_error(outcome))
     write_json_atomic(folder / METRICS, metrics.model_dump(mode="json"))
     return adapted
+
+
+def agent_error(outcome: TrialOutcome) -> str | None:
+    """The named reason of an agent error: its invalid final response, if that was it."""
+    if outcome.status is not TrialStatus.AGENT_ERROR:
+        return None
+    return next((e for e in outcome.errors if e.startswith(INVALID_RESPONSE)), None)
 
 
 def run_trial_files(runner: TrialRunner, request: TrialRequest, job: TrialJob,
