@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -34,8 +36,10 @@ def read_only_ids() -> str:
     return ",".join(str(t.task_id) for t in tasks if t.task_type is not TaskType.MUTATE)
 
 
-def run(out: Path, ids: str, trials: int, concurrency: int) -> tuple[float, float, int, int]:
-    """(trials per minute, wall seconds, trials, passed) of one run."""
+def run(out: Path, ids: str, trials: int,
+        concurrency: int) -> tuple[float, float, int, int, float]:
+    """(trials per minute, wall seconds, trials, passed, CPU seconds) of one run."""
+    cpu_before = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "benchwright", "run", "web", "--suite", "local", "--task-ids", ids,
@@ -49,7 +53,14 @@ def run(out: Path, ids: str, trials: int, concurrency: int) -> tuple[float, floa
     first = min(datetime.fromisoformat(r["started_at"]) for r in records)
     last = max(datetime.fromisoformat(r["ended_at"]) for r in records)
     span = (last - first).total_seconds()
-    return 60 * len(records) / span, wall, len(records), int(summary["n_passed"])
+    return (60 * len(records) / span, wall, len(records), int(summary["n_passed"]),
+            _children_cpu() - cpu_before)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of finished child processes (the run, its Chromium and the evaluator)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -57,16 +68,19 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=2)
     parser.add_argument("--concurrency", type=int, nargs="*", default=[2])
     parser.add_argument("--task-ids", default=None, help="default: the read-only tasks")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the runs in this folder")
     args = parser.parse_args()
     ids = args.task_ids or read_only_ids()
     print(f"local suite, tasks {ids}, {args.trials} trials each")
     base = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for level in [1, *args.concurrency]:
-            rate, wall, n, passed = run(Path(tmp) / f"c{level}", ids, args.trials, level)
+            folder = (args.keep or Path(tmp)) / f"c{level}"
+            rate, wall, n, passed, cpu = run(folder, ids, args.trials, level)
             base = base or rate
             print(f"  --concurrency-per-site {level}: {rate:5.1f} trials/min "
-                  f"({n} trials, {passed} passed; command {wall:.0f} s) "
+                  f"({n} trials, {passed} passed; command {wall:.0f} s, CPU {cpu:.0f} s, "
+                  f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores) "
                   f"-> {rate / base:.2f}x concurrency 1")
     print(f"target at 2: >= {TARGET_RATIO}x")
 
