@@ -84,7 +84,7 @@ def package(source: Path, out: Path, choice: TrialChoice = TrialChoice.FIRST,
         made = Path(tmp) / "made"
         made.mkdir()
         packaged = _make(env, staging, made, _name(out), dataset, tar=_is_tar(out))
-        built = next(made.iterdir())
+        built = _built(made, out)
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(built), out)
     return PackageResult(path=out, trials=trials, packaged=packaged, har_bytes_before=before,
@@ -172,11 +172,18 @@ def _make(env: BuiltEnv, staging: Path, made: Path, name: str, dataset: Path | N
                    str(made), name, "tar" if tar else "folder"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=PACKAGE_TIMEOUT_S,
                           check=False)
-    if done.returncode != 0 or not any(made.iterdir()):
+    built = _built(made, made / (name + (TAR_SUFFIX if tar else "")))
+    if done.returncode != 0 or not built.exists():
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
         raise InfrastructureError(f"the official packager failed: {' / '.join(tail)}",
                                   hint="run the same command by hand to see its whole output")
-    return _packaged_ids(next(made.iterdir()))
+    return _packaged_ids(built)
+
+
+def _built(made: Path, out: Path) -> Path:
+    """The packager's output for `out` (the archive when one was asked for, not a work folder
+    beside it)."""
+    return made / (_name(out) + (TAR_SUFFIX if _is_tar(out) else ""))
 
 
 def _packaged_ids(built: Path) -> list[int]:
