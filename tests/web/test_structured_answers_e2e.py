@@ -59,7 +59,7 @@ def test_a_free_text_done_goes_through_the_adapter(tmp_path: Path) -> None:
         "text": "NOT_FOUND_ERROR: there is no order #000000131", "success": False}})])
     assert summary["n_passed"] == 1
     metrics = _file(trial, "metrics.json")
-    assert metrics["response_source"] == "adapter" and metrics["steps"] == 1
+    assert metrics["response_source"] == "adapter"
     assert _file(trial, "agent_response.json")["status"] == "NOT_FOUND_ERROR"
 
 
