@@ -53,9 +53,9 @@ class WatchedModel(TimedModel):
                 self.invalid.extend(invalid_fields(validation))
                 raise
             self.prose = prose
-            return self._finish(output_format, prose)
+            return self._finish(output_format, prose, usage_of(validation))
 
-    def _finish(self, output_format: type[BaseModel], prose: ProseAnswer) -> Any:
+    def _finish(self, output_format: type[BaseModel], prose: ProseAnswer, usage: Any) -> Any:
         from browser_use.llm.views import ChatInvokeCompletion
 
         # a stand-in that ends the run; the trial reads `prose`, never this data
@@ -65,7 +65,7 @@ class WatchedModel(TimedModel):
         fields = {name: "" for name, f in output_format.model_fields.items()
                   if f.is_required() and name != "action"}
         return ChatInvokeCompletion(
-            completion=output_format.model_validate({**fields, "action": [done]}), usage=None)
+            completion=output_format.model_validate({**fields, "action": [done]}), usage=usage)
 
 
 def _agent_call(output_format: Any) -> bool:
@@ -82,6 +82,19 @@ def validation_cause(exc: BaseException) -> ValidationError | None:
         if isinstance(seen, ValidationError):
             return seen
         seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def usage_of(error: ValidationError) -> Any:
+    """The token usage of the call whose answer failed validation. The chat model had already
+    read it from the response when it validated the answer, and the error drops it; it is
+    recovered from that call's frame, so the tokens of a free-text answer are still counted."""
+    trace = error.__traceback__
+    while trace is not None:
+        usage = trace.tb_frame.f_locals.get("usage")
+        if usage is not None and hasattr(usage, "prompt_tokens"):
+            return usage
+        trace = trace.tb_next
     return None
 
 
