@@ -1,6 +1,7 @@
 """Two trials of one site at the same time, as `--concurrency-per-site 2` runs them (one trial
-runner, so one Chromium, per trial, in two threads), each signed in as a different user of the
-local suite: every request of each HAR carries its own session cookie and never the other's."""
+process, with its own Chromium, per trial; two threads waiting for them), each signed in as a
+different user of the local suite: every request of each HAR carries its own session cookie and
+never the other's."""
 
 from __future__ import annotations
 
@@ -43,8 +44,8 @@ def _cookie_headers(har: Path) -> list[str]:
 
 
 def test_two_concurrent_trials_as_different_users_share_nothing(tmp_path: Path) -> None:
-    from benchwright.web.runs.browser_runner import BrowserTrialRunner
     from benchwright.web.runs.models import AgentName, AgentSpec, TrialRequest
+    from benchwright.web.runs.trial_process import ProcessTrialRunner
 
     task = load_local_dataset().tasks[9001]
     outcomes: dict[str, Any] = {}
@@ -52,7 +53,7 @@ def test_two_concurrent_trials_as_different_users_share_nothing(tmp_path: Path) 
         host = urlsplit(suite.site_urls["shopping"]).hostname
 
         def trial(user: str) -> None:
-            runner = BrowserTrialRunner()
+            runner = ProcessTrialRunner()
             try:
                 folder = tmp_path / user
                 folder.mkdir()

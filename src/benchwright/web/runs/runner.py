@@ -248,6 +248,11 @@ def _one(ctx: _Context, guard: SiteGuard, job: TrialJob) -> None:
 
 
 def _registered(manifest: WebManifest) -> RunnerFactory:
+    if manifest.config.runner == "browser" and manifest.config.concurrency_per_site > 1:
+        # side by side, browser-use agents must live in processes of their own (trial_process)
+        from benchwright.web.runs.trial_process import ProcessTrialRunner
+
+        return ProcessTrialRunner
     factory: RunnerFactory = resolve("trial runner", TRIAL_RUNNERS, manifest.config.runner)
     return factory
 
