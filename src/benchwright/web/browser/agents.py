@@ -18,7 +18,15 @@ from benchwright.coding.agents.prices import price_of
 from benchwright.errors import UserInputError
 from benchwright.web.browser.action_script import load_script
 from benchwright.web.browser.imports import browser_use_module
-from benchwright.web.browser.scripted_model import ScriptedChatModel
+from benchwright.web.browser.prompts import (
+    PLAIN,
+    STRUCTURED,
+    file_prompt,
+    plain_prompt,
+    structured_prompt,
+    uses_schema,
+)
+from benchwright.web.browser.scripted_model import ScriptedChatModel, scripted_answer
 from benchwright.web.browser.trial_models import AgentSpec
 from benchwright.web.tasks import WebTask
 
@@ -65,20 +73,26 @@ def substitute_sites(text: str, site_urls: dict[str, str]) -> str:
     return text
 
 
-def task_prompt(task: WebTask, site_urls: dict[str, str]) -> str:
-    """What the agent is told."""
+def task_prompt(task: WebTask, site_urls: dict[str, str], prompt: str = STRUCTURED) -> str:
+    """What the agent is told (`prompt`: structured, plain, or a template file's path)."""
     start = ", ".join(substitute_sites(u, site_urls) for u in task.start_urls)
-    return (f"{substitute_sites(task.intent, site_urls)}\n\nThe browser starts at {start}. "
-            "Work only on this site. When you are finished, call done with just the answer; "
-            "if the task cannot be done, call done with success=false and say why.")
+    intent = substitute_sites(task.intent, site_urls)
+    if prompt == PLAIN:
+        return plain_prompt(start, intent)
+    if prompt == STRUCTURED:
+        return structured_prompt(task, start, site_urls, intent)
+    return file_prompt(Path(prompt), task, start, site_urls, intent)
 
 
-def build_model(spec: AgentSpec, site_urls: dict[str, str]) -> Any:
-    """The chat model of the agent spec."""
+def build_model(spec: AgentSpec, site_urls: dict[str, str], task: WebTask | None = None) -> Any:
+    """The chat model of the agent spec (the scripted agent answers through the schema when
+    the prompt asks for one and the task is given)."""
     if spec.name == "scripted":
         if spec.script is None:
             raise UserInputError("the scripted agent needs a script", hint="set AgentSpec.script")
-        return ScriptedChatModel(load_script(spec.script).with_sites(site_urls))
+        answer = (scripted_answer(task) if task is not None and uses_schema(spec.prompt)
+                  else None)
+        return ScriptedChatModel(load_script(spec.script).with_sites(site_urls), answer)
     if not spec.model:
         raise UserInputError("the browser-use agent needs a model", hint="pass --model NAME")
     key = os.environ.get(spec.api_key_env)
