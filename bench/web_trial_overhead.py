@@ -4,18 +4,18 @@
    through `run_trial` on one SharedBrowser (as a site worker does). The scripted model has no think
    time, so a trial's duration minus its model time is all harness: browser reset, cookie and
    recorder set-up, browser-use's session and per-step page reading, the actions, the HAR, the
-   history and the clean-up. Printed as s/task against the target (<= 1.5 s), split three ways:
-   benchwright's own part (`TrialOutcome.harness_s`), browser-use executing the actions (its
-   `Tools.act`, timed from outside by this script), and the rest of browser-use (session and
-   agent set-up, page reads, step bookkeeping).
+   history and the clean-up. Split three ways: benchwright's own part (`TrialOutcome.harness_s`),
+   printed per trial against the target (<= 0.1 s, benchwright's share only), beside browser-use
+   executing the actions (its `Tools.act`, timed from outside by this script) and the rest of
+   browser-use (session and agent set-up, page reads, step bookkeeping).
 2. Recorder: the same navigations through a browser-use session with (a) no recording,
    (b) browser-use's own HAR recording (`BrowserProfile(record_har_path=...)`), (c) our CDP
    recorder attached beside the session; per-navigation cost = (time - no recording) / navigations,
    and the ratio stock / ours. Entries written by each are printed too. Then the same navigations
    through a minimal recording HTTP proxy (Chromium `--proxy-server`), the alternative design.
 
-Usage: python bench/web_trial_overhead.py [--navigations N]   (needs /usr/bin/chromium and
-`pip install 'benchwright[web]'`; about two minutes on two cores)
+Usage: python bench/web_trial_overhead.py [--navigations N] [--no-recorders]
+(needs /usr/bin/chromium and `pip install 'benchwright[web]'`; about two minutes on two cores)
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ from benchwright.web.browser.shared_browser import SharedBrowser
 from benchwright.web.browser.trial import AgentSpec, TrialRequest, TrialStatus, run_trial
 from benchwright.web.local_suite import load_local_dataset, script_path, serve_suite
 
-TARGET_S = 1.5
+TARGET_S = 0.1
+"""benchwright's own share of a trial (browser-use's part is not ours to cut)."""
 CLICK_DOWNLOAD_WAIT_S = 0.5
 """browser-use 0.13's `_execute_click_with_download_detection(download_start_timeout=0.5)`."""
 FINISHED = (TrialStatus.COMPLETED, TrialStatus.AGENT_ERROR)
@@ -128,17 +129,16 @@ def print_split(rows: list[Split]) -> None:
     actions = statistics.mean(row.actions for row in rows)
     clicks = statistics.mean(row.clicks for row in rows)
     steps = statistics.mean(row.steps for row in rows)
-    verdict = "meets" if mean <= TARGET_S else "misses"
-    print(f"overhead: {mean:.2f} s/task (target <= {TARGET_S} s: {verdict}; "
-          f"{mean / TARGET_S:.2f}x the target), {steps:.1f} steps and {clicks:.1f} clicks/task")
+    verdict = "meets" if ours <= TARGET_S else "misses"
+    print(f"benchwright's share: {ours:.3f} s/trial (target <= {TARGET_S} s: {verdict}; "
+          f"{ours / TARGET_S:.2f}x the target), of {mean:.2f} s/trial harness time in all; "
+          f"{steps:.1f} steps and {clicks:.1f} clicks/trial")
     print(f"  benchwright (browser reset, cookies, recorder, HAR, history, clean-up): "
-          f"{ours:.2f} s/task")
-    print(f"  browser-use executing the actions: {actions:.2f} s/task, of which its fixed "
-          f"{CLICK_DOWNLOAD_WAIT_S} s wait after each click for a download to start: "
-          f"{clicks * CLICK_DOWNLOAD_WAIT_S:.2f} s/task")
-    print(f"  browser-use's session and agent set-up, page reads and step bookkeeping: "
-          f"{mean - ours - actions:.2f} s/task")
-    print(f"  everything but browser-use executing the actions: {mean - actions:.2f} s/task")
+          f"{ours:.3f} s/trial, max {max(row.ours for row in rows):.3f} s")
+    print(f"  browser-use's share: {mean - ours:.2f} s/trial, of which executing the actions "
+          f"{actions:.2f} s (its fixed {CLICK_DOWNLOAD_WAIT_S} s wait after each click for a "
+          f"download to start: {clicks * CLICK_DOWNLOAD_WAIT_S:.2f} s), and session and agent "
+          f"set-up, page reads and step bookkeeping {mean - ours - actions:.2f} s")
 
 
 def _clicks(history: list[dict[str, Any]]) -> int:
@@ -252,11 +252,15 @@ def _entries(har: Path) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--navigations", type=int, default=4)
+    parser.add_argument("--no-recorders", action="store_true",
+                        help="skip part 2 (the recorders' cost per navigation)")
     args = parser.parse_args()
     with serve_suite() as served, tempfile.TemporaryDirectory() as tmp:
         urls = served.site_urls
         print(f"harness overhead per trial, {len(load_local_dataset().tasks)} local tasks:")
         print_split(overhead(urls, served.reset, Path(tmp)))
+        if args.no_recorders:
+            return
         pages = [urls["shopping"] + "/", urls["shopping"] + "/catalogsearch/result?q=mug",
                  urls["reddit"] + "/", urls["wikipedia"] + "/"]
         asyncio.run(recorders((pages * args.navigations)[:args.navigations], Path(tmp)))

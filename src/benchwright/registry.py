@@ -95,5 +95,6 @@ WEB_AGENTS: Kind[FromSetup[Any, Any]] = Kind("web agent", {
 })
 TRIAL_RUNNERS: Kind[Callable[[], Any]] = Kind("trial runner", {
     "browser": "benchwright.web.runs.browser_runner:BrowserTrialRunner",
+    "browser-process": "benchwright.web.runs.trial_process:ProcessTrialRunner",
     "fake": "benchwright.web.runs.fake_runner:FakeTrialRunner",
 })

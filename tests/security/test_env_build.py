@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.grading import GradeOptions, grade_checkpoint
+from benchwright.coding.grading import GradeOptions, GradeOutput, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.sandbox import get_runtime
 from tests.conftest import CONFTEST, run_cli, write_problem
@@ -131,14 +131,19 @@ def _ran_the_backend(packages: list[str]) -> bool:
     return any(p.startswith("evilpkg") for p in packages)
 
 
-def test_requirement_build_backend_finds_nothing_through_grade_checkpoint(
-    scene: Scene, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _grade_in(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> GradeOutput:
+    """Grade the scene's checkpoint with the canaries in the harness's own environment."""
     for name, value in scene.environ().items():
         monkeypatch.setenv(name, value)
     problem = load_problem(scene.problem_dir)
-    output = grade_checkpoint(problem, problem.checkpoints["checkpoint_1"], scene.workspace,
-                              GradeOptions(runtime=get_runtime()))
+    return grade_checkpoint(problem, problem.checkpoints["checkpoint_1"], scene.workspace,
+                            GradeOptions(runtime=get_runtime()))
+
+
+def test_requirement_build_backend_finds_nothing_through_grade_checkpoint(
+    scene: Scene, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    output = _grade_in(scene, monkeypatch)
     # The backend did run (inside the sandbox), so the attack was really tried.
     assert _ran_the_backend(output.evaluation.grader.solution_env.packages)
     dumped = output.model_dump_json()
@@ -162,11 +167,7 @@ def test_requirement_build_backend_finds_nothing_through_eval_checkpoint(
 def test_built_environment_is_the_harness_and_read_only_to_later_sandboxes(
     scene: Scene, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name, value in scene.environ().items():
-        monkeypatch.setenv(name, value)
-    problem = load_problem(scene.problem_dir)
-    output = grade_checkpoint(problem, problem.checkpoints["checkpoint_1"], scene.workspace,
-                              GradeOptions(runtime=get_runtime()))
+    output = _grade_in(scene, monkeypatch)
     env = output.evaluation.grader.solution_env
     folder = next(scene.cache.glob(f"envs/solution-{env.key}"))
     owners = {p.lstat().st_uid for p in [folder, *folder.rglob("*")]}

@@ -66,6 +66,58 @@ def test_reference_scripts_score_100_percent(reference_run: tuple[Path, dict[str
     assert set(scores(out).values()) == {1.0}
 
 
+def _metrics(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(run_dir.glob("tasks/*/trial_*/metrics.json"))]
+
+
+def test_every_answer_came_from_the_schema(reference_run: tuple[Path, dict[str, Any]]) -> None:
+    out, _ = reference_run
+    assert [m["response_source"] for m in _metrics(out)] == ["schema"] * 12
+
+
+def test_the_plain_prompt_passes_through_the_adapter(tmp_path: Path) -> None:
+    summary = run_web(tmp_path / "plain", "--prompt", "plain")
+    assert summary["n_passed"] == 12
+    assert [m["response_source"] for m in _metrics(tmp_path / "plain")] == ["adapter"] * 12
+
+
+def _interval(record: dict[str, Any]) -> tuple[float, float]:
+    from datetime import datetime
+
+    return (datetime.fromisoformat(record["started_at"]).timestamp(),
+            datetime.fromisoformat(record["ended_at"]).timestamp())
+
+
+def test_two_trials_per_site_keep_verdicts_hars_and_mutate_alone(
+        reference_run: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    from benchwright.web.local_suite import load_local_dataset
+
+    out = tmp_path / "c2"
+    summary = run_web(out, "--concurrency-per-site", "2")
+    assert summary["n_passed"] == 12 and scores(out) == scores(reference_run[0])
+    tasks = load_local_dataset().tasks
+    records = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    for record in records:  # a MUTATE trial never overlaps another trial of its sites
+        if tasks[record["task_id"]].task_type != "MUTATE":
+            continue
+        start, end = _interval(record)
+        sites = set(tasks[record["task_id"]].sites)
+        for other in records:
+            if other is record or not sites & set(tasks[other["task_id"]].sites):
+                continue
+            other_start, other_end = _interval(other)
+            assert other_end <= start or other_start >= end, (record, other)
+    for task_id in tasks:  # each HAR holds only its own trial's requests: those it made alone
+        assert _requests(out, task_id) <= _requests(reference_run[0], task_id) | {
+            ("GET", "/favicon.ico")}, task_id
+
+
+def _requests(run_dir: Path, task_id: int) -> set[tuple[str, str]]:
+    har = json.loads((run_dir / "tasks" / str(task_id) / "trial_1" / "network.har").read_text())
+    return {(entry["request"]["method"], "/" + entry["request"]["url"].split("/", 3)[3])
+            for entry in har["log"]["entries"]}
+
+
 def test_eval_rescores_identically(reference_run: tuple[Path, dict[str, Any]]) -> None:
     out, _ = reference_run
     before = scores(out)

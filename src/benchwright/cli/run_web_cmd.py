@@ -19,6 +19,7 @@ from benchwright.runs import open_run
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.lock import locked_run_folder
 from benchwright.runs.secret_settings import refuse_secrets
+from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED
 from benchwright.web.runs.extraction import ExtractorConfig
 from benchwright.web.runs.models import (
     AgentName,
@@ -85,6 +86,13 @@ def run_web_cmd(
     cookies: Annotated[list[Path] | None, typer.Option(
         help="A cookie file from `benchwright web auth capture`, set in every trial before it "
         "navigates (repeatable).")] = None,
+    prompt: Annotated[str, typer.Option(
+        help="structured (ask for the official final response, validated by a schema), plain "
+        "(free text read by the response adapter), or a template FILE ({task}, {start_urls}, "
+        "{sites}, {response_format}).")] = STRUCTURED,
+    concurrency_per_site: Annotated[int, typer.Option(
+        min=1, help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many at a time, "
+        "each in its own browser; MUTATE trials always run alone.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
@@ -110,13 +118,15 @@ def _new_web_run(options: dict[str, Any]) -> tuple[Path, Suite, WebRunConfig]:
     run_config = WebRunConfig(
         suite=opened.name, task_ids=_task_ids(opened, options["task_ids"], options["sites"]),
         agent=AgentSpec(name=options["agent"], model=options["model"],
-                        base_url=options["base_url"], api_key_env=options["api_key_env"]),
+                        base_url=options["base_url"], api_key_env=options["api_key_env"],
+                        prompt=_prompt(options["prompt"])),
         scripts_dir=_scripts(options["scripts"]), trials=options["trials"],
         max_steps=options["max_steps"],
         env_config=options["config"].resolve() if options["config"] else None,
         runner=os.environ.get(RUNNER_ENV) or "browser", extractor=extractor,
         keep_browser_files=options["keep_browser_files"],
-        cookie_files=_cookie_files(options["cookies"] or []))
+        cookie_files=_cookie_files(options["cookies"] or []),
+        concurrency_per_site=options["concurrency_per_site"])
     refuse_secrets(run_config)
     run_dir = (options["out"] or _default_out(options["agent"])).expanduser().resolve()
     return run_dir, opened, run_config
@@ -134,14 +144,26 @@ def _resumable(ctx: typer.Context, out: Path | None) -> Path:
              "max_steps": config.max_steps, "scripts": config.scripts_dir,
              "extract_model": config.extractor.model if config.extractor else None,
              "config": config.env_config, "keep_browser_files": config.keep_browser_files,
-             "cookies": config.cookie_files}
+             "cookies": config.cookie_files, "prompt": config.agent.prompt,
+             "concurrency_per_site": config.concurrency_per_site}
     refuse_conflicts(ctx, saved, may_change={"out", "resume", "as_json"}, normalise={
         "suite": lambda name: name if name in SUITE_NAMES else str(_absolute(Path(name))),
         "task_ids": lambda ids: sorted(parse_task_ids(ids)),
         "scripts": _absolute, "config": _absolute,
-        "cookies": lambda paths: [_absolute(p) for p in paths]},
+        "cookies": lambda paths: [_absolute(p) for p in paths], "prompt": _prompt},
         command="benchwright run web --out NEW_DIR")
     return out.expanduser().resolve()
+
+
+def _prompt(prompt: str) -> str:
+    """A prompt kind as it is, a template file as its absolute path."""
+    if prompt in PROMPT_KINDS:
+        return prompt
+    path = _absolute(Path(prompt))
+    if not path.is_file():
+        raise UserInputError("--prompt: no such prompt file", path=path,
+                             hint=f"pass {' or '.join(PROMPT_KINDS)}, or a template file")
+    return str(path)
 
 
 def _absolute(path: Path) -> Path:

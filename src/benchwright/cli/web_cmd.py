@@ -18,6 +18,7 @@ from benchwright.cli.option_checks import (
     seconds,
 )
 from benchwright.cli.web_auth_cmd import app as auth_app
+from benchwright.cli.web_package_cmd import package_cmd
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_text_atomic
 from benchwright.web.config import Site, WebEnvConfig, load_web_config
@@ -55,6 +56,7 @@ tasks_app = typer.Typer(help="The 812 WebArena Verified tasks.", no_args_is_help
 app.add_typer(env_app, name="env")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(auth_app, name="auth")
+app.command("package")(package_cmd)
 
 ConfigOpt = Annotated[Path | None, typer.Option(
     "--config", help="Site URLs, credentials and headers (YAML); BENCHWRIGHT_WEB_<SITE>_URL "
@@ -76,15 +78,20 @@ def eval_cmd(
         "--force", help="Re-evaluate every task, even those whose files did not change.")]
     = False,
     python: PythonOpt = None,
+    dataset: Annotated[Path | None, typer.Option(
+        help="A tasks JSON file (dataset format) for tasks that are not the official 812, "
+        "e.g. the local suite's.")] = None,
 ) -> None:
     """Score every task folder with the official evaluator; per-site table and macro average."""
     from benchwright.web.stats_report import build_report, render_markdown
+    from benchwright.web.tasks import load_task_file
 
     env_config = load_web_config(config)
     before = load_summary(baseline) if baseline is not None else None
     err = Console(stderr=True)
     with err.status("scoring") as status:
         summary = score_output_dir(output_dir, env_config, python=python, reuse=not force,
+                                   dataset=load_task_file(dataset) if dataset else None,
                                    progress=lambda msg: status.update(f"scoring {msg}"))
     report = build_report(summary, before)
     write_text_atomic(output_dir / REPORT_MD, render_markdown(report))

@@ -97,6 +97,9 @@ class TaskMetrics(BaseModel):
     """Model cost in US dollars."""
     duration_s: float | None = None
     """Wall-clock time of the run in seconds."""
+    agent_error: str | None = None
+    """Why the agent's run counts as its own error (e.g. a final response that failed the
+    schema), when a benchwright run wrote the file; shown with the failing attempts."""
 
 
 class TaskUnit(BaseModel):

@@ -219,6 +219,8 @@ class FailingAttempt(BaseModel):
     """Why it is an error (a missing file, the evaluator failing)."""
     mismatches: list[Mismatch] = Field(default_factory=list)
     """What the evaluator expected and got."""
+    agent_error: str | None = None
+    """The agent's own error, from metrics.json (e.g. an invalid final response)."""
 
 
 class WebReport(BaseModel):
@@ -314,7 +316,8 @@ def failing_attempts(rows: list[TaskRow]) -> list[FailingAttempt]:
     """Attempts scored below 1, by task and trial."""
     return [FailingAttempt(task_id=r.task_id, trial=r.trial, status=str(r.status),
                            agent_status=r.agent_status, error_msg=r.error_msg,
-                           mismatches=r.mismatches)
+                           mismatches=r.mismatches,
+                           agent_error=r.metrics.agent_error if r.metrics else None)
             for r in sorted(rows, key=lambda r: (r.task_id, r.trial)) if r.score < 1.0]
 
 
@@ -468,6 +471,8 @@ def _failing_line(f: FailingAttempt) -> str:
            f"got `{_code(m.got)}`" for m in f.mismatches]
     if f.error_msg:
         why.append(f"error: {_code(f.error_msg)}")
+    if f.agent_error:
+        why.append(f"agent error: {_code(f.agent_error)}")
     return (f"- task {f.task_id} trial {f.trial}: {f.status}, agent {f.agent_status}"
             + (f"; {'; '.join(why)}" if why else ""))
 

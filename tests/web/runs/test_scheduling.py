@@ -103,7 +103,7 @@ def test_a_reset_of_everything_holds_every_site(suite: Suite) -> None:
     with guard.trial(reddit_task) as cleaned:
         assert cleaned == everything
         for site in everything:  # every site's lock is held during this trial
-            assert not guard._lock(site).acquire(blocking=False)
+            assert guard._lock(site).held_exclusively()
     assert guard.dirty == frozenset()
 
 

@@ -15,6 +15,13 @@ from typing import Any
 
 from benchwright.errors import UserInputError
 from benchwright.pricing import price_of
+from benchwright.web.browser.prompts import (
+    PLAIN,
+    STRUCTURED,
+    file_prompt,
+    plain_prompt,
+    structured_prompt,
+)
 from benchwright.web.browser.trial_models import AgentSpec
 from benchwright.web.browser.web_agents import web_agent
 from benchwright.web.tasks import WebTask
@@ -60,17 +67,22 @@ def substitute_sites(text: str, site_urls: dict[str, str]) -> str:
     return text
 
 
-def task_prompt(task: WebTask, site_urls: dict[str, str]) -> str:
-    """What the agent is told."""
+def task_prompt(task: WebTask, site_urls: dict[str, str], prompt: str = STRUCTURED) -> str:
+    """What the agent is told (`prompt`: structured, plain, or a template file's path)."""
     start = ", ".join(substitute_sites(u, site_urls) for u in task.start_urls)
-    return (f"{substitute_sites(task.intent, site_urls)}\n\nThe browser starts at {start}. "
-            "Work only on this site. When you are finished, call done with just the answer; "
-            "if the task cannot be done, call done with success=false and say why.")
+    intent = substitute_sites(task.intent, site_urls)
+    if prompt == PLAIN:
+        return plain_prompt(start, intent)
+    if prompt == STRUCTURED:
+        return structured_prompt(task, start, site_urls, intent)
+    return file_prompt(Path(prompt), task, start, site_urls, intent)
 
 
-def build_model(spec: AgentSpec, site_urls: dict[str, str]) -> Any:
-    """The chat model of the agent spec (`web_agents`: one class per registered agent)."""
-    return web_agent(spec).chat_model(site_urls)
+def build_model(spec: AgentSpec, site_urls: dict[str, str], task: WebTask | None = None) -> Any:
+    """The chat model of the agent spec (`web_agents`: one class per registered agent; the
+    scripted agent answers through the schema when the prompt asks for one and the task is
+    given)."""
+    return web_agent(spec).chat_model(site_urls, task)
 
 
 def agent_options(spec: AgentSpec, file_system_path: Path) -> dict[str, Any]:

@@ -8,16 +8,26 @@ action after them (browser-use's multi-action step); every other action ends a s
 is always a step of its own. When nothing matches, the model waits one step for the page to
 settle, then gives up with `done(success=false)` and records why in `failures`. Calls without the
 agent's schema (page extraction, message compaction) get an empty answer.
+
+With an `answer` function (the run asks for a structured final response), every `done` carries
+that response as its `data`: the script's done text and success flag read into the schema, as a
+deterministic agent would fill it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from benchwright.web.browser.action_script import ActionScript, ScriptStep, StepKind
 from benchwright.web.browser.browser_state import find_element, find_tab, state_section
+from benchwright.web.response_adapter import AnswerInput, OutcomeKind, adapt
+from benchwright.web.tasks import WebTask
+
+AnswerFn = Callable[[str, bool], dict[str, Any]]
+"""(done text, success) -> the final response's fields."""
 
 MODEL_NAME = "scripted"
 RETRY_WAIT_S = 1
@@ -36,8 +46,9 @@ class ScriptedChatModel:
 
     _verified_api_keys = True
 
-    def __init__(self, script: ActionScript) -> None:
+    def __init__(self, script: ActionScript, answer: AnswerFn | None = None) -> None:
         self.model = MODEL_NAME
+        self.answer = answer
         self.script = script
         self.position = 0
         self.retried = False
@@ -69,8 +80,18 @@ class ScriptedChatModel:
             return ChatInvokeCompletion(completion=_empty(output_format), usage=None)
         state = state_section(messages[-1].text if messages else "")
         goal, actions = self._next(state)
-        return ChatInvokeCompletion(completion=_agent_output(output_format, actions, goal),
+        actions = [self._structured(action) for action in actions]
+        stop = self._structured({"done": {"text": f"stopped before: {goal}", "success": False}})
+        return ChatInvokeCompletion(completion=_agent_output(output_format, actions, goal, stop),
                                     usage=None)
+
+    def _structured(self, action: dict[str, Any]) -> dict[str, Any]:
+        """A `done` in the form the run asks for (text, or a structured response)."""
+        done = action.get("done")
+        if self.answer is None or done is None:
+            return action
+        success = bool(done["success"])
+        return {"done": {"success": success, "data": self.answer(str(done["text"]), success)}}
 
     def _next(self, state: str) -> tuple[str, list[dict[str, Any]]]:
         if self.position >= len(self.script.steps):
@@ -161,8 +182,17 @@ def _tab(state: str, match: str) -> str:
     return tab
 
 
+def scripted_answer(task: WebTask) -> AnswerFn:
+    """The scripted agent's final response for `task`: its done text read into the schema."""
+    def answer(text: str, success: bool) -> dict[str, Any]:
+        read = adapt(task, AnswerInput(kind=OutcomeKind.ANSWERED, final_text=text,
+                                       agent_success=success))
+        return read.response.model_dump(mode="json")
+    return answer
+
+
 def _agent_output(output_format: type[BaseModel], actions: list[dict[str, Any]],
-                  goal: str) -> Any:
+                  goal: str, stop: dict[str, Any]) -> Any:
     fields = output_format.model_fields
     data: dict[str, Any] = {name: "" for name, f in fields.items()
                             if f.is_required() and name != "action"}
@@ -172,8 +202,7 @@ def _agent_output(output_format: type[BaseModel], actions: list[dict[str, Any]],
         return output_format.model_validate({**data, "action": actions})
     except ValidationError:
         # On the last allowed step browser-use's schema only admits `done`.
-        done = {"done": {"text": f"stopped before: {goal}", "success": False}}
-        return output_format.model_validate({**data, "action": [done]})
+        return output_format.model_validate({**data, "action": [stop]})
 
 
 def _empty(output_format: type[BaseModel] | None) -> Any:

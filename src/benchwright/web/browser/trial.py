@@ -18,6 +18,7 @@ import asyncio
 import os
 import shutil
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,20 +26,20 @@ from typing import Any
 
 from benchwright.errors import BenchwrightError, UserInputError
 from benchwright.web.browser.agents import (
-    TimedModel,
     agent_options,
     build_model,
     cost_usd,
     price_table,
-    substitute_sites,
     task_prompt,
 )
+from benchwright.web.browser.answer_watch import WatchedModel
 from benchwright.web.browser.auth import login_with_form
 from benchwright.web.browser.cdp import CdpConnection
 from benchwright.web.browser.cookies import inject_cookies
 from benchwright.web.browser.har_writer import HarWriter
 from benchwright.web.browser.imports import browser_use_module
 from benchwright.web.browser.outcome import step_errors, token_counts, trial_status, visited_urls
+from benchwright.web.browser.prompts import uses_schema
 from benchwright.web.browser.recorder import NetworkRecorder
 from benchwright.web.browser.shared_browser import SharedBrowser
 from benchwright.web.browser.trial_models import (
@@ -48,9 +49,12 @@ from benchwright.web.browser.trial_models import (
     TrialRequest,
     TrialStatus,
 )
+from benchwright.web.browser.web_agents import web_agent
+from benchwright.web.final_response import INVALID_RESPONSE, FinalResponse
 from benchwright.web.scoring import HISTORY, NETWORK_HAR
 
 BROWSER_DIR = "browser"
+_TEMPDIR_LOCK = threading.Lock()
 
 __all__ = ["AgentSpec", "LiveLogin", "SharedBrowser", "TrialOutcome", "TrialRequest",
            "TrialStatus", "run_trial", "run_trial_async"]
@@ -62,7 +66,7 @@ class _Run:
 
     request: TrialRequest
     started: float = field(default_factory=time.perf_counter)
-    model: TimedModel | None = None
+    model: WatchedModel | None = None
     agent: Any = None
     history: Any = None
     recorder: NetworkRecorder | None = None
@@ -98,7 +102,8 @@ async def run_trial_async(request: TrialRequest,
 async def _attempt(run: _Run, shared: SharedBrowser) -> None:
     request = run.request
     os.environ["BROWSER_USE_CONFIG_DIR"] = str(run.browser_dir / "config")
-    run.model = TimedModel(build_model(request.agent, request.site_urls))
+    run.model = WatchedModel(build_model(request.agent, request.site_urls, request.task),
+                             request.task.task_type)
     try:
         await asyncio.wait_for(_drive(run, shared), request.timeout_s)
     except TimeoutError:
@@ -154,18 +159,21 @@ def _browser_session(cdp_url: str, run: _Run) -> Any:
 def _agent(run: _Run, session: Any) -> Any:
     request = run.request
     options = agent_options(request.agent, run.browser_dir / "agent")
-    if request.agent.name == "browser-use" and request.task.start_urls:
-        start = substitute_sites(request.task.start_urls[0], request.site_urls)
-        options["initial_actions"] = [{"navigate": {"url": start}}]
+    actions = web_agent(request.agent).initial_actions(request.task, request.site_urls)
+    if actions:
+        options["initial_actions"] = actions
     agent_class = browser_use_module().Agent
     # browser-use puts its agent folder (screenshots) under tempfile.gettempdir(); the
     # constructor runs without awaiting, so pointing that at the trial folder is contained.
-    saved, tempfile.tempdir = tempfile.tempdir, str(run.browser_dir)
-    try:
-        return agent_class(task=task_prompt(request.task, request.site_urls), llm=run.model,
-                           browser_session=session, **options)
-    finally:
-        tempfile.tempdir = saved
+    if uses_schema(request.agent.prompt):
+        options["output_model_schema"] = FinalResponse
+    prompt = task_prompt(request.task, request.site_urls, request.agent.prompt)
+    with _TEMPDIR_LOCK:  # trials of a site may start side by side, in threads
+        saved, tempfile.tempdir = tempfile.tempdir, str(run.browser_dir)
+        try:
+            return agent_class(task=prompt, llm=run.model, browser_session=session, **options)
+        finally:
+            tempfile.tempdir = saved
 
 
 async def _wrap_up(run: _Run, shared: SharedBrowser, own_browser: bool) -> None:
@@ -200,15 +208,51 @@ def _outcome(run: _Run) -> TrialOutcome:
                     cached, completion)
     if cost is None and prompt + completion > 0 and request.agent.name != "scripted":
         errors.append(f"no price for model {request.agent.model!r}: cost_usd is 0")
+    answer = final_answer(run, history, errors)
     return TrialOutcome(
-        status=run.status or trial_status(history, request.max_steps, errors),
-        final_text=history.final_result(), agent_success=history.is_successful(),
+        status=run.status or answer.status or trial_status(history, request.max_steps, errors),
+        final_text=answer.text, agent_success=answer.success,
+        structured_response=answer.structured,
         steps=history.number_of_steps(), input_tokens=prompt, output_tokens=completion,
         cached_input_tokens=cached,
         cost_usd=cost or 0.0, duration_s=time.perf_counter() - run.started,
         model_time_s=run.model.seconds if run.model else 0.0, harness_s=run.own_s,
         errors=errors, har_entries=len(run.recorder.writer) if run.recorder else 0,
         urls=visited_urls(history))
+
+
+@dataclass
+class _Answer:
+    """The trial's final answer, from whichever path gave it."""
+
+    text: str | None
+    success: bool | None
+    structured: dict[str, Any] | None = None
+    status: TrialStatus | None = None
+    """Overrides the status read from the history (an invalid final response)."""
+
+
+def final_answer(run: _Run, history: Any, errors: list[str]) -> _Answer:
+    """The validated final response, or a free-text answer for the adapter; an agent that
+    finished without a valid response is an agent error naming what was wrong."""
+    model = run.model
+    if model is not None and model.prose is not None:
+        return _Answer(text=model.prose.text, success=model.prose.success)
+    answer = _Answer(text=history.final_result(), success=history.is_successful())
+    if not uses_schema(run.request.agent.prompt):
+        return answer
+    if history.is_done() and answer.text:
+        try:
+            answer.structured = FinalResponse.model_validate_json(answer.text).model_dump(
+                mode="json")
+            return answer
+        except ValueError as exc:
+            errors.append(f"{INVALID_RESPONSE}: {exc}")
+    invalid = model.invalid if model is not None else []
+    if invalid:
+        errors.extend(dict.fromkeys(invalid))
+        answer.status = TrialStatus.AGENT_ERROR
+    return answer
 
 
 def _empty_outcome(run: _Run, errors: list[str]) -> TrialOutcome:

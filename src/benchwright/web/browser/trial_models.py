@@ -77,6 +77,10 @@ class AgentSpec(BaseModel):
     """Seconds one agent step may take."""
     max_failures: int = 3
     """Consecutive failed steps after which browser-use stops."""
+    prompt: str = "structured"
+    """`structured` (site context, task types, status codes; the final response must fit the
+    schema), `plain` (the answer in free text, read by the response adapter), or a template
+    file's path (see benchwright.web.browser.prompts)."""
 
 
 class LiveLogin(BaseModel):
@@ -179,6 +183,9 @@ class TrialOutcome(BaseModel):
     """Entries written to network.har."""
     urls: list[str] = Field(default_factory=list)
     """Pages the agent was on, step by step."""
+    structured_response: dict[str, Any] | None = None
+    """The agent's final response, validated against the schema (None: it gave none, or the
+    run used the plain prompt; the response adapter then reads final_text)."""
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 

@@ -27,12 +27,16 @@ class WebAgent(Protocol):
         """Refuse a run it cannot do, before the run folder is made."""
         ...
 
-    def chat_model(self, site_urls: dict[str, str]) -> Any:
-        """The browser-use chat model that decides each step."""
+    def chat_model(self, site_urls: dict[str, str], task: WebTask | None = None) -> Any:
+        """The browser-use chat model that decides each step (`task`: the trial's task)."""
         ...
 
     def options(self, file_system_path: Path) -> dict[str, Any]:
         """browser-use `Agent` keyword arguments."""
+        ...
+
+    def initial_actions(self, task: WebTask, site_urls: dict[str, str]) -> list[dict[str, Any]]:
+        """Actions browser-use takes before the agent's first step."""
         ...
 
 
@@ -90,16 +94,25 @@ class ScriptedAgent:
                 hint="the scripted agent needs <task_id>.yaml per task; pass --scripts DIR, "
                 "or use --agent browser-use")
 
-    def chat_model(self, site_urls: dict[str, str]) -> Any:
+    def chat_model(self, site_urls: dict[str, str], task: WebTask | None = None) -> Any:
+        """The script played by our chat model; it answers through the schema when the prompt
+        asks for one and the task is given."""
         from benchwright.web.browser.action_script import load_script
-        from benchwright.web.browser.scripted_model import ScriptedChatModel
+        from benchwright.web.browser.prompts import uses_schema
+        from benchwright.web.browser.scripted_model import ScriptedChatModel, scripted_answer
 
         if self.spec.script is None:
             raise UserInputError("the scripted agent needs a script", hint="set AgentSpec.script")
-        return ScriptedChatModel(load_script(self.spec.script).with_sites(site_urls))
+        answer = (scripted_answer(task) if task is not None and uses_schema(self.spec.prompt)
+                  else None)
+        return ScriptedChatModel(load_script(self.spec.script).with_sites(site_urls), answer)
 
     def options(self, file_system_path: Path) -> dict[str, Any]:
         return _harness_options(self.spec, file_system_path, scripted=True)
+
+    def initial_actions(self, task: WebTask, site_urls: dict[str, str]) -> list[dict[str, Any]]:
+        """None: the script opens its own pages."""
+        return []
 
 
 class BrowserUseAgent:
@@ -118,7 +131,8 @@ class BrowserUseAgent:
             raise UserInputError("the browser-use agent needs a model",
                                  hint="pass --model NAME (and --base-url for a local server)")
 
-    def chat_model(self, site_urls: dict[str, str]) -> Any:
+    def chat_model(self, site_urls: dict[str, str], task: WebTask | None = None) -> Any:
+        """An OpenAI-compatible chat model; the key is read from the environment."""
         from benchwright.web.browser.imports import browser_use_module
 
         spec = self.spec
@@ -138,3 +152,11 @@ class BrowserUseAgent:
 
     def options(self, file_system_path: Path) -> dict[str, Any]:
         return _harness_options(self.spec, file_system_path, scripted=False)
+
+    def initial_actions(self, task: WebTask, site_urls: dict[str, str]) -> list[dict[str, Any]]:
+        """The task's first start URL is opened before the model's first step."""
+        from benchwright.web.browser.agents import substitute_sites
+
+        if not task.start_urls:
+            return []
+        return [{"navigate": {"url": substitute_sites(task.start_urls[0], site_urls)}}]

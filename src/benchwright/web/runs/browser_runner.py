@@ -1,5 +1,6 @@
 """The real trial runner: `benchwright.web.browser.trial.run_trial` with one shared Chromium per
-site worker (the browser track). Imported only when a run uses it."""
+site worker (the browser track), run on the process's one trial loop (see trial_loop.py).
+Imported only when a run uses it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from benchwright.errors import PrerequisiteError
 from benchwright.web.runs.models import TrialOutcome, TrialRequest
+from benchwright.web.runs.trial_loop import run_on_trial_loop
 
 
 def _trial_module() -> Any:
@@ -29,7 +31,9 @@ class BrowserTrialRunner:
         """One browser trial; the request and outcome are the browser track's own models."""
         if self._browser is None:
             self._browser = self._trial.SharedBrowser()
-        outcome: TrialOutcome = self._trial.run_trial(request, browser=self._browser)
+        self._browser.running()  # launched from this thread, as before (it dies with it)
+        outcome: TrialOutcome = run_on_trial_loop(
+            self._trial.run_trial_async(request, browser=self._browser))
         return outcome
 
     def close(self) -> None:

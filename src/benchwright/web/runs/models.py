@@ -22,6 +22,7 @@ from benchwright.web.browser.trial_models import (
     TrialRequest,
     TrialStatus,
 )
+from benchwright.web.final_response import ResponseSource
 from benchwright.web.response_adapter import ParseMethod, ResponseStatus
 from benchwright.web.runs.extraction import ExtractorConfig
 from benchwright.web.stats_report import WebTotals
@@ -64,6 +65,12 @@ class TrialMetrics(BaseModel):
     """How retrieved_data was read from the final answer."""
     answer_ambiguous: bool
     """The adapter was unsure of its reading."""
+    agent_error: str | None = None
+    """Why the trial is the agent's own error, when the harness can name it (a final response
+    that failed the schema)."""
+    response_source: ResponseSource = ResponseSource.ADAPTER
+    """Which path wrote agent_response.json: the agent's validated final response (`schema`)
+    or the response adapter reading its free text (`adapter`)."""
 
 
 class WebRunConfig(BaseModel):
@@ -91,6 +98,9 @@ class WebRunConfig(BaseModel):
     """Keep each trial's browser profile and downloads."""
     cookie_files: list[Path] = Field(default_factory=list)
     """Cookie files (`benchwright web auth capture`) set in every trial before it navigates."""
+    concurrency_per_site: int = Field(default=1, ge=1)
+    """Read-only trials (RETRIEVE, NAVIGATE) of one site worker run this many at a time, each
+    in its own browser; a MUTATE trial always runs alone."""
 
 
 class PlannedTask(BaseModel):
@@ -155,6 +165,10 @@ class TrialRecord(BaseModel):
     """Sites reset just before this trial."""
     finished_at: str
     """When the record was written (UTC, ISO 8601)."""
+    started_at: str | None = None
+    """When the trial started, under its sites' locks (UTC, ISO 8601 to the microsecond)."""
+    ended_at: str | None = None
+    """When its files were written, still under the locks (UTC, to the microsecond)."""
 
 
 class WebRunResult(BaseModel):

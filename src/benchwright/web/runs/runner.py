@@ -45,6 +45,7 @@ from benchwright.web.runs.models import (
     WebRunConfig,
     WebRunResult,
 )
+from benchwright.web.runs.runner_pool import RunnerPool
 from benchwright.web.runs.scheduling import SiteGuard, TrialJob, group_of, plan, run_workers
 from benchwright.web.runs.suites import LOCAL, Suite, SuiteSession, open_suite, require_sites
 from benchwright.web.runs.sweep import RunSweeper, restored
@@ -213,7 +214,7 @@ class _Context:
     sweeper: RunSweeper
     factory: RunnerFactory
     journal_lock: threading.Lock = field(default_factory=threading.Lock)
-    runners: dict[str, TrialRunner] = field(default_factory=dict)
+    runners: RunnerPool | None = None
     extractor: Extractor | None = None
     cookies: list[dict[str, Any]] = field(default_factory=list)
 
@@ -223,16 +224,17 @@ def _run_trials(ctx: _Context, guard: SiteGuard, done: set[tuple[int, int]]) -> 
     ctx.extractor = LLMExtractor(extraction) if extraction is not None else None
     ctx.cookies = _cookies(ctx.manifest.config.cookie_files)
     groups = plan(ctx.manifest.tasks, ctx.manifest.config.trials, done)
+    ctx.runners = RunnerPool(ctx.factory)
     try:
-        run_workers(groups, lambda job: _one(ctx, guard, job), ctx.hooks.stop)
+        run_workers(groups, lambda job: _one(ctx, guard, job), ctx.hooks.stop,
+                    ctx.manifest.config.concurrency_per_site)
     finally:
-        for runner in ctx.runners.values():
-            runner.close()
+        ctx.runners.close()
 
 
 def _one(ctx: _Context, guard: SiteGuard, job: TrialJob) -> None:
-    runner = _runner_for(ctx, job.task.group)
-    with guard.trial(job.task) as reset:
+    assert ctx.runners is not None
+    with ctx.runners.runner(job.task.group) as runner, guard.trial(job.task) as reset:
         record = run_trial_files(runner, _request(ctx, job), job, ctx.extractor, reset)
     ctx.sweeper.trial(ctx.layout.trial_dir(job.task.task_id, job.trial))  # before the record
     with ctx.journal_lock:
@@ -240,15 +242,12 @@ def _one(ctx: _Context, guard: SiteGuard, job: TrialJob) -> None:
     ctx.hooks.on_trial(record)
 
 
-def _runner_for(ctx: _Context, group: str) -> TrialRunner:
-    """The group's runner (each group lives in one thread, so no race on its own key)."""
-    if group not in ctx.runners:
-        ctx.runners[group] = ctx.factory()
-    return ctx.runners[group]
-
-
 def _registered(manifest: WebManifest) -> RunnerFactory:
-    factory: RunnerFactory = TRIAL_RUNNERS.get(manifest.config.runner)
+    runner = manifest.config.runner
+    if runner == "browser" and manifest.config.concurrency_per_site > 1:
+        # side by side, browser-use agents must live in processes of their own (trial_process)
+        runner = "browser-process"
+    factory: RunnerFactory = TRIAL_RUNNERS.get(runner)
     return factory
 
 

@@ -1,11 +1,14 @@
-"""Site workers: sequential within a site, parallel across sites, resets after MUTATE trials.
+"""Site workers: parallel across sites; within a site, read-only trials side by side (up to the
+run's concurrency per site) and MUTATE trials alone, with resets after MUTATE trials.
 
-Each task belongs to the worker of its first site; a worker runs its trials one after another (all
-trials of a task back to back), and the workers run side by side in threads. A trial holds a lock
-on every site its task touches, so a task spanning two sites never runs beside another trial on
-either of them. A MUTATE trial leaves its sites dirty; the next trial touching a dirty site resets
-it first (under the locks of every site the reset touches), so the trials of a MUTATE task, and
-the tasks after it, each start from the initial state.
+Each task belongs to the worker of its first site; a worker starts its trials in order (all
+trials of a task back to back), and the workers run side by side in threads. A trial holds every
+site its task touches: shared for a read-only task (RETRIEVE, NAVIGATE: nothing changes),
+exclusive for a MUTATE task, so a MUTATE trial never runs beside another trial of any of its
+sites. A worker waits for its read-only trials in flight before it starts a MUTATE trial, and
+starts nothing else until that trial is done. A MUTATE trial leaves its sites dirty; the next
+trial touching a dirty site resets it first (exclusively, under every site the reset touches), so
+the trials of a MUTATE task, and the tasks after it, each start from the initial state.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 
 from benchwright.web.runs.models import PlannedTask
+from benchwright.web.runs.site_locks import SiteLock
 from benchwright.web.tasks import TaskType
 
 ResetFn = Callable[[frozenset[str]], frozenset[str]]
@@ -59,23 +63,28 @@ class SiteGuard:
         self._scope = scope
         self._dirty = set(dirty)
         self._state = threading.Lock()
-        self._locks: dict[str, threading.Lock] = {}
+        self._locks: dict[str, SiteLock] = {}
 
     @contextlib.contextmanager
     def trial(self, task: PlannedTask) -> Iterator[frozenset[str]]:
-        """Hold the task's sites (resetting dirty ones first); yields the sites reset."""
+        """Hold the task's sites (resetting dirty ones first); yields the sites reset.
+        A read-only trial holds them shared, unless it has to reset one first: then it holds
+        them exclusively, as a MUTATE trial does."""
         needed = frozenset(task.sites)
+        mutates = task.task_type is TaskType.MUTATE
         while True:
-            held = needed | self._scope(self._dirty_among(needed))
-            with self._holding(held):
+            seen_dirty = self._dirty_among(needed)
+            exclusive = mutates or bool(seen_dirty)
+            held = needed | self._scope(seen_dirty)
+            with self._holding(held, exclusive):
                 dirty = self._dirty_among(needed)
-                if not self._scope(dirty) <= held:
+                if (dirty and not exclusive) or not self._scope(dirty) <= held:
                     continue  # another worker dirtied a site meanwhile; lock the wider scope
                 cleaned = self._clean(dirty)
                 try:
                     yield cleaned
                 finally:
-                    if task.task_type is TaskType.MUTATE:
+                    if mutates:
                         self._mark_dirty(needed)
                 return
 
@@ -101,25 +110,27 @@ class SiteGuard:
         return cleaned
 
     @contextlib.contextmanager
-    def _holding(self, sites: frozenset[str]) -> Iterator[None]:
+    def _holding(self, sites: frozenset[str], exclusive: bool) -> Iterator[None]:
         with contextlib.ExitStack() as stack:
             for site in sorted(sites):  # one global order: no deadlock between workers
-                stack.enter_context(self._lock(site))
+                stack.enter_context(self._lock(site).hold(exclusive))
             yield
 
-    def _lock(self, site: str) -> threading.Lock:
+    def _lock(self, site: str) -> SiteLock:
         with self._state:
-            return self._locks.setdefault(site, threading.Lock())
+            return self._locks.setdefault(site, SiteLock())
 
 
 def run_workers(groups: dict[str, list[TrialJob]], work: Callable[[TrialJob], None],
-                stop: threading.Event) -> None:
-    """One thread per site worker; each runs its jobs in order until done or `stop` is set.
-    The first error stops every worker (after its current trial) and is raised."""
+                stop: threading.Event, concurrency: int = 1) -> None:
+    """One thread per site worker; each runs its jobs in order until done or `stop` is set, up
+    to `concurrency` read-only trials at a time. The first error stops every worker (after its
+    current trials) and is raised."""
     if not groups:
         return
     with ThreadPoolExecutor(max_workers=len(groups), thread_name_prefix="site") as pool:
-        futures = [pool.submit(_worker, jobs, work, stop) for jobs in groups.values()]
+        futures = [pool.submit(_worker, jobs, work, stop, concurrency)
+                   for jobs in groups.values()]
         try:
             for future in as_completed(futures):  # the first to fail, not the first submitted
                 future.result()
@@ -128,8 +139,37 @@ def run_workers(groups: dict[str, list[TrialJob]], work: Callable[[TrialJob], No
             raise
 
 
-def _worker(jobs: list[TrialJob], work: Callable[[TrialJob], None], stop: threading.Event) -> None:
-    for job in jobs:
-        if stop.is_set():
-            return
-        work(job)
+def _worker(jobs: list[TrialJob], work: Callable[[TrialJob], None], stop: threading.Event,
+            concurrency: int) -> None:
+    if concurrency <= 1:
+        for job in jobs:
+            if stop.is_set():
+                return
+            work(job)
+        return
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="trial") as pool:
+        running: set[Future[None]] = set()
+        try:
+            for job in jobs:
+                if stop.is_set():
+                    break
+                if job.task.task_type is TaskType.MUTATE:
+                    _settle(running, 0)  # a MUTATE trial starts after every trial before it
+                    work(job)
+                    continue
+                _settle(running, concurrency - 1)
+                running.add(pool.submit(work, job))
+            _settle(running, 0)
+        finally:
+            wait(running)  # after an error too: no trial is left running behind the worker
+
+
+def _settle(running: set[Future[None]], at_most: int) -> None:
+    """Wait until at most `at_most` trials run; raise the first error among those finished."""
+    while len(running) > at_most:
+        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        running -= finished
+        for future in finished:
+            error = future.exception()
+            if error is not None:
+                raise error

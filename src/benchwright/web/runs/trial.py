@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import shutil
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchwright.fileio import write_json_atomic
 from benchwright.runs.clock import utc_now
+from benchwright.web.final_response import INVALID_RESPONSE, ResponseSource
 from benchwright.web.response_adapter import (
     AdaptedResponse,
+    AgentResponse,
     AnswerInput,
     Extractor,
     OutcomeKind,
+    ParseMethod,
     adapt,
 )
 from benchwright.web.runs.models import (
@@ -60,10 +64,23 @@ def answer_input(outcome: TrialOutcome) -> AnswerInput:
                        errors=outcome.errors)
 
 
+def response_of(task: WebTask, outcome: TrialOutcome,
+                extractor: Extractor | None) -> tuple[AdaptedResponse, ResponseSource]:
+    """The agent's validated final response as it is, else the adapter's reading."""
+    if outcome.structured_response is not None:
+        try:
+            response = AgentResponse.model_validate(outcome.structured_response)
+            return (AdaptedResponse(response=response, method=ParseMethod.RESPONSE),
+                    ResponseSource.SCHEMA)
+        except ValueError:
+            pass  # a runner's malformed response: the adapter reads the text instead
+    return adapt(task, answer_input(outcome), extractor), ResponseSource.ADAPTER
+
+
 def write_trial_files(folder: Path, task: WebTask, outcome: TrialOutcome,
                       extractor: Extractor | None = None) -> AdaptedResponse:
     """agent_response.json and metrics.json of a finished attempt."""
-    adapted = adapt(task, answer_input(outcome), extractor)
+    adapted, source = response_of(task, outcome, extractor)
     write_json_atomic(folder / AGENT_RESPONSE, adapted.response.model_dump(mode="json"))
     metrics = TrialMetrics(
         steps=outcome.steps, tokens=outcome.input_tokens + outcome.output_tokens,
@@ -72,21 +89,37 @@ def write_trial_files(folder: Path, task: WebTask, outcome: TrialOutcome,
         duration_s=outcome.duration_s,
         model_time_s=outcome.model_time_s, harness_s=outcome.harness_s, trial_status=outcome.status,
         errors=outcome.errors + adapted.notes, response_status=adapted.response.status,
-        answer_parse=adapted.method, answer_ambiguous=adapted.ambiguous)
+        answer_parse=adapted.method, answer_ambiguous=adapted.ambiguous,
+        response_source=source, agent_error=agent_error(outcome))
     write_json_atomic(folder / METRICS, metrics.model_dump(mode="json"))
     return adapted
+
+
+def agent_error(outcome: TrialOutcome) -> str | None:
+    """The named reason of an agent error: its invalid final response, if that was it."""
+    if outcome.status is not TrialStatus.AGENT_ERROR:
+        return None
+    return next((e for e in outcome.errors if e.startswith(INVALID_RESPONSE)), None)
 
 
 def run_trial_files(runner: TrialRunner, request: TrialRequest, job: TrialJob,
                     extractor: Extractor | None, reset_before: frozenset[str]) -> TrialRecord:
     """Run one trial into its (fresh) folder and return its journal record."""
+    started_at = precise_now()
     fresh_dir(request.trial_dir)
     outcome = attempt(runner, request)
     adapted = write_trial_files(request.trial_dir, request.task, outcome, extractor)
     return TrialRecord(
         task_id=job.task.task_id, trial=job.trial, group=job.task.group, status=outcome.status,
         response_status=adapted.response.status, steps=outcome.steps,
-        duration_s=outcome.duration_s, reset_before=sorted(reset_before), finished_at=utc_now())
+        duration_s=outcome.duration_s, reset_before=sorted(reset_before), finished_at=utc_now(),
+        started_at=started_at, ended_at=precise_now())
+
+
+def precise_now() -> str:
+    """Now, in UTC, ISO 8601 to the microsecond (trials of a site may overlap by less than a
+    second, and their order is checked from these)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def agent_for(spec: AgentSpec, script: Path | None) -> AgentSpec:

@@ -1,0 +1,40 @@
+"""`benchwright web package RUN_DIR --out FILE`: the official submission package of a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from benchwright.web.package import TrialChoice
+
+
+def package_cmd(
+    run_dir: Annotated[Path, typer.Argument(
+        help="A run directory (`benchwright run web`) or a folder of <task_id>/ logs.")],
+    out: Annotated[Path, typer.Option(
+        help="The package: NAME.tar.gz for an archive, any other name for a folder.")],
+    trial: Annotated[TrialChoice, typer.Option(
+        help="first: each task's lowest-numbered complete trial; best: the lowest-numbered of "
+        "its highest-scoring trials (from eval_result.json).")] = TrialChoice.FIRST,
+    python: Annotated[str | None, typer.Option(
+        help="Python version or path for the evaluator's environment.")] = None,
+) -> None:
+    """Package a run for the WebArena Verified leaderboard with the official tools (one trial
+    per task; HARs trimmed of static resources)."""
+    from benchwright.web.package import package
+
+    with Console(stderr=True).status("packaging"):
+        result = package(run_dir, out.expanduser().resolve(), trial, python)
+    before, after = result.har_bytes_before, result.har_bytes_after
+    share = 100 * result.saved_bytes / before if before else 0.0
+    Console().print(
+        f"{len(result.packaged)} tasks packaged ({trial} trial each): {result.path}\n"
+        f"network.har: {before:,} -> {after:,} bytes, trimming saved {result.saved_bytes:,} "
+        f"bytes ({share:.0f}%)", highlight=False)
+    left_out = sorted(set(result.trials) - set(result.packaged))
+    if left_out:
+        Console(stderr=True).print(f"[yellow]left out by the packager (see its summary.json): "
+                                   f"{', '.join(map(str, left_out))}[/]")

@@ -1,0 +1,110 @@
+"""`benchwright web package`: the official submission package of a run, made by webarena-verified's
+own code in the evaluator's environment; re-scoring the package gives the run's verdicts."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from benchwright.cli.run_web_cmd import RUNNER_ENV
+from benchwright.web.package import TrialChoice, pick_trial
+from tests.conftest import run_cli
+
+SHARED_DEMO = Path("/work/shared/data/webarena-verified-demo")
+
+
+def _trial(folder: Path, score: float | None) -> None:
+    folder.mkdir(parents=True)
+    (folder / "agent_response.json").write_text("{}")
+    (folder / "network.har").write_text('{"log": {"entries": []}}')
+    if score is not None:
+        (folder / "eval_result.json").write_text(json.dumps({"score": score}))
+
+
+def test_first_and_best_trial(tmp_path: Path) -> None:
+    task = tmp_path / "12"
+    _trial(task / "trial_1", 0.0)
+    _trial(task / "trial_2", 1.0)
+    _trial(task / "trial_3", 1.0)
+    _trial(task / "trial_10", None)
+    (task / "trial_0").mkdir()  # incomplete: never chosen
+    assert pick_trial(task, TrialChoice.FIRST) == task / "trial_1"
+    assert pick_trial(task, TrialChoice.BEST) == task / "trial_2"  # ties: the earliest
+    plain = tmp_path / "13"
+    _trial(plain, None)
+    assert pick_trial(plain, TrialChoice.BEST) == plain
+
+
+def _scores(scored: dict[str, object]) -> dict[int, float]:
+    return {int(t["task_id"]): float(t["score"]) for t in scored["tasks"]}  # type: ignore[attr-defined, index]
+
+
+def _rescore_package(package: Path, run_dir: Path, tmp_path: Path) -> dict[int, float]:
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    config = tmp_path / "sites.yaml"
+    config.write_text("sites:\n" + "".join(f"  {site}:\n    urls: {json.dumps(urls)}\n"
+                                          for site, urls in manifest["site_urls"].items()))
+    folder = package
+    if package.name.endswith(".tar.gz"):
+        folder = tmp_path / "unpacked"
+        with tarfile.open(package) as archive:
+            archive.extractall(folder, filter="data")
+    done = run_cli("web", "eval", "--output-dir", str(folder), "--config", str(config),
+                   "--dataset", manifest["dataset_file"], "--json")
+    assert done.returncode == 0, done.stderr
+    return _scores(json.loads(done.stdout))
+
+
+def test_a_local_run_packaged_scores_as_its_chosen_trials(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    done = run_cli("run", "web", "--suite", "local", "--task-ids", "9001,9003,9005",
+                   "--trials", "2", "--out", str(run_dir), "--json",
+                   env={**os.environ, RUNNER_ENV: "fake"})
+    assert done.returncode == 0, done.stderr
+    answer = run_dir / "tasks" / "9001" / "trial_1" / "agent_response.json"
+    answer.write_text(json.dumps({"task_type": "RETRIEVE", "status": "SUCCESS",
+                                  "retrieved_data": [1.0]}))  # trial 1 of 9001 now fails
+    assert run_cli("eval", str(run_dir)).returncode == 0
+    first = run_cli("web", "package", str(run_dir), "--out", str(tmp_path / "first"))
+    assert first.returncode == 0, first.stderr
+    assert "3 tasks packaged" in first.stdout and "trimming saved" in first.stdout
+    assert sorted(p.name for p in (tmp_path / "first").iterdir()) == [
+        "9001", "9003", "9005", "summary.json"]
+    assert _rescore_package(tmp_path / "first", run_dir, tmp_path) == {
+        9001: 0.0, 9003: 1.0, 9005: 1.0}
+    best = run_cli("web", "package", str(run_dir), "--out", str(tmp_path / "best.tar.gz"),
+                   "--trial", "best")
+    assert best.returncode == 0, best.stderr
+    assert _rescore_package(tmp_path / "best.tar.gz", run_dir, tmp_path) == {
+        9001: 1.0, 9003: 1.0, 9005: 1.0}
+    again = run_cli("web", "package", str(run_dir), "--out", str(tmp_path / "first"))
+    assert again.returncode == 2 and "already exists" in again.stderr
+
+
+@pytest.mark.skipif(not SHARED_DEMO.is_dir(), reason="the shared demo logs are not here "
+                    "(/work/shared/data/webarena-verified-demo)")
+def test_the_demo_logs_packaged_keep_their_official_verdicts(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    shutil.copytree(SHARED_DEMO, logs)
+    official = {int(p.parent.name): json.loads(p.read_text())["score"]
+                for p in logs.glob("*/eval_result.json")}
+    package = tmp_path / "demo.tar.gz"
+    done = run_cli("web", "package", str(logs), "--out", str(package))
+    assert done.returncode == 0, done.stderr
+    assert "2 tasks packaged" in done.stdout
+    folder = tmp_path / "unpacked"
+    with tarfile.open(package) as archive:
+        archive.extractall(folder, filter="data")
+    config = tmp_path / "sites.yaml"
+    config.write_text("sites:\n  shopping_admin:\n    url: http://192.168.1.35:7780/admin\n")
+    scored = run_cli("web", "eval", "--output-dir", str(folder), "--config", str(config), "--json")
+    assert scored.returncode == 0, scored.stderr
+    assert _scores(json.loads(scored.stdout)) == official == {107: 0.0, 108: 1.0}
+    before = sum(p.stat().st_size for p in logs.glob("*/network.har"))
+    after = sum(p.stat().st_size for p in folder.glob("*/network.har"))
+    assert after < before  # static resources trimmed
