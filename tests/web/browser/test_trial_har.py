@@ -59,7 +59,10 @@ def test_scripted_agent_finishes_the_task(trial: tuple[Any, dict[str, Any], Path
                                           site: SiteServer) -> None:
     outcome, _, folder = trial
     assert outcome.status is TrialStatus.COMPLETED, outcome.errors
-    assert outcome.final_text == "ordered blue mug" and outcome.agent_success is True
+    # the structured prompt: the final text is the response the schema validated
+    final = json.loads(outcome.final_text or "{}")
+    assert final["task_type"] == "MUTATE" and final["status"] == "SUCCESS"
+    assert outcome.agent_success is True
     # the input shares its agent step with the click after it
     assert outcome.steps == len(STEPS) - 1 and outcome.errors == []
     assert site.last_q == "blue mug"
