@@ -21,8 +21,8 @@ from benchwright.coding.evaluation import (
 )
 from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import Group
-from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import CheckpointRecord, Manifest, RunConfig
+from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig
 from benchwright.sandbox import Limits
 
 COST, IN, OUT, CACHED, AGENT_S, GRADE_S = 0.25, 1000, 200, 300, 10.0, 2.0

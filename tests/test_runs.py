@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from benchwright.runs import journal
-from benchwright.runs.layout import RunLayout
+from benchwright.coding.runs import journal
+from benchwright.coding.runs.layout import RunLayout
 from tests.conftest import FIXTURES, run_cli
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
@@ -258,7 +258,7 @@ def test_new_result_files_follow_the_umask(tmp_path: Path) -> None:
 def test_a_line_torn_inside_a_character_ends_the_journal(tmp_path: Path) -> None:
     from pydantic import BaseModel
 
-    from benchwright.runs.journal import read_jsonl
+    from benchwright.coding.runs.journal import read_jsonl
 
     class Entry(BaseModel):
         name: str
@@ -269,7 +269,7 @@ def test_a_line_torn_inside_a_character_ends_the_journal(tmp_path: Path) -> None
 
 
 def test_an_attempt_that_broke_before_its_first_checkpoint_is_not_solved() -> None:
-    from benchwright.runs.models import ChainSummary
+    from benchwright.coding.runs.models import ChainSummary
 
     broken = ChainSummary(problem="p", trial=1, n_checkpoints=0, records=[], error="no prompt")
     assert not broken.solved

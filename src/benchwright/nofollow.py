@@ -27,6 +27,9 @@ _CHUNK = 1 << 20
 MAX_DEPTH = 128
 Kind = Literal["dir", "file", "link"]
 Prune = Callable[[str], bool]
+# Never part of a snapshot nor measured: caches, virtualenvs, version-control folders.
+CACHE_FOLDERS = ("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv",
+                 "venv", ".git", "node_modules")
 
 
 class LimitExceeded(Exception):

@@ -1,26 +1,82 @@
-"""The core interfaces of benchwright, on one screen.
+"""The core interfaces of benchwright and the values they pass, on one screen.
 
-- A `Runtime` runs a command somewhere (a bubblewrap sandbox, or the host when asked).
-- An `Agent` works on one checkpoint in a workspace and reports what it spent.
+- A `Runtime` runs a command somewhere (a bubblewrap sandbox, or the host when asked), with
+  `Limits` and `Mount`s, and returns an `ExecResult`.
 - An `Executor` runs independent jobs (one problem x trial each) and reports as they finish.
-- A `TrialRunner` drives one web trial (an agent in a browser, its network recorded).
+- A `Track` (coding, web) owns its run folders: create, resume, finish, regrade, report, read.
 
-Graders are plain functions (`benchwright.coding.grading.grade_checkpoint`): a snapshot in, a
-verdict out. Implementations are registered by name in `benchwright.registry`.
+Each track's own interfaces live with it: a coding `Agent` in `benchwright.coding.agents.base`,
+a web `TrialRunner` in `benchwright.web.runs.trial_runner`. Implementations are registered by
+name in `benchwright.registry`. This module imports nothing of benchwright.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Protocol, TypeVar
+from typing import IO, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from benchwright.coding.agents.base import AgentContext, AgentResult
-    from benchwright.sandbox import ExecResult, Limits, Mount
-    from benchwright.web.runs.models import TrialOutcome, TrialRequest
+from pydantic import BaseModel, Field
+
+
+class Limits(BaseModel):
+    """Resource limits for one sandboxed command."""
+
+    wall_clock_s: float = 1800.0
+    """The whole command is killed after this many seconds."""
+    memory_mb: int | None = None
+    """Resident memory (RAM) the sandbox's processes may use together, in MiB; None: half of the
+    machine's memory. Where no memory cgroup can be made, an address-space limit per process."""
+    address_space_mb: int | None = None
+    """The address-space limit per process used instead where no memory cgroup can be made;
+    None: memory_mb. (Node reserves tens of GiB it never touches: the CLI agents raise it.)"""
+    max_processes: int = 256
+    """Processes and threads the sandbox may have at once."""
+    max_file_mb: int = 1024
+    """Largest file a process may write, in MiB."""
+
+
+class Mount(BaseModel):
+    """A host path made visible inside the sandbox."""
+
+    path: Path
+    """The host path (file or folder)."""
+    writable: bool = False
+    """Whether the sandbox may write to it."""
+    target: Path | None = None
+    """Where it appears inside the sandbox; the same path when None."""
+
+    @property
+    def inside(self) -> Path:
+        """The path inside the sandbox."""
+        return self.target or self.path
+
+
+class ExecResult(BaseModel):
+    """What a sandboxed command did."""
+
+    argv: list[str]
+    """The command as run inside the sandbox."""
+    exit_code: int
+    """Its exit status; negative for a signal, as subprocess reports it."""
+    duration_s: float
+    """Wall-clock seconds from start to end."""
+    timed_out: bool = False
+    """Whether the wall-clock limit killed it."""
+    stdout_path: Path | None = None
+    """Where its standard output was written, if to a file."""
+    stderr_path: Path | None = None
+    """Where its standard error was written, if to a file."""
+    runtime: str = Field(default="bwrap")
+    """Which runtime ran it."""
+    memory_exceeded: bool = False
+    """The memory limit made the kernel kill a process of the command."""
+
 
 JobT = TypeVar("JobT")
+SetupT = TypeVar("SetupT", contravariant=True)
+BuiltT = TypeVar("BuiltT", covariant=True)
 ResultT = TypeVar("ResultT")
 
 
@@ -48,20 +104,6 @@ class Runtime(Protocol):
         ...
 
 
-class Agent(Protocol):
-    """Something that changes a workspace to meet a checkpoint's spec."""
-
-    name: str
-
-    def act(self, ctx: AgentContext) -> AgentResult:
-        """Work on one checkpoint in `ctx.workspace`; return status, usage and timing."""
-        ...
-
-    def cleanup(self) -> None:
-        """Release whatever the agent holds (processes, temporary files)."""
-        ...
-
-
 class Executor(Protocol):
     """Runs independent jobs, possibly in parallel, yielding results as they finish."""
 
@@ -72,13 +114,68 @@ class Executor(Protocol):
         ...
 
 
-class TrialRunner(Protocol):
-    """Runs web trials one at a time (one runner per site worker, so it may keep a browser)."""
+class FromSetup(Protocol[SetupT, BuiltT]):
+    """A registered class built from its track's one settings object, every entry alike."""
 
-    def run_trial(self, request: TrialRequest) -> TrialOutcome:
-        """Attempt `request.task`; write network.har and history.json into `request.trial_dir`."""
+    def from_setup(self, setup: SetupT, /) -> BuiltT:
+        """The part, built from `setup` (a classmethod of the registered class)."""
         ...
 
-    def close(self) -> None:
-        """Release what the runner holds (a shared browser)."""
+
+class Track(Protocol):
+    """A benchmark track (coding, web): it owns the run folders whose manifest names it.
+
+    `benchwright.runs.open_run` reads a folder's manifest header and hands back its track; the
+    CLI's `eval RUN_DIR`, `report` and `--resume` go through it. `create` and `resume` are the
+    plain way to drive a run (the `run` commands add progress displays and option checks);
+    `finish` is the common end of a run and of a regrade.
+    """
+
+    name: str
+    """The name in `manifest.json`'s `track` field."""
+    noun: str
+    """What its run folders are called in messages ("web run")."""
+    command: str
+    """The command that makes its runs ("benchwright run web")."""
+
+    def create(self, run_dir: Path, config: BaseModel) -> BaseModel:
+        """Make a new run folder from the track's configuration model; return its manifest."""
         ...
+
+    def resume(self, run_dir: Path, workers: int = 1) -> BaseModel:
+        """Run what is not finished yet (everything, for a new run), then `finish`."""
+        ...
+
+    def read(self, run_dir: Path) -> BaseModel:
+        """The run's manifest (the track's model); a folder of another track is an error."""
+        ...
+
+    def finish(self, run_dir: Path) -> BaseModel:
+        """Score what is journaled, write result.json and report.md; return the result."""
+        ...
+
+    def regrade(self, run_dir: Path, settings: RegradeSettings) -> BaseModel:
+        """Grade every saved unit again offline, then `finish`; return what changed."""
+        ...
+
+    def report(self, run_dir: Path, baseline: Path | None) -> BaseModel:
+        """`benchwright report`'s figures of the run (against a baseline run or folder)."""
+        ...
+
+    def render(self, report: BaseModel) -> str:
+        """The markdown of a report made by `report`."""
+        ...
+
+    def resume_command(self, run_dir: Path) -> str:
+        """The command that continues the run."""
+        ...
+
+
+@dataclass(frozen=True)
+class RegradeSettings:
+    """What `eval RUN_DIR` may change about grading a saved run."""
+
+    config: Path | None = None
+    """Web runs: site URLs (YAML) to score against instead of the manifest's."""
+    progress: Callable[[str], None] | None = None
+    """Called with a short line as each unit is graded (a status display), or None."""

@@ -30,15 +30,15 @@ import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from benchwright import memory_cgroup
 from benchwright.errors import PrerequisiteError
+from benchwright.protocols import ExecResult, Limits, Mount, Runtime
 
-if TYPE_CHECKING:
-    from benchwright.protocols import Runtime
+__all__ = ["BwrapRuntime", "ExecResult", "Limits", "Mount", "UnsafeLocalRuntime", "get_runtime"]
 
 SANDBOX_UID = 1000
 # Host uids for sandboxes started by root: far above any real account or subordinate-uid range.
@@ -53,60 +53,6 @@ _ETC_ALLOWED = (
     "ssl", "timezone",
 )
 INSTALL_BWRAP = "sudo apt-get install -y bubblewrap"
-
-
-class Limits(BaseModel):
-    """Resource limits for one sandboxed command."""
-
-    wall_clock_s: float = 1800.0
-    """The whole command is killed after this many seconds."""
-    memory_mb: int | None = None
-    """Resident memory (RAM) the sandbox's processes may use together, in MiB; None: half of the
-    machine's memory. Where no memory cgroup can be made, an address-space limit per process."""
-    address_space_mb: int | None = None
-    """The address-space limit per process used instead where no memory cgroup can be made;
-    None: memory_mb. (Node reserves tens of GiB it never touches: the CLI agents raise it.)"""
-    max_processes: int = 256
-    """Processes and threads the sandbox may have at once."""
-    max_file_mb: int = 1024
-    """Largest file a process may write, in MiB."""
-
-
-class Mount(BaseModel):
-    """A host path made visible inside the sandbox."""
-
-    path: Path
-    """The host path (file or folder)."""
-    writable: bool = False
-    """Whether the sandbox may write to it."""
-    target: Path | None = None
-    """Where it appears inside the sandbox; the same path when None."""
-
-    @property
-    def inside(self) -> Path:
-        """The path inside the sandbox."""
-        return self.target or self.path
-
-
-class ExecResult(BaseModel):
-    """What a sandboxed command did."""
-
-    argv: list[str]
-    """The command as run inside the sandbox."""
-    exit_code: int
-    """Its exit status; negative for a signal, as subprocess reports it."""
-    duration_s: float
-    """Wall-clock seconds from start to end."""
-    timed_out: bool = False
-    """Whether the wall-clock limit killed it."""
-    stdout_path: Path | None = None
-    """Where its standard output was written, if to a file."""
-    stderr_path: Path | None = None
-    """Where its standard error was written, if to a file."""
-    runtime: str = Field(default="bwrap")
-    """Which runtime ran it."""
-    memory_exceeded: bool = False
-    """The memory limit made the kernel kill a process of the command."""
 
 
 class _Launch(BaseModel):
@@ -484,11 +430,9 @@ def require_bwrap() -> str:
 
 def get_runtime(unsafe_no_sandbox: bool = False) -> Runtime:
     """The runtime to grade with: bubblewrap, or the host when explicitly asked."""
-    from benchwright.registry import RUNTIMES, resolve
+    from benchwright.registry import RUNTIMES
 
-    runtime: Runtime = resolve("runtime", RUNTIMES, "unsafe-local" if unsafe_no_sandbox
-                               else "bwrap")()
-    return runtime
+    return RUNTIMES.get("unsafe-local" if unsafe_no_sandbox else "bwrap")()
 
 
 def is_sandbox_uid(uid: int) -> bool:

@@ -10,16 +10,16 @@ from typing import IO, Any
 
 import pytest
 
+from benchwright.coding import grading
 from benchwright.coding.agents import cli_agent, toolchain
 from benchwright.coding.agents.base import AgentContext
 from benchwright.coding.agents.codex import CodexAgent
 from benchwright.coding.agents.opencode import OpencodeAgent
+from benchwright.coding.runs.models import AgentSettings, RunConfig
+from benchwright.coding.runs.runner import create_run, execute
 from benchwright.errors import PrerequisiteError
 from benchwright.executors.local import LocalExecutor
 from benchwright.interpreters import resolve_python
-from benchwright.runs import chain
-from benchwright.runs.models import AgentSettings, RunConfig
-from benchwright.runs.runner import create_run, execute
 from benchwright.sandbox import ExecResult, Limits, Mount
 
 KEY = "AIza-benchwright-fake-0c5d7e19b3"
@@ -166,13 +166,13 @@ def test_the_run_loop_redacts_what_a_cli_echoes(
                        agent_settings=AgentSettings(infra_retries=0))
     create_run(config, out)
     leaked_while_grading: list[Path] = []
-    grade = chain.grade_checkpoint
+    grade = grading.grade_checkpoint  # the registered grader, read at each call
 
     def grade_and_look(*args: Any, **kwargs: Any) -> Any:
         leaked_while_grading.extend(_holding(out, KEY))
         return grade(*args, **kwargs)
 
-    monkeypatch.setattr(chain, "grade_checkpoint", grade_and_look)
+    monkeypatch.setattr(grading, "grade_checkpoint", grade_and_look)
     execute(out, config, LocalExecutor(workers=1))
     assert leaked_while_grading == []
     agent_dir = out / "ledger_cli" / "trial_1" / "checkpoint_1" / "agent"

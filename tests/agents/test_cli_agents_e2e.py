@@ -16,12 +16,12 @@ import pytest
 
 from benchwright.coding.agents import toolchain
 from benchwright.coding.agents.base import AgentContext, AgentStatus
+from benchwright.coding.runs.models import AgentSettings, RunConfig, RunResult
+from benchwright.coding.runs.runner import create_run, execute
 from benchwright.errors import BenchwrightError
 from benchwright.executors.local import LocalExecutor
 from benchwright.interpreters import resolve_python
-from benchwright.registry import AGENTS, resolve
-from benchwright.runs.models import AgentSettings, RunConfig, RunResult
-from benchwright.runs.runner import create_run, execute
+from benchwright.registry import CODING_AGENTS
 from benchwright.sandbox import BwrapRuntime, Limits
 from benchwright.testing import FakeLLMServer, Script
 
@@ -222,7 +222,7 @@ def test_429_on_every_call_is_an_infra_error(
                        prompt_file=tmp_path / "prompt.txt", is_continuation=False,
                        artifacts_dir=tmp_path / "agent")
     with FakeLLMServer(script) as server:
-        cls = resolve("agent", AGENTS, agent)
+        cls = CODING_AGENTS.get(agent)
         settings = AgentSettings(base_url=server.base_url, llm_retries=1, retry_backoff_s=0)
         result = cls(model, settings, BwrapRuntime(), Limits(wall_clock_s=240),
                      resolve_python(None)).act(ctx)

@@ -9,11 +9,11 @@ import pytest
 
 from benchwright.coding.agents.base import AgentContext, AgentStatus
 from benchwright.coding.agents.chat_client import ChatClient, resolve_target
-from benchwright.coding.agents.prices import price_of
+from benchwright.coding.agents.settings import AgentSettings
 from benchwright.errors import PrerequisiteError, ProviderUnavailable
 from benchwright.interpreters import resolve_python
+from benchwright.pricing import price_of
 from benchwright.redaction import Redactor, is_secret_name
-from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import Limits, UnsafeLocalRuntime
 from benchwright.testing import FakeLLMServer, Script
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.runs.models import AgentSettings, RunConfig
-from benchwright.runs.runner import create_run, load_manifest, refresh_checksums
+from benchwright.coding.runs.models import AgentSettings, RunConfig
+from benchwright.coding.runs.runner import create_run, load_manifest, refresh_checksums
 from tests.conftest import FIXTURES
 
 KEY = "query-key-only-in-the-url-8e1f"

@@ -19,9 +19,9 @@ import pytest
 from benchwright.coding.agents.base import AgentContext
 from benchwright.coding.agents.command import CommandAgent
 from benchwright.coding.agents.network import agent_allowlist, provider_endpoints
+from benchwright.coding.agents.settings import AgentSettings
 from benchwright.egress import EgressProxy, host_addresses, index_endpoints, local_index_folders
 from benchwright.interpreters import resolve_python
-from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import Limits, get_runtime
 from benchwright.testing.fake_llm import FakeLLMServer
 from benchwright.testing.script import Script

@@ -17,12 +17,17 @@ import pytest
 import yaml
 
 from benchwright.coding.loader import load_problem
+from benchwright.coding.runs.snapshots import (
+    SnapshotLimits,
+    diff_snapshots,
+    files_of,
+    take_snapshot,
+)
 from benchwright.coding.workspace import copy_asset
 from benchwright.errors import ProblemConfigError, SnapshotLimitError
 from benchwright.metrics.languages import analyzers
 from benchwright.metrics.static import source_files
 from benchwright.nofollow import read_regular
-from benchwright.runs.snapshots import SnapshotLimits, diff_snapshots, files_of, take_snapshot
 from tests.conftest import run_cli
 from tests.security.run_probes import (
     SOLVE_1,

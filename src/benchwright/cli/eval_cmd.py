@@ -18,22 +18,21 @@ from benchwright.cli.option_checks import (
     new_dir,
     seconds,
 )
-from benchwright.cli.render import changes_view, evaluation_view, failing_tests_view
-from benchwright.cli.run_report import print_run_problems, write_run_report
+from benchwright.cli.render import evaluation_view, failing_tests_view
 from benchwright.coding.artifacts import save_grade_output
 from benchwright.coding.evaluation import GradeStatus
 from benchwright.coding.examples import example_problem_dir
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import get_checkpoint, load_problem
+from benchwright.coding.report.failures import failing_tests
 from benchwright.coding.scratch import sweep_leftovers
 from benchwright.errors import GradingInfrastructureError, UserInputError
-from benchwright.report.failures import failing_tests
+from benchwright.protocols import RegradeSettings
+from benchwright.registry import REGRADE_VIEWS
+from benchwright.runs import open_run
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.lock import run_lock
-from benchwright.runs.regrade import regrade_run
-from benchwright.runs.runner import load_manifest
 from benchwright.sandbox import Limits, get_runtime
-from benchwright.web.runs.layout import is_web_run
 
 
 class _EvalGroup(TyperGroup):
@@ -61,32 +60,17 @@ def run_dir_cmd(
 ) -> None:
     """Re-grade every saved snapshot of a run offline and list each verdict that changed."""
     sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
-    if is_web_run(run_dir):
-        from benchwright.cli.run_web_cmd import eval_web_run
-
-        eval_web_run(run_dir, config=config, as_json=as_json)
-        return
     if _is_web_layout(run_dir):
         from benchwright.cli.web_cmd import eval_cmd as web_eval
 
         web_eval(output_dir=run_dir, config=config, as_json=as_json, baseline=None, force=True,
                  python=None)
         return
-    err = Console(stderr=True)
-    load_manifest(run_dir)  # not a run: say so before taking a lock in the folder
-    with run_lock(run_dir), err.status("re-grading") as status:
-        changes, result = regrade_run(run_dir, on_checkpoint=lambda s: status.update(
-            f"re-grading {s}"))
-        write_run_report(run_dir, result)
-    if as_json:
-        typer.echo(json.dumps({"run_dir": str(run_dir), "n_checkpoints": result.n_checkpoints,
-                               "changes": [c.model_dump() for c in changes]}, indent=2))
-        return
-    Console().print(changes_view(changes, result.n_checkpoints))
-    if not result.complete:
-        err.print(f"[yellow]the run is incomplete[/]: continue it with "
-                  f"`benchwright run coding --resume {run_dir}`", highlight=False)
-    print_run_problems(result, Console(stderr=True, highlight=False))
+    run = open_run(run_dir)  # not a run: say so before taking a lock in the folder
+    with run_lock(run_dir), Console(stderr=True).status("re-grading") as status:
+        outcome = run.track.regrade(run_dir, RegradeSettings(config=config,
+                                                             progress=status.update))
+    REGRADE_VIEWS.get(run.track.name)(run_dir, outcome, as_json)
 
 
 def _is_web_layout(folder: Path) -> bool:

@@ -11,10 +11,10 @@ from rich.text import Text
 
 from benchwright.coding.evaluation import CheckpointEvaluation
 from benchwright.coding.policies import PassPolicy
-from benchwright.report.coding import CodingReport
-from benchwright.report.failures import AttemptFailure, FailingTests
-from benchwright.runs.models import RunResult
-from benchwright.runs.regrade import VerdictChange
+from benchwright.coding.report.failures import AttemptFailure, FailingTests
+from benchwright.coding.report.figures import CodingReport
+from benchwright.coding.runs.models import RunResult
+from benchwright.coding.runs.regrade import VerdictChange
 from benchwright.stats import MIN_CLUSTERS, Estimate, few_clusters
 
 SHOWN_POLICIES = (PassPolicy.CORE_CASES, PassPolicy.ALL_NON_ERROR_CASES, PassPolicy.ALL_CASES)

@@ -8,9 +8,7 @@ from typing import Annotated
 
 import typer
 
-from benchwright.report.coding import build_report
-from benchwright.report.markdown import render_markdown
-from benchwright.web.runs.layout import is_web_run
+from benchwright.runs import open_run
 
 
 class Format(StrEnum):
@@ -25,16 +23,9 @@ def report_cmd(
     fmt: Annotated[Format, typer.Option("--format", help="md or json.")] = Format.MD,
 ) -> None:
     """Report a run: solve rates, pass rates by group, cost, tokens and time, with 95% CIs."""
-    if is_web_run(run_dir):
-        from benchwright.cli.run_web_cmd import web_run_report
-        from benchwright.web.stats_report import render_markdown as render_web
-
-        web = web_run_report(run_dir, baseline)
-        typer.echo(web.model_dump_json(indent=2) if fmt is Format.JSON else render_web(web),
-                   nl=fmt is Format.JSON)
-        return
-    report = build_report(run_dir, baseline)
+    track = open_run(run_dir).track
+    report = track.report(run_dir, baseline)
     if fmt is Format.JSON:
         typer.echo(report.model_dump_json(indent=2))
     else:
-        typer.echo(render_markdown(report), nl=False)
+        typer.echo(track.render(report), nl=False)

@@ -14,31 +14,36 @@ from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.option_checks import MAX_TRIALS, MAX_WORKERS, existing_dir, new_dir
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
-from benchwright.cli.run_report import print_run_problems, write_run_report
 from benchwright.cli.run_web_cmd import run_web_cmd
+from benchwright.coding.agents.settings import AgentSettings
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
-from benchwright.coding.scratch import sweep_leftovers
-from benchwright.errors import Interrupted, PrerequisiteError, RunIncomplete, UserInputError
-from benchwright.executors.local import LocalExecutor
-from benchwright.metrics.tools import versions
-from benchwright.registry import AGENTS
-from benchwright.runs.clock import folder_stamp
-from benchwright.runs.layout import RunLayout
-from benchwright.runs.lock import locked_run_folder
-from benchwright.runs.models import (
-    AgentSettings,
+from benchwright.coding.report.run_report import print_run_problems, write_run_report
+from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.models import (
     ChainSummary,
     CheckpointRecord,
     InfraErrorRecord,
     RunConfig,
     RunResult,
 )
-from benchwright.runs.preflight import check_coding_run, check_resumable, prompt_setting, resolved
-from benchwright.runs.progress import CheckpointTally
-from benchwright.runs.runner import create_run, execute, load_manifest, refresh_checksums
-from benchwright.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
+from benchwright.coding.runs.preflight import (
+    check_coding_run,
+    check_resumable,
+    prompt_setting,
+    resolved,
+)
+from benchwright.coding.runs.progress import CheckpointTally
+from benchwright.coding.runs.runner import create_run, execute, load_manifest, refresh_checksums
+from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
+from benchwright.coding.scratch import sweep_leftovers
+from benchwright.errors import Interrupted, PrerequisiteError, RunIncomplete, UserInputError
+from benchwright.metrics.tools import versions
+from benchwright.registry import CODING_AGENTS, EXECUTORS
+from benchwright.runs import open_run
+from benchwright.runs.clock import folder_stamp
+from benchwright.runs.lock import locked_run_folder
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
 app.command("web")(run_web_cmd)
@@ -52,7 +57,7 @@ def coding_cmd(
         help="Folder of problems (SCBench format); default: the bundled examples.")] = None,
     problem: Annotated[list[str] | None, typer.Option(
         help="A problem to run (repeatable); default: every problem in the folder.")] = None,
-    agent: Annotated[str, typer.Option(help=f"One of: {', '.join(AGENTS)}.")] = "oracle",
+    agent: Annotated[str, typer.Option(help=f"One of: {', '.join(CODING_AGENTS)}.")] = "oracle",
     agent_command: Annotated[str | None, typer.Option(
         help="Shell command for the `command` agent (prompt on stdin).")] = None,
     agent_mount: Annotated[list[Path] | None, typer.Option(
@@ -110,7 +115,7 @@ def coding_cmd(
         sweep_leftovers(RunLayout(run_dir).grading_dir)
         sweep_leftovers()
         result = _execute(run_dir, config, workers, quiet=as_json)
-        report = write_run_report(run_dir, result)
+        report = write_run_report(run_dir, result)  # the coding track's report.md
     if as_json:
         echo_json(result_fields(result))
     else:
@@ -181,6 +186,7 @@ def _require_metric_tools() -> None:
 
 def _resumed(ctx: typer.Context, run_dir: Path) -> RunConfig:
     """The saved configuration, after checking the command line does not contradict it."""
+    open_run(run_dir, expect="coding")  # a web run folder: say so, and how to continue it
     config = load_manifest(run_dir).config
     settings = config.agent_settings
     saved = {"problems_dir": config.problems_dir, "problem": config.problems,
@@ -205,8 +211,7 @@ def _resumed(ctx: typer.Context, run_dir: Path) -> RunConfig:
 
 
 def _agent_name(name: str) -> str:
-    if name not in AGENTS:
-        raise UserInputError(f"unknown agent {name!r}", hint=f"choose one of: {', '.join(AGENTS)}")
+    CODING_AGENTS.check(name)
     return name
 
 
@@ -264,7 +269,7 @@ def _execute(run_dir: Path, config: RunConfig, workers: int, quiet: bool) -> Run
 
     try:
         with progress:
-            return execute(run_dir, config, LocalExecutor(workers, on_event=on_event),
+            return execute(run_dir, config, EXECUTORS.get("local")(workers, on_event=on_event),
                            on_summary=on_summary, on_plan=on_plan)
     except KeyboardInterrupt:
         raise Interrupted("interrupted; nothing finished is lost",

@@ -15,12 +15,12 @@ from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.option_checks import MAX_TRIALS, MAX_WEB_STEPS, new_dir
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.errors import Interrupted, UserInputError
+from benchwright.runs import open_run
 from benchwright.runs.clock import folder_stamp
-from benchwright.runs.lock import locked_run_folder, run_lock
+from benchwright.runs.lock import locked_run_folder
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED
 from benchwright.web.runs.extraction import ExtractorConfig
-from benchwright.web.runs.layout import WebRunLayout, is_web_run
 from benchwright.web.runs.models import (
     AgentName,
     AgentSpec,
@@ -32,7 +32,6 @@ from benchwright.web.runs.runner import (
     RunHooks,
     create_web_run,
     execute_web_run,
-    finish,
     load_web_manifest,
 )
 from benchwright.web.runs.suites import LOCAL, SUITE_NAMES, Suite, open_suite
@@ -45,7 +44,7 @@ from benchwright.web.tasks import (
 )
 
 if TYPE_CHECKING:
-    from benchwright.web.stats_report import WebReport
+    pass
 
 # Selects another registered trial runner (tests use `fake`); deliberately not a CLI option.
 RUNNER_ENV = "BENCHWRIGHT_WEB_TRIAL_RUNNER"
@@ -137,6 +136,7 @@ def _resumable(ctx: typer.Context, out: Path | None) -> Path:
     if out is None:
         raise UserInputError("--resume needs the run directory",
                              hint="pass --out RUN_DIR --resume")
+    open_run(out, expect="web")  # a coding run folder: say so, and how to continue it
     config = load_web_manifest(out).config
     saved = {"suite": config.suite, "task_ids": sorted(config.task_ids), "agent": config.agent.name,
              "model": config.agent.model, "base_url": config.agent.base_url,
@@ -250,34 +250,3 @@ def _summary_line(result: WebRunResult) -> str:
     return (f"{result.n_passed}/{result.n_trials} trials passed "
             f"({100 * result.pass_rate:.1f}%) over {result.n_tasks} tasks, "
             f"{result.n_errors} errors{state}\nrun: {result.run_dir}")
-
-
-def eval_web_run(run_dir: Path, config: Path | None, as_json: bool) -> None:
-    """`benchwright eval RUN_DIR` on a web run: re-score every trial offline, rewrite report.md
-    and result.json."""
-    from benchwright.cli.web_cmd import eval_json, print_report
-
-    with run_lock(run_dir), Console(stderr=True).status("scoring") as status:
-        scored = finish(run_dir, status.update, force=True, config=config)
-    if as_json:
-        echo_json(eval_json(scored.summary, scored.report))
-        return
-    print_report(Console(), scored.summary, scored.report)
-
-
-def web_run_report(run_dir: Path, baseline: Path | None) -> WebReport:
-    """The statistics of a scored web run (against a baseline run or scored folder)."""
-    from benchwright.web.runs.report_identity import saved_grading_time, with_identity
-    from benchwright.web.runs.runner import load_web_manifest
-    from benchwright.web.scoring import load_summary
-    from benchwright.web.stats_report import build_report
-
-    load_web_manifest(run_dir)  # a damaged manifest is named before its scores are read
-    before = load_summary(_tasks_dir(baseline)) if baseline is not None else None
-    summary = load_summary(_tasks_dir(run_dir))
-    return with_identity(build_report(summary, before), run_dir, load_web_manifest(run_dir),
-                         summary, saved_grading_time(run_dir))
-
-
-def _tasks_dir(folder: Path) -> Path:
-    return WebRunLayout(folder).tasks_dir if is_web_run(folder) else folder

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -59,6 +59,8 @@ class GradeOptions:
     """Refuse a snapshot without the entry file (for `eval checkpoint`); runs grade it as failed."""
     scratch_root: Path | None = None
     """A 0700 folder for the grading workspaces (a run's own); None: `scratch.private_root()`."""
+    grader: str = "pytest"
+    """The registered grader (`benchwright.registry.GRADERS`) the run loop and `eval` use."""
     extra_env: Mapping[str, str] = field(default_factory=dict)
     """Variables over the grader's own (TZ, PYTHONHASHSEED): `problems validate` varies them."""
     reverse_files: bool = False
@@ -93,6 +95,23 @@ class _Ran(BaseModel):
     stderr: str
     pipe: vc.PipeReport
     file_report: dict[str, Any] | None
+
+
+class Grader(Protocol):
+    """A grader as registered in `benchwright.registry.GRADERS` (`grade_checkpoint` is one)."""
+
+    def __call__(self, problem: ProblemConfig, checkpoint: CheckpointConfig, snapshot: Path,
+                 options: GradeOptions, progress: Progress = ..., /) -> GradeOutput:
+        """Grade `snapshot` against `checkpoint`; nothing is written."""
+        ...
+
+
+def grader_of(options: GradeOptions) -> Grader:
+    """The grader `options` name, from the registry."""
+    from benchwright.registry import GRADERS
+
+    found: Grader = GRADERS.get(options.grader)
+    return found
 
 
 def grade_checkpoint(

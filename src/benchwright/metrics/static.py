@@ -13,14 +13,13 @@ from benchwright.metrics.languages import analyzers
 from benchwright.metrics.languages.base import FileAnalysis, LanguageAnalyzer
 from benchwright.metrics.models import GraphMetrics, LineCounts, SnapshotMetrics, SymbolMetrics
 from benchwright.metrics.tools import versions
-from benchwright.nofollow import TreeWalk, read_regular
-from benchwright.runs.snapshots import SNAPSHOT_IGNORE
+from benchwright.nofollow import CACHE_FOLDERS, TreeWalk, read_regular
 from benchwright.stats import gini
 
 # Mass: how far callables exceed a healthy value, weighted by their size.
 MASS_BASELINES = {"complexity": 5, "branches": 4, "comparisons": 4}
 HIGH_CC, EXTREME_CC = 10, 30
-_SKIP_DIRS = {*SNAPSHOT_IGNORE, ".evaluation_tests"}
+_SKIP_DIRS = {*CACHE_FOLDERS, ".evaluation_tests"}
 
 
 def source_files(root: Path, analyzer: LanguageAnalyzer) -> list[str]:

@@ -3,7 +3,8 @@
 A record is appended (and fsynced) only after every file of its unit is written, so a unit is
 finished exactly when its record is there. A kill -9 can leave at most a torn last line, which
 readers ignore; resume rewrites the journal atomically to its valid prefix. The coding track
-journals checkpoints (`CheckpointRecord`, the default); the web track journals trials.
+journals checkpoints (`benchwright.coding.runs.journal`), the web track trials; the record type is
+a parameter, so this module knows neither.
 """
 
 from __future__ import annotations
@@ -16,18 +17,12 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from benchwright.fileio import write_text_atomic
-from benchwright.runs.models import AttemptErrorRecord, CheckpointRecord, InfraErrorRecord
 from benchwright.untrusted_files import read_untrusted_bytes
 
 MAX_JOURNAL_BYTES = 1024 * 2**20
 JOURNAL_HINT = "the run folder was changed by hand; restore it or start a new run"
 
 RecordT = TypeVar("RecordT", bound=BaseModel)
-
-
-def read_records(path: Path) -> list[CheckpointRecord]:
-    """The checkpoint journal's complete records, in order."""
-    return read_jsonl(path, CheckpointRecord)
 
 
 def read_jsonl(path: Path, model: type[RecordT]) -> list[RecordT]:
@@ -56,24 +51,3 @@ def append_record(path: Path, record: BaseModel) -> None:
 def rewrite(path: Path, records: Sequence[BaseModel]) -> None:
     """Replace the journal with exactly these records, atomically."""
     write_text_atomic(path, "".join(r.model_dump_json() + "\n" for r in records))
-
-
-def read_infra_error(path: Path) -> InfraErrorRecord | None:
-    """The attempt's infrastructure error, if it has one (an unreadable file counts as none)."""
-    if not path.exists():
-        return None
-    data = read_untrusted_bytes(path, what="the infrastructure-error record", hint=JOURNAL_HINT)
-    try:
-        return InfraErrorRecord.model_validate_json(data)
-    except ValidationError:
-        return None
-
-
-def read_attempt_error(path: Path) -> str | None:
-    """Why the attempt broke off, if it did (an unreadable file still says it did)."""
-    if not path.is_file():
-        return None
-    try:
-        return AttemptErrorRecord.model_validate_json(path.read_bytes()).error
-    except ValidationError:
-        return f"the attempt broke off (its {path.name} is unreadable)"

@@ -93,13 +93,16 @@ def package(source: Path, out: Path, choice: TrialChoice = TrialChoice.FIRST,
 
 def _source(source: Path) -> tuple[Path, Path | None]:
     """The folder of task logs, and the dataset file for tasks that are not the official 812."""
-    from benchwright.web.runs.layout import WebRunLayout, is_web_run
+    from benchwright.runs import open_run
+    from benchwright.runs.layout import MANIFEST
+    from benchwright.web.runs.layout import WebRunLayout
 
     if not source.is_dir():
         raise UserInputError("no such folder", path=source,
                              hint="pass a run directory or a folder of <task_id>/ logs")
-    if not is_web_run(source):
+    if not (source / MANIFEST).exists():
         return source, None
+    open_run(source, expect="web")  # the manifest's track, never a guess: a coding run is refused
     from benchwright.web.runs.runner import load_web_manifest
 
     manifest = load_web_manifest(source)

@@ -6,6 +6,7 @@ import shutil
 import time
 from enum import StrEnum
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -100,6 +101,20 @@ def replace_workspace(workspace: Path, source: Path, keep: set[str]) -> None:
         else:
             entry.unlink()
     shutil.copytree(source, workspace, dirs_exist_ok=True, symlinks=True)
+
+
+class Agent(Protocol):
+    """Something that changes a workspace to meet a checkpoint's spec."""
+
+    name: str
+
+    def act(self, ctx: AgentContext) -> AgentResult:
+        """Work on one checkpoint in `ctx.workspace`; return status, usage and timing."""
+        ...
+
+    def cleanup(self) -> None:
+        """Release whatever the agent holds (processes, temporary files)."""
+        ...
 
 
 class CopyAgent:

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from benchwright.coding.agents.settings import AgentSettings
 from benchwright.errors import PrerequisiteError, ProviderUnavailable, UserInputError
-from benchwright.runs.models import AgentSettings
 
 if TYPE_CHECKING:
     from openai import OpenAI

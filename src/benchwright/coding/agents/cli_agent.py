@@ -20,7 +20,7 @@ import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 from pydantic import BaseModel, Field
 
@@ -36,16 +36,19 @@ from benchwright.coding.agents.network import (
     provider_endpoints,
     run_with_egress,
 )
-from benchwright.coding.agents.prices import run_price
+from benchwright.coding.agents.settings import AgentSettings
 from benchwright.coding.agents.toolchain import InstalledTool, NpmTool, ensure_npm_tool
 from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
 from benchwright.egress import Endpoint
 from benchwright.errors import PrerequisiteError
 from benchwright.interpreters import Interpreter
 from benchwright.nofollow import read_regular
+from benchwright.pricing import run_price
 from benchwright.protocols import Runtime
-from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import ExecResult, Limits, Mount
+
+if TYPE_CHECKING:
+    from benchwright.coding.agents.setup import AgentSetup
 
 RAW_LOG = "agent.jsonl"
 STDERR_LOG = "agent.stderr.txt"
@@ -108,6 +111,12 @@ class CliAgent:
     """The npm CLI's folder once installed: mounted, and its Node.js put first on PATH."""
     version: str | None = None
     """What `install` returned; None until it has succeeded once."""
+
+    @classmethod
+    def from_setup(cls, setup: AgentSetup) -> Self:
+        """Built from the run's model and agent settings (it calls an LLM itself)."""
+        return cls(setup.model, setup.settings, setup.runtime, setup.limits, setup.interpreter,
+                   setup.network)
 
     def __init__(self, model: str | None, settings: AgentSettings, runtime: Runtime,
                  limits: Limits, interpreter: Interpreter, network: bool = True) -> None:

@@ -13,21 +13,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus, sandbox_env
 from benchwright.coding.agents.network import agent_allowlist, run_with_egress
+from benchwright.coding.agents.settings import AgentSettings
+from benchwright.errors import UserInputError
 from benchwright.interpreters import Interpreter
 from benchwright.nofollow import read_regular
 from benchwright.protocols import Runtime
-from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import ExecResult, Limits, Mount
+
+if TYPE_CHECKING:
+    from benchwright.coding.agents.setup import AgentSetup
 
 
 class CommandAgent:
     """Runs `bash -c COMMAND` with the prompt on stdin."""
 
     name = "command"
+
+    @classmethod
+    def from_setup(cls, setup: AgentSetup) -> CommandAgent:
+        """Runs `--agent-command` in the sandbox."""
+        if not setup.command:
+            raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'")
+        return cls(setup.command, setup.runtime, setup.limits, setup.interpreter, setup.network,
+                   setup.settings, setup.mounts)
 
     def __init__(self, command: str, runtime: Runtime, limits: Limits, interpreter: Interpreter,
                  network: bool = False, settings: AgentSettings | None = None,

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Self
 
 from benchwright import __version__
 from benchwright.coding.agents.base import (
@@ -29,7 +29,7 @@ from benchwright.coding.agents.base import (
 )
 from benchwright.coding.agents.chat_client import ChatClient, describe, resolve_target
 from benchwright.coding.agents.network import run_with_egress
-from benchwright.coding.agents.prices import run_price
+from benchwright.coding.agents.settings import AgentSettings
 from benchwright.coding.agents.trajectory import (
     CostSource,
     Role,
@@ -41,9 +41,12 @@ from benchwright.coding.agents.trajectory import (
 from benchwright.egress import index_endpoints
 from benchwright.errors import ProviderUnavailable, UserInputError
 from benchwright.interpreters import Interpreter
+from benchwright.pricing import run_price
 from benchwright.protocols import Runtime
-from benchwright.runs.models import AgentSettings
 from benchwright.sandbox import ExecResult, Limits, Mount
+
+if TYPE_CHECKING:
+    from benchwright.coding.agents.setup import AgentSetup
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion
@@ -67,6 +70,12 @@ class MiniAgent:
     """The bash-tool loop."""
 
     name = "mini"
+
+    @classmethod
+    def from_setup(cls, setup: AgentSetup) -> Self:
+        """Built from the run's model and agent settings (it calls an LLM itself)."""
+        return cls(setup.model, setup.settings, setup.runtime, setup.limits, setup.interpreter,
+                   setup.network)
 
     def __init__(self, model: str | None, settings: AgentSettings, runtime: Runtime,
                  limits: Limits, interpreter: Interpreter, network: bool = False) -> None:

@@ -39,7 +39,7 @@ class CostSource(StrEnum):
     AGENT = "agent"
     """The agent reported it (claude's total_cost_usd, opencode's per-step cost)."""
     PRICE_TABLE = "price_table"
-    """Computed from token counts with `benchwright.coding.agents.prices`."""
+    """Computed from token counts with `benchwright.pricing`."""
     UNKNOWN = "unknown"
     """Neither: the model is not in the price table and the agent did not say."""
 

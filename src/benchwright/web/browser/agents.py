@@ -9,28 +9,22 @@ local price table (browser-use's own cost service downloads one).
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
 
-from benchwright.coding.agents.prices import price_of
 from benchwright.errors import UserInputError
-from benchwright.web.browser.action_script import load_script
-from benchwright.web.browser.imports import browser_use_module
+from benchwright.pricing import price_of
 from benchwright.web.browser.prompts import (
     PLAIN,
     STRUCTURED,
     file_prompt,
     plain_prompt,
     structured_prompt,
-    uses_schema,
 )
-from benchwright.web.browser.scripted_model import ScriptedChatModel, scripted_answer
 from benchwright.web.browser.trial_models import AgentSpec
+from benchwright.web.browser.web_agents import web_agent
 from benchwright.web.tasks import WebTask
-
-EXCLUDED_ACTIONS = ["search"]
 
 
 class TimedModel:
@@ -85,41 +79,15 @@ def task_prompt(task: WebTask, site_urls: dict[str, str], prompt: str = STRUCTUR
 
 
 def build_model(spec: AgentSpec, site_urls: dict[str, str], task: WebTask | None = None) -> Any:
-    """The chat model of the agent spec (the scripted agent answers through the schema when
-    the prompt asks for one and the task is given)."""
-    if spec.name == "scripted":
-        if spec.script is None:
-            raise UserInputError("the scripted agent needs a script", hint="set AgentSpec.script")
-        answer = (scripted_answer(task) if task is not None and uses_schema(spec.prompt)
-                  else None)
-        return ScriptedChatModel(load_script(spec.script).with_sites(site_urls), answer)
-    if not spec.model:
-        raise UserInputError("the browser-use agent needs a model", hint="pass --model NAME")
-    key = os.environ.get(spec.api_key_env)
-    if not key:
-        raise UserInputError(f"environment variable {spec.api_key_env} is not set",
-                             hint="export the API key there (it is never written to disk)")
-    chat = browser_use_module("browser_use.llm.openai.chat")
-    options: dict[str, Any] = {"model": spec.model, "api_key": key, "max_retries": 0}
-    if spec.base_url:
-        options["base_url"] = spec.base_url
-    if spec.temperature is not None:
-        options["temperature"] = spec.temperature
-    return chat.ChatOpenAI(**options)
+    """The chat model of the agent spec (`web_agents`: one class per registered agent; the
+    scripted agent answers through the schema when the prompt asks for one and the task is
+    given)."""
+    return web_agent(spec).chat_model(site_urls, task)
 
 
 def agent_options(spec: AgentSpec, file_system_path: Path) -> dict[str, Any]:
     """browser-use `Agent` keyword arguments for a harness."""
-    scripted = spec.name == "scripted"
-    tools = browser_use_module("browser_use.tools.service").Tools(exclude_actions=EXCLUDED_ACTIONS)
-    return {
-        "tools": tools, "use_judge": False, "directly_open_url": False,
-        "enable_signal_handler": False, "calculate_cost": False, "generate_gif": False,
-        "use_vision": False if scripted else spec.use_vision,
-        "enable_planning": not scripted, "max_failures": spec.max_failures,
-        "llm_timeout": spec.llm_timeout_s, "step_timeout": spec.step_timeout_s,
-        "file_system_path": str(file_system_path), "loop_detection_enabled": not scripted,
-    }
+    return web_agent(spec).options(file_system_path)
 
 
 def price_table(path: Path | None) -> dict[str, Any]:

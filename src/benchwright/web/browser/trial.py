@@ -30,7 +30,6 @@ from benchwright.web.browser.agents import (
     build_model,
     cost_usd,
     price_table,
-    substitute_sites,
     task_prompt,
 )
 from benchwright.web.browser.answer_watch import WatchedModel
@@ -50,6 +49,7 @@ from benchwright.web.browser.trial_models import (
     TrialRequest,
     TrialStatus,
 )
+from benchwright.web.browser.web_agents import web_agent
 from benchwright.web.final_response import INVALID_RESPONSE, FinalResponse
 from benchwright.web.scoring import HISTORY, NETWORK_HAR
 
@@ -159,9 +159,9 @@ def _browser_session(cdp_url: str, run: _Run) -> Any:
 def _agent(run: _Run, session: Any) -> Any:
     request = run.request
     options = agent_options(request.agent, run.browser_dir / "agent")
-    if request.agent.name == "browser-use" and request.task.start_urls:
-        start = substitute_sites(request.task.start_urls[0], request.site_urls)
-        options["initial_actions"] = [{"navigate": {"url": start}}]
+    actions = web_agent(request.agent).initial_actions(request.task, request.site_urls)
+    if actions:
+        options["initial_actions"] = actions
     agent_class = browser_use_module().Agent
     # browser-use puts its agent folder (screenshots) under tempfile.gettempdir(); the
     # constructor runs without awaiting, so pointing that at the trial folder is contained.

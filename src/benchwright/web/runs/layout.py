@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from benchwright.runs.layout import MANIFEST, RunFiles
-from benchwright.untrusted_files import read_untrusted_bytes
+from benchwright.runs.layout import RunFiles
 from benchwright.web.scoring import TRIAL_PREFIX
 
 JOURNAL: Final = "journal.jsonl"
@@ -33,13 +32,3 @@ class WebRunLayout(RunFiles):
         if not self.tasks_dir.is_dir():
             return []
         return sorted(p for p in self.tasks_dir.glob(f"*/{TRIAL_PREFIX}*") if p.is_dir())
-
-
-def is_web_run(folder: Path) -> bool:
-    """True for a folder holding a web run's manifest."""
-    path = folder / MANIFEST
-    if not path.exists():
-        return False
-    # a damaged manifest that names the web format is a web run's: its reader says what is wrong
-    data = read_untrusted_bytes(path, what="manifest.json")
-    return b'"benchwright.web-run/1"' in data

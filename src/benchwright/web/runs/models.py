@@ -121,6 +121,9 @@ class WebManifest(BaseModel):
 
     format: Literal["benchwright.web-run/1"] = "benchwright.web-run/1"
     """The file's format and version."""
+    track: Literal["web"] = "web"
+    """The track that owns the run (`benchwright.runs.open_run`); runs written before this
+    field are told by their exact `format`."""
     created_at: str
     """When the run started (UTC, ISO 8601)."""
     benchwright_version: str

@@ -27,17 +27,16 @@ from pydantic import ValidationError
 from benchwright import __version__
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_json_atomic, write_text_atomic
-from benchwright.protocols import TrialRunner
-from benchwright.registry import TRIAL_RUNNERS, resolve
+from benchwright.registry import TRIAL_RUNNERS
 from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
 from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
+from benchwright.web.browser.web_agents import Scripts, web_agent
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
 from benchwright.web.response_adapter import Extractor
 from benchwright.web.runs.extraction import LLMExtractor
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import (
-    AgentName,
     PlannedTask,
     TrialRecord,
     TrialRequest,
@@ -51,6 +50,7 @@ from benchwright.web.runs.scheduling import SiteGuard, TrialJob, group_of, plan,
 from benchwright.web.runs.suites import LOCAL, Suite, SuiteSession, open_suite, require_sites
 from benchwright.web.runs.sweep import RunSweeper, restored
 from benchwright.web.runs.trial import agent_for, run_trial_files
+from benchwright.web.runs.trial_runner import TrialRunner
 from benchwright.web.scoring import AGENT_RESPONSE, METRICS, WebEvalSummary, score_output_dir
 from benchwright.web.tasks import TaskType, WebTask
 
@@ -105,17 +105,10 @@ def planned(task: WebTask) -> PlannedTask:
 
 
 def _check_agent(config: WebRunConfig, suite: Suite, tasks: list[WebTask]) -> None:
-    if config.agent.name is AgentName.BROWSER_USE and not config.agent.model:
-        raise UserInputError("the browser-use agent needs a model",
-                             hint="pass --model NAME (and --base-url for a local server)")
-    if config.agent.name is AgentName.SCRIPTED and config.runner != "fake":
-        missing = [t.task_id for t in tasks if suite.script(t.task_id, config.scripts_dir) is None]
-        if missing:
-            raise UserInputError(
-                f"no action script for task(s) {', '.join(map(str, missing[:10]))}",
-                path=config.scripts_dir or suite.scripts_dir,
-                hint="the scripted agent needs <task_id>.yaml per task; pass --scripts DIR, "
-                "or use --agent browser-use")
+    scripts = Scripts(find=lambda task_id: suite.script(task_id, config.scripts_dir),
+                      folder=config.scripts_dir or suite.scripts_dir,
+                      needed=config.runner != "fake")
+    web_agent(config.agent).check(tasks, scripts)
 
 
 def load_web_manifest(run_dir: Path) -> WebManifest:
@@ -250,12 +243,11 @@ def _one(ctx: _Context, guard: SiteGuard, job: TrialJob) -> None:
 
 
 def _registered(manifest: WebManifest) -> RunnerFactory:
-    if manifest.config.runner == "browser" and manifest.config.concurrency_per_site > 1:
+    runner = manifest.config.runner
+    if runner == "browser" and manifest.config.concurrency_per_site > 1:
         # side by side, browser-use agents must live in processes of their own (trial_process)
-        from benchwright.web.runs.trial_process import ProcessTrialRunner
-
-        return ProcessTrialRunner
-    factory: RunnerFactory = resolve("trial runner", TRIAL_RUNNERS, manifest.config.runner)
+        runner = "browser-process"
+    factory: RunnerFactory = TRIAL_RUNNERS.get(runner)
     return factory
 
 

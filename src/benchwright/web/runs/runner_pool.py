@@ -11,7 +11,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator
 
-from benchwright.protocols import TrialRunner
+from benchwright.web.runs.trial_runner import TrialRunner
 
 
 class RunnerPool:

@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchwright.fileio import write_json_atomic
-from benchwright.protocols import TrialRunner
 from benchwright.runs.clock import utc_now
 from benchwright.web.final_response import INVALID_RESPONSE, ResponseSource
 from benchwright.web.response_adapter import (
@@ -33,6 +32,7 @@ from benchwright.web.runs.models import (
     TrialStatus,
 )
 from benchwright.web.runs.scheduling import TrialJob
+from benchwright.web.runs.trial_runner import TrialRunner
 from benchwright.web.scoring import AGENT_RESPONSE, METRICS
 from benchwright.web.tasks import WebTask
 

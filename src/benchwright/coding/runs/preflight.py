@@ -13,10 +13,10 @@ from pathlib import Path
 
 from benchwright.coding.loader import load_problem
 from benchwright.coding.prompts import check_template, render_prompt, template_text
+from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.models import RunConfig
 from benchwright.errors import UserInputError
 from benchwright.interpreters import resolve_python
-from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import RunConfig
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.sandbox import get_runtime
 

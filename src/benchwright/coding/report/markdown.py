@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 
-from benchwright.report.coding import CodingReport, Comparison, Metric
-from benchwright.report.failures import AttemptFailure, FailingTests
+from benchwright.coding.report.failures import AttemptFailure, FailingTests
+from benchwright.coding.report.figures import CodingReport, Comparison, Metric
+from benchwright.coding.runs.models import RunTotals
 from benchwright.report.header import header_lines
 from benchwright.report.trials import TrialStats, fmt_rate
-from benchwright.runs.models import RunTotals
 from benchwright.stats import Estimate, few_clusters, verdict_text
 
 FEW = "†"

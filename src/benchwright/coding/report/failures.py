@@ -12,7 +12,7 @@ from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.artifacts import GRADING_JSON
 from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.problem import Group
-from benchwright.runs.models import CheckpointRecord, InfraErrorRecord, RunResult
+from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord, RunResult
 
 MAX_LISTED = 10
 """Failing tests listed by name; the rest are counted."""

@@ -7,7 +7,7 @@ checkpoint, an error) takes the checkpoints it never reached off the total.
 
 from __future__ import annotations
 
-from benchwright.runs.models import ChainSummary, CheckpointRecord
+from benchwright.coding.runs.models import ChainSummary, CheckpointRecord
 
 Key = tuple[str, int]
 

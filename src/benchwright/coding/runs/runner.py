@@ -17,17 +17,24 @@ from pydantic import ValidationError
 from benchwright import __version__
 from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
+from benchwright.coding.runs import journal
+from benchwright.coding.runs.chain import ChainJob, plan_attempt, run_chain
+from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.models import (
+    ChainSummary,
+    CheckpointRecord,
+    Manifest,
+    RunConfig,
+    RunResult,
+)
+from benchwright.coding.runs.totals import last_finished, rate, run_totals
 from benchwright.errors import UserInputError
 from benchwright.executors.local import emit
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
 from benchwright.redaction import Redactor, is_redacted, restore
-from benchwright.runs.chain import ChainJob, plan_attempt, run_chain
 from benchwright.runs.clock import utc_now
-from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import ChainSummary, CheckpointRecord, Manifest, RunConfig, RunResult
 from benchwright.runs.secret_settings import refuse_secrets
-from benchwright.runs.totals import last_finished, rate, run_totals
 from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
 
 
@@ -156,6 +163,21 @@ def finish(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> R
     result = summarise(run_dir, config, summaries)
     write_json_atomic(RunLayout(run_dir).result_json, result.model_dump(mode="json"))
     return result
+
+
+def saved_attempts(run_dir: Path, config: RunConfig) -> list[ChainSummary]:
+    """Every attempt as its journal and error files say, nothing run again."""
+    layout = RunLayout(run_dir)
+    summaries = []
+    for name in config.problems:
+        n_checkpoints = len(load_problem(config.problems_dir / name).checkpoints)
+        for trial in range(1, config.trials + 1):
+            summaries.append(ChainSummary(
+                problem=name, trial=trial, n_checkpoints=n_checkpoints,
+                records=journal.read_records(layout.journal(name, trial)),
+                error=journal.read_attempt_error(layout.attempt_error(name, trial)),
+                infra_error=journal.read_infra_error(layout.infra_error(name, trial))))
+    return summaries
 
 
 def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:

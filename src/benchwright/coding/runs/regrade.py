@@ -8,13 +8,13 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.coding.artifacts import save_grade_output
-from benchwright.coding.grading import GradeOptions, grade_checkpoint
+from benchwright.coding.grading import GradeOptions, grader_of
 from benchwright.coding.loader import get_checkpoint, load_problem
-from benchwright.runs import journal
-from benchwright.runs.chain import grade_fields
-from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import ChainSummary, CheckpointRecord, RunResult
-from benchwright.runs.runner import finish, load_manifest
+from benchwright.coding.runs import journal
+from benchwright.coding.runs.chain import grade_fields
+from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.models import ChainSummary, CheckpointRecord, RunResult
+from benchwright.coding.runs.runner import finish, load_manifest
 from benchwright.sandbox import get_runtime
 
 
@@ -55,7 +55,7 @@ def regrade_run(
             for record in records:
                 on_checkpoint(f"{problem_name}/trial_{trial}/{record.checkpoint}")
                 folder = layout.checkpoint_dir(problem_name, trial, record.checkpoint)
-                output = grade_checkpoint(problem, get_checkpoint(problem, record.checkpoint),
+                output = grader_of(options)(problem, get_checkpoint(problem, record.checkpoint),
                                           folder / "snapshot", options)
                 save_grade_output(output, folder)
                 new = record.model_copy(update=grade_fields(output.evaluation,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from benchwright.coding.agents.base import AgentResult
-from benchwright.runs.models import CheckpointRecord, InfraErrorRecord, RunTotals
+from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord, RunTotals
 
 
 def run_totals(records: Iterable[CheckpointRecord],

@@ -17,6 +17,7 @@ from typing import Any
 
 from benchwright.errors import SnapshotLimitError
 from benchwright.nofollow import (
+    CACHE_FOLDERS,
     CopyLimits,
     LimitExceeded,
     TreeWalk,
@@ -28,9 +29,7 @@ from benchwright.nofollow import (
     shown,
 )
 
-# Never part of a snapshot: caches, virtualenvs, version-control folders.
-SNAPSHOT_IGNORE = ("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv",
-                   "venv", ".git", "node_modules")
+SNAPSHOT_IGNORE = CACHE_FOLDERS
 _MAX_PATCH_BYTES = 200_000
 _MAX_TEXT_BYTES = 2_000_000
 _LINK_PREFIX = "symlink -> "

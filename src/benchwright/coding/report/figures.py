@@ -11,19 +11,19 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from benchwright.coding.problem import Group
-from benchwright.report.failures import (
+from benchwright.coding.report.failures import (
     AttemptFailure,
     attempt_errors,
     attempt_failure,
     read_grading,
 )
+from benchwright.coding.runs import journal
+from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunTotals
+from benchwright.coding.runs.runner import load_manifest
+from benchwright.coding.runs.totals import last_finished, run_totals
 from benchwright.report.header import RunHeader
 from benchwright.report.trials import TrialStats, trial_stats
-from benchwright.runs import journal
-from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import CheckpointRecord, Manifest, RunTotals
-from benchwright.runs.runner import load_manifest
-from benchwright.runs.totals import last_finished, run_totals
 from benchwright.stats import (
     MIN_CLUSTERS,
     Direction,

@@ -8,11 +8,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from benchwright.coding.report.figures import CodingReport, build_report
+from benchwright.coding.report.markdown import render_markdown
+from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.models import RunResult
 from benchwright.fileio import write_text_atomic
-from benchwright.report.coding import CodingReport, build_report
-from benchwright.report.markdown import render_markdown
-from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import RunResult
 
 SHOWN = 10  # errors listed on the terminal; report.md and result.json list them all
 

@@ -12,15 +12,30 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatus
-from benchwright.coding.agents.factory import build_agent
+from benchwright.coding.agents.base import Agent, AgentContext, AgentResult, AgentStatus
 from benchwright.coding.artifacts import save_grade_output
 from benchwright.coding.evaluation import CheckpointEvaluation
-from benchwright.coding.grading import GradeOptions, grade_checkpoint
+from benchwright.coding.grading import GradeOptions, grader_of
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.coding.prompts import prompt_hash, render_prompt, template_text
+from benchwright.coding.runs import journal
+from benchwright.coding.runs.agent_factory import build_agent
+from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.models import (
+    AttemptErrorRecord,
+    ChainSummary,
+    CheckpointRecord,
+    InfraErrorRecord,
+    RunConfig,
+)
+from benchwright.coding.runs.snapshots import (
+    Snapshot,
+    SnapshotLimits,
+    diff_snapshots,
+    take_snapshot,
+)
 from benchwright.coding.workspace import copy_asset
 from benchwright.errors import BenchwrightError, SnapshotLimitError
 from benchwright.fileio import write_json_atomic, write_text_atomic
@@ -28,19 +43,8 @@ from benchwright.metrics.erosion import QualitySummary, summarise
 from benchwright.metrics.models import SnapshotMetrics
 from benchwright.metrics.static import analyze_snapshot
 from benchwright.nofollow import copy_tree, shown
-from benchwright.protocols import Agent
 from benchwright.redaction import Redactor
-from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
-from benchwright.runs.layout import RunLayout
-from benchwright.runs.models import (
-    AttemptErrorRecord,
-    ChainSummary,
-    CheckpointRecord,
-    InfraErrorRecord,
-    RunConfig,
-)
-from benchwright.runs.snapshots import Snapshot, SnapshotLimits, diff_snapshots, take_snapshot
 from benchwright.sandbox import get_runtime
 
 OnRecord = Callable[[CheckpointRecord | InfraErrorRecord], None]
@@ -227,7 +231,7 @@ def _graded(chain: _Chain, checkpoint: CheckpointConfig, index: int, result: Age
     write_json_atomic(folder / "diff.json",
                       diff_snapshots(previous if index > 1 else None, folder / "snapshot"))
     write_json_atomic(folder / "inference_result.json", result.model_dump(mode="json"))
-    output = grade_checkpoint(chain.problem, checkpoint, folder / "snapshot", chain.options)
+    output = grader_of(chain.options)(chain.problem, checkpoint, folder / "snapshot", chain.options)
     save_grade_output(output, folder)
     quality = _quality(chain, folder, previous if index > 1 else None)
     record = _record(chain, checkpoint, index, prompt, result, output.evaluation, snapshot.files)

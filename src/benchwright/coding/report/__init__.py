@@ -1,0 +1,1 @@
+"""The coding track's report: figures with confidence intervals, failures, markdown."""

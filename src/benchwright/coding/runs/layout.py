@@ -1,0 +1,49 @@
+"""Where each file of a coding run directory lives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchwright.runs.layout import MANIFEST, REPORT_MD, RESULT_JSON, WORK, RunFiles
+
+RESULTS_JSONL = "checkpoint_results.jsonl"
+JOURNAL = "journal.jsonl"
+INFRA_ERROR = "infra_error.json"
+ATTEMPT_ERROR = "error.json"
+GRADING = ".grading"
+
+__all__ = ["MANIFEST", "REPORT_MD", "RESULT_JSON", "RunLayout"]
+
+
+class RunLayout(RunFiles):
+    """Paths inside one coding run directory."""
+
+    @property
+    def results_jsonl(self) -> Path:
+        return self.root / RESULTS_JSONL
+
+    def chain_dir(self, problem: str, trial: int) -> Path:
+        return self.root / problem / f"trial_{trial}"
+
+    def journal(self, problem: str, trial: int) -> Path:
+        return self.chain_dir(problem, trial) / JOURNAL
+
+    def infra_error(self, problem: str, trial: int) -> Path:
+        """Where an attempt stopped by an infrastructure error says so."""
+        return self.chain_dir(problem, trial) / INFRA_ERROR
+
+    def attempt_error(self, problem: str, trial: int) -> Path:
+        """Where an attempt that broke off with an error says why (until `--resume`)."""
+        return self.chain_dir(problem, trial) / ATTEMPT_ERROR
+
+    def checkpoint_dir(self, problem: str, trial: int, checkpoint: str) -> Path:
+        return self.chain_dir(problem, trial) / checkpoint
+
+    def work_dir(self, problem: str, trial: int) -> Path:
+        """The live workspace (rebuilt from the last snapshot on resume)."""
+        return self.root / WORK / f"{problem}-trial_{trial}"
+
+    @property
+    def grading_dir(self) -> Path:
+        """Grading's scratch folders (0700; hidden tests are copied there while pytest runs)."""
+        return self.root / WORK / GRADING
