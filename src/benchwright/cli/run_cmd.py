@@ -102,6 +102,10 @@ def coding_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""
+    _run_coding(ctx, resume, workers, as_json)
+
+
+def _run_coding(ctx: typer.Context, resume: Path | None, workers: int, as_json: bool) -> None:
     if resume is not None:
         run_dir, config = resume.resolve(), _resumed(ctx, resume)
     else:
