@@ -9,6 +9,7 @@ substring of the file.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -16,6 +17,8 @@ from benchwright.errors import UserInputError
 from benchwright.registry import TRACK_FORMATS
 from benchwright.runs.layout import RunFiles
 from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class ManifestHeader(BaseModel):
@@ -49,16 +52,28 @@ def read_header(run_dir: Path, noun: str = "run",
                 command: str = "benchwright run") -> ManifestHeader:
     """The header of the run in `run_dir`; a folder that holds no run is the user's error (a
     `noun` folder, made by `command`, when one track's run is expected)."""
+    return read_manifest(run_dir, ManifestHeader, noun=noun, command=command,
+                         invalid="cannot read the run's manifest")
+
+
+def read_manifest(run_dir: Path, model: type[M], *, noun: str, command: str,
+                  invalid: str) -> M:
+    """`run_dir/manifest.json` as `model` (a track's manifest, or the header): a missing,
+    special, huge, non-UTF-8 or invalid file is one line, `invalid: field: reason`, exit 2."""
     path = RunFiles(run_dir).manifest
     if not path.exists() and not path.is_symlink():
         raise UserInputError(f"not a {noun} directory (no manifest.json)", path=run_dir,
                              hint=f"pass the folder `{command}` printed")
     # a folder, FIFO, device, huge or non-UTF-8 file in its place: one clear error, never a hang
     data = read_untrusted_bytes(path, what="manifest.json")
-    decode_untrusted(data, path, what="manifest.json")
     try:
-        return ManifestHeader.model_validate_json(data)
+        return model.model_validate_json(decode_untrusted(data, path, what="manifest.json"))
     except ValidationError as exc:
-        reason = str(exc.errors()[0]["msg"])
-        raise UserInputError(f"cannot read the run's manifest: {reason}", path=path,
+        raise UserInputError(f"{invalid}: {_first_error(exc)}", path=path,
                              hint="it was written by another tool or version") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else str(first["msg"])

@@ -12,8 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from benchwright import __version__
 from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
@@ -34,8 +32,8 @@ from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
 from benchwright.redaction import Redactor, is_redacted, restore
 from benchwright.runs.clock import utc_now
+from benchwright.runs.manifest import read_manifest
 from benchwright.runs.secret_settings import refuse_secrets
-from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
 
 
 def create_run(config: RunConfig, run_dir: Path) -> Manifest:
@@ -57,17 +55,8 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
 
 def load_manifest(run_dir: Path) -> Manifest:
     """The manifest of an existing run, or an error that says what is wrong."""
-    path = RunLayout(run_dir).manifest
-    if not path.exists():
-        raise UserInputError("not a run directory (no manifest.json)", path=run_dir,
-                             hint="pass the folder `benchwright run coding` printed")
-    data = read_untrusted_bytes(path, what="manifest.json")
-    decode_untrusted(data, path, what="manifest.json")
-    try:
-        manifest = Manifest.model_validate_json(data)
-    except ValidationError as exc:
-        raise UserInputError(f"manifest.json is not readable: {_first_error(exc)}",
-                             path=path, hint="it was written by another tool or version") from None
+    manifest = read_manifest(run_dir, Manifest, noun="run", command="benchwright run coding",
+                             invalid="manifest.json is not readable")
     _check_trial_folders(RunLayout(run_dir), manifest.config)
     return _with_credentials(manifest)
 
@@ -105,12 +94,6 @@ def _require_kind(path: Path, *, folder: bool) -> None:
     raise UserInputError(f"should be a {'folder' if folder else 'regular file'} but is not",
                          path=path, hint="the run folder was changed by hand; restore it or "
                          "start a new run")
-
-
-def _first_error(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    return f"{where}: {first['msg']}" if where else str(first["msg"])
 
 
 def refresh_checksums(run_dir: Path, manifest: Manifest) -> Manifest:

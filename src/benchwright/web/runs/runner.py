@@ -22,15 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from benchwright import __version__
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.registry import TRIAL_RUNNERS
 from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
-from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
+from benchwright.runs.manifest import read_manifest
 from benchwright.web.browser.web_agents import Scripts, web_agent
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
 from benchwright.web.response_adapter import Extractor
@@ -113,16 +111,8 @@ def _check_agent(config: WebRunConfig, suite: Suite, tasks: list[WebTask]) -> No
 
 def load_web_manifest(run_dir: Path) -> WebManifest:
     """The manifest of a web run, or a one-line error."""
-    path = WebRunLayout(run_dir).manifest
-    if not path.exists():
-        raise UserInputError("not a web run directory (no manifest.json)", path=run_dir,
-                             hint="pass the folder `benchwright run web` printed")
-    data = read_untrusted_bytes(path, what="manifest.json")
-    try:
-        return WebManifest.model_validate_json(decode_untrusted(data, path, what="manifest.json"))
-    except ValidationError as exc:
-        raise UserInputError(f"manifest.json is not a web run's: {exc.errors()[0]['msg']}",
-                             path=path, hint="it was written by another tool or version") from None
+    return read_manifest(run_dir, WebManifest, noun="web run", command="benchwright run web",
+                         invalid="manifest.json is not a web run's")
 
 
 def finished_trials(layout: WebRunLayout, manifest: WebManifest) -> list[TrialRecord]:
