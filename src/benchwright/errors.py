@@ -93,3 +93,16 @@ class ProviderUnavailable(InfrastructureError):
 class SnapshotLimitError(BenchwrightError):
     """The workspace an agent left is past the snapshot limits: that checkpoint fails as the
     agent's error (a run records it; it never ends the run)."""
+
+
+def install_command(extra: str, then: str | None = None) -> str:
+    """The exact command that installs an optional part of benchwright (`then`: a second step
+    the extra cannot express, chained with `&&`)."""
+    command = f"pip install 'benchwright[{extra}]'"
+    return f"{command} && {then}" if then else command
+
+
+def missing_extra(needs: str, extra: str, then: str | None = None) -> PrerequisiteError:
+    """The one message for an optional dependency that is not installed: what needs it, and the
+    exact command that installs it (every such message is written here)."""
+    return PrerequisiteError(needs, hint=f"install it with: {install_command(extra, then)}")

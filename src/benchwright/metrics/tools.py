@@ -10,9 +10,7 @@ import sysconfig
 from pathlib import Path
 from typing import Any
 
-from benchwright.errors import PrerequisiteError
-
-INSTALL = "pip install 'benchwright[metrics]'"
+from benchwright.errors import missing_extra
 
 
 def radon_modules() -> tuple[Any, Any, Any]:
@@ -22,8 +20,7 @@ def radon_modules() -> tuple[Any, Any, Any]:
         import radon.metrics
         import radon.raw
     except ImportError:
-        raise PrerequisiteError("radon is not installed (needed for code metrics)",
-                                hint=f"install it with `{INSTALL}`") from None
+        raise missing_extra("radon is not installed (needed for code metrics)", "metrics") from None
     return radon.raw, radon.metrics, radon.complexity
 
 
@@ -39,8 +36,7 @@ def executable(name: str, *aliases: str) -> str:
         found = shutil.which(candidate)
         if found:
             return found
-    raise PrerequisiteError(f"{name} is not installed (needed for code metrics)",
-                            hint=f"install it with `{INSTALL}`")
+    raise missing_extra(f"{name} is not installed (needed for code metrics)", "metrics")
 
 
 @functools.cache

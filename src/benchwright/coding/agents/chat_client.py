@@ -18,7 +18,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from benchwright.coding.agents.settings import AgentSettings
-from benchwright.errors import PrerequisiteError, ProviderUnavailable, UserInputError
+from benchwright.errors import (
+    PrerequisiteError,
+    ProviderUnavailable,
+    UserInputError,
+    missing_extra,
+)
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -114,8 +119,7 @@ def _openai_client(target: Target, key: str, settings: AgentSettings) -> OpenAI:
     try:
         import openai
     except ImportError:
-        raise PrerequisiteError("the mini agent needs the openai package",
-                                hint="pip install 'benchwright[mini]'") from None
+        raise missing_extra("the mini agent needs the openai package", "mini") from None
     if target.base_url is not None and not target.base_url.startswith(("http://", "https://")):
         raise UserInputError(f"not an http(s) URL: {target.base_url!r}",
                              hint="pass --base-url http://HOST:PORT/v1")

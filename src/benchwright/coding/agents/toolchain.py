@@ -23,11 +23,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from benchwright.errors import EnvironmentBuildError, PrerequisiteError
+from benchwright.errors import EnvironmentBuildError, PrerequisiteError, install_command
 from benchwright.toolenvs import cache_base, file_lock
 
 MARKER = ".benchwright-tool.json"
-INSTALL_NODE = "pip install 'benchwright[agents]'"
+INSTALL_NODE = install_command("agents")
 INSTALL_NODE_APT = "sudo apt-get install -y nodejs npm"
 
 

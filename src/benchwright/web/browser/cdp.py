@@ -17,13 +17,12 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from benchwright.errors import InfrastructureError, PrerequisiteError
+from benchwright.errors import InfrastructureError, missing_extra
 
 try:
     from websockets.exceptions import ConnectionClosed
 except ImportError:  # pragma: no cover - the web extra is missing
-    raise PrerequisiteError("the web track's browser trials need websockets",
-                            hint="install it with: pip install 'benchwright[web]'") from None
+    raise missing_extra("the web track's browser trials need websockets", "web") from None
 
 EventHandler = Callable[[dict[str, Any], str | None], None]
 """Called with the event's params and the flat session id it came from (None: the browser)."""

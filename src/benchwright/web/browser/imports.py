@@ -8,10 +8,12 @@ import logging
 from pathlib import Path
 from types import ModuleType
 
-from benchwright.errors import PrerequisiteError
+from benchwright.errors import missing_extra
 from benchwright.web.browser.launch import set_offline_env
 
-INSTALL = "pip install 'benchwright[web]'"
+BROWSER_USE = "browser-use==0.13.14"
+"""The browser-use we run, installed without its own dependencies (the `web` extra names the
+ones it imports for us): `pip install --no-deps` of it is the install's second step."""
 QUIET_LOGGERS = ("browser_use", "cdp_use", "bubus", "BrowserSession", "Agent", "tools", "cost",
                  "service", "websockets")
 
@@ -24,8 +26,8 @@ def browser_use_module(name: str = "browser_use") -> ModuleType:
     except ImportError as exc:
         if exc.name is not None and not exc.name.startswith(("browser_use", "cdp_use")):
             raise
-        raise PrerequisiteError("the web track's browser trials need browser-use",
-                                hint=f"install it with: {INSTALL}") from None
+        raise missing_extra("the web track's browser trials need browser-use", "web",
+                            then=f"pip install --no-deps {BROWSER_USE}") from None
     for logger in QUIET_LOGGERS:
         logging.getLogger(logger).setLevel(logging.ERROR)
     _sweep_default_profile()
