@@ -22,8 +22,9 @@ PACKAGE = SRC / "benchwright"
 
 # The first dotted prefix that matches gives a module's layer: higher layers may import lower.
 LAYERS: dict[str, int] = {
-    "benchwright.cli": 4,
-    "benchwright.__main__": 4,
+    "benchwright.cli": 5,
+    "benchwright.__main__": 5,
+    "benchwright.api": 4,
     "benchwright.coding": 3,
     "benchwright.web": 3,
     "benchwright.runs": 2,
@@ -32,6 +33,12 @@ LAYERS: dict[str, int] = {
     # prices, redaction, code metrics (an analysis of a folder), shared report parts, fakes
     "benchwright": 1,
 }
+# The package itself (`benchwright/__init__.py`) is the public facade: it names the API's
+# modules for type checkers only and imports them on first use, so it sits above everything.
+# Its `__version__` is a constant every layer may read: an import of it is an edge to
+# "benchwright.__version__", a node of the base layer.
+FACADE = "benchwright"
+VERSION = "benchwright.__version__"
 
 
 def module_name(path: Path) -> str:
@@ -62,7 +69,8 @@ def imported(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
             if not base.startswith("benchwright"):
                 continue
             for alias in node.names:
-                yield f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                name_ = f"{base}.{alias.name}"
+                yield name_ if name_ in known or name_ == VERSION else base
 
 
 def edges() -> set[tuple[str, str]]:
@@ -72,6 +80,8 @@ def edges() -> set[tuple[str, str]]:
 
 
 def layer(name: str) -> int:
+    if name == FACADE:
+        return max(LAYERS.values()) + 1
     for prefix, level in LAYERS.items():
         if name == prefix or name.startswith(prefix + "."):
             return level
@@ -133,6 +143,15 @@ def test_the_kernel_imports_no_track() -> None:
 def test_the_web_runner_loads_no_coding_module() -> None:
     code = ("import sys, benchwright.web.runs.runner; "
             "print([m for m in sys.modules if m.startswith('benchwright.coding')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
+    assert out.stdout.strip() == "[]"
+
+
+def test_importing_the_package_loads_nothing_else() -> None:
+    code = ("import sys, benchwright; "
+            "print(sorted(m for m in sys.modules if m.startswith('benchwright.') "
+            "or m.split('.')[0] in ('pandas', 'browser_use', 'pydantic', 'typer', 'rich')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
     assert out.stdout.strip() == "[]"

@@ -90,6 +90,11 @@ class ProviderUnavailable(InfrastructureError):
     """The model provider kept failing (429, 5xx, timeouts, broken replies) after retries."""
 
 
+class PluginError(UserInputError):
+    """A plugin (an entry point of another distribution, or a "module:Class" name) could not be
+    loaded: the message names it, its distribution and why."""
+
+
 class SnapshotLimitError(BenchwrightError):
     """The workspace an agent left is past the snapshot limits: that checkpoint fails as the
     agent's error (a run records it; it never ends the run)."""

@@ -7,19 +7,44 @@ The types a kind yields are the base interfaces (`benchwright.protocols`); where
 to one track (coding agents, web agents, trial runners, graders), it yields a `FromSetup`: a class
 built from the track's one settings object, so no caller branches on a name. This module
 names the tracks' modules only as strings: importing it loads nothing of theirs.
+
+Plugins: a kind with an entry-point group (`benchwright.agents`, `benchwright.web_agents`,
+`benchwright.runtimes`, `benchwright.graders`) also offers every entry point an installed
+distribution declares in that group, read the same way as the built-ins (a built-in keeps its
+name); and a name written "module:attribute" is imported as it is. A plugin that fails to import
+is an error naming it and its distribution, never skipped (docs/write-an-agent.md).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
-from benchwright.errors import UserInputError
+from benchwright.errors import PluginError, UserInputError
 from benchwright.protocols import Executor, FromSetup, Runtime, Track
 
 T = TypeVar("T")
+BUILT_IN = "built-in"
+# "package.module:Attribute": a part named by where it lives, not registered anywhere
+DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$", re.ASCII)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One part a kind offers, and where it comes from."""
+
+    name: str
+    """The name it is asked for by."""
+    target: str
+    """Where it lives: "module:attribute"."""
+    source: str
+    """`built-in`, or the distribution that declares it ("NAME VERSION")."""
+    shadowed: bool = False
+    """A plugin whose name a built-in already has (the built-in is used)."""
 
 
 @dataclass(frozen=True)
@@ -30,28 +55,90 @@ class Kind(Generic[T]):
     """What the part is called in messages ("coding agent")."""
     table: Mapping[str, str]
     """Name -> "module:attribute"."""
+    group: str | None = None
+    """The entry-point group third-party distributions register this kind in (None: none)."""
 
     def __contains__(self, name: object) -> bool:
-        return name in self.table
+        return isinstance(name, str) and (name in self.names() or self._dotted(name))
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.table)
+        return iter(self.names())
 
     def names(self) -> list[str]:
-        """The registered names, in the table's order (the CLI's order of choices)."""
-        return list(self.table)
+        """The built-in names in the table's order (the CLI's order of choices), then the
+        plugins'."""
+        return list(dict.fromkeys(e.name for e in self.entries()))
+
+    def entries(self) -> list[Entry]:
+        """Every part on offer: the built-ins, then the installed plugins (by name)."""
+        built_in = [Entry(name, target, BUILT_IN) for name, target in self.table.items()]
+        plugins = [Entry(p.name, p.value, _source(p), shadowed=p.name in self.table)
+                   for p in self._plugins()]
+        return built_in + sorted(plugins, key=lambda e: (e.name, e.source))
 
     def check(self, name: str) -> None:
         """Refuse a name that is not registered, listing the choices."""
-        if name not in self.table:
+        if name not in self:
+            spec = ", or give module:Class" if self.group is not None else ""
             raise UserInputError(f"unknown {self.label} {name!r}",
-                                 hint=f"choose one of: {', '.join(self.table)}")
+                                 hint=f"choose one of: {', '.join(self.names())}{spec}")
 
     def get(self, name: str) -> T:
-        """The part registered under `name`, imported now."""
+        """The part registered under `name` (or at "module:attribute"), imported now."""
         self.check(name)
-        module, _, attribute = self.table[name].partition(":")
-        return cast(T, getattr(importlib.import_module(module), attribute))
+        if name in self.table:
+            return cast(T, _load(self.table[name]))
+        plugins = [p for p in self._plugins() if p.name == name]
+        if len(plugins) > 1:
+            raise PluginError(f"{len(plugins)} installed distributions register the "
+                              f"{self.label} {name!r}: {', '.join(_source(p) for p in plugins)}",
+                              hint="uninstall all but one")
+        if plugins:
+            return cast(T, _load_plugin(self.label, plugins[0]))
+        return cast(T, _load_dotted(self.label, name))
+
+    def _plugins(self) -> list[importlib.metadata.EntryPoint]:
+        if self.group is None:
+            return []
+        return list(importlib.metadata.entry_points(group=self.group))
+
+    def _dotted(self, name: str) -> bool:
+        return self.group is not None and DOTTED.match(name) is not None
+
+
+def _load(target: str) -> Any:
+    module, _, attribute = target.partition(":")
+    found: Any = importlib.import_module(module)
+    for part in attribute.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def _source(point: importlib.metadata.EntryPoint) -> str:
+    dist = point.dist
+    return f"{dist.name} {dist.version}" if dist is not None else "an unnamed distribution"
+
+
+def _load_plugin(label: str, point: importlib.metadata.EntryPoint) -> Any:
+    """An entry point's object; any failure names the plugin and its distribution."""
+    try:
+        return _load(point.value)
+    except Exception as exc:  # a plugin's import may fail in any way: say which and why
+        raise PluginError(
+            f"the {label} plugin {point.name!r} ({point.value}, from {_source(point)}, entry "
+            f"point group {point.group}) failed to load: {type(exc).__name__}: {exc}",
+            hint=f"fix or reinstall {point.dist.name if point.dist else 'it'}, or uninstall "
+            "it") from None
+
+
+def _load_dotted(label: str, name: str) -> Any:
+    """A part given as "module:attribute"; a failure says what could not be imported."""
+    try:
+        return _load(name)
+    except Exception as exc:  # the user's own module: any failure is theirs to see
+        raise PluginError(f"the {label} {name!r} failed to load: {type(exc).__name__}: {exc}",
+                          hint="check the module is importable (installed, or on PYTHONPATH)"
+                          ) from None
 
 
 TRACKS: Kind[Track] = Kind("track", {
@@ -68,16 +155,21 @@ REGRADE_VIEWS: Kind[Callable[..., None]] = Kind("track", {
     "coding": "benchwright.cli.regrade_views:show_coding",
     "web": "benchwright.cli.regrade_views:show_web",
 })
+# What `benchwright.load_run` returns for each track's run folder (the Python API).
+RUN_VIEWS: Kind[Any] = Kind("track", {
+    "coding": "benchwright.api.runs:CodingRun",
+    "web": "benchwright.api.runs:WebRun",
+})
 RUNTIMES: Kind[type[Runtime]] = Kind("runtime", {
     "bwrap": "benchwright.sandbox:BwrapRuntime",
     "unsafe-local": "benchwright.sandbox:UnsafeLocalRuntime",
-})
+}, group="benchwright.runtimes")
 EXECUTORS: Kind[Callable[..., Executor]] = Kind("executor", {
     "local": "benchwright.executors.local:LocalExecutor",
 })
 GRADERS: Kind[Callable[..., Any]] = Kind("grader", {
     "pytest": "benchwright.coding.grading:grade_checkpoint",
-})
+}, group="benchwright.graders")
 CODING_AGENTS: Kind[FromSetup[Any, Any]] = Kind("agent", {
     "oracle": "benchwright.coding.agents.oracle:OracleAgent",
     "replay": "benchwright.coding.agents.replay:ReplayAgent",
@@ -88,11 +180,15 @@ CODING_AGENTS: Kind[FromSetup[Any, Any]] = Kind("agent", {
     "opencode": "benchwright.coding.agents.opencode:OpencodeAgent",
     "openhands": "benchwright.coding.agents.openhands:OpenhandsAgent",
     "mini": "benchwright.coding.agents.mini:MiniAgent",
-})
+}, group="benchwright.agents")
 WEB_AGENTS: Kind[FromSetup[Any, Any]] = Kind("web agent", {
     "scripted": "benchwright.web.browser.web_agents:ScriptedAgent",
     "browser-use": "benchwright.web.browser.web_agents:BrowserUseAgent",
-})
+}, group="benchwright.web_agents")
+# The entry-point groups of the kinds third-party distributions may add to.
+PLUGIN_KINDS: dict[str, Kind[Any]] = {
+    "coding agent": CODING_AGENTS, "web agent": WEB_AGENTS, "runtime": RUNTIMES,
+    "grader": GRADERS}
 TRIAL_RUNNERS: Kind[Callable[[], Any]] = Kind("trial runner", {
     "browser": "benchwright.web.runs.browser_runner:BrowserTrialRunner",
     "browser-process": "benchwright.web.runs.trial_process:ProcessTrialRunner",

@@ -1,4 +1,6 @@
-"""The one place where an error, Ctrl-C or SIGTERM becomes a one-line message and an exit code.
+"""The one place where an error, Ctrl-C or SIGTERM becomes a one-line message and an exit code,
+and where the command line is prepared: old option spellings rewritten (`old_spellings.py`),
+option defaults read from benchwright.toml (`defaults.py`).
 
 SIGTERM takes Ctrl-C's path: it is raised as KeyboardInterrupt in the main thread, so a run stops
 its workers and sandboxes, removes its temporary folders and says how to resume, exactly as after
@@ -9,11 +11,13 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Callable
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from typer.core import TyperOption
 
 from benchwright.errors import BenchwrightError
 
@@ -33,12 +37,45 @@ def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def run_app(app: typer.Typer) -> None:
+def command(app: typer.Typer) -> Any:
+    """The app as click runs it: a flag (`--help` too) shows no `<bool>` type in `--help`."""
+    root = typer.main.get_command(app)
+    for each in _commands(root):
+        for option in each.params:
+            _no_bool_type(option)
+        each.get_help_option = _help_option(each.get_help_option)
+    return root
+
+
+def _commands(command: Any) -> list[Any]:
+    return [command, *(c for sub in getattr(command, "commands", {}).values()
+                       for c in _commands(sub))]
+
+
+def _no_bool_type(option: Any) -> Any:
+    if isinstance(option, TyperOption) and (option.is_flag or option.count):
+        option.metavar = ""
+    return option
+
+
+def _help_option(make: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """click makes `--help` when it is first asked for: clear its type then."""
+    return lambda ctx: _no_bool_type(make(ctx))
+
+
+def run_app(app: typer.Typer, prefix: tuple[str, ...] = ()) -> None:
     """Run a Typer app; a BenchwrightError or a bad option becomes one line on stderr and its
-    exit code (click's own handling draws a multi-line box for a bad option)."""
+    exit code (click's own handling draws a multi-line box for a bad option). `prefix`: the
+    app's command path under `benchwright` (for a group run on its own)."""
+    from benchwright.cli.defaults import default_map
+    from benchwright.cli.old_spellings import upgrade
+
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        code = app(standalone_mode=False)
+        root = command(app)
+        args = upgrade(root, sys.argv[1:], prefix)
+        code = root.main(args=args, standalone_mode=False,
+                         default_map=default_map(root) if not prefix else None)
     except BenchwrightError as exc:
         _fail(exc.one_line(), _interrupt_code(exc.exit_code))
     except click_errors.UsageError as exc:

@@ -10,64 +10,70 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from benchwright.api.coding import grade_checkpoint, problem_folder
 from benchwright.cli.option_checks import (
     MAX_MEMORY_MB,
     MAX_PROCESSES,
     MAX_WALL_CLOCK_S,
     MIN_MEMORY_MB,
+    existing_dir,
     new_dir,
     seconds,
 )
 from benchwright.cli.render import evaluation_view, failing_tests_view
-from benchwright.coding.artifacts import save_grade_output
+from benchwright.cli.verbosity import notes_console
 from benchwright.coding.evaluation import GradeStatus
-from benchwright.coding.examples import example_problem_dir
-from benchwright.coding.grading import GradeOptions, grade_checkpoint
-from benchwright.coding.loader import get_checkpoint, load_problem
+from benchwright.coding.loader import load_problem
 from benchwright.coding.report.failures import failing_tests
 from benchwright.coding.scratch import sweep_leftovers
-from benchwright.errors import GradingInfrastructureError, UserInputError
+from benchwright.errors import GradingInfrastructureError
 from benchwright.protocols import RegradeSettings
 from benchwright.registry import REGRADE_VIEWS
 from benchwright.runs import open_run
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.lock import run_lock
-from benchwright.sandbox import Limits, get_runtime
 
 
 class _EvalGroup(TyperGroup):
     """`eval RUN_DIR` and `eval checkpoint ...` side by side: a path means the `run` command."""
 
+    default_command = "run"
+
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         # `eval --json RUN_DIR` as well as `eval RUN_DIR --json`: no subcommand named, a path given
         named = any(a in self.commands for a in args if not a.startswith("-"))
         if not named and any(not a.startswith("-") for a in args):
-            args = ["run", *args]
+            args = [self.default_command, *args]
         parsed: list[str] = super().parse_args(ctx, args)
         return parsed
 
 
-app = typer.Typer(help="Grade saved work offline: `eval RUN_DIR` re-grades a whole run.",
-                  no_args_is_help=True, cls=_EvalGroup)
+app = typer.Typer(
+    help="Grade saved work offline. `benchwright eval RUN_DIR` re-grades (coding) or re-scores "
+    "(web) a whole run (the word `run` may be left out); `benchwright eval checkpoint` grades "
+    "one checkpoint on a snapshot.",
+    no_args_is_help=True, cls=_EvalGroup, subcommand_metavar="RUN_DIR | COMMAND [ARGS]...")
 
 
-@app.command("run", hidden=True)
+@app.command("run")
 def run_dir_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (coding or web), or a folder "
+                                            "of WebArena agent logs.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the changes as JSON.")] = False,
     config: Annotated[Path | None, typer.Option(
         help="Web runs: site URLs (YAML), as for `benchwright web eval`.")] = None,
 ) -> None:
-    """Re-grade every saved snapshot of a run offline and list each verdict that changed."""
+    """`eval RUN_DIR`: re-grade every saved snapshot of a run offline (or re-score a web run)
+    and list each verdict that changed."""
     sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
     if _is_web_layout(run_dir):
         from benchwright.cli.web_cmd import eval_cmd as web_eval
 
-        web_eval(output_dir=run_dir, config=config, as_json=as_json, baseline=None, force=True,
+        web_eval(logs_dir=run_dir, config=config, as_json=as_json, baseline=None, force=True,
                  python=None)
         return
     run = open_run(run_dir)  # not a run: say so before taking a lock in the folder
-    with run_lock(run_dir), Console(stderr=True).status("re-grading") as status:
+    with run_lock(run_dir), notes_console().status("re-grading") as status:
         outcome = run.track.regrade(run_dir, RegradeSettings(config=config,
                                                              progress=status.update))
     REGRADE_VIEWS.get(run.track.name)(run_dir, outcome, as_json)
@@ -81,12 +87,14 @@ def _is_web_layout(folder: Path) -> bool:
                for child in folder.iterdir())
 
 
-def _problem_dir(problem_dir: Path | None, problem: str | None) -> Path:
-    if (problem_dir is None) == (problem is None):
-        raise UserInputError(
-            "give exactly one of --problem-dir DIR or --problem NAME",
-            hint="--problem names a bundled example: see `benchwright problems list`")
-    return problem_dir if problem_dir is not None else example_problem_dir(str(problem))
+def _problem_dir(problems_dir: Path | None, problem: str) -> Path:
+    """The problem `--problem` names in `--problems-dir` (default: the bundled examples)."""
+    if problems_dir is None:
+        return problem_folder(problem)
+    from benchwright.api.coding import problem_names
+
+    problem_names(problems_dir, [problem])  # not there: the error lists the folder's problems
+    return problems_dir / problem
 
 
 def _warn_without_entry_file(err: Console, entry_file: str, snapshot: Path) -> None:
@@ -106,45 +114,49 @@ def _default_out(problem: str, checkpoint: str) -> Path:
 
 @app.command("checkpoint")
 def checkpoint_cmd(
-    checkpoint: Annotated[str, typer.Option(help="The checkpoint, e.g. checkpoint_2.")],
-    problem_dir: Annotated[Path | None, typer.Option(help="A problem folder.")] = None,
-    problem: Annotated[str | None, typer.Option(help="A bundled example problem.")] = None,
+    checkpoint: Annotated[str, typer.Option(metavar="NAME",
+                                            help="The checkpoint, e.g. checkpoint_2.")],
+    problem: Annotated[str, typer.Option(metavar="NAME", help="The problem, in --problems-dir "
+                                         "(default: a bundled example).")],
+    problems_dir: Annotated[Path | None, typer.Option(
+        parser=existing_dir, metavar="DIR",
+        help="Folder of problems (SCBench format); default: the bundled examples.")] = None,
     workspace: Annotated[Path | None, typer.Option(
+        metavar="DIR",
         help="The snapshot to grade; default: the checkpoint's reference solution.")] = None,
     out: Annotated[Path | None, typer.Option(
-        parser=new_dir, help="Where to write evaluation.json and the raw output.")] = None,
+        parser=new_dir, metavar="DIR",
+        help="Where to write evaluation.json and the raw output.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     python: Annotated[str | None, typer.Option(
+        metavar="VERSION|PATH",
         help="Python version or path for the environments (default 3.12 when present).")] = None,
     unsafe_no_sandbox: Annotated[bool, typer.Option(
         "--unsafe-no-sandbox",
         help="Run the code on this machine without bubblewrap isolation.")] = False,
     wall_clock: Annotated[float, typer.Option(
-        callback=seconds(MAX_WALL_CLOCK_S),
+        callback=seconds(MAX_WALL_CLOCK_S), metavar="SECONDS",
         help="Seconds before the whole checkpoint is killed.")] = 1800.0,
     memory_mb: Annotated[int | None, typer.Option(
-        min=MIN_MEMORY_MB, max=MAX_MEMORY_MB,
+        min=MIN_MEMORY_MB, max=MAX_MEMORY_MB, metavar="MIB",
         help="Resident memory (MiB) the submission's processes may use together; "
         "default: half of this machine's memory.")] = None,
     max_processes: Annotated[int, typer.Option(
-        min=1, max=MAX_PROCESSES, help="Processes the sandbox may hold.")] = 256,
+        min=1, max=MAX_PROCESSES, metavar="N", help="Processes the sandbox may hold.")] = 256,
 ) -> None:
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
-    sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
-    loaded = load_problem(_problem_dir(problem_dir, problem))
-    config = get_checkpoint(loaded, checkpoint)
+    folder = _problem_dir(problems_dir, problem)
+    loaded = load_problem(folder)
     snapshot = workspace if workspace is not None else loaded.solution_dir(checkpoint)
-    limits = Limits(wall_clock_s=wall_clock, memory_mb=memory_mb, max_processes=max_processes)
-    options = GradeOptions(runtime=get_runtime(unsafe_no_sandbox), limits=limits, python=python)
-    err = Console(stderr=True)
-    _warn_without_entry_file(err, loaded.entry_filename, snapshot)
-    with err.status(f"grading {loaded.name}/{checkpoint}") as status:
-        output = grade_checkpoint(
-            loaded, config, snapshot, options,
-            progress=lambda msg: status.update(f"{loaded.name}/{checkpoint}: {msg}"))
+    err = notes_console()
+    _warn_without_entry_file(Console(stderr=True), loaded.entry_filename, snapshot)
     out_dir = out if out is not None else _default_out(loaded.name, checkpoint)
-    save_grade_output(output, out_dir)
-    evaluation = output.evaluation
+    with err.status(f"grading {loaded.name}/{checkpoint}") as status:
+        evaluation = grade_checkpoint(
+            folder, checkpoint, snapshot, out=out_dir, python=python,
+            unsafe_no_sandbox=unsafe_no_sandbox, wall_clock_s=wall_clock, memory_mb=memory_mb,
+            max_processes=max_processes,
+            progress=lambda msg: status.update(f"{loaded.name}/{checkpoint}: {msg}"))
     if as_json:
         typer.echo(json.dumps({**evaluation.model_dump(mode="json"), "out_dir": str(out_dir)},
                               indent=2))

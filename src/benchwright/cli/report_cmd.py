@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -11,21 +10,18 @@ import typer
 from benchwright.runs import open_run
 
 
-class Format(StrEnum):
-    MD = "md"
-    JSON = "json"
-
-
 def report_cmd(
     run_dir: Annotated[Path, typer.Argument(help="The run directory.")],
     baseline: Annotated[Path | None, typer.Option(
-        help="A run to compare with (paired differences with 95% CIs).")] = None,
-    fmt: Annotated[Format, typer.Option("--format", help="md or json.")] = Format.MD,
+        metavar="RUN_DIR", help="A run to compare with (paired differences with 95% CIs).")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of "
+                                          "markdown.")] = False,
 ) -> None:
     """Report a run: solve rates, pass rates by group, cost, tokens and time, with 95% CIs."""
     track = open_run(run_dir).track
     report = track.report(run_dir, baseline)
-    if fmt is Format.JSON:
+    if as_json:
         typer.echo(report.model_dump_json(indent=2))
     else:
         typer.echo(track.render(report), nl=False)

@@ -1,72 +1,83 @@
-"""`benchwright run coding`: agents through every checkpoint of problems, resumable."""
+"""`benchwright run coding`: agents through every checkpoint of problems, resumable. The command
+parses its options and calls `benchwright.run_coding` (`api/coding.py`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from benchwright.api.coding import CodingHooks, CodingOptions, run_coding
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.option_checks import MAX_TRIALS, MAX_WORKERS, existing_dir, new_dir
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.run_web_cmd import run_web_cmd
-from benchwright.coding.agents.settings import AgentSettings
-from benchwright.coding.examples import examples_dir
-from benchwright.coding.loader import load_problem
+from benchwright.cli.verbosity import notes_console
+from benchwright.coding.agents.settings import AgentSettings, Thinking
 from benchwright.coding.policies import PassPolicy
-from benchwright.coding.report.run_report import print_run_problems, write_run_report
+from benchwright.coding.report.figures import CodingReport
+from benchwright.coding.report.run_report import print_run_problems
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import (
     ChainSummary,
     CheckpointRecord,
     InfraErrorRecord,
-    RunConfig,
     RunResult,
 )
-from benchwright.coding.runs.preflight import (
-    check_coding_run,
-    check_resumable,
-    prompt_setting,
-    resolved,
-)
+from benchwright.coding.runs.preflight import prompt_setting, resolved
 from benchwright.coding.runs.progress import CheckpointTally
-from benchwright.coding.runs.runner import create_run, execute, load_manifest, refresh_checksums
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
-from benchwright.coding.scratch import sweep_leftovers
-from benchwright.errors import Interrupted, PrerequisiteError, RunIncomplete, UserInputError
-from benchwright.metrics.tools import versions
-from benchwright.registry import CODING_AGENTS, EXECUTORS
+from benchwright.errors import RunIncomplete, UserInputError
+from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_run
-from benchwright.runs.clock import folder_stamp
-from benchwright.runs.lock import locked_run_folder
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
 app.command("web")(run_web_cmd)
-
+BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
 
 @app.command("coding")
 def coding_cmd(
     ctx: typer.Context,
     problems_dir: Annotated[Path | None, typer.Option(
-        parser=existing_dir,
+        parser=existing_dir, metavar="DIR",
         help="Folder of problems (SCBench format); default: the bundled examples.")] = None,
     problem: Annotated[list[str] | None, typer.Option(
+        metavar="NAME",
         help="A problem to run (repeatable); default: every problem in the folder.")] = None,
-    agent: Annotated[str, typer.Option(help=f"One of: {', '.join(CODING_AGENTS)}.")] = "oracle",
+    agent: Annotated[str, typer.Option(
+        metavar="NAME", help=f"One of: {', '.join(CODING_AGENTS.table)}; a plugin's "
+        "(`benchwright agents list`), or module:Class.")] = "oracle",
+    agent_version: Annotated[str | None, typer.Option(
+        metavar="X.Y.Z", help="Install and run this version of a CLI agent (claude_code, "
+        "codex, gemini, opencode, openhands); default: the version benchwright pins.")] = None,
     agent_command: Annotated[str | None, typer.Option(
-        help="Shell command for the `command` agent (prompt on stdin).")] = None,
+        metavar="CMD", help="Shell command for the `command` agent (prompt on stdin).")] = None,
     agent_mount: Annotated[list[Path] | None, typer.Option(
+        metavar="PATH",
         help="A host file or folder bound read-only into the `command` agent's sandbox at the "
         "same path, e.g. the agent's own scripts (repeatable).")] = None,
     replay_from: Annotated[Path | None, typer.Option(
-        help="Run directory whose snapshots the `replay` agent re-applies.")] = None,
-    model: Annotated[str | None, typer.Option(help="Model name passed to the agent.")] = None,
+        metavar="RUN_DIR", help="Run directory whose snapshots the `replay` agent re-applies.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(metavar="MODEL",
+                                              help="Model name passed to the agent.")] = None,
+    thinking: Annotated[Thinking | None, typer.Option(
+        help="SCBench's thinking preset: none (the agent's default), disabled, low (4,000 "
+        "tokens), medium (10,000), high (31,999); effort-level agents read low, medium, high.")
+    ] = None,
+    thinking_budget: Annotated[int | None, typer.Option(
+        min=0, max=10**9, metavar="TOKENS",
+        help="Reasoning tokens per model call, instead of a --thinking preset.")] = None,
+    step_limit: Annotated[int | None, typer.Option(
+        min=0, max=1_000_000, metavar="N",
+        help="Model calls per checkpoint (0: no limit); default 100.")] = None,
     prompt: Annotated[str, typer.Option(
+        metavar="NAME|FILE",
         help="Prompt template: just-solve, plan-first or a .jinja file.")] = "just-solve",
     trials: Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Attempts per problem.")
                       ] = 1,
@@ -75,18 +86,21 @@ def coding_cmd(
     pass_policy: Annotated[PassPolicy, typer.Option(
         help="A checkpoint failing it ends the attempt.")] = PassPolicy.CORE_CASES,
     out: Annotated[Path | None, typer.Option(
-        parser=new_dir, help="The run directory to create.")] = None,
+        parser=new_dir, metavar="RUN_DIR", help="The run directory to create.")] = None,
     resume: Annotated[Path | None, typer.Option(
+        metavar="RUN_DIR",
         help="Finish an interrupted run (its saved configuration is used; only --workers and "
         "--json may be given with it).")] = None,
-    python: Annotated[str | None, typer.Option(help="Python for grading environments.")] = None,
+    python: Annotated[str | None, typer.Option(
+        metavar="VERSION|PATH", help="Python for grading environments.")] = None,
     base_url: Annotated[str | None, typer.Option(
-        envvar="BENCHWRIGHT_LLM_BASE_URL",
+        envvar=BASE_URL_ENV, metavar="URL",
         help="The model provider's base URL (e.g. a fake LLM server's http://HOST:PORT/v1).")
     ] = None,
     agent_option: Annotated[list[str] | None, typer.Option(
-        "--agent-option", "-A", help="An LLM-agent setting KEY=VALUE (repeatable), e.g. "
-        "step_limit=50, cost_limit_usd=1, llm_retries=3, infra_retries=0.")] = None,
+        "--agent-option", "-A", metavar="KEY=VALUE",
+        help="Any other LLM-agent setting (repeatable), e.g. cost_limit_usd=1, llm_retries=3, "
+        "infra_retries=0 (docs/agents.md).")] = None,
     agent_network: Annotated[bool, typer.Option(
         "--agent-network", help="Give the agent's sandbox the network.")] = False,
     unsafe_no_sandbox: Annotated[bool, typer.Option(
@@ -94,60 +108,52 @@ def coding_cmd(
     metrics: Annotated[bool, typer.Option(
         "--metrics/--no-metrics", help="Measure code quality at every checkpoint.")] = True,
     max_snapshot_mb: Annotated[float, typer.Option(
-        min=0.001, help="Cap on one checkpoint's snapshot (MiB, apparent size); past it the "
-        "checkpoint fails as the agent's error.")] = DEFAULT_MAX_SNAPSHOT_MB,
+        min=0.001, metavar="MIB", help="Cap on one checkpoint's snapshot (MiB, apparent size); "
+        "past it the checkpoint fails as the agent's error.")] = DEFAULT_MAX_SNAPSHOT_MB,
     max_snapshot_files: Annotated[int, typer.Option(
-        min=1, help="Cap on the files of one checkpoint's snapshot; past it, as above.")
-    ] = DEFAULT_MAX_SNAPSHOT_FILES,
+        min=1, metavar="N", help="Cap on the files of one checkpoint's snapshot; past it, as "
+        "above.")] = DEFAULT_MAX_SNAPSHOT_FILES,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""
-    _run_coding(ctx, resume, workers, as_json)
-
-
-def _run_coding(ctx: typer.Context, resume: Path | None, workers: int, as_json: bool) -> None:
     if resume is not None:
-        run_dir, config = resume.resolve(), _resumed(ctx, resume)
+        _refuse_resume_conflicts(ctx, resume)
+        call: dict[str, Any] = {"resume": resume}
     else:
-        run_dir, config = _new_run(ctx.params)
-    with locked_run_folder(run_dir):
-        if resume is None:
-            create_run(config, run_dir)
-        else:
-            refresh_checksums(run_dir, load_manifest(run_dir))
-        # what a killed predecessor left: scratch folders holding hidden tests
-        sweep_leftovers(RunLayout(run_dir).grading_dir)
-        sweep_leftovers()
-        result = _execute(run_dir, config, workers, quiet=as_json)
-        report = write_run_report(run_dir, result)  # the coding track's report.md
+        call = {"problems_dir": problems_dir, "out": out, **coding_options(ctx.params)}
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), console=notes_console(), disable=as_json)
+    reports: list[CodingReport] = []
+    with bar:
+        result = run_coding(workers=workers, hooks=_hooks(bar, reports.append), **call)
     if as_json:
         echo_json(result_fields(result))
     else:
-        Console(soft_wrap=True).print(run_summary_view(result, report))
-        Console(stderr=True).print(f"[dim]report: {RunLayout(run_dir).report_md}[/]")
-    _end(result, run_dir)
+        Console(soft_wrap=True).print(run_summary_view(result, reports[-1]))
+        notes_console().print(f"[dim]report: {RunLayout(result.run_dir).report_md}[/]")
+    _end(result, result.run_dir)
 
 
-def _new_run(options: dict[str, Any]) -> tuple[Path, RunConfig]:
-    """The folder and configuration of a new run, checked before the folder exists (a run that
-    every attempt would fail is refused and leaves nothing behind)."""
-    folder = options["problems_dir"] or examples_dir()
-    config = RunConfig(
-        problems_dir=folder.resolve(), problems=_problem_names(folder, options["problem"] or []),
-        agent=_agent_name(options["agent"]), agent_command=options["agent_command"],
-        agent_mounts=[m.expanduser().resolve() for m in options["agent_mount"] or []],
-        replay_from=resolved(options["replay_from"]), model=options["model"],
-        prompt=prompt_setting(options["prompt"]), trials=options["trials"],
-        pass_policy=options["pass_policy"], python=options["python"],
-        agent_network=options["agent_network"], unsafe_no_sandbox=options["unsafe_no_sandbox"],
-        metrics=options["metrics"], max_snapshot_mb=options["max_snapshot_mb"],
-        max_snapshot_files=options["max_snapshot_files"],
-        agent_settings=agent_settings(options["base_url"], options["agent_option"] or []))
-    run_dir = _new_run_dir(options["out"] or _default_out(options["agent"]))
-    if config.metrics:
-        _require_metric_tools()
-    check_coding_run(config)
-    return run_dir, config
+def coding_options(params: dict[str, Any]) -> CodingOptions:
+    """The command line's options as `run_coding` takes them (unset ones left out)."""
+    renamed = {"problem": "problems", "agent_mount": "agent_mounts"}
+    skip = {"problems_dir", "out", "resume", "workers", "as_json", "agent_option"}
+    options: dict[str, Any] = {renamed.get(k, k): v for k, v in params.items()
+                               if k not in skip and v is not None}
+    options["agent_options"] = parse_agent_options(params.get("agent_option") or [])
+    return options  # type: ignore[return-value]  # keys are CodingOptions' (a test checks)
+
+
+def parse_agent_options(options: list[str]) -> dict[str, str]:
+    """`-A KEY=VALUE` options as a dict (the values are validated by `AgentSettings`)."""
+    values = {}
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep or key.strip() not in AgentSettings.model_fields:
+            raise UserInputError(f"not a KEY=VALUE agent option: {option!r}",
+                                 hint=f"keys: {', '.join(AgentSettings.model_fields)}")
+        values[key.strip()] = value.strip()
+    return values
 
 
 def _end(result: RunResult, run_dir: Path) -> None:
@@ -159,95 +165,34 @@ def _end(result: RunResult, run_dir: Path) -> None:
                             hint=f"fix the cause, then: benchwright run coding --resume {run_dir}")
 
 
-def _new_run_dir(out: Path) -> Path:
-    if out.exists() and not out.is_dir():
-        raise UserInputError("--out is not a folder", path=out, hint="pass a new folder's path")
-    return out.expanduser().resolve()
+def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
+    """The command line must not contradict the saved configuration of the run to continue."""
+    from benchwright.coding.runs.runner import load_manifest
 
-
-def agent_settings(base_url: str | None, options: list[str]) -> AgentSettings:
-    """`--base-url` and `-A KEY=VALUE` options as validated settings."""
-    values: dict[str, str] = {} if base_url is None else {"base_url": base_url}
-    for option in options:
-        key, sep, value = option.partition("=")
-        if not sep or key.strip() not in AgentSettings.model_fields:
-            raise UserInputError(f"not a KEY=VALUE agent option: {option!r}",
-                                 hint=f"keys: {', '.join(AgentSettings.model_fields)}")
-        values[key.strip()] = value.strip()
-    try:
-        return AgentSettings.model_validate(values)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        raise UserInputError(f"agent option {error['loc'][0]}: {error['msg']}") from None
-
-
-def _require_metric_tools() -> None:
-    try:
-        versions()
-    except PrerequisiteError as exc:
-        raise PrerequisiteError(exc.message, hint=f"{exc.hint}, or pass --no-metrics") from None
-
-
-def _resumed(ctx: typer.Context, run_dir: Path) -> RunConfig:
-    """The saved configuration, after checking the command line does not contradict it."""
     open_run(run_dir, expect="coding")  # a web run folder: say so, and how to continue it
     config = load_manifest(run_dir).config
     settings = config.agent_settings
     saved = {"problems_dir": config.problems_dir, "problem": config.problems,
-             "agent": config.agent, "agent_command": config.agent_command,
-             "agent_mount": config.agent_mounts, "replay_from": config.replay_from,
-             "model": config.model, "prompt": config.prompt, "trials": config.trials,
-             "pass_policy": config.pass_policy, "python": config.python,
-             "base_url": settings.base_url, "agent_network": config.agent_network,
+             "agent": config.agent, "agent_version": config.agent_version,
+             "agent_command": config.agent_command, "agent_mount": config.agent_mounts,
+             "replay_from": config.replay_from, "model": config.model,
+             "thinking": settings.thinking, "thinking_budget": settings.thinking_budget,
+             "step_limit": settings.step_limit, "prompt": config.prompt,
+             "trials": config.trials, "pass_policy": config.pass_policy,
+             "python": config.python, "base_url": settings.base_url,
+             "agent_network": config.agent_network,
              "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,
              "agent_option": settings.model_dump(mode="json")}
     refuse_conflicts(ctx, saved, may_change={"workers", "as_json", "resume"}, normalise={
         "problems_dir": resolved, "replay_from": resolved, "prompt": prompt_setting,
         "agent_mount": lambda paths: [resolved(p) for p in paths],
-        "agent_option": lambda opts: {**settings.model_dump(mode="json"),
-                                      **agent_settings(None, opts).model_dump(
-                                          mode="json", exclude_unset=True)}},
+        "agent_option": lambda opts: {**settings.model_dump(mode="json"), **AgentSettings(
+            **parse_agent_options(opts)).model_dump(mode="json", exclude_unset=True)}},
         command="benchwright run coding --out NEW_DIR")
-    check_resumable(config)
-    if config.metrics:
-        _require_metric_tools()
-    return config
 
 
-def _agent_name(name: str) -> str:
-    CODING_AGENTS.check(name)
-    return name
-
-
-def _problem_names(folder: Path, wanted: list[str]) -> list[str]:
-    if not folder.is_dir():
-        raise UserInputError("problems folder not found", path=folder,
-                             hint="pass the folder that holds one folder per problem")
-    # a config.yaml that is not a file still marks a problem: load_problem then says what is wrong
-    available = sorted(p.name for p in folder.iterdir() if (p / "config.yaml").exists())
-    if not available:
-        raise UserInputError("no problem here (no folder holding a config.yaml)", path=folder,
-                             hint="pass the folder that holds one folder per problem")
-    for name in wanted:
-        if name not in available:
-            raise UserInputError(f"no problem named {name!r}", path=folder,
-                                 hint=f"choose from: {', '.join(available) or 'none here'}")
-    names = wanted or available
-    for name in names:
-        problem = load_problem(folder / name)
-        for checkpoint in problem.ordered_checkpoints():
-            problem.render_spec(checkpoint.name)  # a missing or unreadable spec stops us here
-    return names
-
-
-def _default_out(agent: str) -> Path:
-    stamp = folder_stamp()
-    return Path("benchwright-out") / "runs" / f"{agent}-{stamp}"
-
-
-def _execute(run_dir: Path, config: RunConfig, workers: int, quiet: bool) -> RunResult:
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=Console(stderr=True), disable=quiet)
+def _hooks(progress: Progress, on_report: Callable[[CodingReport], None]) -> CodingHooks:
+    """The run's progress bar on stderr: it counts only checkpoints that will run."""
     task = progress.add_task("checkpoints", total=None)
     tally = CheckpointTally()  # counts only checkpoints that will run, after resume trimming
 
@@ -271,12 +216,5 @@ def _execute(run_dir: Path, config: RunConfig, workers: int, quiet: bool) -> Run
         tally.summary(summary)
         show()
 
-    try:
-        with progress:
-            return execute(run_dir, config, EXECUTORS.get("local")(workers, on_event=on_event),
-                           on_summary=on_summary, on_plan=on_plan)
-    except KeyboardInterrupt:
-        raise Interrupted("interrupted; nothing finished is lost",
-                             hint=f"continue with: benchwright run coding --resume {run_dir}"
-                             ) from None
-
+    return CodingHooks(on_plan=on_plan, on_event=on_event, on_summary=on_summary,
+                       on_report=on_report)

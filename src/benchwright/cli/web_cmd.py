@@ -17,6 +17,7 @@ from benchwright.cli.option_checks import (
     MAX_TEMPLATE_ID,
     seconds,
 )
+from benchwright.cli.verbosity import notes_console
 from benchwright.cli.web_auth_cmd import app as auth_app
 from benchwright.cli.web_package_cmd import package_cmd
 from benchwright.errors import UserInputError
@@ -68,8 +69,9 @@ PythonOpt = Annotated[str | None, typer.Option(
 
 @app.command("eval")
 def eval_cmd(
-    output_dir: Annotated[Path, typer.Option(
-        help="Agent logs: DIR/<task_id>/{agent_response.json,network.har}.")],
+    logs_dir: Annotated[Path, typer.Argument(
+        help="Agent logs: LOGS_DIR/<task_id>/{agent_response.json,network.har} (or "
+        "<task_id>/trial_<n>/...).")],
     config: ConfigOpt = None,
     as_json: JsonOpt = False,
     baseline: Annotated[Path | None, typer.Option(
@@ -88,19 +90,19 @@ def eval_cmd(
 
     env_config = load_web_config(config)
     before = load_summary(baseline) if baseline is not None else None
-    err = Console(stderr=True)
+    err = notes_console()
     with err.status("scoring") as status:
-        summary = score_output_dir(output_dir, env_config, python=python, reuse=not force,
+        summary = score_output_dir(logs_dir, env_config, python=python, reuse=not force,
                                    dataset=load_task_file(dataset) if dataset else None,
                                    progress=lambda msg: status.update(f"scoring {msg}"))
     report = build_report(summary, before)
-    write_text_atomic(output_dir / REPORT_MD, render_markdown(report))
-    write_text_atomic(output_dir / REPORT_JSON, report.model_dump_json(indent=2) + "\n")
+    write_text_atomic(logs_dir / REPORT_MD, render_markdown(report))
+    write_text_atomic(logs_dir / REPORT_JSON, report.model_dump_json(indent=2) + "\n")
     if as_json:
         typer.echo(json.dumps(eval_json(summary, report), indent=2))
         return
     print_report(Console(), summary, report)
-    err.print(f"[dim]wrote {output_dir}/eval_summary.json, {REPORT_MD}, {REPORT_JSON} and "
+    err.print(f"[dim]wrote {logs_dir}/eval_summary.json, {REPORT_MD}, {REPORT_JSON} and "
               "eval_result.json per task[/]")
 
 
@@ -291,7 +293,7 @@ def _tasks_table(tasks: list[WebTask], hard: frozenset[int]) -> Table:
 
 def main() -> None:
     """Run this app alone (`python -m benchwright.cli.web_cmd`)."""
-    run_app(app)
+    run_app(app, prefix=("web",))
 
 
 __all__ = ["app", "main"]

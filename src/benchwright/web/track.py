@@ -89,7 +89,7 @@ class WebTrack:
 
     def resume_command(self, run_dir: Path) -> str:
         """How to continue the run."""
-        return f"benchwright run web --out {run_dir} --resume"
+        return f"benchwright run web --resume {run_dir}"
 
 
 def _tasks_dir(folder: Path) -> Path:

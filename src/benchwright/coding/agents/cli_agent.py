@@ -111,12 +111,21 @@ class CliAgent:
     """The npm CLI's folder once installed: mounted, and its Node.js put first on PATH."""
     version: str | None = None
     """What `install` returned; None until it has succeeded once."""
+    wanted_version: str | None = None
+    """The version `install` installs (the run's `agent_version`); None: the pinned one."""
 
     @classmethod
     def from_setup(cls, setup: AgentSetup) -> Self:
         """Built from the run's model and agent settings (it calls an LLM itself)."""
-        return cls(setup.model, setup.settings, setup.runtime, setup.limits, setup.interpreter,
-                   setup.network)
+        agent = cls(setup.model, setup.settings, setup.runtime, setup.limits, setup.interpreter,
+                    setup.network)
+        agent.wanted_version = setup.agent_version
+        return agent
+
+    @classmethod
+    def pinned_version(cls) -> str | None:
+        """The version installed unless a run asks for another (`--agent-version`)."""
+        return cls.npm_tool.version if cls.npm_tool is not None else None
 
     def __init__(self, model: str | None, settings: AgentSettings, runtime: Runtime,
                  limits: Limits, interpreter: Interpreter, network: bool = True) -> None:
@@ -134,11 +143,14 @@ class CliAgent:
 
     # Hooks ---------------------------------------------------------------------------------
     def install(self) -> str:
-        """Make the CLI available; returns its version. By default installs `npm_tool`."""
+        """Make the CLI available; returns its version. By default installs `npm_tool` (at
+        `wanted_version` when a run asks for one)."""
         if self.npm_tool is None:
             raise NotImplementedError
-        self.installed = ensure_npm_tool(self.npm_tool)
-        return self.npm_tool.version
+        tool = self.npm_tool.model_copy(
+            update={"version": self.wanted_version or self.npm_tool.version})
+        self.installed = ensure_npm_tool(tool)
+        return tool.version
 
     def launch(self, ctx: AgentContext, home: Path) -> Launch:
         """The command, environment and config files for this checkpoint."""

@@ -18,7 +18,7 @@ from typing import Any
 from benchwright.coding.agents.base import AgentContext, Usage
 from benchwright.coding.agents.chat_client import reasoning_effort
 from benchwright.coding.agents.cli_agent import CliAgent, Launch, Parsed
-from benchwright.coding.agents.toolchain import OPENHANDS_REQUIREMENT
+from benchwright.coding.agents.toolchain import OPENHANDS_PACKAGE, OPENHANDS_VERSION
 from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResult
 from benchwright.interpreters import resolve_python
 from benchwright.sandbox import Mount
@@ -38,11 +38,16 @@ class OpenhandsAgent(CliAgent):
     env_path: Path | None = None
     events_path: Path | None = None
 
+    @classmethod
+    def pinned_version(cls) -> str | None:
+        return OPENHANDS_VERSION
+
     def install(self) -> str:
         python = resolve_python(PYTHON)
-        self.env_path = ensure_env("openhands", python, [OPENHANDS_REQUIREMENT]).path
+        version = self.wanted_version or OPENHANDS_VERSION
+        self.env_path = ensure_env("openhands", python, [f"{OPENHANDS_PACKAGE}=={version}"]).path
         self.python_prefix = python.prefix
-        return OPENHANDS_REQUIREMENT.partition("==")[2]
+        return version
 
     def launch(self, ctx: AgentContext, home: Path) -> Launch:
         assert self.env_path is not None

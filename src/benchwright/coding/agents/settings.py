@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+from typing import Self
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class Thinking(StrEnum):
+    """SCBench's thinking presets (`slop-code run ... thinking=low`)."""
+
+    NONE = "none"
+    """No thinking setting: the agent's own default."""
+    DISABLED = "disabled"
+    """Thinking off (a budget of 0)."""
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+# The budgets SCBench gives its presets (its claude_code adapter's `_THINKING_TOKEN_MAP`); the
+# agents that take an effort level instead read them back as low, medium and high.
+THINKING_BUDGETS: dict[Thinking, int | None] = {
+    Thinking.NONE: None, Thinking.DISABLED: 0, Thinking.LOW: 4000, Thinking.MEDIUM: 10000,
+    Thinking.HIGH: 31999}
 
 
 class AgentSettings(BaseModel):
@@ -40,7 +61,23 @@ class AgentSettings(BaseModel):
     the configured ones). `mini`'s commands, which never call the model, reach them anyway."""
     thinking_budget: int | None = Field(default=None, ge=0, le=10**9)
     """Reasoning tokens per model call for agents that take a budget (claude_code, gemini; codex
-    and opencode map it to an effort level); None: the agent's default, 0: thinking off."""
+    and opencode map it to an effort level); None: the agent's default, 0: thinking off. Set
+    from `thinking` when a preset is given."""
+    thinking: Thinking | None = None
+    """The SCBench preset the run was given (`--thinking`), recorded as given; its budget is
+    `thinking_budget`. None: no preset (an explicit budget, or none at all)."""
+
+    @model_validator(mode="after")
+    def _preset_budget(self) -> Self:
+        if self.thinking is None:
+            return self
+        budget = THINKING_BUDGETS[self.thinking]
+        if self.thinking_budget is None:
+            self.thinking_budget = budget
+        elif self.thinking_budget != budget:
+            raise ValueError(f"thinking {self.thinking} means a budget of {budget}, not "
+                             f"{self.thinking_budget}: give a preset or a budget, not both")
+        return self
 
     @field_validator("base_url")
     @classmethod

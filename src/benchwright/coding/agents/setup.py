@@ -39,6 +39,8 @@ class AgentSetup:
     """The run whose snapshots the `replay` agent re-applies."""
     mounts: tuple[Path, ...] = ()
     """Host paths bound read-only into the `command` agent's sandbox."""
+    agent_version: str | None = None
+    """The version of a CLI agent to install and run; None: the one benchwright pins."""
 
     @property
     def interpreter(self) -> Interpreter:

@@ -55,7 +55,10 @@ GEMINI_CLI = NpmTool(package="@google/gemini-cli", version="0.61.0", bin="gemini
 OPENCODE = NpmTool(package="opencode-ai", version="1.18.33", bin="opencode",
                    native="opencode-linux-{arch}/bin/opencode")
 # OpenHands 1.x dropped the `openhands.core.main` headless entry point that SCBench drives.
-OPENHANDS_REQUIREMENT = "openhands-ai==0.62.0"
+OPENHANDS_PACKAGE, OPENHANDS_VERSION = "openhands-ai", "0.62.0"
+VERSION_PATTERN = r"^\d+(\.\d+){1,3}([-+][0-9A-Za-z][0-9A-Za-z.-]*)?$"
+"""What `--agent-version` accepts: X.Y.Z (to four parts) with an optional -pre or +build tag, so
+it is safe as an npm spec, a requirement and a folder name."""
 
 
 class InstalledTool(BaseModel):

@@ -18,4 +18,5 @@ def build_agent(config: RunConfig, problem: ProblemConfig, runtime: Runtime,
         problem=problem, runtime=runtime, keep=frozenset(keep), model=config.model,
         settings=config.agent_settings, limits=config.agent_limits,
         network=config.agent_network, python=config.python, command=config.agent_command,
-        replay_from=config.replay_from, mounts=tuple(config.agent_mounts)))
+        replay_from=config.replay_from, mounts=tuple(config.agent_mounts),
+        agent_version=config.agent_version))

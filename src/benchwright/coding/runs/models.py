@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.agents.settings import AgentSettings
+from benchwright.coding.agents.toolchain import VERSION_PATTERN
 from benchwright.coding.evaluation import GradeStatus
 from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import Group
@@ -25,7 +26,11 @@ class RunConfig(BaseModel):
     problems: list[str]
     """The problems to run, by folder name."""
     agent: str
-    """The agent's registered name."""
+    """The agent's registered name (a plugin's, or "module:Class")."""
+    agent_version: str | None = Field(default=None, pattern=VERSION_PATTERN)
+    """The version of the CLI agent installed and run: the one benchwright pins unless
+    `--agent-version` asked for another (SCBench's `agent.version`); None for agents that are
+    not an installed CLI (oracle, replay, command, mini)."""
     agent_command: str | None = None
     """The shell command of the `command` agent."""
     replay_from: Path | None = None

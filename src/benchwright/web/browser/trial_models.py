@@ -20,7 +20,7 @@ OUTCOME_SCHEMA = "benchwright.web-trial-outcome/1"
 
 
 class AgentName(StrEnum):
-    """The web agents."""
+    """The built-in web agents (plugins add theirs: `benchwright.registry.WEB_AGENTS`)."""
 
     SCRIPTED = "scripted"
     BROWSER_USE = "browser-use"
@@ -54,8 +54,9 @@ class AgentSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: AgentName
-    """`scripted` plays an action script; `browser-use` asks an OpenAI-compatible model."""
+    name: str
+    """A registered web agent (`benchwright.registry.WEB_AGENTS`): `scripted` plays an action
+    script, `browser-use` asks an OpenAI-compatible model; or a plugin's (or "module:Class")."""
     model: str | None = None
     """The model name (browser-use agent)."""
     base_url: str | None = None

@@ -1,0 +1,312 @@
+"""`run_coding` and `grade_checkpoint`: the coding track as functions. `benchwright run coding`
+and `benchwright eval checkpoint` parse their options and call these."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+
+from pydantic import ValidationError
+
+from benchwright.coding.agents.settings import AgentSettings, Thinking
+from benchwright.coding.examples import example_problem_dir, examples_dir
+from benchwright.coding.loader import get_checkpoint, load_problem
+from benchwright.coding.policies import PassPolicy
+from benchwright.coding.runs.models import ChainSummary, RunConfig, RunResult
+from benchwright.coding.runs.preflight import (
+    check_coding_run,
+    check_resumable,
+    prompt_setting,
+    resolved,
+)
+from benchwright.errors import Interrupted, PrerequisiteError, UserInputError
+from benchwright.registry import CODING_AGENTS, EXECUTORS
+from benchwright.runs.clock import folder_stamp
+
+if TYPE_CHECKING:
+    from benchwright.coding.evaluation import CheckpointEvaluation
+    from benchwright.coding.report.figures import CodingReport
+
+PlanCounts = dict[tuple[str, int], tuple[int, int]]
+# `AgentSettings` fields that are options of their own (the rest go in `agent_options`)
+NAMED_AGENT_SETTINGS = ("base_url", "step_limit", "thinking", "thinking_budget")
+
+
+def _ignore(_: Any) -> None:
+    return None
+
+
+@dataclass
+class CodingHooks:
+    """What the caller hears while a coding run goes on (the CLI draws its progress bar)."""
+
+    on_plan: Callable[[PlanCounts], None] = _ignore
+    """Each attempt's (checkpoints already done, checkpoints to run), once, before work."""
+    on_event: Callable[[Any], None] = _ignore
+    """A `CheckpointRecord` (a checkpoint journaled) or an `InfraErrorRecord`, as it happens."""
+    on_summary: Callable[[ChainSummary], None] = _ignore
+    """An attempt (problem x trial) ended."""
+    on_report: Callable[[CodingReport], None] = _ignore
+    """The run's report, once report.md is written."""
+
+
+class CodingOptions(TypedDict, total=False):
+    """What a new coding run may be told; every key is optional (its CLI option in brackets)."""
+
+    problems: Sequence[str]
+    """Problems to run, by folder name [--problem]; default: every problem in the folder."""
+    agent: str
+    """A registered agent, a plugin's, or "module:Class" [--agent]; default `oracle`."""
+    agent_version: str
+    """The version of a CLI agent to install and run [--agent-version]; default: the pinned."""
+    model: str
+    """The model the agent uses [--model]."""
+    thinking: Thinking | str
+    """SCBench's preset: none, disabled, low, medium, high [--thinking]."""
+    thinking_budget: int
+    """Reasoning tokens per model call, instead of a preset [--thinking-budget]."""
+    step_limit: int
+    """Model calls per checkpoint, 0: none [--step-limit]; default 100."""
+    base_url: str
+    """The model provider's base URL [--base-url, BENCHWRIGHT_LLM_BASE_URL]."""
+    agent_options: Mapping[str, Any]
+    """Any other `AgentSettings` field, e.g. cost_limit_usd [-A KEY=VALUE]."""
+    prompt: str
+    """just-solve, plan-first or a .jinja file [--prompt]."""
+    trials: int
+    """Attempts per problem [--trials]; default 1."""
+    pass_policy: PassPolicy | str
+    """A checkpoint failing it ends the attempt [--pass-policy]; default core-cases."""
+    agent_command: str
+    """The `command` agent's shell command [--agent-command]."""
+    agent_mounts: Sequence[Path | str]
+    """Host paths bound read-only into the `command` agent's sandbox [--agent-mount]."""
+    replay_from: Path | str
+    """The run the `replay` agent re-applies [--replay-from]."""
+    python: str
+    """The Python of grading environments [--python]."""
+    agent_network: bool
+    """Give the agent's sandbox the network [--agent-network]."""
+    unsafe_no_sandbox: bool
+    """Run agents and tests without bubblewrap [--unsafe-no-sandbox]."""
+    metrics: bool
+    """Measure code quality at every checkpoint [--metrics/--no-metrics]; default True."""
+    max_snapshot_mb: float
+    """Cap on one checkpoint's snapshot, MiB [--max-snapshot-mb]."""
+    max_snapshot_files: int
+    """Cap on the files of one checkpoint's snapshot [--max-snapshot-files]."""
+
+
+def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None = None,
+               resume: Path | str | None = None, workers: int = 1,
+               hooks: CodingHooks | None = None, **options: Unpack[CodingOptions]) -> RunResult:
+    """Run an agent through every checkpoint of each problem (the bundled examples by default),
+    grade each, write result.json and report.md into `out`, and return the result.
+
+    `resume=RUN_DIR` finishes an interrupted run with its saved configuration (no other option
+    may be given with it but `workers`). A run that is already complete is finished again (its
+    result files rewritten) without running anything.
+    """
+    from benchwright.coding.report.run_report import write_run_report
+    from benchwright.coding.runs.layout import RunLayout
+    from benchwright.coding.runs.runner import create_run, load_manifest, refresh_checksums
+    from benchwright.coding.scratch import sweep_leftovers
+    from benchwright.runs.lock import locked_run_folder
+
+    if resume is not None:
+        run_dir, config = _resumed(Path(resume), problems_dir, out, options)
+    else:
+        run_dir, config = new_coding_run(problems_dir, out, options)
+    with locked_run_folder(run_dir):
+        if resume is None:
+            create_run(config, run_dir)
+        else:
+            refresh_checksums(run_dir, load_manifest(run_dir))
+        # what a killed predecessor left: scratch folders holding hidden tests
+        sweep_leftovers(RunLayout(run_dir).grading_dir)
+        sweep_leftovers()
+        hooks = hooks or CodingHooks()
+        result = _execute(run_dir, config, workers, hooks)
+        hooks.on_report(write_run_report(run_dir, result))  # the coding track's report.md
+    return result
+
+
+def new_coding_run(problems_dir: Path | str | None, out: Path | str | None,
+                   options: CodingOptions) -> tuple[Path, RunConfig]:
+    """The folder and configuration of a new run, checked before the folder exists (a run that
+    every attempt would fail is refused and leaves nothing behind)."""
+    config = coding_config(problems_dir, options)
+    run_dir = _new_run_dir(Path(out) if out is not None else _default_out(config.agent))
+    if config.metrics:
+        require_metric_tools()
+    check_coding_run(config)
+    return run_dir, config
+
+
+def coding_config(problems_dir: Path | str | None, options: CodingOptions) -> RunConfig:
+    """The `RunConfig` the options describe (problems found and their specs readable)."""
+    folder = Path(problems_dir) if problems_dir is not None else examples_dir()
+    agent = options.get("agent", "oracle")
+    CODING_AGENTS.check(agent)
+    fields = {k: v for k, v in options.items() if k in RunConfig.model_fields}
+    try:
+        return RunConfig.model_validate({
+            **fields, "problems_dir": folder.expanduser().resolve(),
+            "problems": problem_names(folder, list(options.get("problems", ()))),
+            "agent": agent, "agent_version": agent_version(agent, options.get("agent_version")),
+            "agent_mounts": [resolved(Path(m)) for m in options.get("agent_mounts", ())],
+            "replay_from": resolved(_path(options.get("replay_from"))),
+            "prompt": prompt_setting(options.get("prompt", "just-solve")),
+            "agent_settings": agent_settings(options)})
+    except ValidationError as exc:
+        raise _option_error(exc) from None
+
+
+def agent_settings(options: CodingOptions) -> AgentSettings:
+    """The LLM-agent settings among the options (`agent_options` and the named ones)."""
+    given: dict[str, Any] = dict(options)
+    named = {key: given[key] for key in NAMED_AGENT_SETTINGS if key in given}
+    values: dict[str, Any] = {**(given.get("agent_options") or {}), **named}
+    unknown = sorted(set(values) - set(AgentSettings.model_fields))
+    if unknown:
+        raise UserInputError(f"unknown agent option {unknown[0]!r}",
+                             hint=f"keys: {', '.join(AgentSettings.model_fields)}")
+    try:
+        return AgentSettings.model_validate(values)
+    except ValidationError as exc:
+        raise _option_error(exc, "agent option ") from None
+
+
+def _option_error(exc: ValidationError, prefix: str = "") -> UserInputError:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return UserInputError(f"{prefix}{where}: {error['msg']}")
+
+
+def agent_version(agent: str, wanted: str | None) -> str | None:
+    """The version of a CLI agent a run installs: `wanted`, else the pinned one; an agent that
+    is not an installed CLI takes none."""
+    pinned = getattr(CODING_AGENTS.get(agent), "pinned_version", lambda: None)()
+    if wanted is None:
+        return pinned if isinstance(pinned, str) else None
+    if pinned is None:
+        versioned = [name for name in CODING_AGENTS.names()
+                     if getattr(CODING_AGENTS.get(name), "pinned_version", lambda: None)()]
+        raise UserInputError(f"--agent-version: the {agent} agent is not an installed CLI",
+                             hint=f"agents that take a version: {', '.join(versioned)}")
+    return wanted
+
+
+def problem_names(folder: Path, wanted: list[str]) -> list[str]:
+    """The problems to run (`wanted`, else every problem in `folder`), each readable."""
+    if not folder.is_dir():
+        raise UserInputError("problems folder not found", path=folder,
+                             hint="pass the folder that holds one folder per problem")
+    # a config.yaml that is not a file still marks a problem: load_problem then says what is wrong
+    available = sorted(p.name for p in folder.iterdir() if (p / "config.yaml").exists())
+    if not available:
+        raise UserInputError("no problem here (no folder holding a config.yaml)", path=folder,
+                             hint="pass the folder that holds one folder per problem")
+    for name in wanted:
+        if name not in available:
+            raise UserInputError(f"no problem named {name!r}", path=folder,
+                                 hint=f"choose from: {', '.join(available) or 'none here'}")
+    names = wanted or available
+    for name in names:
+        problem = load_problem(folder / name)
+        for checkpoint in problem.ordered_checkpoints():
+            problem.render_spec(checkpoint.name)  # a missing or unreadable spec stops us here
+    return names
+
+
+def require_metric_tools() -> None:
+    """Refuse a run with metrics on when the metric tools are not installed."""
+    from benchwright.metrics.tools import versions
+
+    try:
+        versions()
+    except PrerequisiteError as exc:
+        raise PrerequisiteError(exc.message, hint=f"{exc.hint}, or pass --no-metrics") from None
+
+
+def _resumed(run_dir: Path, problems_dir: Path | str | None, out: Path | str | None,
+             options: CodingOptions) -> tuple[Path, RunConfig]:
+    """The saved configuration of a run to continue (nothing else may be asked of it)."""
+    from benchwright.coding.runs.runner import load_manifest
+    from benchwright.runs import open_run
+
+    given = [*options, *(["problems_dir"] if problems_dir is not None else []),
+             *(["out"] if out is not None else [])]
+    if given:
+        raise UserInputError(f"resume uses the run's saved configuration; drop {', '.join(given)}",
+                             hint="or start a new run")
+    open_run(run_dir, expect="coding")  # a web run folder: say so, and how to continue it
+    config = load_manifest(run_dir).config
+    check_resumable(config)
+    if config.metrics:
+        require_metric_tools()
+    return run_dir.expanduser().resolve(), config
+
+
+def _path(value: Path | str | None) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def _new_run_dir(out: Path) -> Path:
+    if out.exists() and not out.is_dir():
+        raise UserInputError("--out is not a folder", path=out, hint="pass a new folder's path")
+    return out.expanduser().resolve()
+
+
+def _default_out(agent: str) -> Path:
+    slug = re.sub(r"[^\w.-]+", "_", agent)  # "pkg.mod:Class" names a folder too
+    return Path("benchwright-out") / "runs" / f"{slug}-{folder_stamp()}"
+
+
+def _execute(run_dir: Path, config: RunConfig, workers: int, hooks: CodingHooks) -> RunResult:
+    from benchwright.coding.runs.runner import execute
+
+    try:
+        return execute(run_dir, config, EXECUTORS.get("local")(workers, on_event=hooks.on_event),
+                       on_summary=hooks.on_summary, on_plan=hooks.on_plan)
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted; nothing finished is lost",
+                          hint=f"continue with: benchwright run coding --resume {run_dir}"
+                          ) from None
+
+
+def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str | None = None,
+                     *, out: Path | str | None = None, python: str | None = None,
+                     unsafe_no_sandbox: bool = False, wall_clock_s: float = 1800.0,
+                     memory_mb: int | None = None, max_processes: int = 256,
+                     progress: Callable[[str], None] | None = None) -> CheckpointEvaluation:
+    """Grade one checkpoint of a problem (a folder, or a bundled example's name) on a workspace
+    snapshot (default: the checkpoint's reference solution), as SCBench grades it. With `out`,
+    evaluation.json, grading.json and pytest's raw output are written there."""
+    from benchwright.coding import grading
+    from benchwright.coding.artifacts import save_grade_output
+    from benchwright.coding.scratch import sweep_leftovers
+    from benchwright.sandbox import Limits, get_runtime
+
+    sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
+    loaded = load_problem(problem_folder(problem))
+    config = get_checkpoint(loaded, checkpoint)
+    snapshot = Path(workspace) if workspace is not None else loaded.solution_dir(checkpoint)
+    limits = Limits(wall_clock_s=wall_clock_s, memory_mb=memory_mb, max_processes=max_processes)
+    options = grading.GradeOptions(runtime=get_runtime(unsafe_no_sandbox), limits=limits,
+                                   python=python)
+    output = grading.grade_checkpoint(loaded, config, snapshot, options,
+                                      progress=progress or (lambda _message: None))
+    if out is not None:
+        save_grade_output(output, Path(out))
+    return output.evaluation
+
+
+def problem_folder(problem: Path | str) -> Path:
+    """A problem folder as given, or the bundled example of that name."""
+    if isinstance(problem, Path) or "/" in problem or Path(problem).is_dir():
+        return Path(problem)
+    return example_problem_dir(problem)

@@ -1,0 +1,115 @@
+"""`load_run`: a run folder of either track as a typed object, through the kernel
+(`runs.open_run` finds the track, its `Track.read` the manifest); the track's view of the folder
+is registered in `benchwright.registry.RUN_VIEWS`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig, RunResult
+from benchwright.errors import UserInputError
+from benchwright.protocols import Track
+from benchwright.registry import RUN_VIEWS
+from benchwright.runs import open_run
+from benchwright.runs.journal import read_jsonl
+from benchwright.runs.layout import RunFiles
+from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
+from benchwright.web.runs.models import TrialRecord, WebManifest, WebRunConfig, WebRunResult
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class CodingRun:
+    """A coding run folder (`benchwright run coding`, `run_coding`), as `load_run` reads it."""
+
+    path: Path
+    """The run folder."""
+    manifest: Manifest
+    """manifest.json: the configuration, the problems' checksums, the machine."""
+    result: RunResult | None
+    """result.json: the totals (None until the run has finished once)."""
+    checkpoints: list[CheckpointRecord] = field(repr=False)
+    """Every graded checkpoint, attempt by attempt (problem, then trial), in order."""
+    track: Literal["coding"] = "coding"
+    """The track that owns the folder."""
+
+    @property
+    def config(self) -> RunConfig:
+        """The run's configuration."""
+        return self.manifest.config
+
+    @classmethod
+    def open(cls, path: Path, track: Track) -> CodingRun:
+        """The coding run in `path` (its track, from `open_run`)."""
+        from benchwright.coding.runs.layout import RunLayout
+
+        manifest = track.read(path)
+        assert isinstance(manifest, Manifest)
+        layout, config = RunLayout(path), manifest.config
+        records = [record for problem in config.problems
+                   for trial in range(1, config.trials + 1)
+                   for record in read_jsonl(layout.journal(problem, trial), CheckpointRecord)]
+        return cls(path=path, manifest=manifest, result=read_result(path, RunResult),
+                   checkpoints=records)
+
+
+@dataclass(frozen=True)
+class WebRun:
+    """A web run folder (`benchwright run web`, `run_web`), as `load_run` reads it."""
+
+    path: Path
+    """The run folder."""
+    manifest: WebManifest
+    """manifest.json: the configuration, the planned tasks, the site URLs."""
+    result: WebRunResult | None
+    """result.json: the totals after scoring (None until the run has been scored)."""
+    trials: list[TrialRecord] = field(repr=False)
+    """Every finished trial, as the journal has them."""
+    track: Literal["web"] = "web"
+    """The track that owns the folder."""
+
+    @property
+    def config(self) -> WebRunConfig:
+        """The run's configuration."""
+        return self.manifest.config
+
+    @classmethod
+    def open(cls, path: Path, track: Track) -> WebRun:
+        """The web run in `path` (its track, from `open_run`)."""
+        from benchwright.web.runs.layout import WebRunLayout
+
+        manifest = track.read(path)
+        assert isinstance(manifest, WebManifest)
+        return cls(path=path, manifest=manifest, result=read_result(path, WebRunResult),
+                   trials=read_jsonl(WebRunLayout(path).journal, TrialRecord))
+
+
+Run = CodingRun | WebRun
+
+
+def load_run(path: Path | str) -> Run:
+    """The run in `path`, of either track: a `CodingRun` or a `WebRun` (its `track` says
+    which). A folder that holds no run is the user's error."""
+    folder = Path(path).expanduser().resolve()
+    opened = open_run(folder)
+    view: type[CodingRun] | type[WebRun] = RUN_VIEWS.get(opened.track.name)
+    return view.open(folder, opened.track)
+
+
+def read_result(run_dir: Path, model: type[M]) -> M | None:
+    """`run_dir/result.json` as `model`, None when there is none yet."""
+    path = RunFiles(run_dir).result_json
+    if not path.exists():
+        return None
+    data = read_untrusted_bytes(path, what="result.json")
+    try:
+        return model.model_validate_json(decode_untrusted(data, path, what="result.json"))
+    except ValidationError as exc:
+        raise UserInputError(f"result.json is not readable ({exc.error_count()} problems)",
+                             path=path, hint="finish the run again: benchwright eval RUN_DIR"
+                             ) from None

@@ -1,0 +1,202 @@
+"""`run_web`: the web track as a function. `benchwright run web` parses its options and calls it.
+With no options: the local suite, served on loopback, with the scripted agent."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TypedDict, Unpack
+
+from pydantic import ValidationError
+
+from benchwright.errors import Interrupted, UserInputError
+from benchwright.registry import WEB_AGENTS
+from benchwright.runs.clock import folder_stamp
+from benchwright.runs.secret_settings import refuse_secrets
+from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED
+from benchwright.web.runs.extraction import ExtractorConfig
+from benchwright.web.runs.models import AgentSpec, WebRunConfig, WebRunResult
+from benchwright.web.runs.runner import RunHooks
+from benchwright.web.runs.suites import LOCAL, Suite, open_suite
+from benchwright.web.tasks import TaskFilter, parse_sites, parse_task_ids, require_known_ids, select
+
+# Selects another registered trial runner (tests use `fake`); deliberately not an option.
+RUNNER_ENV = "BENCHWRIGHT_WEB_TRIAL_RUNNER"
+
+
+class WebOptions(TypedDict, total=False):
+    """What a new web run may be told; every key is optional (its CLI option in brackets)."""
+
+    task_ids: str
+    """Ids and ranges, e.g. "0-50,77" [--task-ids]; default: every task of the suite."""
+    sites: str
+    """Only tasks touching any of these sites, e.g. "shopping,reddit" [--sites]."""
+    agent: str
+    """scripted, browser-use, a plugin's or "module:Class" [--agent]; default scripted."""
+    model: str
+    """The model (browser-use) [--model]."""
+    base_url: str
+    """The model's OpenAI-compatible endpoint [--base-url, BENCHWRIGHT_LLM_BASE_URL]."""
+    api_key_env: str
+    """The variable holding the API key [--api-key-env]; default OPENAI_API_KEY."""
+    trials: int
+    """Attempts per task [--trials]; default 1."""
+    step_limit: int
+    """Agent steps per trial [--step-limit]; default 30."""
+    scripts: Path | str
+    """Folder of <task_id>.yaml action scripts (scripted agent) [--scripts]."""
+    extract_model: str
+    """A model that reads ambiguous answers into retrieved_data [--extract-model]."""
+    config: Path | str
+    """Site URLs (YAML) for suites not served by benchwright [--config]."""
+    keep_browser_files: bool
+    """Keep each trial's browser profile and downloads [--keep-browser-files]."""
+    cookies: Sequence[Path | str]
+    """Cookie files from `benchwright web auth capture` [--cookies]."""
+    prompt: str
+    """structured, plain, or a template file [--prompt]; default structured."""
+    concurrency_per_site: int
+    """Read-only trials of a site run this many at a time [--concurrency-per-site]."""
+
+
+def run_web(suite: str | Path = LOCAL, *, out: Path | str | None = None,
+            resume: Path | str | None = None, hooks: RunHooks | None = None,
+            **options: Unpack[WebOptions]) -> WebRunResult:
+    """Run a browser agent through a suite's tasks (N trials each), score every trial with the
+    official evaluator, write result.json and report.md into `out`, and return the result.
+
+    `suite`: `local` (served on loopback by benchwright), `webarena-verified`, or a tasks JSON
+    file. `resume=RUN_DIR` finishes an interrupted run with its saved configuration."""
+    from benchwright.runs.lock import locked_run_folder
+    from benchwright.web.runs.runner import create_web_run, execute_web_run
+
+    opened: Suite | None = None
+    config: WebRunConfig | None = None
+    if resume is not None:
+        run_dir = _resumed(Path(resume), suite, out, options)
+    else:
+        run_dir, opened, config = new_web_run(str(suite), out, options)
+    hooks = hooks or RunHooks()
+    with locked_run_folder(run_dir):
+        if opened is not None and config is not None:
+            create_web_run(config, run_dir, opened)
+        try:
+            return execute_web_run(run_dir, hooks, suite=opened, config=config)
+        except KeyboardInterrupt:
+            hooks.stop.set()
+            raise Interrupted("interrupted; finished trials are kept",
+                              hint=f"continue with: benchwright run web --resume {run_dir}"
+                              ) from None
+
+
+def new_web_run(suite: str, out: Path | str | None,
+                options: WebOptions) -> tuple[Path, Suite, WebRunConfig]:
+    """The folder, suite and configuration of a new run (no key among its settings)."""
+    config = _path(options.get("config"))
+    opened = open_suite(suite, config)
+    agent = options.get("agent", "scripted")
+    WEB_AGENTS.check(agent)
+    base_url = options.get("base_url")
+    key_env = options.get("api_key_env", "OPENAI_API_KEY")
+    try:
+        run_config = WebRunConfig(
+            suite=opened.name,
+            task_ids=_task_ids(opened, options.get("task_ids"), options.get("sites")),
+            agent=AgentSpec(name=agent, model=options.get("model"), base_url=base_url,
+                            api_key_env=key_env, prompt=prompt(options.get("prompt", STRUCTURED))),
+            scripts_dir=_scripts(_path(options.get("scripts"))),
+            trials=options.get("trials", 1), max_steps=options.get("step_limit", 30),
+            env_config=config.resolve() if config else None,
+            runner=os.environ.get(RUNNER_ENV) or "browser",
+            extractor=_extractor(options.get("extract_model"), base_url, key_env),
+            keep_browser_files=options.get("keep_browser_files", False),
+            cookie_files=_cookie_files([Path(c) for c in options.get("cookies", ())]),
+            concurrency_per_site=options.get("concurrency_per_site", 1))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise UserInputError(f"{'.'.join(map(str, error['loc']))}: {error['msg']}") from None
+    refuse_secrets(run_config)
+    run_dir = absolute(Path(out) if out is not None else _default_out(agent))
+    return run_dir, opened, run_config
+
+
+def _resumed(run_dir: Path, suite: str | Path, out: Path | str | None,
+             options: WebOptions) -> Path:
+    from benchwright.runs import open_run
+
+    given = [*options, *(["suite"] if suite != LOCAL else []), *(["out"] if out else [])]
+    if given:
+        raise UserInputError(f"resume uses the run's saved configuration; drop {', '.join(given)}",
+                             hint="or start a new run")
+    open_run(run_dir, expect="web")  # a coding run folder: say so, and how to continue it
+    return absolute(run_dir)
+
+
+def prompt(value: str) -> str:
+    """A prompt kind as it is, a template file as its absolute path."""
+    if value in PROMPT_KINDS:
+        return value
+    path = absolute(Path(value))
+    if not path.is_file():
+        raise UserInputError("--prompt: no such prompt file", path=path,
+                             hint=f"pass {' or '.join(PROMPT_KINDS)}, or a template file")
+    return str(path)
+
+
+def absolute(path: Path) -> Path:
+    """A path as a run saves it."""
+    return path.expanduser().resolve()
+
+
+def _path(value: Path | str | None) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def _extractor(model: str | None, base_url: str | None,
+               api_key_env: str) -> ExtractorConfig | None:
+    if model is None:
+        return None
+    if base_url is None:
+        raise UserInputError("--extract-model needs --base-url",
+                             hint="the OpenAI-compatible endpoint, e.g. https://api.openai.com/v1")
+    return ExtractorConfig(model=model, base_url=base_url, api_key_env=api_key_env)
+
+
+def _cookie_files(paths: list[Path]) -> list[Path]:
+    from benchwright.web.browser.cookies import load_cookies
+
+    for path in paths:
+        load_cookies(path)  # a missing or malformed file stops the run before it starts
+    return [path.resolve() for path in paths]
+
+
+def _scripts(folder: Path | None) -> Path | None:
+    if folder is None:
+        return None
+    if not folder.is_dir():
+        raise UserInputError("scripts folder not found", path=folder,
+                             hint="pass a folder of <task_id>.yaml action scripts")
+    return folder.resolve()
+
+
+def _task_ids(suite: Suite, ids: str | None, sites: str | None) -> list[int]:
+    task_filter = TaskFilter(task_ids=parse_task_ids(ids) if ids is not None else None,
+                             sites=parse_sites(sites) if sites is not None else None)
+    require_known_ids(suite.dataset, task_filter.task_ids, suite.name)
+    chosen = [t.task_id for t in select(suite.dataset, task_filter)]
+    if not chosen:
+        raise UserInputError("no task matches --task-ids/--sites", hint=f"suite {suite.name} "
+                             f"has ids {_id_range(suite)}")
+    return chosen
+
+
+def _id_range(suite: Suite) -> str:
+    ids = sorted(suite.dataset.tasks)
+    return f"{ids[0]}-{ids[-1]}" if ids else "(none)"
+
+
+def _default_out(agent: str) -> Path:
+    slug = re.sub(r"[^\w.-]+", "_", agent)  # "pkg.mod:Class" names a folder too
+    return Path("benchwright-out") / "runs" / f"web-{slug}-{folder_stamp()}"

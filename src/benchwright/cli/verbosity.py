@@ -1,0 +1,32 @@
+"""`-v/--verbose` and `-q/--quiet` on the root command.
+
+-q: no progress bars, spinners or "wrote ..." notes on stderr (errors and warnings still print;
+`--json` output is unchanged). -v: benchwright's log lines (and the libraries') at INFO on
+stderr; -vv at DEBUG.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from rich.console import Console
+
+_state = {"quiet": False}
+
+
+def set_verbosity(verbose: int, quiet: bool) -> None:
+    """Apply the root command's -v/-q (called once, before any subcommand)."""
+    _state["quiet"] = quiet
+    if verbose and not quiet:
+        logging.basicConfig(level=logging.DEBUG if verbose > 1 else logging.INFO,
+                            format="%(levelname)s %(name)s: %(message)s")
+
+
+def quiet() -> bool:
+    """Whether -q was given."""
+    return _state["quiet"]
+
+
+def notes_console() -> Console:
+    """The stderr console for progress bars, spinners and notes: silent under -q."""
+    return Console(stderr=True, quiet=quiet())
