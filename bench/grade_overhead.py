@@ -63,8 +63,9 @@ def main() -> None:
     parser.add_argument("--checkpoint", default="checkpoint_3")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    bw = [sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problem-dir",
-          str(args.problem_dir), "--checkpoint", args.checkpoint, "--json"]
+    bw = [sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problems-dir",
+          str(args.problem_dir.parent), "--problem", args.problem_dir.name,
+          "--checkpoint", args.checkpoint, "--json"]
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         bw += ["--out", str(scratch / "bw-out")]

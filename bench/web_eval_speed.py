@@ -5,7 +5,7 @@ every site and task type), pads every HAR with static-asset entries to about HAR
 evaluator drops those, as it drops a real browser's scripts and images; 800 KB is a typical real
 trace), then scores each folder as a user would, one command per folder:
 - official: `webarena-verified eval-tasks --output-dir F --config CFG`;
-- benchwright, first scoring: `python -m benchwright.cli.web_cmd eval --output-dir F --json`;
+- benchwright, first scoring: `python -m benchwright.cli.web_cmd eval F --json`;
 - benchwright, re-scoring the same folders (unchanged verdicts are reused).
 Prints each total, the ratios (target >= 10x), and checks that the verdicts agree. The default batch
 is one folder of about 600 attempts (a whole-benchmark run is 812): both sides pay a fixed start-up
@@ -85,7 +85,7 @@ def main() -> None:
             shutil.copytree(work / "template", work / side / f"run{k}")
     cli = str(official_cli(env))
     ours = [sys.executable, "-m", "benchwright.cli.web_cmd", "eval", "--config", str(our_cfg),
-            "--json", "--output-dir"]
+            "--json"]
     official_s = sum(_timed([cli, "eval-tasks", "--output-dir", str(f), "--config",
                              str(official_cfg)]) for f in sorted((work / "official").iterdir()))
     first_s = sum(_timed([*ours, str(f)]) for f in sorted((work / "ours").iterdir()))

@@ -101,10 +101,10 @@ def _write_attempt(layout: RunLayout, problem: str, trial: int, marks: str, n_fa
 
 
 def report_json(run_dir: Path, *extra: str) -> dict[str, object]:
-    """`benchwright report RUN --format json` through the CLI, parsed."""
+    """`benchwright report RUN --json` through the CLI, parsed."""
     from tests.conftest import run_cli
 
-    done = run_cli("report", str(run_dir), "--format", "json", *extra)
+    done = run_cli("report", str(run_dir), "--json", *extra)
     assert done.returncode == 0, done.stderr
     parsed: dict[str, object] = json.loads(done.stdout)
     return parsed

@@ -105,8 +105,8 @@ def _problem_probes() -> list[Probe]:
         ("spec-fifo", {"checkpoint_2.md": FIFO}, "checkpoint_2.md"),
     ]
     run = ["run", "coding", "--problems-dir", "{tmp}/p", "--no-metrics", "--out", "{tmp}/o"]
-    check = ["eval", "checkpoint", "--problem-dir", "{tmp}/p/quick", "--checkpoint",
-             "checkpoint_1", "--out", "{tmp}/o"]
+    check = ["eval", "checkpoint", "--problems-dir", "{tmp}/p", "--problem", "quick",
+             "--checkpoint", "checkpoint_1", "--out", "{tmp}/o"]
     probes = [Probe(f"run-{name}", run, _problem(files), fragment)
               for name, files, fragment in cases + spec_cases]
     probes += [Probe(f"eval-checkpoint-{name}", check, _problem(files), fragment)
@@ -175,7 +175,7 @@ def _run_coding_probes() -> list[Probe]:
 
 
 def _eval_checkpoint_probes() -> list[Probe]:
-    base = ["eval", "checkpoint", "--problem-dir", "{tmp}/p/quick", "--checkpoint",
+    base = ["eval", "checkpoint", "--problems-dir", "{tmp}/p", "--problem", "quick", "--checkpoint",
             "checkpoint_1"]
     out = [*base, "--out", "{tmp}/o"]
     prob = _problem({})
@@ -195,15 +195,17 @@ def _eval_checkpoint_probes() -> list[Probe]:
               prob | {"f": "x"}, "workspace"),
         Probe("eval-checkpoint-workspace-missing", [*out, "--workspace", "{tmp}/none"], prob,
               "workspace"),
-        Probe("eval-checkpoint-unknown", ["eval", "checkpoint", "--problem-dir", "{tmp}/p/quick",
-              "--checkpoint", "nope"], prob, "unknown checkpoint"),
-        Probe("eval-checkpoint-newline-name", ["eval", "checkpoint", "--problem-dir",
-              "{tmp}/p/quick", "--checkpoint", "checkpoint\n_1"], prob, "checkpoint"),
+        Probe("eval-checkpoint-unknown", ["eval", "checkpoint", "--problems-dir", "{tmp}/p",
+              "--problem", "quick", "--checkpoint", "nope"], prob, "unknown checkpoint"),
+        Probe("eval-checkpoint-newline-name", ["eval", "checkpoint", "--problems-dir",
+              "{tmp}/p", "--problem", "quick", "--checkpoint", "checkpoint\n_1"], prob,
+              "checkpoint"),
         Probe("eval-checkpoint-problem-traversal", ["eval", "checkpoint", "--problem", "../../..",
               "--checkpoint", "c"], {}, "problem"),
-        Probe("eval-checkpoint-both", [*out, "--problem", "kv_server"], prob, "exactly one"),
-        Probe("eval-checkpoint-problem-dir-file", ["eval", "checkpoint", "--problem-dir",
-              "{tmp}/f", "--checkpoint", "c"], {"f": "x"}, "problem folder"),
+        Probe("eval-checkpoint-problem-not-in-folder", [*out, "--problem", "../p"], prob,
+              "no problem named '../p'"),
+        Probe("eval-checkpoint-problems-dir-file", ["eval", "checkpoint", "--problems-dir",
+              "{tmp}/f", "--problem", "q", "--checkpoint", "c"], {"f": "x"}, "not a folder"),
     ]
 
 
@@ -272,7 +274,7 @@ def _web_probes() -> list[Probe]:
         Probe("env-stop-site-unknown", ["web", "env", "stop", "--site", "nope"], {}, "--site"),
         Probe("env-start-no-site", ["web", "env", "start"], {}, "no site"),
         Probe("tasks-python-missing", [*tasks, "--python", "nope9"], {}, "nope9"),
-        Probe("web-eval-python-missing", ["web", "eval", "--output-dir", "{tmp}/o", "--python",
+        Probe("web-eval-python-missing", ["web", "eval", "{tmp}/o", "--python",
                                           "nope9"], {"o/0/agent_response.json": "{}"}, "nope9"),
     ]
     for command in ("status", "start", "reset"):
@@ -288,18 +290,18 @@ def _web_probes() -> list[Probe]:
         files = {} if content is None else {"c.yaml": content}
         probes.append(Probe(f"env-status-config-{name}", [*status, "--config", "{tmp}/c.yaml"],
                             files, fragment))
-        probes.append(Probe(f"web-eval-config-{name}", ["web", "eval", "--output-dir",
-                                                        "{tmp}/o", "--config", "{tmp}/c.yaml"],
+        probes.append(Probe(f"web-eval-config-{name}",
+                            ["web", "eval", "{tmp}/o", "--config", "{tmp}/c.yaml"],
                             files | {"o": DIR}, fragment))
     return [*probes,
-        Probe("web-eval-output-missing", ["web", "eval", "--output-dir", "{tmp}/none"], {}, "none"),
-        Probe("web-eval-output-file", ["web", "eval", "--output-dir", "{tmp}/f"], {"f": "x"},
+        Probe("web-eval-output-missing", ["web", "eval", "{tmp}/none"], {}, "none"),
+        Probe("web-eval-output-file", ["web", "eval", "{tmp}/f"], {"f": "x"},
               "output"),
-        Probe("web-eval-baseline-missing", ["web", "eval", "--output-dir", "{tmp}/o", "--baseline",
+        Probe("web-eval-baseline-missing", ["web", "eval", "{tmp}/o", "--baseline",
               "{tmp}/none"], {"o": DIR}, "eval_summary.json"),
-        Probe("web-eval-baseline-not-utf8", ["web", "eval", "--output-dir", "{tmp}/o",
+        Probe("web-eval-baseline-not-utf8", ["web", "eval", "{tmp}/o",
               "--baseline", "{tmp}/b"], {"o": DIR, "b/eval_summary.json": b"\xff"}, "UTF-8"),
-        Probe("web-eval-baseline-fifo", ["web", "eval", "--output-dir", "{tmp}/o", "--baseline",
+        Probe("web-eval-baseline-fifo", ["web", "eval", "{tmp}/o", "--baseline",
               "{tmp}/b"], {"o": DIR, "b/eval_summary.json": FIFO}, "eval_summary.json"),
         Probe("auth-site-unknown", ["web", "auth", "capture", "--site", "nope", "--out",
               "{tmp}/c.json"], {}, "--site"),
@@ -316,7 +318,7 @@ def _run_web_probes() -> list[Probe]:
     base = ["run", "web", "--out", "{tmp}/o"]
     probes = [
         Probe("run-web-trials-huge", [*base, "--trials", HUGE_INT], {}, "--trials"),
-        Probe("run-web-max-steps-huge", [*base, "--max-steps", HUGE_INT], {}, "--max-steps"),
+        Probe("run-web-step-limit-huge", [*base, "--step-limit", HUGE_INT], {}, "--step-limit"),
         Probe("run-web-ids-empty", [*base, "--task-ids", ""], {}, "--task-ids"),
         Probe("run-web-ids-huge-range", [*base, "--task-ids", "0-100000000000"], {},
               "--task-ids"),
@@ -327,10 +329,10 @@ def _run_web_probes() -> list[Probe]:
         Probe("run-web-out-empty", ["run", "web", "--out", ""], {}, "--out"),
         Probe("run-web-out-file", ["run", "web", "--out", "{tmp}/f"], {"f": "x"}, "--out"),
         Probe("run-web-scripts-file", [*base, "--scripts", "{tmp}/f"], {"f": "x"}, "scripts"),
-        Probe("run-web-resume-no-out", ["run", "web", "--resume"], {}, "--out"),
-        Probe("run-web-resume-not-utf8", ["run", "web", "--out", "{tmp}/w", "--resume"],
+        Probe("run-web-resume-no-dir", ["run", "web", "--resume"], {}, "--resume"),
+        Probe("run-web-resume-not-utf8", ["run", "web", "--resume", "{tmp}/w"],
               {"w/manifest.json": b'{"format": "benchwright.web-run/1", "x": "\xff"}'}, "UTF-8"),
-        Probe("run-web-resume-deep", ["run", "web", "--out", "{tmp}/w", "--resume"],
+        Probe("run-web-resume-deep", ["run", "web", "--resume", "{tmp}/w"],
               {"w/manifest.json": DEEP_JSON}, "manifest.json"),
     ]
     suites: list[tuple[str, object, str]] = [

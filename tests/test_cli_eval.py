@@ -101,8 +101,9 @@ def _mini(tmp_path: Path, extra: dict[str, str] | None = None) -> Path:
 def test_bad_problem_input_is_one_line_and_exit_2(tmp_path: Path, mutate, needles) -> None:  # type: ignore[no-untyped-def]
     problem = _mini(tmp_path)
     mutate(problem)
-    proc = run_cli("eval", "checkpoint", "--problem-dir", str(problem), "--checkpoint",
-                   "checkpoint_1", "--workspace", str(problem / "solutions" / "checkpoint_1"),
+    proc = run_cli("eval", "checkpoint", "--problems-dir", str(problem.parent), "--problem",
+                   problem.name, "--checkpoint", "checkpoint_1",
+                   "--workspace", str(problem / "solutions" / "checkpoint_1"),
                    "--out", str(tmp_path / "out"))
     assert proc.returncode == 2
     _assert_one_line_error(proc.stderr, *needles)
@@ -110,7 +111,8 @@ def test_bad_problem_input_is_one_line_and_exit_2(tmp_path: Path, mutate, needle
 
 def test_unknown_checkpoint_missing_workspace_and_entry_file(tmp_path: Path) -> None:
     problem = _mini(tmp_path)
-    base = ["eval", "checkpoint", "--problem-dir", str(problem), "--out", str(tmp_path / "o")]
+    base = ["eval", "checkpoint", "--problems-dir", str(problem.parent), "--problem",
+            problem.name, "--out", str(tmp_path / "o")]
     proc = run_cli(*base, "--checkpoint", "checkpoint_7")
     assert proc.returncode == 2
     _assert_one_line_error(proc.stderr, "unknown checkpoint 'checkpoint_7'", "checkpoint_1")
@@ -119,7 +121,7 @@ def test_unknown_checkpoint_missing_workspace_and_entry_file(tmp_path: Path) -> 
     _assert_one_line_error(proc.stderr, "workspace snapshot not found", str(tmp_path / "none"))
     proc = run_cli("eval", "checkpoint", "--checkpoint", "checkpoint_1")
     assert proc.returncode == 2
-    _assert_one_line_error(proc.stderr, "--problem-dir DIR or --problem NAME")
+    _assert_one_line_error(proc.stderr, "--problem")
 
 
 @needs_bwrap
@@ -138,8 +140,8 @@ def test_tests_that_fail_to_collect_are_an_infrastructure_failure_named_by_file(
 ) -> None:
     problem = _mini(tmp_path, {"tests/test_checkpoint_1.py": test_file})
     out = tmp_path / "out"
-    proc = run_cli("eval", "checkpoint", "--problem-dir", str(problem), "--checkpoint",
-                   "checkpoint_1", "--out", str(out))
+    proc = run_cli("eval", "checkpoint", "--problems-dir", str(problem.parent), "--problem",
+                   problem.name, "--checkpoint", "checkpoint_1", "--out", str(out))
     assert proc.returncode == 2
     _assert_one_line_error(proc.stderr, *needles)
     saved = json.loads((out / "evaluation.json").read_text())
@@ -152,8 +154,8 @@ def test_missing_bwrap_refuses_unless_unsafe(tmp_path: Path) -> None:
     bindir = tmp_path / "bin"
     bindir.mkdir()
     env = {**os.environ, "PATH": str(bindir)}
-    args = ["eval", "checkpoint", "--problem-dir", str(problem), "--checkpoint", "checkpoint_1",
-            "--out", str(tmp_path / "out")]
+    args = ["eval", "checkpoint", "--problems-dir", str(problem.parent), "--problem",
+            problem.name, "--checkpoint", "checkpoint_1", "--out", str(tmp_path / "out")]
     proc = run_cli(*args, env=env)
     assert proc.returncode == 2
     _assert_one_line_error(proc.stderr, "bubblewrap (bwrap) is not installed",
@@ -171,8 +173,9 @@ def test_an_empty_workspace_is_graded_with_a_warning_as_scbench_does(tmp_path: P
     empty = tmp_path / "empty"
     empty.mkdir()
     out = tmp_path / "out"
-    proc = run_cli("eval", "checkpoint", "--problem-dir", str(problem), "--checkpoint",
-                   "checkpoint_1", "--workspace", str(empty), "--out", str(out), "--json")
+    proc = run_cli("eval", "checkpoint", "--problems-dir", str(problem.parent), "--problem",
+                   problem.name, "--checkpoint", "checkpoint_1", "--workspace", str(empty),
+                   "--out", str(out), "--json")
     assert proc.returncode == 0, proc.stderr
     assert "warning:" in proc.stderr and "the workspace is empty" in proc.stderr
     saved = json.loads((out / "evaluation.json").read_text())

@@ -24,7 +24,7 @@ def test_eval_checkpoint_names_the_failing_tests(tmp_path: Path) -> None:
     broken.mkdir()
     (broken / "calc.py").write_text("import sys\nprint(-1)\n")
     out = tmp_path / "out"
-    proc = run_cli("eval", "checkpoint", "--problem-dir", str(QUICK / "quick"),
+    proc = run_cli("eval", "checkpoint", "--problems-dir", str(QUICK), "--problem", "quick",
                    "--checkpoint", "checkpoint_1", "--workspace", str(broken), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "core-cases: fail" in proc.stdout

@@ -80,7 +80,7 @@ def test_a_coding_run_that_mentions_the_web_format_is_reported_as_coding(
                    "--model", "benchwright.web-run/1", "--no-metrics", "--unsafe-no-sandbox",
                    "--out", str(out))
     assert made.returncode == 0, made.stderr
-    report = run_cli("report", str(out), "--format", "json")
+    report = run_cli("report", str(out), "--json")
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout)["header"]["track"] == "coding"
     regraded = run_cli("eval", str(out), "--json")

@@ -40,9 +40,9 @@ def test_new_problem_validates_and_the_oracle_solves_it(tmp_path: Path, kind: st
 
 def _graded_groups(problem: Path, checkpoint: str) -> list[dict[str, str]]:
     """Each test's group, from grading the reference with `eval checkpoint --json`."""
-    proc = run_cli("eval", "checkpoint", "--problem-dir", str(problem), "--checkpoint",
-                   checkpoint, "--out", str(problem.parent.parent / f"eval-{checkpoint}"),
-                   "--json")
+    proc = run_cli("eval", "checkpoint", "--problems-dir", str(problem.parent), "--problem",
+                   problem.name, "--checkpoint", checkpoint,
+                   "--out", str(problem.parent.parent / f"eval-{checkpoint}"), "--json")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     tests: list[dict[str, str]] = json.loads(proc.stdout)["tests"]
     return tests

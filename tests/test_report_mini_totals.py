@@ -56,7 +56,7 @@ def test_header_and_totals_of_a_mini_run(problems_dir: Path, tmp_path: Path,
                 (out / "checkpoint_results.jsonl").read_text().splitlines()]
     assert totals["agent_time_s"] == pytest.approx(record["agent"]["duration_s"])
     assert totals["grading_time_s"] == pytest.approx(record["grade_duration_s"])
-    report = json.loads(run_cli("report", str(out), "--format", "json").stdout)
+    report = json.loads(run_cli("report", str(out), "--json").stdout)
     assert report["totals"] == totals
     header = report["header"]
     assert (header["agent"], header["model"], header["prompt"], header["policy"],

@@ -81,7 +81,7 @@ def test_metrics_for_every_checkpoint(reference_run: Path) -> None:
 def test_run_counts_equal_eval_checkpoint(reference_run: Path, tmp_path: Path) -> None:
     for line in (reference_run / "checkpoint_results.jsonl").read_text().splitlines():
         record = json.loads(line)
-        proc = run_cli("eval", "checkpoint", "--problem-dir", str(QUICK / "quick"),
+        proc = run_cli("eval", "checkpoint", "--problems-dir", str(QUICK), "--problem", "quick",
                        "--checkpoint", record["checkpoint"], "--json",
                        "--out", str(tmp_path / record["checkpoint"]))
         assert json.loads(proc.stdout)["counts"] == record["counts"]
@@ -175,7 +175,7 @@ def test_command_agent_gets_the_prompt_and_one_problem_gets_no_verdict(
     seen = (out / "quick" / "trial_1" / "checkpoint_1" / "snapshot" / "seen_prompt.txt")
     assert seen.read_text() == (out / "quick" / "trial_1" / "checkpoint_1" / "prompt.txt"
                                 ).read_text()
-    proc = run_cli("report", str(out), "--baseline", str(reference_run), "--format", "json")
+    proc = run_cli("report", str(out), "--baseline", str(reference_run), "--json")
     report = json.loads(proc.stdout)
     solved = next(c for c in report["comparisons"] if c["name"] == "checkpoints solved")
     # a clear drop, but on one problem: too few to call it a regression (docs/runs.md)

@@ -155,8 +155,9 @@ def test_requirement_build_backend_finds_nothing_through_eval_checkpoint(
     scene: Scene, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    proc = run_cli("eval", "checkpoint", "--problem-dir", str(scene.problem_dir), "--checkpoint",
-                   "checkpoint_1", "--workspace", str(scene.workspace), "--out", str(out),
+    proc = run_cli("eval", "checkpoint", "--problems-dir", str(scene.problem_dir.parent),
+                   "--problem", scene.problem_dir.name, "--checkpoint", "checkpoint_1",
+                   "--workspace", str(scene.workspace), "--out", str(out),
                    env=scene.environ())
     assert proc.returncode == 0, proc.stderr
     for leaked in (scene.secret, scene.key, scene.hidden):

@@ -68,9 +68,10 @@ def _lingering() -> bool:
 
 
 def _kill_during_grading(problem: Path, out: Path) -> None:
-    _kill_when([sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problem-dir",
-                str(problem), "--checkpoint", "checkpoint_3", "--workspace",
-                str(problem / "solutions" / "checkpoint_1"), "--out", str(out)], _lingering)
+    _kill_when([sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problems-dir",
+                str(problem.parent), "--problem", problem.name, "--checkpoint", "checkpoint_3",
+                "--workspace", str(problem / "solutions" / "checkpoint_1"), "--out", str(out)],
+               _lingering)
 
 
 def _kill_when(argv: list[str], condition: Callable[[], bool]) -> None:
@@ -110,7 +111,8 @@ def test_the_next_start_removes_the_leftovers(
     _kill_during_grading(problem, tmp_path / "killed")
     roots = [Path(tempfile.gettempdir()), private_root()]
     assert list(_copies_of(token, roots)), "the killed grader left nothing to clean"
-    run_cli("eval", "checkpoint", "--problem-dir", str(problem), "--checkpoint", "checkpoint_2",
+    run_cli("eval", "checkpoint", "--problems-dir", str(problem.parent), "--problem", problem.name,
+            "--checkpoint", "checkpoint_2",
             "--workspace", str(problem / "solutions" / "checkpoint_1"),
             "--out", str(tmp_path / "next"))
     assert list(_copies_of(token, roots)) == []

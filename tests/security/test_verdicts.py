@@ -86,9 +86,10 @@ def test_a_module_planted_where_pytest_imports_never_runs_in_pytest(tmp_path: Pa
 
 
 def test_a_fifo_in_place_of_the_report_does_not_hang_the_grader(tmp_path: Path) -> None:
-    argv = [sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problem-dir",
-            str(FORGER), "--checkpoint", "checkpoint_5", "--workspace",
-            str(FORGER / "solutions" / "checkpoint_1"), "--out", str(tmp_path / "out"), "--json"]
+    argv = [sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problems-dir",
+            str(FORGER.parent), "--problem", FORGER.name, "--checkpoint", "checkpoint_5",
+            "--workspace", str(FORGER / "solutions" / "checkpoint_1"), "--out",
+            str(tmp_path / "out"), "--json"]
     # A grader that opened the FIFO to read it would wait forever for a writer.
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=120,
                           env=dict(os.environ), check=False)

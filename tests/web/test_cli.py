@@ -60,7 +60,7 @@ def test_eval_prints_per_task_json_and_totals(tmp_path: Path, dataset: WebDatase
                                               local_cfg: WebEnvConfig) -> None:
     out = _folder(tmp_path / "run", dataset, local_cfg, wrong={2})
     cfg = _yaml(tmp_path, local_cfg)
-    result = runner.invoke(root, ["web", "eval", "--output-dir", str(out), "--config", str(cfg),
+    result = runner.invoke(root, ["web", "eval", str(out), "--config", str(cfg),
                                   "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -78,9 +78,9 @@ def test_eval_table_and_baseline(tmp_path: Path, dataset: WebDataset,
     cfg = _yaml(tmp_path, local_cfg)
     base = _folder(tmp_path / "base", dataset, local_cfg, wrong=set())
     now = _folder(tmp_path / "now", dataset, local_cfg, wrong={0, 1})
-    assert runner.invoke(root, ["web", "eval", "--output-dir", str(base), "--config",
+    assert runner.invoke(root, ["web", "eval", str(base), "--config",
                                 str(cfg)]).exit_code == 0
-    result = runner.invoke(root, ["web", "eval", "--output-dir", str(now), "--config", str(cfg),
+    result = runner.invoke(root, ["web", "eval", str(now), "--config", str(cfg),
                                   "--baseline", str(base)], env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
     for needle in ("shopping_admin", "template macro average", "against", "-40.0 points",
@@ -104,7 +104,7 @@ def test_bad_input_is_a_user_input_error(tmp_path: Path) -> None:
     result = runner.invoke(root, ["web", "env", "start", "--site", "shoping"])
     assert isinstance(result.exception, UserInputError)
     assert "unknown site 'shoping'" in str(result.exception)
-    result = runner.invoke(root, ["web", "eval", "--output-dir", str(tmp_path / "none")])
+    result = runner.invoke(root, ["web", "eval", str(tmp_path / "none")])
     assert isinstance(result.exception, UserInputError)
 
 

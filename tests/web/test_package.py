@@ -54,7 +54,7 @@ def _rescore_package(package: Path, run_dir: Path, tmp_path: Path) -> dict[int, 
         folder = tmp_path / "unpacked"
         with tarfile.open(package) as archive:
             archive.extractall(folder, filter="data")
-    done = run_cli("web", "eval", "--output-dir", str(folder), "--config", str(config),
+    done = run_cli("web", "eval", str(folder), "--config", str(config),
                    "--dataset", manifest["dataset_file"], "--json")
     assert done.returncode == 0, done.stderr
     return _scores(json.loads(done.stdout))
@@ -102,7 +102,7 @@ def test_the_demo_logs_packaged_keep_their_official_verdicts(tmp_path: Path) -> 
         archive.extractall(folder, filter="data")
     config = tmp_path / "sites.yaml"
     config.write_text("sites:\n  shopping_admin:\n    url: http://192.168.1.35:7780/admin\n")
-    scored = run_cli("web", "eval", "--output-dir", str(folder), "--config", str(config), "--json")
+    scored = run_cli("web", "eval", str(folder), "--config", str(config), "--json")
     assert scored.returncode == 0, scored.stderr
     assert _scores(json.loads(scored.stdout)) == official == {107: 0.0, 108: 1.0}
     before = sum(p.stat().st_size for p in logs.glob("*/network.har"))

@@ -186,7 +186,7 @@ def test_a_killed_run_leaves_a_valid_har_and_resumes(tmp_path: Path) -> None:
         run.wait()
     log = json.loads(har.read_text())["log"]
     assert log["version"] == "1.2" and log["entries"]
-    summary = run_web(out, "--resume")
+    summary = run_web(out, "--resume", str(out))
     assert summary["complete"] is True
     assert summary["n_trials"] == 3 and summary["pass_rate"] == 1.0
 

@@ -31,7 +31,7 @@ def _run(tmp_path: Path, turns: list[dict[str, Any]]) -> tuple[dict[str, Any], P
         try:
             done = benchwright("run", "web", "--agent", "browser-use", "--model", "gpt-4.1-mini",
                                "--base-url", f"{server.base_url}/v1", "--api-key-env",
-                               "BW_TEST_WEB_KEY", "--task-ids", "9005", "--max-steps", "8",
+                               "BW_TEST_WEB_KEY", "--task-ids", "9005", "--step-limit", "8",
                                "--out", str(out), "--json")
         finally:
             del os.environ["BW_TEST_WEB_KEY"]

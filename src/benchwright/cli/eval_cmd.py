@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from benchwright.api.coding import grade_checkpoint, problem_folder
+from benchwright.api.coding import grade_checkpoint
 from benchwright.cli.option_checks import (
     MAX_MEMORY_MB,
     MAX_PROCESSES,
@@ -23,10 +23,11 @@ from benchwright.cli.option_checks import (
 from benchwright.cli.render import evaluation_view, failing_tests_view
 from benchwright.cli.verbosity import notes_console
 from benchwright.coding.evaluation import GradeStatus
+from benchwright.coding.examples import example_problem_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.report.failures import failing_tests
 from benchwright.coding.scratch import sweep_leftovers
-from benchwright.errors import GradingInfrastructureError
+from benchwright.errors import GradingInfrastructureError, UserInputError
 from benchwright.protocols import RegradeSettings
 from benchwright.registry import REGRADE_VIEWS
 from benchwright.runs import open_run
@@ -90,11 +91,16 @@ def _is_web_layout(folder: Path) -> bool:
 def _problem_dir(problems_dir: Path | None, problem: str) -> Path:
     """The problem `--problem` names in `--problems-dir` (default: the bundled examples)."""
     if problems_dir is None:
-        return problem_folder(problem)
-    from benchwright.api.coding import problem_names
-
-    problem_names(problems_dir, [problem])  # not there: the error lists the folder's problems
-    return problems_dir / problem
+        return example_problem_dir(problem)
+    folder = problems_dir / problem
+    if Path(problem).name != problem or problem in (".", "..") or not folder.is_dir():
+        # a name, never a path out of the folder; a folder that is there but broken is
+        # load_problem's to describe
+        available = sorted(p.name for p in problems_dir.iterdir()
+                           if (p / "config.yaml").exists())
+        raise UserInputError(f"no problem named {problem!r}", path=problems_dir,
+                             hint=f"choose from: {', '.join(available) or 'none here'}")
+    return folder
 
 
 def _warn_without_entry_file(err: Console, entry_file: str, snapshot: Path) -> None:

@@ -9,11 +9,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchwright.api.coding import CodingHooks, CodingOptions, run_coding
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.option_checks import MAX_TRIALS, MAX_WORKERS, existing_dir, new_dir
+from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.run_web_cmd import run_web_cmd
@@ -121,10 +121,8 @@ def coding_cmd(
         call: dict[str, Any] = {"resume": resume}
     else:
         call = {"problems_dir": problems_dir, "out": out, **coding_options(ctx.params)}
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), console=notes_console(), disable=as_json)
     reports: list[CodingReport] = []
-    with bar:
+    with RunProgress("checkpoints", quiet=as_json) as bar:
         result = run_coding(workers=workers, hooks=_hooks(bar, reports.append), **call)
     if as_json:
         echo_json(result_fields(result))
@@ -182,23 +180,22 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "python": config.python, "base_url": settings.base_url,
              "agent_network": config.agent_network,
              "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,
-             "agent_option": settings.model_dump(mode="json")}
+             "agent_option": settings.model_dump(mode="json"), "out": resolved(run_dir)}
     refuse_conflicts(ctx, saved, may_change={"workers", "as_json", "resume"}, normalise={
         "problems_dir": resolved, "replay_from": resolved, "prompt": prompt_setting,
+        "out": resolved,
         "agent_mount": lambda paths: [resolved(p) for p in paths],
         "agent_option": lambda opts: {**settings.model_dump(mode="json"), **AgentSettings(
             **parse_agent_options(opts)).model_dump(mode="json", exclude_unset=True)}},
         command="benchwright run coding --out NEW_DIR")
 
 
-def _hooks(progress: Progress, on_report: Callable[[CodingReport], None]) -> CodingHooks:
+def _hooks(progress: RunProgress, on_report: Callable[[CodingReport], None]) -> CodingHooks:
     """The run's progress bar on stderr: it counts only checkpoints that will run."""
-    task = progress.add_task("checkpoints", total=None)
     tally = CheckpointTally()  # counts only checkpoints that will run, after resume trimming
 
     def show(description: str | None = None) -> None:
-        progress.update(task, total=tally.total, completed=tally.completed,
-                        description=description)
+        progress.update(total=tally.total, completed=tally.completed, description=description)
 
     def on_event(event: Any) -> None:
         if isinstance(event, CheckpointRecord):

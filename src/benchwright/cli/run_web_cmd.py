@@ -9,12 +9,12 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from benchwright.api.web import WebOptions, absolute, run_web
+from benchwright.api.web import RUNNER_ENV, WebOptions, absolute, run_web
 from benchwright.api.web import prompt as prompt_setting
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.option_checks import MAX_TRIALS, MAX_WEB_STEPS, new_dir
+from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.verbosity import notes_console
 from benchwright.registry import WEB_AGENTS
@@ -26,6 +26,7 @@ from benchwright.web.runs.suites import LOCAL, SUITE_NAMES
 from benchwright.web.tasks import parse_task_ids
 
 BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
+__all__ = ["RUNNER_ENV", "run_web_cmd", "web_options"]
 
 
 def run_web_cmd(
@@ -90,9 +91,7 @@ def run_web_cmd(
         call: dict[str, Any] = {"resume": resume}
     else:
         call = {"suite": suite, "out": out, **web_options(ctx.params)}
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=notes_console(), disable=as_json)
-    with progress:
+    with RunProgress("trials", quiet=as_json) as progress:
         result = run_web(hooks=_hooks(progress), **call)
     if as_json:
         echo_json(result_fields(result))
@@ -118,29 +117,27 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "extract_model": config.extractor.model if config.extractor else None,
              "config": config.env_config, "keep_browser_files": config.keep_browser_files,
              "cookies": config.cookie_files, "prompt": config.agent.prompt,
-             "concurrency_per_site": config.concurrency_per_site}
+             "concurrency_per_site": config.concurrency_per_site, "out": absolute(run_dir)}
     refuse_conflicts(ctx, saved, may_change={"resume", "as_json"}, normalise={
         "suite": lambda name: name if name in SUITE_NAMES else str(absolute(Path(name))),
         "task_ids": lambda ids: sorted(parse_task_ids(ids)),
-        "scripts": absolute, "config": absolute,
+        "scripts": absolute, "config": absolute, "out": absolute,
         "cookies": lambda paths: [absolute(p) for p in paths], "prompt": prompt_setting},
         command="benchwright run web --out NEW_DIR")
 
 
-def _hooks(progress: Progress) -> RunHooks:
+def _hooks(progress: RunProgress) -> RunHooks:
     """The run's progress bar on stderr: the runner counts the finished trials itself
     (counting them here first would clear unfinished trial folders before it sees which sites
     they may have changed)."""
-    bar = progress.add_task("trials", total=None)
 
     def on_trial(record: TrialRecord) -> None:
-        progress.update(bar, advance=1, description=f"task {record.task_id} trial "
+        progress.update(advance=1, description=f"task {record.task_id} trial "
                         f"{record.trial}: {record.response_status.lower()}")
 
-    return RunHooks(on_start=lambda total, done: progress.update(bar, total=total,
-                                                                  completed=done),
-                    on_trial=on_trial,
-                    on_status=lambda message: progress.update(bar, description=message))
+    return RunHooks(on_start=lambda total, done: progress.update(total=total, completed=done),
+                    on_trial=on_trial, on_status=lambda message: progress.update(
+                        description=message))
 
 
 def _summary_line(result: WebRunResult) -> str:

@@ -42,7 +42,7 @@ def test_failing_tasks_header_pass_k_and_result(tmp_path: Path) -> None:
     assert ("- task 7002 trial 1: failure, agent UNKNOWN_ERROR; AgentResponseEvaluator "
             'status: expected `"success"`, got `"unknown_error"`') in report
 
-    data = json.loads(run_cli("report", str(run_dir), "--format", "json").stdout)
+    data = json.loads(run_cli("report", str(run_dir), "--json").stdout)
     overall = {p["k"]: (p["pass_at_k"]["value"], p["pass_hat_k"]["value"])
                for p in data["pass_k"]["overall"]}
     # successes per task: 1, 2, 3 of 3

@@ -38,8 +38,8 @@ def _env(delay: str) -> dict[str, str]:
 def _argv(suite_dir: Path, run_dir: Path, resume: bool) -> list[str]:
     argv = [sys.executable, "-m", "benchwright", "run", "web", "--suite",
             str(suite_dir / "tasks.json"), "--config", str(suite_dir / "env.yaml"),
-            "--trials", str(TRIALS), "--out", str(run_dir), "--json"]
-    return [*argv, "--resume"] if resume else argv
+            "--trials", str(TRIALS), "--json"]
+    return [*argv, "--resume", str(run_dir)] if resume else [*argv, "--out", str(run_dir)]
 
 
 def _run(argv: list[str], env: dict[str, str], kill_after: float | None) -> int | None:

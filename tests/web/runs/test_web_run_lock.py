@@ -47,10 +47,10 @@ def test_a_locked_web_run_refuses_resume_and_eval(web_run: tuple[Path, list[str]
     run_dir, _suite = web_run
     env = {**os.environ, RUNNER_ENV: "fake"}
     with run_lock(run_dir):
-        _refused(run_cli("run", "web", "--out", str(run_dir), "--resume", env=env),
+        _refused(run_cli("run", "web", "--resume", str(run_dir), env=env),
                  f"pid {os.getpid()}")
         _refused(run_cli("eval", str(run_dir), env=env), f"pid {os.getpid()}")
-    resumed = run_cli("run", "web", "--out", str(run_dir), "--resume", "--json", env=env)
+    resumed = run_cli("run", "web", "--resume", str(run_dir), "--json", env=env)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["n_trials"] == 2
 
@@ -58,10 +58,10 @@ def test_a_locked_web_run_refuses_resume_and_eval(web_run: tuple[Path, list[str]
 def test_web_resume_lists_conflicting_options(web_run: tuple[Path, list[str]]) -> None:
     run_dir, suite = web_run
     env = {**os.environ, RUNNER_ENV: "fake"}
-    _refused(run_cli("run", "web", "--out", str(run_dir), "--resume", "--trials", "5",
-                     "--max-steps", "3", env=env), "--trials", "--max-steps")
+    _refused(run_cli("run", "web", "--resume", str(run_dir), "--trials", "5",
+                     "--step-limit", "3", env=env), "--trials", "--step-limit")
     same = run_cli("run", "web", *suite, "--task-ids", "7001-7002", "--out", str(run_dir),
-                   "--resume", "--json", env=env)
+                   "--resume", str(run_dir), "--json", env=env)
     assert same.returncode == 0, same.stderr
 
 
@@ -103,6 +103,6 @@ def test_sigterm_stops_a_web_run_cleanly_and_it_resumes(web_run: tuple[Path, lis
     _out, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 143, stderr
     assert "--resume" in stderr and "Traceback" not in stderr
-    resumed = run_cli("run", "web", "--out", str(run_dir), "--resume", "--json", env=env)
+    resumed = run_cli("run", "web", "--resume", str(run_dir), "--json", env=env)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["n_trials"] == 12

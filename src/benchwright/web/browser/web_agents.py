@@ -5,13 +5,14 @@ drives browser-use, and browser-use's options for it. Nothing else branches on a
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from benchwright.errors import UserInputError
+from benchwright.errors import UserInputError, missing_extra
 from benchwright.web.browser.trial_models import AgentSpec
 
 if TYPE_CHECKING:
@@ -126,10 +127,12 @@ class BrowserUseAgent:
         return cls(setup)
 
     def check(self, tasks: list[WebTask], scripts: Scripts) -> None:
-        """A model must be named."""
+        """A model must be named, and the model client installed."""
         if not self.spec.model:
             raise UserInputError("the browser-use agent needs a model",
                                  hint="pass --model NAME (and --base-url for a local server)")
+        if importlib.util.find_spec("openai") is None:
+            raise missing_extra("the browser-use agent needs the openai package", "llm")
 
     def chat_model(self, site_urls: dict[str, str], task: WebTask | None = None) -> Any:
         """An OpenAI-compatible chat model; the key is read from the environment."""

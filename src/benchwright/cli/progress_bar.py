@@ -1,0 +1,41 @@
+"""The progress bar of a run on stderr. It appears with the first thing it counts, so an error
+found before any work starts prints alone; it is silent under `-q` and `--json`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from benchwright.cli.verbosity import notes_console
+
+
+class RunProgress:
+    """A bar counting one kind of unit (checkpoints, trials); use it as a context manager."""
+
+    def __init__(self, unit: str, quiet: bool) -> None:
+        self.unit = unit
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=notes_console(), disable=quiet)
+        self.task: TaskID | None = None
+
+    def update(self, **fields: Any) -> None:
+        """Update the bar (rich's `Progress.update` fields), showing it the first time."""
+        if self.task is None:
+            self.bar.start()
+            self.task = self.bar.add_task(self.unit, total=None)
+        self.bar.update(self.task, **fields)
+
+    def __enter__(self) -> RunProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.task is not None:  # a bar never shown leaves nothing behind, not even a newline
+            self.bar.stop()
