@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchwright.api.runs import CodingRun, Run, WebRun, load_run
+from benchwright.coding.policies import GroupCount
+from benchwright.coding.problem import Group
 from benchwright.errors import UserInputError, missing_extra
 from benchwright.runs.layout import MANIFEST
 
@@ -76,14 +78,18 @@ def _runs(paths: Paths) -> Iterator[Run]:
 
 def _run_row(run: Run) -> dict[str, Any]:
     config = run.config.model_dump(mode="json", exclude={"task_ids"})
-    result = run.result.model_dump(mode="json", exclude={"format", "run_dir"}) if run.result else {}
-    return {"run_dir": str(run.path), "track": run.track, "created_at": run.manifest.created_at,
+    identity = {"format", "run_dir", "agent", "model", "created_at", "benchwright_version"}
+    result = run.result.model_dump(mode="json", exclude=identity) if run.result else {}
+    agent = run.config.agent if isinstance(run, CodingRun) else run.config.agent.name
+    model = run.config.model if isinstance(run, CodingRun) else run.config.agent.model
+    return {"run_dir": str(run.path), "track": run.track, "agent": str(agent), "model": model,
+            "created_at": run.manifest.created_at,
             "benchwright_version": run.manifest.benchwright_version,
             **{f"config.{k}": v for k, v in config.items()}, **result}
 
 
 def _checkpoint_row(run: CodingRun, record: CheckpointRecord) -> dict[str, Any]:
-    counts = {str(group).lower(): count for group, count in record.counts.items()}
+    counts = {str(group).lower(): record.counts.get(group, GroupCount()) for group in Group}
     usage = record.agent.usage
     return {
         "run_dir": str(run.path), "agent": run.config.agent, "model": run.config.model,
