@@ -39,7 +39,11 @@ def list_cmd(
     for row in rows:
         table.add_row(row["kind"], row["name"], escape(row["source"]), row["version"] or "",
                       _state(row), escape(row["target"]))
-    Console(soft_wrap=True).print(table)
+    console = Console(soft_wrap=True)
+    console.print(table)
+    for row in rows:
+        if row["error"]:
+            console.print(f"[red]{row['name']}:[/] {escape(row['error'])}", highlight=False)
 
 
 def _row(label: str, kind: Kind[Any], entry: Entry) -> dict[str, Any]:
@@ -69,7 +73,7 @@ def _load_error(kind: Kind[Any], entry: Entry) -> str | None:
 
 def _state(row: dict[str, Any]) -> str:
     if row["shadowed"]:
-        return "[yellow]not used: a built-in has this name[/]"
+        return "[yellow]not used (a built-in's name)[/]"
     if row["error"]:
-        return f"[red]error: {escape(row['error'])}[/]"
+        return "[red]fails to load (below)[/]"
     return "ok"
