@@ -3,6 +3,7 @@ and `benchwright eval checkpoint` parse their options and call these."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from benchwright.coding.report.figures import CodingReport
 
 PlanCounts = dict[tuple[str, int], tuple[int, int]]
+log = logging.getLogger(__name__)
 # `AgentSettings` fields that are options of their own (the rest go in `agent_options`)
 NAMED_AGENT_SETTINGS = ("base_url", "step_limit", "thinking", "thinking_budget")
 
@@ -125,12 +127,17 @@ def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None
             create_run(config, run_dir)
         else:
             refresh_checksums(run_dir, load_manifest(run_dir))
+        log.info("%s coding run %s: agent %s, %d problem(s) x %d trial(s)",
+                 "resuming" if resume else "new", run_dir, config.agent, len(config.problems),
+                 config.trials)
         # what a killed predecessor left: scratch folders holding hidden tests
         sweep_leftovers(RunLayout(run_dir).grading_dir)
         sweep_leftovers()
         hooks = hooks or CodingHooks()
         result = _execute(run_dir, config, workers, hooks)
         hooks.on_report(write_run_report(run_dir, result))  # the coding track's report.md
+    log.info("%d/%d checkpoints solved; result.json and report.md in %s",
+             result.n_checkpoints_solved, result.n_checkpoints_planned, run_dir)
     return result
 
 
@@ -298,8 +305,10 @@ def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str
     limits = Limits(wall_clock_s=wall_clock_s, memory_mb=memory_mb, max_processes=max_processes)
     options = grading.GradeOptions(runtime=get_runtime(unsafe_no_sandbox), limits=limits,
                                    python=python)
+    log.info("grading %s/%s on %s", loaded.name, checkpoint, snapshot)
     output = grading.grade_checkpoint(loaded, config, snapshot, options,
                                       progress=progress or (lambda _message: None))
+    log.info("%s/%s: %s", loaded.name, checkpoint, output.evaluation.status)
     if out is not None:
         save_grade_output(output, Path(out))
     return output.evaluation

@@ -3,6 +3,7 @@ With no options: the local suite, served on loopback, with the scripted agent.""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from benchwright.web.runs.runner import RunHooks
 from benchwright.web.runs.suites import LOCAL, Suite, open_suite
 from benchwright.web.tasks import TaskFilter, parse_sites, parse_task_ids, require_known_ids, select
 
+log = logging.getLogger(__name__)
 # Selects another registered trial runner (tests use `fake`); deliberately not an option.
 RUNNER_ENV = "BENCHWRIGHT_WEB_TRIAL_RUNNER"
 
@@ -82,6 +84,7 @@ def run_web(suite: str | Path = LOCAL, *, out: Path | str | None = None,
     with locked_run_folder(run_dir):
         if opened is not None and config is not None:
             create_web_run(config, run_dir, opened)
+        log.info("%s web run %s", "resuming" if resume else "new", run_dir)
         try:
             return execute_web_run(run_dir, hooks, suite=opened, config=config)
         except KeyboardInterrupt:

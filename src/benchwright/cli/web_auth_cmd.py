@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from benchwright.cli.json_output import echo_json
 from benchwright.cli.option_checks import new_file
 from benchwright.errors import UserInputError
 from benchwright.web.config import Site, load_web_config
@@ -24,6 +25,8 @@ def capture_cmd(
         "--config", help="Site URLs and credentials (YAML).")] = None,
     login_path: Annotated[str | None, typer.Option(
         help="The login page's path on the site (default: the site's usual one).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print what was saved as JSON.")]
+    = False,
 ) -> None:
     """Log in with the web config's credentials in headless Chromium; save the cookies."""
     from benchwright.web.browser.auth import capture_cookies, live_login
@@ -48,4 +51,7 @@ def capture_cmd(
     with SharedBrowser(site_urls=[login.login_url]) as browser:
         cookies = asyncio.run(capture(browser))
     save_cookies(out, target.value, env_config.site(target).url or "", cookies)
+    if as_json:
+        echo_json({"site": target.value, "cookies": len(cookies), "out": str(out)})
+        return
     typer.echo(f"saved {len(cookies)} cookies for {target} to {out}")

@@ -201,11 +201,8 @@ def env_status_cmd(
 ) -> None:
     """Health-check each site over HTTP: up or down, status code, latency."""
     chosen = _site(site)
-    results = site_status(load_web_config(config), [chosen] if chosen else None, timeout)
-    if as_json:
-        typer.echo(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
-        return
-    Console().print(_health_table(results))
+    _print_health(site_status(load_web_config(config), [chosen] if chosen else None, timeout),
+                  as_json)
 
 
 def _health_table(results: list[SiteHealth]) -> Table:
@@ -221,29 +218,42 @@ def _health_table(results: list[SiteHealth]) -> Table:
 
 @env_app.command("start")
 def env_start_cmd(site: SiteOpt = None, config: ConfigOpt = None,
-                  timeout: TimeoutOpt = 120.0) -> None:
+                  timeout: TimeoutOpt = 120.0, as_json: JsonOpt = False) -> None:
     """Start the site's container (unless it runs) and wait until it answers. Needs Docker."""
     env_config = load_web_config(config)
     results = [start_site(env_config, s, timeout) for s in _control_targets(env_config, site)]
-    Console().print(_health_table(results))
+    _print_health(results, as_json)
 
 
 @env_app.command("stop")
-def env_stop_cmd(site: SiteOpt = None, config: ConfigOpt = None) -> None:
+def env_stop_cmd(site: SiteOpt = None, config: ConfigOpt = None,
+                 as_json: JsonOpt = False) -> None:
     """Remove the site's container. Needs Docker."""
     env_config = load_web_config(config)
+    stopped = []
     for target in _control_targets(env_config, site):
         stop_site(env_config, target)
-        typer.echo(f"stopped {target}")
+        stopped.append(str(target))
+        if not as_json:
+            typer.echo(f"stopped {target}")
+    if as_json:
+        typer.echo(json.dumps({"stopped": stopped}, indent=2))
 
 
 @env_app.command("reset")
 def env_reset_cmd(site: SiteOpt = None, config: ConfigOpt = None,
-                  timeout: TimeoutOpt = 120.0) -> None:
+                  timeout: TimeoutOpt = 120.0, as_json: JsonOpt = False) -> None:
     """Recreate the site's container in its initial state and wait for it. Needs Docker."""
     env_config = load_web_config(config)
     results = [reset_site(env_config, s, timeout) for s in _control_targets(env_config, site)]
-    Console().print(_health_table(results))
+    _print_health(results, as_json)
+
+
+def _print_health(results: list[SiteHealth], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
+    else:
+        Console().print(_health_table(results))
 
 
 @tasks_app.command("list")

@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from benchwright.cli.json_output import echo_json
+from benchwright.cli.verbosity import notes_console
 from benchwright.web.package import TrialChoice
 
 
@@ -21,13 +23,20 @@ def package_cmd(
         "its highest-scoring trials (from eval_result.json).")] = TrialChoice.FIRST,
     python: Annotated[str | None, typer.Option(
         help="Python version or path for the evaluator's environment.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the packaging as JSON.")]
+    = False,
 ) -> None:
     """Package a run for the WebArena Verified leaderboard with the official tools (one trial
     per task; HARs trimmed of static resources)."""
     from benchwright.web.package import package
 
-    with Console(stderr=True).status("packaging"):
+    with notes_console().status("packaging"):
         result = package(run_dir, out.expanduser().resolve(), trial, python)
+    if as_json:
+        echo_json({"path": str(result.path), "trials": result.trials,
+                   "packaged": result.packaged, "har_bytes_before": result.har_bytes_before,
+                   "har_bytes_after": result.har_bytes_after})
+        return
     before, after = result.har_bytes_before, result.har_bytes_after
     share = 100 * result.saved_bytes / before if before else 0.0
     Console().print(

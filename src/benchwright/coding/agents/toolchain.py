@@ -14,6 +14,7 @@ Python agents (OpenHands) get a uv environment from `benchwright.toolenvs` the s
 
 from __future__ import annotations
 
+import logging
 import os
 import platform
 import re
@@ -27,6 +28,7 @@ from benchwright.errors import EnvironmentBuildError, PrerequisiteError, install
 from benchwright.toolenvs import cache_base, file_lock
 
 MARKER = ".benchwright-tool.json"
+log = logging.getLogger(__name__)
 INSTALL_NODE = install_command("agents")
 INSTALL_NODE_APT = "sudo apt-get install -y nodejs npm"
 
@@ -112,6 +114,7 @@ def ensure_npm_tool(tool: NpmTool) -> InstalledTool:
 
 
 def _install(tool: NpmTool, path: Path, node: Path) -> None:
+    log.info("installing %s@%s into %s", tool.package, tool.version, path)
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True)
     spec = f"{tool.package}@{tool.version}"
