@@ -328,8 +328,7 @@ def load_summary(output_dir: Path) -> WebEvalSummary:
     path = output_dir / SUMMARY
     if not path.exists():
         raise UserInputError("no eval_summary.json here", path=output_dir,
-                             hint=f"score it first: benchwright web eval --output-dir "
-                             f"{output_dir}")
+                             hint=f"score it first: benchwright web eval {output_dir}")
     data = read_untrusted_bytes(path, what=SUMMARY, max_bytes=256 * 2**20)
     try:
         return WebEvalSummary.model_validate_json(decode_untrusted(data, path, what=SUMMARY))
@@ -341,8 +340,8 @@ def load_summary(output_dir: Path) -> WebEvalSummary:
 def discover_units(output_dir: Path, dataset: WebDataset) -> tuple[list[TaskUnit], list[str]]:
     """Every attempt folder, by task id and trial, and warnings about folders left out."""
     if not output_dir.is_dir():
-        raise UserInputError("the output folder does not exist", path=output_dir,
-                             hint="point --output-dir at DIR/<task_id>/agent_response.json")
+        raise UserInputError("the logs folder does not exist", path=output_dir,
+                             hint="pass the folder holding <task_id>/agent_response.json")
     units: list[TaskUnit] = []
     warnings: list[str] = []
     for child in sorted(p for p in output_dir.iterdir() if p.is_dir()):

@@ -87,7 +87,7 @@ class WebRunConfig(BaseModel):
     trials: int = Field(default=1, ge=1, le=1000)
     """Attempts per task (the bound of `--trials`)."""
     max_steps: int = Field(default=30, ge=1, le=10_000)
-    """Agent steps per trial (the bound of `--max-steps`)."""
+    """Agent steps per trial (the bound of `--step-limit`)."""
     env_config: Path | None = None
     """The site configuration (YAML) for suites that are not served by benchwright."""
     runner: str = "browser"
