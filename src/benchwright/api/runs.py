@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -21,18 +21,35 @@ from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
 from benchwright.web.runs.models import TrialRecord, WebManifest, WebRunConfig, WebRunResult
 
 M = TypeVar("M", bound=BaseModel)
+ManifestT = TypeVar("ManifestT", bound=BaseModel)
+ResultT = TypeVar("ResultT", bound=BaseModel)
 
 
 @dataclass(frozen=True)
-class CodingRun:
-    """A coding run folder (`benchwright run coding`, `run_coding`), as `load_run` reads it."""
+class _RunFolder(Generic[ManifestT, ResultT]):
+    """What every run folder has, read."""
 
     path: Path
     """The run folder."""
-    manifest: Manifest
-    """manifest.json: the configuration, the problems' checksums, the machine."""
-    result: RunResult | None
-    """result.json: the totals (None until the run has finished once)."""
+    manifest: ManifestT
+    """manifest.json: the configuration, what was planned, the machine."""
+    result: ResultT | None
+    """result.json: the totals (None until the run has finished, and been scored, once)."""
+
+
+def _read(path: Path, track: Track, manifest: type[ManifestT],
+          result: type[ResultT]) -> tuple[ManifestT, ResultT | None]:
+    """The manifest (through the track) and result.json of the run in `path`."""
+    read = track.read(path)
+    if not isinstance(read, manifest):
+        raise TypeError(f"{track.name} read a {type(read).__name__}, not a {manifest.__name__}")
+    return read, read_result(path, result)
+
+
+@dataclass(frozen=True)
+class CodingRun(_RunFolder[Manifest, RunResult]):
+    """A coding run folder (`benchwright run coding`, `run_coding`), as `load_run` reads it."""
+
     checkpoints: list[CheckpointRecord] = field(repr=False)
     """Every graded checkpoint, attempt by attempt (problem, then trial), in order."""
     track: Literal["coding"] = "coding"
@@ -48,26 +65,18 @@ class CodingRun:
         """The coding run in `path` (its track, from `open_run`)."""
         from benchwright.coding.runs.layout import RunLayout
 
-        manifest = track.read(path)
-        assert isinstance(manifest, Manifest)
+        manifest, result = _read(path, track, Manifest, RunResult)
         layout, config = RunLayout(path), manifest.config
         records = [record for problem in config.problems
                    for trial in range(1, config.trials + 1)
                    for record in read_jsonl(layout.journal(problem, trial), CheckpointRecord)]
-        return cls(path=path, manifest=manifest, result=read_result(path, RunResult),
-                   checkpoints=records)
+        return cls(path=path, manifest=manifest, result=result, checkpoints=records)
 
 
 @dataclass(frozen=True)
-class WebRun:
+class WebRun(_RunFolder[WebManifest, WebRunResult]):
     """A web run folder (`benchwright run web`, `run_web`), as `load_run` reads it."""
 
-    path: Path
-    """The run folder."""
-    manifest: WebManifest
-    """manifest.json: the configuration, the planned tasks, the site URLs."""
-    result: WebRunResult | None
-    """result.json: the totals after scoring (None until the run has been scored)."""
     trials: list[TrialRecord] = field(repr=False)
     """Every finished trial, as the journal has them."""
     track: Literal["web"] = "web"
@@ -83,9 +92,8 @@ class WebRun:
         """The web run in `path` (its track, from `open_run`)."""
         from benchwright.web.runs.layout import WebRunLayout
 
-        manifest = track.read(path)
-        assert isinstance(manifest, WebManifest)
-        return cls(path=path, manifest=manifest, result=read_result(path, WebRunResult),
+        manifest, result = _read(path, track, WebManifest, WebRunResult)
+        return cls(path=path, manifest=manifest, result=result,
                    trials=read_jsonl(WebRunLayout(path).journal, TrialRecord))
 
 
