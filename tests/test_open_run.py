@@ -69,7 +69,7 @@ def test_a_folder_without_a_run_is_the_users_error(tmp_path: Path) -> None:
 def test_the_wrong_track_is_refused_with_the_command_that_continues_it(tmp_path: Path) -> None:
     with pytest.raises(UserInputError, match="is a web run, not a coding run") as caught:
         open_run(_run_dir(tmp_path, {"format": "benchwright.web-run/1"}), expect="coding")
-    assert "benchwright run web --out" in caught.value.one_line()
+    assert "benchwright run web --resume" in caught.value.one_line()
 
 
 def test_a_coding_run_that_mentions_the_web_format_is_reported_as_coding(

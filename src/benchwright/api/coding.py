@@ -196,15 +196,21 @@ def _option_error(exc: ValidationError, prefix: str = "") -> UserInputError:
 def agent_version(agent: str, wanted: str | None) -> str | None:
     """The version of a CLI agent a run installs: `wanted`, else the pinned one; an agent that
     is not an installed CLI takes none."""
-    pinned = getattr(CODING_AGENTS.get(agent), "pinned_version", lambda: None)()
+    pinned = pinned_version(agent)
     if wanted is None:
-        return pinned if isinstance(pinned, str) else None
+        return pinned
     if pinned is None:
-        versioned = [name for name in CODING_AGENTS.names()
-                     if getattr(CODING_AGENTS.get(name), "pinned_version", lambda: None)()]
+        versioned = [name for name in CODING_AGENTS.table if pinned_version(name)]  # the built-ins
         raise UserInputError(f"--agent-version: the {agent} agent is not an installed CLI",
-                             hint=f"agents that take a version: {', '.join(versioned)}")
+                             hint=f"built-in agents that take a version: {', '.join(versioned)}")
     return wanted
+
+
+def pinned_version(agent: str) -> str | None:
+    """The version a coding agent installs by default (`pinned_version()`; None: not a CLI)."""
+    pinned = getattr(CODING_AGENTS.get(agent), "pinned_version", None)
+    version = pinned() if callable(pinned) else None
+    return version if isinstance(version, str) else None
 
 
 def problem_names(folder: Path, wanted: list[str]) -> list[str]:

@@ -9,9 +9,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from benchwright.api.coding import pinned_version
 from benchwright.cli.json_output import echo_json
 from benchwright.errors import PluginError
-from benchwright.registry import BUILT_IN, PLUGIN_KINDS, Entry, Kind
+from benchwright.registry import BUILT_IN, CODING_AGENTS, PLUGIN_KINDS, Entry, Kind
 
 app = typer.Typer(help="The agents (and other parts) benchwright can run, with plugins.",
                   no_args_is_help=True)
@@ -55,9 +56,7 @@ def _row(label: str, kind: Kind[Any], entry: Entry) -> dict[str, Any]:
 
 def _pinned(kind: Kind[Any], entry: Entry) -> str | None:
     """The version a CLI agent installs by default (`--agent-version` picks another)."""
-    pinned = getattr(kind.get(entry.name), "pinned_version", None)
-    version = pinned() if callable(pinned) else None
-    return version if isinstance(version, str) else None
+    return pinned_version(entry.name) if kind is CODING_AGENTS else None
 
 
 def _load_error(kind: Kind[Any], entry: Entry) -> str | None:
