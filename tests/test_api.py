@@ -139,3 +139,23 @@ def test_a_cli_agent_records_its_pinned_version_or_the_one_asked_for() -> None:
         coding_config(None, {"agent": "oracle", "agent_version": "1.0.0"})
     with pytest.raises(UserInputError, match="agent_version"):
         coding_config(None, {"agent": "codex", "agent_version": "1.0; rm -rf ~"})
+
+
+def test_every_run_option_of_the_cli_is_an_api_option() -> None:
+    from benchwright.cli.entry import command
+    from benchwright.cli.main import app
+    from benchwright.cli.run_cmd import coding_options
+    from benchwright.cli.run_web_cmd import web_options
+
+    run = command(app).commands["run"].commands
+    for name, to_api, known in (("coding", coding_options, benchwright.CodingOptions),
+                                ("web", web_options, benchwright.WebOptions)):
+        given = {p.name: [] if p.multiple else "x" for p in run[name].params if p.name}
+        assert set(to_api(given)) <= set(known.__annotations__), name
+
+
+def test_an_unknown_option_is_refused_not_dropped() -> None:
+    with pytest.raises(UserInputError, match="unknown option 'agnet'"):
+        benchwright.run_coding(agnet="mini")  # type: ignore[call-arg]
+    with pytest.raises(UserInputError, match="unknown option 'max_steps'"):
+        benchwright.run_web(max_steps=3)  # type: ignore[call-arg]

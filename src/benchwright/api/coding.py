@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from pydantic import ValidationError
 
+from benchwright.api.options import refuse_unknown
 from benchwright.coding.agents.settings import AgentSettings, Thinking
 from benchwright.coding.examples import example_problem_dir, examples_dir
 from benchwright.coding.loader import get_checkpoint, load_problem
@@ -155,6 +156,7 @@ def new_coding_run(problems_dir: Path | str | None, out: Path | str | None,
 
 def coding_config(problems_dir: Path | str | None, options: CodingOptions) -> RunConfig:
     """The `RunConfig` the options describe (problems found and their specs readable)."""
+    refuse_unknown(options, CodingOptions)
     folder = Path(problems_dir) if problems_dir is not None else examples_dir()
     agent = options.get("agent", "oracle")
     CODING_AGENTS.check(agent)

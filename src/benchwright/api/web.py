@@ -12,6 +12,7 @@ from typing import TypedDict, Unpack
 
 from pydantic import ValidationError
 
+from benchwright.api.options import refuse_unknown
 from benchwright.errors import Interrupted, UserInputError
 from benchwright.registry import WEB_AGENTS
 from benchwright.runs.clock import folder_stamp
@@ -97,6 +98,7 @@ def run_web(suite: str | Path = LOCAL, *, out: Path | str | None = None,
 def new_web_run(suite: str, out: Path | str | None,
                 options: WebOptions) -> tuple[Path, Suite, WebRunConfig]:
     """The folder, suite and configuration of a new run (no key among its settings)."""
+    refuse_unknown(options, WebOptions)
     config = _path(options.get("config"))
     opened = open_suite(suite, config)
     agent = options.get("agent", "scripted")
