@@ -249,3 +249,18 @@ def test_quiet_silences_progress_and_notes(tmp_path: Path) -> None:
     assert loud.returncode == quiet.returncode == 0, loud.stderr + quiet.stderr
     assert "report:" in loud.stderr and quiet.stderr == ""
     assert "trials passed" in quiet.stdout
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "not-utf8", "huge"])
+def test_a_hostile_defaults_file_is_one_error_never_a_hang(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "benchwright.toml"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "not-utf8":
+        path.write_bytes(b'[run.coding]\nmodel = "\xff"\n')
+    else:
+        path.write_text("# " + "x" * (2**20 + 10) + "\n")
+    with pytest.raises(UserInputError, match=r"defaults file|benchwright\.toml"):
+        default_map(ROOT, cwd=tmp_path)
