@@ -3,8 +3,9 @@
 `write_run(dir, {problem: [trial outcomes]}, n_checkpoints)` where a trial's outcomes are, per
 checkpoint reached, "S" (solved), "P" (passed the policy, not solved) or "F" (failed the
 policy: a chain ends there; a reference start, `start_from="reference"`, goes on), or "-" (not
-attempted: a reference start's checkpoint without a reference solution before it). Each checkpoint costs COST dollars, IN/OUT/CACHED tokens,
-AGENT_S and GRADE_S seconds, so totals are easy to compute by hand.
+attempted: a reference start's checkpoint without a reference solution before it). Each
+checkpoint costs COST dollars, IN/OUT/CACHED tokens, AGENT_S and GRADE_S seconds, so totals are
+easy to compute by hand.
 """
 
 from __future__ import annotations
