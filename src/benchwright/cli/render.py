@@ -113,7 +113,9 @@ def _pct(estimate: Estimate) -> str:
 
 def run_summary_view(result: RunResult, report: CodingReport) -> RenderableType:
     """Solve rates with CIs and every attempt, checkpoint by checkpoint."""
-    rates = Table(title=f"run {result.run_dir}", title_justify="left", show_edge=False)
+    starts = " (checkpoints 2+ start from the reference)" if result.start_from == "reference" \
+        else ""
+    rates = Table(title=f"run {result.run_dir}{starts}", title_justify="left", show_edge=False)
     rates.add_column("metric")
     rates.add_column("value  [95% CI]", justify="right")
     for metric in [*report.solve_rates, *report.group_pass_rates]:
