@@ -1,0 +1,92 @@
+"""The runs a viewer shows: found under the folders it was given, each opened by the kernel.
+
+A folder holding `manifest.json` is a run (its track named by the kernel, `runs.open_run`);
+the search does not go inside a run, into hidden folders, through symlinks, or deeper than
+MAX_DEPTH. Each run gets a short id from its path, stable across restarts, used in the
+viewer's addresses and in a bundle's file names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchwright.errors import BenchwrightError, UserInputError
+from benchwright.protocols import Track
+from benchwright.runs import open_run
+from benchwright.runs.layout import MANIFEST
+
+MAX_DEPTH = 8
+"""Folders searched below each folder given."""
+MAX_RUNS = 100_000
+"""Runs listed at most (a guard against pointing the viewer at `/`)."""
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """A run the viewer may show."""
+
+    rid: str
+    """Its id in addresses: 12 hex digits of its path's SHA-256."""
+    path: Path
+    """Its folder (absolute)."""
+    track: Track
+    """The track that owns it, as the kernel says."""
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A folder that looks like a run but the kernel could not open (shown in the list)."""
+
+    path: Path
+    """The folder."""
+    error: str
+    """Why, on one line."""
+
+
+def run_id(path: Path) -> str:
+    """The id of the run in `path`."""
+    return hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
+def find_run_dirs(folders: list[Path]) -> list[Path]:
+    """Every run folder under `folders` (a folder given may be a run itself), in order."""
+    found: list[Path] = []
+    for folder in folders:
+        root = folder.expanduser().resolve()
+        if not root.is_dir():
+            raise UserInputError("not a folder", path=folder,
+                                 hint="pass run folders or folders that hold runs")
+        _search(root, 0, found)
+    return list(dict.fromkeys(found))
+
+
+def _search(folder: Path, depth: int, found: list[Path]) -> None:
+    if (folder / MANIFEST).is_file():
+        found.append(folder)
+        return
+    if depth >= MAX_DEPTH or len(found) >= MAX_RUNS:
+        return
+    try:
+        with os.scandir(folder) as listing:
+            children = sorted(e.name for e in listing
+                              if e.is_dir(follow_symlinks=False) and not e.name.startswith("."))
+    except OSError:
+        return
+    for name in children:
+        _search(folder / name, depth + 1, found)
+
+
+def open_runs(folders: list[Path]) -> tuple[list[RunRef], list[Unreadable]]:
+    """The runs under `folders`, opened through the kernel; folders it refuses are listed."""
+    refs, bad = [], []
+    for path in find_run_dirs(folders):
+        try:
+            opened = open_run(path)
+        except BenchwrightError as exc:
+            bad.append(Unreadable(path=path, error=exc.one_line()))
+            continue
+        refs.append(RunRef(rid=run_id(path), path=path, track=opened.track))
+    return refs, bad
