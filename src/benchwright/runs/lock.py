@@ -81,7 +81,7 @@ def held_locks() -> dict[tuple[int, int, int], int]:
     for line in lines:
         fields = line.split()
         if len(fields) >= 6 and fields[1] == "FLOCK" and fields[4].isdigit():
-            major, minor, inode = (fields[5].split(":") + ["", "", ""])[:3]
+            major, minor, inode = [*fields[5].split(":"), "", "", ""][:3]
             try:
                 held[(int(major, 16), int(minor, 16), int(inode))] = int(fields[4])
             except ValueError:

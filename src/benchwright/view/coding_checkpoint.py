@@ -48,7 +48,8 @@ def _label(path: tuple[str, ...]) -> tuple[str, str]:
     return ("checkpoint", path[0]) if len(path) == 1 else (path[0], ".".join(path[1:]))
 
 
-def metric_rows(record: CheckpointRecord, previous: CheckpointRecord | None) -> list[dict[str, Any]]:
+def metric_rows(record: CheckpointRecord,
+                previous: CheckpointRecord | None) -> list[dict[str, Any]]:
     """Every metric of the record with the previous checkpoint's value and the change."""
     now = _numbers(record.model_dump(mode="json"))
     before = _numbers(previous.model_dump(mode="json")) if previous else {}
@@ -70,7 +71,7 @@ def checkpoint_page(record: CheckpointRecord, previous: CheckpointRecord | None,
         "prompt": files.prompt(), "changes": _changes(files, previous),
         "tests": _tests(grading.tests if grading else [], files.test_outputs()),
         "grading": _grading(grading), "pytest_output": files.pytest_output(),
-        "metrics": metric_rows(record, previous), "agent": files.agent(),
+        "metrics": metric_rows(record, previous), "agent_files": files.agent(),
         "symbols": _symbols(record)}
 
 

@@ -201,7 +201,7 @@ def _record_row(record: CheckpointRecord) -> dict[str, Any]:
     return {"checkpoint": record.checkpoint, "index": record.index, "solved": record.solved,
             "passed": record.passed, "grade_status": str(record.grade_status),
             "groups": {str(g): [c.passed, c.total] for g, c in record.counts.items()},
-            "metrics": {m["name"]: m["value"] for m in metric_rows(record, None)}}
+            "metrics": {f"{m['group']}/{m['name']}": m["value"] for m in metric_rows(record, None)}}
 
 
 Pair = tuple[tuple[str, int, int], CheckpointRecord | None, CheckpointRecord | None]

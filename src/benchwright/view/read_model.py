@@ -92,6 +92,11 @@ class ReadModel:
             self._refs, self._bad, self._scanned = {r.rid: r for r in refs}, bad, now
         return list(self._refs.values())
 
+    @property
+    def unreadable(self) -> list[Unreadable]:
+        """Folders that look like runs but could not be opened."""
+        return self._bad
+
     def ref(self, rid: str) -> RunRef | None:
         """The run with this id (a run made since the last search is found too)."""
         if rid not in self._refs:

@@ -114,7 +114,7 @@ class WebPages:
                 "progress": {"done": len(records), "planned": len(manifest.tasks)
                              * manifest.config.trials, "unit": "trials"},
                 "report": report, "result": result,
-                "trials": _trial_rows(manifest, records, _summary_rows(ref.path))}
+                "trial_rows": _trial_rows(manifest, records, _summary_rows(ref.path))}
 
     def detail(self, ref: RunRef, rest: list[str]) -> dict[str, Any] | None:
         """A page below the run: `t/<task_id>/<trial>`."""

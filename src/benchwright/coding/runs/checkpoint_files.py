@@ -161,7 +161,7 @@ class CheckpointFiles:
         for change in ("added", "removed", "modified"):
             for rel in _strings(diff.get(change))[:MAX_FILES]:
                 files.append(ChangedFile(
-                    path=rel, change=change,  # type: ignore[arg-type]
+                    path=rel, change=change,
                     old=text_lines(before, rel) if before and change != "added" else [],
                     new=text_lines(here, rel) if change != "removed" else []))
         return sorted(files, key=lambda f: f.path)[:MAX_FILES]
@@ -169,7 +169,7 @@ class CheckpointFiles:
     def agent(self) -> AgentFiles:
         """The agent's result, trajectory and logs."""
         folder = self.run_dir / self._at(AGENT_DIR)
-        logs = []
+        logs: list[TextFile] = []
         if folder.is_dir() and not folder.is_symlink():
             for entry in TreeWalk(folder):
                 if entry.kind == "file" and entry.rel != TRAJECTORY_FILE and len(logs) < MAX_FILES:

@@ -17,8 +17,14 @@ from pydantic import BaseModel, Field, ValidationError
 from benchwright.nofollow import read_regular
 from benchwright.web.mismatch import Mismatch, compact, mismatches
 from benchwright.web.runs.models import TrialMetrics
-from benchwright.web.scoring import AGENT_RESPONSE, EVAL_RESULT, HISTORY, METRICS, NETWORK_HAR, \
-    TaskEvalRecord
+from benchwright.web.scoring import (
+    AGENT_RESPONSE,
+    EVAL_RESULT,
+    HISTORY,
+    METRICS,
+    NETWORK_HAR,
+    TaskEvalRecord,
+)
 
 MAX_TEXT = 256 * 1024
 """Characters kept of an agent response or one step's text."""
@@ -163,9 +169,8 @@ def _step(number: int, item: dict[str, Any]) -> Step:
     if "done" in item and "model_output" not in item:  # the fake runner's one step
         return Step(number=number, actions=[_cut({"done": item["done"]})],
                     results=[_cut(item["done"])])
-    output = item.get("model_output") if isinstance(item.get("model_output"), dict) else {}
-    state = item.get("state") if isinstance(item.get("state"), dict) else {}
-    meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+    output, state = _dict(item.get("model_output")), _dict(item.get("state"))
+    meta = _dict(item.get("metadata"))
     results = [r for r in item.get("result") or [] if isinstance(r, dict)]
     return Step(
         number=number, url=_cut(state.get("url") or ""), title=_cut(state.get("title") or ""),
