@@ -232,6 +232,7 @@ async function render(refresh) {
   try {
     const live = await fn(...m.slice(1).map(decodeURIComponent), refresh);
     if (seq !== renderSeq) return;
+    document.body.dataset.rendered = location.hash || "#/"; // tests wait for this
     setLive(!!live);
     if (refresh) window.scrollTo(0, y);
     if (live) pollTimer = setTimeout(() => render(true), POLL_MS);
@@ -239,6 +240,7 @@ async function render(refresh) {
     if (seq !== renderSeq) return;
     setLive(false);
     main(notFound("This page"), h("p", { class: "muted small" }, String(e && e.message)));
+    document.body.dataset.rendered = location.hash || "#/";
   }
 }
 window.addEventListener("hashchange", () => { render(false); window.scrollTo(0, 0); });
