@@ -8,6 +8,7 @@ files from `coding.runs.checkpoint_files`. Nothing here computes a statistic of 
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from benchwright.coding.runs.checkpoint_files import CheckpointFiles
 from benchwright.coding.runs.journal import read_infra_error, read_records
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunResult
+from benchwright.coding.runs.runner import load_manifest
 from benchwright.coding.runs.tallies import RunDigest, read_run_digest
 from benchwright.untrusted_files import read_untrusted_bytes
 from benchwright.view.catalog import RunRef
@@ -23,6 +25,8 @@ from benchwright.view.coding_checkpoint import checkpoint_page, metric_rows
 from benchwright.view.run_state import RunState
 
 Chains = dict[tuple[str, int], list[CheckpointRecord]]
+MAX_DIGESTS = 5000
+"""Run digests kept in memory (a few kB each)."""
 
 
 def manifest_of(ref: RunRef) -> Manifest:
@@ -30,6 +34,12 @@ def manifest_of(ref: RunRef) -> Manifest:
     manifest = ref.track.read(ref.path)
     assert isinstance(manifest, Manifest), "a coding run's track reads a coding manifest"
     return manifest
+
+
+def listed_manifest(ref: RunRef) -> Manifest:
+    """The manifest as a list of many runs reads it: without the trial-folder checks a resume
+    makes before it touches anything (the list touches nothing; pages below the run check)."""
+    return load_manifest(ref.path, check_folders=False)
 
 
 def result_of(path: Path) -> RunResult | None:
@@ -56,10 +66,32 @@ class CodingPages:
 
     track = "coding"
 
+    def __init__(self) -> None:
+        self._digests: dict[Path, tuple[int, RunDigest]] = {}
+        self._lock = threading.Lock()
+
+    def digest(self, ref: RunRef, manifest: Manifest) -> RunDigest:
+        """The run's digest; kept while its result.json stays the same (a run being worked on
+        has none yet, or rewrites it when it ends, so it is read afresh)."""
+        try:
+            stamp = RunLayout(ref.path).result_json.stat().st_mtime_ns
+        except OSError:
+            stamp = 0
+        with self._lock:
+            kept = self._digests.get(ref.path)
+        if stamp and kept is not None and kept[0] == stamp:
+            return kept[1]
+        digest = read_run_digest(ref.path, manifest)
+        with self._lock:
+            if len(self._digests) >= MAX_DIGESTS:
+                self._digests.clear()
+            self._digests[ref.path] = (stamp, digest)
+        return digest
+
     def row(self, ref: RunRef, state: RunState) -> dict[str, Any]:
         """What the run list and the overview show of a run."""
-        manifest = manifest_of(ref)
-        digest = read_run_digest(ref.path, manifest)
+        manifest = listed_manifest(ref)
+        digest = self.digest(ref, manifest)
         result = None if state.running else result_of(ref.path)
         return {**_identity(ref, manifest), **state.fields(result.complete if result else None),
                 "progress": {"done": digest.done, "planned": digest.planned,
@@ -68,7 +100,7 @@ class CodingPages:
 
     def ci(self, ref: RunRef) -> dict[str, Any]:
         """The overview's solve rates with 95% CIs (report.md's numbers)."""
-        digest = read_run_digest(ref.path, manifest_of(ref))
+        digest = self.digest(ref, listed_manifest(ref))
         return {"rid": ref.rid, "metrics": solve_rate_metrics(digest.tallies)}
 
     def run_page(self, ref: RunRef, state: RunState) -> dict[str, Any]:
@@ -77,7 +109,7 @@ class CodingPages:
         report = ref.track.report(ref.path, None)
         assert isinstance(report, CodingReport)
         result = result_of(ref.path)
-        digest = read_run_digest(ref.path, manifest)
+        digest = self.digest(ref, manifest)
         return {**_identity(ref, manifest), **state.fields(result.complete if result else None),
                 "progress": {"done": digest.done, "planned": digest.planned,
                              "unit": "checkpoints"},
@@ -149,8 +181,7 @@ class CodingPages:
         pairs = _paired(chains_of(a, ma), chains_of(b, mb))
         return {"a": _identity(a, ma), "b": _identity(b, mb), "report": report,
                 "overlap": _overlap(pairs), "pairs": [_pair_row(k, x, y) for k, x, y in pairs],
-                "tallies": {"a": read_run_digest(a.path, ma).tallies,
-                            "b": read_run_digest(b.path, mb).tallies}}
+                "tallies": {"a": self.digest(a, ma).tallies, "b": self.digest(b, mb).tallies}}
 
     def keys(self, ref: RunRef) -> list[str]:
         """Every data key of the run's pages (what a bundle writes)."""

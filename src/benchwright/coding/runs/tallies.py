@@ -10,6 +10,7 @@ each record), with the few other figures a list of many runs needs.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -17,9 +18,12 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.coding.runs.journal import read_infra_error
-from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
 from benchwright.coding.runs.models import Manifest
+from benchwright.errors import BenchwrightError
 from benchwright.runs.journal import read_jsonl
+from benchwright.runs.lock import LOCK
+from benchwright.untrusted_files import read_untrusted_bytes
 
 
 class Outcome(Protocol):
@@ -95,6 +99,10 @@ class BriefRecord(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
+    problem: str
+    """The problem."""
+    trial: int
+    """The trial."""
     index: int
     """The checkpoint's position."""
     solved: bool
@@ -139,24 +147,82 @@ class RunDigest(BaseModel):
     """The latest record's time."""
 
 
+class _InfraLines(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    infra_errors: list[str] = Field(default_factory=list)
+
+
 def read_run_digest(run_dir: Path, manifest: Manifest) -> RunDigest:
-    """The digest of a run from its journals (a record torn by a kill ends its journal)."""
-    layout, config = RunLayout(run_dir), manifest.config
-    tallies, scored, everything, infra = [], [], [], 0
+    """The digest of a run: from checkpoint_results.jsonl when the run's last finish came after
+    its last start (one file), else from every attempt's journal (a record torn by a kill ends
+    its journal)."""
+    finished = _finished_records(run_dir)
+    if finished is not None:
+        records, infra_keys = finished
+        chains: dict[tuple[str, int], list[BriefRecord]] = {}
+        for record in records:
+            chains.setdefault((record.problem, record.trial), []).append(record)
+    else:
+        chains, infra_keys = _journal_records(run_dir, manifest)
+    return _tallied(manifest, chains, infra_keys)
+
+
+def _finished_records(run_dir: Path) -> tuple[list[BriefRecord], set[tuple[str, int]]] | None:
+    """Records and provider-stopped attempts as the last finish wrote them, or None when the
+    run was started again since (its lock file is newer than result.json) or never finished."""
+    layout = RunLayout(run_dir)
+    try:
+        finished = layout.result_json.stat().st_mtime_ns
+        layout.results_jsonl.stat()
+    except OSError:
+        return None
+    try:
+        started = (run_dir / LOCK).stat().st_mtime_ns
+    except OSError:
+        started = 0
+    if started > finished:
+        return None
+    try:
+        lines = _InfraLines.model_validate_json(read_untrusted_bytes(
+            layout.result_json, what="result.json")).infra_errors
+    except (ValueError, BenchwrightError):
+        return None
+    infra = {(problem, int(trial)) for line in lines
+             for problem, _sep, rest in [line.partition("/trial_")]
+             for trial in [rest.split("/", 1)[0]] if trial.isdigit()}
+    return read_jsonl(layout.results_jsonl, BriefRecord), infra
+
+
+def _journal_records(run_dir: Path, manifest: Manifest
+                     ) -> tuple[dict[tuple[str, int], list[BriefRecord]], set[tuple[str, int]]]:
+    config = manifest.config
+    chains, infra = {}, set()
+    for problem in config.problems:
+        for trial in range(1, config.trials + 1):
+            folder = f"{run_dir}/{problem}/trial_{trial}"
+            chains[(problem, trial)] = read_jsonl(Path(f"{folder}/{JOURNAL}"), BriefRecord)
+            infra_file = Path(f"{folder}/{INFRA_ERROR}")
+            if os.path.lexists(infra_file) and read_infra_error(infra_file) is not None:
+                infra.add((problem, trial))
+    return chains, infra
+
+
+def _tallied(manifest: Manifest, chains: dict[tuple[str, int], list[BriefRecord]],
+             infra_keys: set[tuple[str, int]]) -> RunDigest:
+    config = manifest.config
+    tallies, scored, everything = [], [], []
     for problem in config.problems:
         size = len(manifest.problem_checkpoints.get(problem, []))
-        chains = []
+        scored_chains = []
         for trial in range(1, config.trials + 1):
-            records = read_jsonl(layout.journal(problem, trial), BriefRecord)
+            records = chains.get((problem, trial), [])
             everything += records
-            if read_infra_error(layout.infra_error(problem, trial)) is not None:
-                infra += 1
-            else:
-                chains.append(records)
-        if chains:
-            tallies.append(tally(problem, size, chains))
-            scored += [r for c in chains for r in c]
-    return _digest(manifest, tallies, scored, everything, infra)
+            if (problem, trial) not in infra_keys:
+                scored_chains.append(records)
+        if scored_chains:
+            tallies.append(tally(problem, size, scored_chains))
+            scored += [r for c in scored_chains for r in c]
+    return _digest(manifest, tallies, scored, everything, len(infra_keys))
 
 
 def _digest(manifest: Manifest, tallies: list[ProblemTally], scored: list[BriefRecord],
