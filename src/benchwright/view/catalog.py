@@ -79,10 +79,15 @@ def _search(folder: Path, depth: int, found: list[Path]) -> None:
         _search(folder / name, depth + 1, found)
 
 
-def open_runs(folders: list[Path]) -> tuple[list[RunRef], list[Unreadable]]:
-    """The runs under `folders`, opened through the kernel; folders it refuses are listed."""
+def open_runs(folders: list[Path], known: dict[Path, RunRef] | None = None
+              ) -> tuple[list[RunRef], list[Unreadable]]:
+    """The runs under `folders`, opened through the kernel (those in `known` are not opened
+    again); folders it refuses are listed."""
     refs, bad = [], []
     for path in find_run_dirs(folders):
+        if known and path in known:
+            refs.append(known[path])
+            continue
         try:
             opened = open_run(path)
         except BenchwrightError as exc:

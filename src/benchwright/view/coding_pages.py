@@ -53,10 +53,13 @@ def result_of(path: Path) -> RunResult | None:
         return None
 
 
-def chains_of(ref: RunRef, manifest: Manifest) -> tuple[Chains, set[tuple[str, int]]]:
-    """Every attempt's records, and the attempts stopped by the provider."""
+def chains_of(ref: RunRef, manifest: Manifest,
+              only: str | None = None) -> tuple[Chains, set[tuple[str, int]]]:
+    """Every attempt's records (of the problem `only`, when given), and the attempts stopped
+    by the provider."""
     layout, config = RunLayout(ref.path), manifest.config
-    keys = [(p, t) for p in config.problems for t in range(1, config.trials + 1)]
+    keys = [(p, t) for p in config.problems for t in range(1, config.trials + 1)
+            if only is None or p == only]
     infra = {k for k in keys if read_infra_error(layout.infra_error(*k)) is not None}
     return {k: read_records(layout.journal(*k)) for k in keys}, infra
 
@@ -133,7 +136,7 @@ class CodingPages:
         manifest = manifest_of(ref)
         if problem not in manifest.config.problems:
             return None
-        chains, infra = chains_of(ref, manifest)
+        chains, infra = chains_of(ref, manifest, only=problem)
         trials = [{"trial": t, "infra": (problem, t) in infra,
                    "checkpoints": [_record_row(r) for r in chains[(problem, t)]]}
                   for t in range(1, manifest.config.trials + 1)]

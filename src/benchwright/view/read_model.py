@@ -88,7 +88,7 @@ class ReadModel:
         """Search the folders again (at most every RESCAN_S seconds)."""
         now = time.monotonic()
         if now - self._scanned >= RESCAN_S or not self._scanned:
-            refs, bad = open_runs(self.folders)
+            refs, bad = open_runs(self.folders, {r.path: r for r in self._refs.values()})
             self._refs, self._bad, self._scanned = {r.rid: r for r in refs}, bad, now
         return list(self._refs.values())
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from benchwright.errors import UserInputError
 from benchwright.view.assets import INDEX, STATIC, content_type, static_files
 from benchwright.view.read_model import ReadModel
 
@@ -143,7 +144,12 @@ for _method in NOT_ALLOWED:
 
 def start(folders: list[Path], host: str = "127.0.0.1", port: int = 0) -> ViewServer:
     """A server for the runs under `folders`, bound but not serving yet."""
-    return ViewServer(host, port, ReadModel(folders))
+    model = ReadModel(folders)
+    try:
+        return ViewServer(host, port, model)
+    except OSError as exc:
+        raise UserInputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                             hint="pick another --port (0: a free one) or --host") from None
 
 
 def serve_in_thread(server: ViewServer) -> Callable[[], None]:
