@@ -276,6 +276,17 @@ def _timed(action: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
+def _in_browser(viewer: Viewer, url: str, what: str) -> None:
+    """The page in Chromium, then the server's memory."""
+    times = _browser_times(url)
+    if times:
+        _row(f"browser: {what} drawn", times[0])
+        _row("browser: every chart drawn", times[1])
+    now, peak = viewer.memory_mb()
+    print(f"  server memory: {now:.0f} MB now, {peak:.0f} MB peak   "
+          f"{peak / TARGET_MB:.2f}x target ({TARGET_MB:.0f} MB)")
+
+
 def bench_many(root: Path, runs: int, problems: int) -> None:
     print(f"\n{runs} coding runs x {problems} problems x 3 checkpoints")
     made = _timed(lambda: [write_run(root / f"run_{i:04d}", problems, 1, 3, i, False)
@@ -291,13 +302,7 @@ def bench_many(root: Path, runs: int, problems: int) -> None:
                 [f"/data/run/{r}/ci.js" for r in rids[:50]])
         _served(viewer, "quality distributions of 60 runs (60 x qd.js)",
                 [f"/data/run/{r}/qd.js" for r in rids[:60]])
-        times = _browser_times(viewer.url + "#/")
-        if times:
-            _row("browser: the runs page, table and text drawn", times[0])
-            _row("browser: the runs page, every chart drawn", times[1])
-        now, peak = viewer.memory_mb()
-        print(f"  server memory: {now:.0f} MB now, {peak:.0f} MB peak   "
-              f"{peak / TARGET_MB:.2f}x target ({TARGET_MB:.0f} MB)")
+        _in_browser(viewer, viewer.url + "#/", "the runs page, table and text")
     finally:
         viewer.stop()
 
@@ -317,13 +322,7 @@ def bench_big(root: Path, checkpoints: int, bundle: bool) -> None:
                 [f"/data/run/{rid}/p/problem_000.js"])
         _served(viewer, "one checkpoint's page",
                 [f"/data/run/{rid}/cp/problem_000/1/checkpoint_1.js"])
-        times = _browser_times(f"{viewer.url}#/run/{rid}")
-        if times:
-            _row("browser: the run page, grid drawn", times[0])
-            _row("browser: the run page, every chart drawn", times[1])
-        now, peak = viewer.memory_mb()
-        print(f"  server memory: {now:.0f} MB now, {peak:.0f} MB peak   "
-              f"{peak / TARGET_MB:.2f}x target ({TARGET_MB:.0f} MB)")
+        _in_browser(viewer, f"{viewer.url}#/run/{rid}", "the run page, grid and text")
     finally:
         viewer.stop()
     if bundle:

@@ -12,11 +12,17 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from benchwright.errors import BenchwrightError, UserInputError
 from benchwright.protocols import Track
 from benchwright.runs import open_run
-from benchwright.runs.layout import MANIFEST
+from benchwright.runs.layout import MANIFEST, RunFiles
+from benchwright.untrusted_files import read_untrusted_bytes
+
+M = TypeVar("M", bound=BaseModel)
 
 MAX_DEPTH = 8
 """Folders searched below each folder given."""
@@ -95,3 +101,15 @@ def open_runs(folders: list[Path], known: dict[Path, RunRef] | None = None
             continue
         refs.append(RunRef(rid=run_id(path), path=path, track=opened.track))
     return refs, bad
+
+
+def read_result(run_dir: Path, model: type[M]) -> M | None:
+    """The run's result.json as its track's model; None while there is none, or when it cannot
+    be read (the run's pages then show what the journals say)."""
+    file = RunFiles(run_dir).result_json
+    if not file.is_file():
+        return None
+    try:
+        return model.model_validate_json(read_untrusted_bytes(file, what="result.json"))
+    except (BenchwrightError, ValidationError):
+        return None

@@ -19,8 +19,7 @@ from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunResult
 from benchwright.coding.runs.runner import load_manifest
 from benchwright.coding.runs.tallies import RunDigest, read_run_digest
-from benchwright.untrusted_files import read_untrusted_bytes
-from benchwright.view.catalog import RunRef
+from benchwright.view.catalog import RunRef, read_result
 from benchwright.view.coding_checkpoint import checkpoint_page, metric_rows
 from benchwright.view.run_state import RunState
 
@@ -44,13 +43,7 @@ def listed_manifest(ref: RunRef) -> Manifest:
 
 def result_of(path: Path) -> RunResult | None:
     """result.json, when there is a readable one."""
-    file = RunLayout(path).result_json
-    if not file.is_file():
-        return None
-    try:
-        return RunResult.model_validate_json(read_untrusted_bytes(file, what="result.json"))
-    except (ValueError, OSError):
-        return None
+    return read_result(path, RunResult)
 
 
 def chains_of(ref: RunRef, manifest: Manifest,

@@ -14,8 +14,7 @@ from typing import Any
 
 from benchwright.errors import BenchwrightError
 from benchwright.runs.journal import read_jsonl
-from benchwright.untrusted_files import read_untrusted_bytes
-from benchwright.view.catalog import RunRef
+from benchwright.view.catalog import RunRef, read_result
 from benchwright.view.run_state import RunState
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import TrialRecord, WebManifest, WebRunResult
@@ -37,13 +36,7 @@ def manifest_of(ref: RunRef) -> WebManifest:
 
 def result_of(path: Path) -> WebRunResult | None:
     """result.json, when there is a readable one."""
-    file = WebRunLayout(path).result_json
-    if not file.is_file():
-        return None
-    try:
-        return WebRunResult.model_validate_json(read_untrusted_bytes(file, what="result.json"))
-    except (ValueError, OSError):
-        return None
+    return read_result(path, WebRunResult)
 
 
 @functools.lru_cache(maxsize=16)
