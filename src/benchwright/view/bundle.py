@@ -18,6 +18,7 @@ from benchwright.errors import UserInputError
 from benchwright.fileio import write_bytes_atomic
 from benchwright.view.assets import INDEX, STATIC, static_files
 from benchwright.view.read_model import ReadModel, pages_of
+from benchwright.view.server import one_blas_thread
 
 MARKER = ".benchwright-bundle"
 """Marks a folder as a bundle, so writing a bundle again may replace it."""
@@ -53,6 +54,7 @@ def prepare(out: Path) -> None:
 def write_bundle(folders: list[Path], out: Path,
                  progress: Callable[[int, int], None] = lambda _done, _total: None) -> int:
     """Write the static site; returns the number of pages written."""
+    one_blas_thread()
     model = ReadModel(folders, live=False)
     files = static_files()  # a missing chart library is said before anything is written
     prepare(out)

@@ -142,8 +142,21 @@ for _method in NOT_ALLOWED:
     setattr(ViewHandler, f"do_{_method}", _reject_method)
 
 
+def one_blas_thread() -> None:
+    """numpy's BLAS on one thread: the reports' bootstrap intervals are many small products,
+    which several BLAS threads make slower, several times so on a busy machine (docs/view.md)."""
+    import numpy  # noqa: F401  (loads the BLAS library whose threads are limited)
+
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # the `view` extra brings it; without it the viewer is only slower
+        return
+    threadpool_limits(limits=1, user_api="blas")
+
+
 def start(folders: list[Path], host: str = "127.0.0.1", port: int = 0) -> ViewServer:
     """A server for the runs under `folders`, bound but not serving yet."""
+    one_blas_thread()
     model = ReadModel(folders)
     try:
         return ViewServer(host, port, model)
