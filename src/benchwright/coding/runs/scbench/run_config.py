@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from benchwright.coding.agents.chat_client import reasoning_effort
 from benchwright.coding.prompts import BUILTIN_TEMPLATES, template_text
 from benchwright.coding.runs.models import Manifest, RunConfig
 from benchwright.errors import BenchwrightError
@@ -32,8 +33,22 @@ def agent_version(config: RunConfig, benchwright_version: str) -> str | None:
 
 
 def thinking(config: RunConfig) -> str:
-    """The thinking setting the run names (`--thinking`), else `none`."""
-    return str(getattr(config, "thinking", None) or "none")
+    """The thinking setting the run names (`--thinking`), else SCBench's preset for the budget
+    (`-A thinking_budget=T`): none (the agent's default), disabled (0), else low, medium or
+    high as `mini` turns the budget into an effort level."""
+    given = getattr(config, "thinking", None)
+    if given:
+        return str(given)
+    budget = config.agent_settings.thinking_budget
+    if budget is None:
+        return "none"
+    return "disabled" if budget == 0 else str(reasoning_effort(budget))
+
+
+def thinking_max_tokens(config: RunConfig) -> int | None:
+    """The thinking budget in tokens, when the run gives one."""
+    given = getattr(config, "thinking_max_tokens", None)
+    return int(given) if given is not None else config.agent_settings.thinking_budget or None
 
 
 def prompt_path(prompt: str) -> Path:
@@ -71,7 +86,7 @@ def run_config(manifest: Manifest, run_dir: Path) -> dict[str, Any]:
         "model": {"provider": model.partition("/")[0] if "/" in model else "unknown",
                   "name": model},
         "thinking": thinking(config),
-        "thinking_max_tokens": getattr(config, "thinking_max_tokens", None),
+        "thinking_max_tokens": thinking_max_tokens(config),
         "pass_policy": str(config.pass_policy), "problems": list(config.problems),
         "save_dir": str(run_dir.parent), "save_template": run_dir.name,
         "output_path": str(run_dir),
