@@ -237,3 +237,24 @@ def test_thinking_is_the_budget_as_scbench_names_it(tmp_path: Path) -> None:
     assert run_name(config, datetime(2026, 1, 2, 3, 4, tzinfo=UTC)).name.endswith(
         "_just-solve_high_20260102T0304")
 
+
+
+def test_metrics_written_before_the_new_fields_still_give_rows(measured_run: Path) -> None:
+    """A run measured by an older benchwright: the figures that need the new fields are null
+    (their masses left out), the rest are computed; nothing breaks."""
+    for index in (1, 2):
+        path = (RunLayout(measured_run).checkpoint_dir("p", 1, f"checkpoint_{index}")
+                / "quality_analysis" / "metrics.json")
+        data = json.loads(path.read_text())
+        for symbol in data["symbols"]:
+            for key in ("max_nesting_depth", "control_blocks", "exception_scaffold",
+                        "variables_defined", "variables_used"):
+                del symbol[key]
+        data.pop("astgrep_findings")
+        data.pop("lint_fixable")
+        path.write_text(json.dumps(data))
+    second = _rows(measured_run)[1]
+    assert second["nesting_mean"] is None and second["max_nesting_depth"] is None
+    assert second["try_scaffold"] is None and second["lint_fixable"] is None
+    assert "mass.vars_used" not in second and second["mass.complexity"] >= 0
+    assert second["delta.loc"] == 200.0
