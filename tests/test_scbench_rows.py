@@ -258,3 +258,11 @@ def test_metrics_written_before_the_new_fields_still_give_rows(measured_run: Pat
     assert second["try_scaffold"] is None and second["lint_fixable"] is None
     assert "mass.vars_used" not in second and second["mass.complexity"] >= 0
     assert second["delta.loc"] == 200.0
+
+
+def test_a_write_killed_in_quality_analysis_is_cleared_next_time(measured_run: Path) -> None:
+    folder = RunLayout(measured_run).checkpoint_dir("p", 1, "checkpoint_1") / "quality_analysis"
+    torn = folder / ".symbols.jsonl.ab_3x9qz.tmp"  # kill -9 during an earlier export
+    torn.write_text('{"name": ')
+    _rows(measured_run)
+    assert not torn.exists() and (folder / "symbols.jsonl").is_file()

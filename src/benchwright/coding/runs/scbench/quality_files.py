@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from benchwright.fileio import write_json_atomic, write_text_atomic
+from benchwright.fileio import remove_torn_writes, write_json_atomic, write_text_atomic
 from benchwright.metrics.astgrep import rule_table
 from benchwright.metrics.models import (
     AstGrepFinding,
@@ -27,7 +27,9 @@ CC_BANDS, MI_RANKS = ("A", "B", "C", "D", "E", "F"), ("A", "B", "C")
 
 
 def write_quality_files(folder: Path, metrics: SnapshotMetrics) -> None:
-    """The four files, in `folder` (a checkpoint's quality_analysis/)."""
+    """The four files, in `folder` (a checkpoint's quality_analysis/); what a writer killed
+    there mid-write left (the run's lock is ours) goes first."""
+    remove_torn_writes(folder)
     write_json_atomic(folder / OVERALL, overall_quality(metrics), durable=False)
     _write_jsonl(folder / FILES, [file_row(f, metrics) for f in metrics.files])
     _write_jsonl(folder / SYMBOLS, [symbol_row(s) for s in metrics.symbols])
