@@ -25,6 +25,7 @@ from benchwright.coding.runs.models import (
     RunConfig,
     RunResult,
 )
+from benchwright.coding.runs.scbench.export import export_scbench
 from benchwright.coding.runs.totals import last_finished, rate, run_totals
 from benchwright.errors import UserInputError
 from benchwright.executors.local import emit
@@ -139,15 +140,21 @@ def execute(run_dir: Path, config: RunConfig, executor: Executor,
 
 
 def finish(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:
-    """Derive the root result files from the attempts' journals (atomically)."""
+    """Derive the root result files from the attempts' journals (atomically): our records and
+    result.json, and the SCBench-shaped files (coding/runs/scbench), whose run statistics
+    result.json carries beside ours (ours win a shared key: `model`)."""
     order = {(p, t): i for i, (p, t) in enumerate((j.problem, j.trial)
                                                   for j in jobs_for(run_dir, config))}
     summaries = sorted(summaries, key=lambda s: order.get((s.problem, s.trial), 0))
     records = [r for s in summaries for r in s.records]
-    write_text_atomic(RunLayout(run_dir).results_jsonl,
-                      "".join(r.model_dump_json() + "\n" for r in records))
+    layout = RunLayout(run_dir)
+    write_text_atomic(layout.records_jsonl, "".join(r.model_dump_json() + "\n" for r in records))
     result = summarise(run_dir, config, summaries)
-    write_json_atomic(RunLayout(run_dir).result_json, result.model_dump(mode="json"))
+    manifest = load_manifest(run_dir)
+    scbench = export_scbench(run_dir, manifest, summaries, _redactor(config))
+    ours = result.model_dump(mode="json")
+    write_json_atomic(layout.result_json,
+                      ours | {k: v for k, v in scbench.items() if k not in ours})
     return result
 
 
