@@ -153,7 +153,7 @@ def write_run(run_dir: Path, problems: int, trials: int, checkpoints: int, seed:
                 "".join(r.model_dump_json() + "\n" for r in records))
             for record in records if folders else []:
                 _write_checkpoint(layout, record)
-    layout.results_jsonl.write_text("".join(r.model_dump_json() + "\n" for r in every))
+    layout.records_jsonl.write_text("".join(r.model_dump_json() + "\n" for r in every))
     layout.result_json.write_text(_result(run_dir, manifest, every).model_dump_json())
     return len(every)
 

@@ -132,3 +132,20 @@ def test_a_bundle_never_overwrites_a_folder_it_did_not_write(tmp_path: Path,
     done = run_cli("view", str(runs.evil), "--bundle", str(out))
     assert done.returncode == 2 and "not empty" in done.stderr
     assert (out / "notes.txt").read_text() == "keep me"
+
+
+def test_a_finished_runs_digest_is_its_journals(runs: Runs) -> None:
+    """The run list reads one file per finished run; it must say what the journals say."""
+    from benchwright.coding.runs.runner import load_manifest
+    from benchwright.coding.runs.tallies import (
+        _finished_records,
+        _journal_records,
+        _tallied,
+        read_run_digest,
+    )
+
+    for run in (runs.oracle, runs.evil):
+        manifest = load_manifest(run)
+        assert _finished_records(run) is not None  # the one-file path is the one taken
+        assert read_run_digest(run, manifest) == _tallied(manifest,
+                                                          *_journal_records(run, manifest))

@@ -153,7 +153,7 @@ class _InfraLines(BaseModel):
 
 
 def read_run_digest(run_dir: Path, manifest: Manifest) -> RunDigest:
-    """The digest of a run: from checkpoint_results.jsonl when the run's last finish came after
+    """The digest of a run: from checkpoint_records.jsonl when the run's last finish came after
     its last start (one file), else from every attempt's journal (a record torn by a kill ends
     its journal)."""
     finished = _finished_records(run_dir)
@@ -173,7 +173,7 @@ def _finished_records(run_dir: Path) -> tuple[list[BriefRecord], set[tuple[str, 
     layout = RunLayout(run_dir)
     try:
         finished = layout.result_json.stat().st_mtime_ns
-        layout.results_jsonl.stat()
+        layout.records_jsonl.stat()
     except OSError:
         return None
     try:
@@ -190,7 +190,7 @@ def _finished_records(run_dir: Path) -> tuple[list[BriefRecord], set[tuple[str, 
     infra = {(problem, int(trial)) for line in lines
              for problem, _sep, rest in [line.partition("/trial_")]
              for trial in [rest.split("/", 1)[0]] if trial.isdigit()}
-    return read_jsonl(layout.results_jsonl, BriefRecord), infra
+    return read_jsonl(layout.records_jsonl, BriefRecord), infra
 
 
 def _journal_records(run_dir: Path, manifest: Manifest
