@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchwright.cli.json_output import echo_json, result_fields
+from benchwright.cli.look_next import print_look_next
 from benchwright.cli.option_checks import MAX_TRIALS, MAX_WORKERS, existing_dir, new_dir
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
@@ -128,6 +129,7 @@ def _run_coding(ctx: typer.Context, resume: Path | None, workers: int, as_json: 
     else:
         Console(soft_wrap=True).print(run_summary_view(result, report))
         Console(stderr=True).print(f"[dim]report: {RunLayout(run_dir).report_md}[/]")
+        print_look_next(run_dir)
     _end(result, run_dir)
 
 

@@ -17,7 +17,7 @@ from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import ChainJob, plan_attempt, run_chain
-from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
 from benchwright.coding.runs.models import (
     ChainSummary,
     CheckpointRecord,
@@ -54,11 +54,13 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
     return manifest
 
 
-def load_manifest(run_dir: Path) -> Manifest:
-    """The manifest of an existing run, or an error that says what is wrong."""
+def load_manifest(run_dir: Path, check_folders: bool = True) -> Manifest:
+    """The manifest of an existing run, or an error that says what is wrong; `check_folders`
+    also refuses trial folders of the wrong kind (what reads nothing else may skip it)."""
     manifest = read_manifest(run_dir, Manifest, noun="run", command="benchwright run coding",
                              invalid="manifest.json is not readable")
-    _check_trial_folders(RunLayout(run_dir), manifest.config)
+    if check_folders:
+        _check_trial_folders(RunLayout(run_dir), manifest.config)
     return _with_credentials(manifest)
 
 
@@ -81,12 +83,13 @@ def _check_trial_folders(layout: RunLayout, config: RunConfig) -> None:
     """A trial's folder, journal or infrastructure-error record that is there but of the wrong
     kind (replaced by hand: a file for a folder, a folder or a pipe for a file) is refused up
     front, before anything reads or deletes it."""
+    root = layout.root  # each path built once: a viewer reads thousands of these manifests
     for problem in config.problems:
         for trial in range(1, config.trials + 1):
-            folder = layout.chain_dir(problem, trial)
-            _require_kind(folder, folder=True)
-            _require_kind(layout.journal(problem, trial), folder=False)
-            _require_kind(layout.infra_error(problem, trial), folder=False)
+            folder = f"{root}/{problem}/trial_{trial}"
+            _require_kind(Path(folder), folder=True)
+            _require_kind(Path(f"{folder}/{JOURNAL}"), folder=False)
+            _require_kind(Path(f"{folder}/{INFRA_ERROR}"), folder=False)
 
 
 def _require_kind(path: Path, *, folder: bool) -> None:

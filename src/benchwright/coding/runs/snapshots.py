@@ -118,8 +118,8 @@ def diff_snapshots(before: Path | None, after: Path) -> dict[str, Any]:
     patches: dict[str, str] = {}
     per_file: dict[str, dict[str, int]] = {}
     for rel in [*added, *removed, *modified]:
-        a = _text(before, rel) if before is not None and rel in old else []
-        b = _text(after, rel) if rel in new else []
+        a = text_lines(before, rel) if before is not None and rel in old else []
+        b = text_lines(after, rel) if rel in new else []
         patch = list(difflib.unified_diff(a, b, f"a/{rel}", f"b/{rel}", lineterm=""))
         per_file[rel] = {
             "lines_added": sum(1 for ln in patch if ln.startswith("+") and ln[:3] != "+++"),
@@ -133,8 +133,9 @@ def diff_snapshots(before: Path | None, after: Path) -> dict[str, Any]:
             "file_diffs": dict(sorted(per_file.items())), "patches": patches}
 
 
-def _text(root: Path, rel: str) -> list[str]:
-    """A regular file's lines, or a link shown as its target; never what a link points to."""
+def text_lines(root: Path, rel: str) -> list[str]:
+    """A regular file's lines, or a link shown as its target; never what a link points to
+    (empty for a binary file, one past the text bound, or one that is missing)."""
     path = root / rel
     if path.is_symlink():
         return [_LINK_PREFIX + shown(str(path.readlink()))]
