@@ -10,6 +10,7 @@ from benchwright.coding.runs import journal
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, Manifest, StartFrom
 from benchwright.coding.runs.runner import load_manifest
+from benchwright.coding.runs.tallies import ProblemTally, tally
 
 Picker = Callable[[CheckpointRecord], float]
 
@@ -45,6 +46,10 @@ class ScoredRun:
 
     def size(self, problem: str) -> int:
         return len(self.manifest.problem_checkpoints.get(problem, []))
+
+    def tally(self, problem: str) -> ProblemTally:
+        chains = [r for (p, _t), r in self.chains.items() if p == problem]
+        return tally(problem, self.size(problem), chains)
 
     def clusters(self, problems: list[str], pick: Picker,
                  denominator: Callable[[str, list[CheckpointRecord]], float]
