@@ -157,4 +157,6 @@ def _reason(record: CheckpointRecord,
         return "agent timeout", one_line(record.agent.error)
     if record.agent.status is AgentStatus.ERROR:
         return "agent error", one_line(record.agent.error)
+    if record.snapshot_files == 0:  # graded all the same, as SCBench grades it
+        return "tests", "warning: the agent left the workspace empty"
     return "tests", None
