@@ -12,7 +12,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchwright.cli.json_output import echo_json, result_fields
-from benchwright.cli.option_checks import MAX_TRIALS, MAX_WEB_STEPS, new_dir
+from benchwright.cli.option_checks import (
+    MAX_CONCURRENCY_PER_SITE,
+    MAX_TRIALS,
+    MAX_WEB_STEPS,
+    new_dir,
+)
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.errors import Interrupted, UserInputError
 from benchwright.runs import open_run
@@ -91,7 +96,8 @@ def run_web_cmd(
         "(free text read by the response adapter), or a template FILE ({task}, {start_urls}, "
         "{sites}, {response_format}).")] = STRUCTURED,
     concurrency_per_site: Annotated[int, typer.Option(
-        min=1, help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many at a time, "
+        min=1, max=MAX_CONCURRENCY_PER_SITE,
+        help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many at a time, "
         "each in its own browser; MUTATE trials always run alone.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
