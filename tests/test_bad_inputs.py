@@ -29,6 +29,8 @@ RUN = object()
 """A file entry that is a copy of a finished coding run (of the `quick` fixture problem)."""
 QUICK = object()
 """A file entry that is a copy of the `quick` fixture problem."""
+WEB_RUN = object()
+"""A file entry that is a copy of a finished web run (two tasks of the tests' own suite)."""
 
 BAD_UTF8 = b"name: q\xff\xfe\n"
 DEEP_JSON = "[" * 3000 + "]" * 3000
@@ -444,9 +446,25 @@ def _audit_probes() -> list[Probe]:
               "--base-url"),
         Probe("audit-run-web-resume-coding-run", ["run", "web", "--out", "{tmp}/r", "--resume"],
               {"r": RUN}, "coding"),
+        *_web_run_probes(),
         Probe("audit-run-coding-resume-web-run", ["run", "coding", "--resume", "{tmp}/w"],
               {"w/manifest.json": '{"format": "benchwright.web-run/1", "track": "web"}'}, "web"),
     ]
+
+
+def _web_run_probes() -> list[Probe]:
+    """`run web --resume`, `eval` and `report` on a web run folder changed by hand."""
+    damages: list[tuple[str, dict[str, object], str]] = [
+        ("trial-is-file", {"w/tasks/7001/trial_1": "not a folder"}, "trial_1"),
+        ("tasks-is-file", {"w/tasks": "not a folder"}, "tasks"),
+        ("journal-folder", {"w/journal.jsonl": DIR}, "journal.jsonl"),
+        ("journal-fifo", {"w/journal.jsonl": FIFO}, "journal.jsonl"),
+        ("manifest-trials-huge", {"w/manifest.json": "trials=10**12"}, "trials")]
+    commands = {"resume": ["run", "web", "--out", "{tmp}/w", "--resume"],
+                "eval": ["eval", "{tmp}/w"], "report": ["report", "{tmp}/w"]}
+    return [Probe(f"audit-web-{cmd}-{name}", argv, {"w": WEB_RUN, **files}, fragment)
+            for name, files, fragment in damages for cmd, argv in commands.items()
+            if not (cmd != "resume" and name == "trial-is-file")]
 
 
 PROBE_GROUPS = {
@@ -459,11 +477,11 @@ PROBE_GROUPS = {
 PROBES = [probe for group in PROBE_GROUPS.values() for probe in group()]
 
 
-def _materialise(root: Path, files: dict[str, object], run: Path) -> None:
+def _materialise(root: Path, files: dict[str, object], runs: dict[object, Path]) -> None:
     for rel, content in files.items():
         path = root / rel
-        if content is RUN or content is QUICK:
-            source = run if content is RUN else FIXTURES / "runs" / "quick"
+        if content is RUN or content is QUICK or content is WEB_RUN:
+            source = runs[content] if content in runs else FIXTURES / "runs" / "quick"
             shutil.copytree(source, path, dirs_exist_ok=True)
             continue
         if content is None:
@@ -487,11 +505,11 @@ def _materialise(root: Path, files: dict[str, object], run: Path) -> None:
             path.write_text(str(content))
 
 
-def _run_probe(probe: Probe, root: Path, run: Path) -> str | None:
+def _run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None:
     """None when the probe got its one-line error, else what went wrong."""
     folder = root / probe.name
     folder.mkdir()
-    _materialise(folder, probe.files, run)
+    _materialise(folder, probe.files, runs)
     argv = [a.replace("{tmp}", str(folder)) for a in probe.argv]
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
     # No key of the user's: a probe that needs one must be refused for want of it.
@@ -534,6 +552,22 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "r"
 
 
+@pytest.fixture(scope="module")
+def finished_web_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished web run of two tasks of the tests' own suite (the fake trial runner)."""
+    from tests.web.runs.tasks_fixture import write_suite
+
+    root = tmp_path_factory.mktemp("web")
+    tasks, config = write_suite(root / "suite")
+    env = {**os.environ, "PYTHONPATH": SOURCE_ROOT, "BENCHWRIGHT_WEB_TRIAL_RUNNER": "fake"}
+    done = subprocess.run([sys.executable, "-m", "benchwright", "run", "web", "--suite",
+                           str(tasks), "--config", str(config), "--task-ids", "7001-7002",
+                           "--out", str(root / "w")], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    return root / "w"
+
+
 def test_the_probe_set_is_big_and_named_uniquely() -> None:
     names = [p.name for p in PROBES]
     assert len(names) == len(set(names)) and len(names) >= 150
@@ -541,11 +575,12 @@ def test_the_probe_set_is_big_and_named_uniquely() -> None:
 
 @pytest.mark.parametrize("group", list(PROBE_GROUPS))
 def test_every_bad_input_gets_one_line_and_exit_2(tmp_path: Path, finished_run: Path,
-                                                  group: str) -> None:
+                                                  finished_web_run: Path, group: str) -> None:
     selected = os.environ.get("BENCHWRIGHT_PROBES")  # a substring, to run some while iterating
     probes = [p for p in PROBE_GROUPS[group]() if not selected or selected in p.name]
     with ThreadPoolExecutor(2) as pool:
-        verdicts = list(pool.map(lambda p: _run_probe(p, tmp_path, finished_run), probes))
+        runs = {RUN: finished_run, WEB_RUN: finished_web_run}
+        verdicts = list(pool.map(lambda p: _run_probe(p, tmp_path, runs), probes))
     failures = [v for v in verdicts if v is not None]
     assert not failures, f"{len(failures)} of {len(probes)} probes failed:\n" + "\n".join(
         failures)

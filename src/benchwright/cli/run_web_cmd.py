@@ -26,6 +26,7 @@ from benchwright.runs.lock import locked_run_folder
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED
 from benchwright.web.runs.extraction import ExtractorConfig
+from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import (
     AgentName,
     AgentSpec,
@@ -38,6 +39,7 @@ from benchwright.web.runs.runner import (
     create_web_run,
     execute_web_run,
     load_web_manifest,
+    require_kinds,
 )
 from benchwright.web.runs.suites import LOCAL, SUITE_NAMES, Suite, open_suite
 from benchwright.web.tasks import (
@@ -143,7 +145,9 @@ def _resumable(ctx: typer.Context, out: Path | None) -> Path:
         raise UserInputError("--resume needs the run directory",
                              hint="pass --out RUN_DIR --resume")
     open_run(out, expect="web")  # a coding run folder: say so, and how to continue it
-    config = load_web_manifest(out).config
+    manifest = load_web_manifest(out)
+    require_kinds(WebRunLayout(out), manifest)  # before the progress bar is drawn
+    config = manifest.config
     saved = {"suite": config.suite, "task_ids": sorted(config.task_ids), "agent": config.agent.name,
              "model": config.agent.model, "base_url": config.agent.base_url,
              "api_key_env": config.agent.api_key_env, "trials": config.trials,
