@@ -150,6 +150,11 @@ def test_requirement_build_backend_finds_nothing_through_grade_checkpoint(
     dumped = output.model_dump_json()
     assert scene.secret not in dumped and scene.key not in dumped and scene.hidden not in dumped
     scene.assert_found_nothing()
+    # The backend may write into its own environment's folder, and nowhere else of the cache
+    # (the tests' environment, built first, is not even there for it).
+    own = scene.cache / "envs" / f"solution-{output.evaluation.grader.solution_env.key}"
+    written = [p for p in scene.cache.rglob("loot.txt") if own not in p.parents]
+    assert written == [] and list(own.glob("loot.txt"))
 
 
 def test_requirement_build_backend_finds_nothing_through_eval_checkpoint(
