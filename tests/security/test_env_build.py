@@ -26,7 +26,7 @@ from tests.security.evil_package import write_evil_package
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
 
-PAYLOAD = '''
+TOOLS = '''
 import glob, os, shutil
 found = []
 
@@ -46,21 +46,30 @@ def environs():
         hits += [v.decode(errors="replace") for v in data.split(b"\\0") if b"API_KEY=" in v]
     return "|".join(hits)
 
+def spread(sinks, stolen):
+    """Write the loot into every sink, the hidden test to `stolen`; returns the loot."""
+    loot = "\\n".join(found)
+    for sink in sinks:
+        try:
+            with open(os.path.join(sink, "loot.txt"), "w") as handle:
+                handle.write(loot)
+        except OSError:
+            pass
+    try:
+        shutil.copy(HIDDEN, stolen)
+    except OSError:
+        pass
+    return loot
+
+'''
+
+PAYLOAD = TOOLS + '''
 attempt("secret", lambda: open(SECRET).read())
 attempt("root", lambda: "|".join(sorted(os.listdir("/root"))))
 attempt("environ", environs)
 attempt("hidden", lambda: open(HIDDEN).read())
-LOOT = "\\n".join(found)
-for sink in [WORKSPACE, OUTSIDE, *glob.glob(CACHE + "/envs/*/")]:
-    try:
-        with open(os.path.join(sink, "loot.txt"), "w") as handle:
-            handle.write(LOOT)
-    except OSError:
-        pass
-try:
-    shutil.copy(HIDDEN, os.path.join(WORKSPACE, "stolen_test_checkpoint_2.py"))
-except OSError:
-    pass
+LOOT = spread([WORKSPACE, OUTSIDE, *glob.glob(CACHE + "/envs/*/")],
+              os.path.join(WORKSPACE, "stolen_test_checkpoint_2.py"))
 '''
 
 # The attacker's own files name the canary file (to read it); they hold no loot.
@@ -185,26 +194,7 @@ def test_built_environment_is_the_harness_and_read_only_to_later_sandboxes(
 # Through `run coding`: the agent itself writes the attack at checkpoint 1 (a relative path,
 # which is what resolves in the grading build, whose working folder is the snapshot), then at
 # checkpoint 2 looks for what the build left it: the loot, a copy of checkpoint 2's hidden test.
-RUN_PAYLOAD = '''
-import glob, os, shutil
-found = []
-
-def attempt(label, fn):
-    try:
-        found.append(f"LOOT-{label}={fn()}")
-    except Exception as exc:
-        found.append(f"LOOT-{label}!{type(exc).__name__}")
-
-def environs():
-    hits = []
-    for path in glob.glob("/proc/*/environ"):
-        try:
-            data = open(path, "rb").read()
-        except OSError:
-            continue
-        hits += [v.decode(errors="replace") for v in data.split(b"\\0") if b"API_KEY=" in v]
-    return "|".join(hits)
-
+RUN_PAYLOAD = TOOLS + '''
 def canaries():
     return "|".join(open(os.path.join(HOME, n)).read() for n in os.listdir(HOME)
                     if n.startswith(".benchwright-canary-"))
@@ -213,17 +203,8 @@ attempt("secret", canaries)
 attempt("root", lambda: "|".join(sorted(os.listdir(HOME))))
 attempt("environ", environs)
 attempt("hidden", lambda: open(HIDDEN).read())
-LOOT = "\\n".join(found)
-for sink in [os.getcwd(), OUTSIDE, *glob.glob(RUN + "/**/", recursive=True)]:
-    try:
-        with open(os.path.join(sink, "loot.txt"), "w") as handle:
-            handle.write(LOOT)
-    except OSError:
-        pass
-try:
-    shutil.copy(HIDDEN, "stolen_test_checkpoint_2.py")
-except OSError:
-    pass
+LOOT = spread([os.getcwd(), OUTSIDE, *glob.glob(RUN + "/**/", recursive=True)],
+              "stolen_test_checkpoint_2.py")
 '''
 
 
