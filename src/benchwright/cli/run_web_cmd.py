@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchwright.cli.json_output import echo_json, result_fields
+from benchwright.cli.look_next import print_look_next
 from benchwright.cli.option_checks import (
     MAX_CONCURRENCY_PER_SITE,
     MAX_TRIALS,
@@ -116,6 +117,7 @@ def run_web_cmd(
     else:
         Console().print(_summary_line(result), highlight=False)
         Console(stderr=True).print(f"[dim]report: {result.report}[/]")
+        print_look_next(run_dir)
 
 
 def _new_web_run(options: dict[str, Any]) -> tuple[Path, Suite, WebRunConfig]:
