@@ -19,6 +19,7 @@ from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.sandbox import BwrapRuntime, Limits
 from tests.conftest import FIXTURES
+from tests.security.run_probes import records
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
                                 reason="bubblewrap is not installed (apt-get install bubblewrap)")
@@ -109,8 +110,7 @@ def test_a_run_records_the_forgery_as_tampering(tmp_path: Path) -> None:
                            "--problems-dir", str(problems), "--no-metrics", "--out", str(out)],
                           capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
-    [line] = (out / "checkpoint_results.jsonl").read_text().splitlines()
-    record = json.loads(line)
+    [record] = records(out)
     assert record["grade_status"] == "tampered" and record["passed"] is False
     assert not any(record["verdicts"].values())
     report = (out / "report.md").read_text()
