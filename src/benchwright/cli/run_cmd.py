@@ -36,6 +36,7 @@ from benchwright.coding.runs.models import (
     InfraErrorRecord,
     RunConfig,
     RunResult,
+    StartFrom,
 )
 from benchwright.coding.runs.preflight import (
     check_coding_run,
@@ -87,6 +88,10 @@ def coding_cmd(
                        ] = 1,
     pass_policy: Annotated[PassPolicy, typer.Option(
         help="A checkpoint failing it ends the attempt.")] = PassPolicy.CORE_CASES,
+    start_from: Annotated[StartFrom, typer.Option(
+        help="What checkpoints 2+ start from: chain (the agent's own code) or reference (the "
+        "previous checkpoint's reference solution; every checkpoint is attempted).")
+    ] = StartFrom.CHAIN,
     out: Annotated[Path | None, typer.Option(
         parser=new_dir, help="The run directory to create.")] = None,
     resume: Annotated[Path | None, typer.Option(
@@ -154,7 +159,8 @@ def _new_run(options: dict[str, Any]) -> tuple[Path, RunConfig]:
         agent_mounts=[m.expanduser().resolve() for m in options["agent_mount"] or []],
         replay_from=resolved(options["replay_from"]), model=options["model"],
         prompt=prompt_setting(options["prompt"]), trials=options["trials"],
-        pass_policy=options["pass_policy"], python=options["python"],
+        pass_policy=options["pass_policy"], start_from=options["start_from"],
+        python=options["python"],
         agent_network=options["agent_network"], unsafe_no_sandbox=options["unsafe_no_sandbox"],
         metrics=options["metrics"], max_snapshot_mb=options["max_snapshot_mb"],
         max_snapshot_files=options["max_snapshot_files"],
@@ -213,7 +219,8 @@ def _resumed(ctx: typer.Context, run_dir: Path) -> RunConfig:
              "agent": config.agent, "agent_command": config.agent_command,
              "agent_mount": config.agent_mounts, "replay_from": config.replay_from,
              "model": config.model, "prompt": config.prompt, "trials": config.trials,
-             "pass_policy": config.pass_policy, "python": config.python,
+             "pass_policy": config.pass_policy, "start_from": config.start_from,
+             "python": config.python,
              "base_url": settings.base_url, "agent_network": config.agent_network,
              "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,
              "agent_option": settings.model_dump(mode="json")}

@@ -14,6 +14,7 @@ from typing import Any
 from benchwright import __version__
 from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
+from benchwright.coding.problem import ProblemConfig
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import ChainJob, plan_attempt, run_chain
 from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
@@ -25,6 +26,7 @@ from benchwright.coding.runs.models import (
     RunResult,
 )
 from benchwright.coding.runs.scbench.export import export_scbench
+from benchwright.coding.runs.starts import unreachable
 from benchwright.coding.runs.totals import last_finished, rate, run_totals
 from benchwright.errors import UserInputError
 from benchwright.executors.local import emit
@@ -46,7 +48,7 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
     manifest = Manifest(created_at=utc_now(), benchwright_version=__version__, config=config,
                         problem_checksums=_checksums(config),
                         problem_checkpoints=_checkpoint_names(config),
-                        environment=_environment())
+                        no_reference=_no_reference(config), environment=_environment())
     # a setting is read back on resume: a key in one is refused, not redacted; only the base
     # URL's credentials are kept by reference (marks restored from the environment on resume)
     refuse_secrets(manifest)
@@ -96,7 +98,8 @@ def refresh_checksums(run_dir: Path, manifest: Manifest) -> Manifest:
     """On resume: record the problems as they are now (edited specs invalidate checkpoints)."""
     updated = manifest.model_copy(update={
         "problem_checksums": _checksums(manifest.config),
-        "problem_checkpoints": _checkpoint_names(manifest.config)})
+        "problem_checkpoints": _checkpoint_names(manifest.config),
+        "no_reference": _no_reference(manifest.config)})
     _redactor(manifest.config).write_json(RunLayout(run_dir).manifest,
                                           updated.model_dump(mode="json"))
     return updated
@@ -155,14 +158,24 @@ def saved_attempts(run_dir: Path, config: RunConfig) -> list[ChainSummary]:
     layout = RunLayout(run_dir)
     summaries = []
     for name in config.problems:
-        n_checkpoints = len(load_problem(config.problems_dir / name).checkpoints)
+        problem = load_problem(config.problems_dir / name)
         for trial in range(1, config.trials + 1):
-            summaries.append(ChainSummary(
-                problem=name, trial=trial, n_checkpoints=n_checkpoints,
-                records=journal.read_records(layout.journal(name, trial)),
-                error=journal.read_attempt_error(layout.attempt_error(name, trial)),
-                infra_error=journal.read_infra_error(layout.infra_error(name, trial))))
+            summaries.append(saved_attempt(run_dir, config, (name, problem), trial,
+                                           journal.read_records(layout.journal(name, trial))))
     return summaries
+
+
+def saved_attempt(run_dir: Path, config: RunConfig, problem: tuple[str, ProblemConfig],
+                  trial: int, records: list[CheckpointRecord]) -> ChainSummary:
+    """One attempt of (problem name, its config) with these records and its error files (a
+    broken-off attempt stays so)."""
+    layout = RunLayout(run_dir)
+    name, loaded = problem
+    return ChainSummary(
+        problem=name, trial=trial, n_checkpoints=len(loaded.checkpoints), records=records,
+        start_from=config.start_from, no_reference=list(unreachable(loaded, config.start_from)),
+        error=journal.read_attempt_error(layout.attempt_error(name, trial)),
+        infra_error=journal.read_infra_error(layout.infra_error(name, trial)))
 
 
 def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:
@@ -183,7 +196,7 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
     return RunResult(
         run_dir=run_dir, created_at=manifest.created_at, finished_at=last_finished(records),
         benchwright_version=manifest.benchwright_version, agent=config.agent, model=config.model,
-        n_problems=len(config.problems), n_trials=config.trials,
+        start_from=config.start_from, n_problems=len(config.problems), n_trials=config.trials,
         n_checkpoints=len(records), n_checkpoints_planned=planned, n_checkpoints_solved=n_solved,
         n_checkpoints_passed=sum(r.passed for r in records), n_problems_solved=len(solved),
         n_problems_partial=len(partial), n_attempts=len(scored),
@@ -197,6 +210,8 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
         errors=[f"{s.problem}/trial_{s.trial}: {s.error}" for s in summaries if s.error],
         infra_errors=[f"{i.problem}/trial_{i.trial}/{i.checkpoint}: {i.agent.error}"
                       for i in infra],
+        no_reference=[f"{p}/{c}: {why}" for p, skipped in manifest.no_reference.items()
+                      for c, why in skipped.items()],
         agent_errors=[agent_error_line(r) for r in records
                       if r.agent.status in (AgentStatus.ERROR, AgentStatus.TIMEOUT)],
     )
@@ -211,6 +226,12 @@ def agent_error_line(record: CheckpointRecord) -> str:
 
 def _checksums(config: RunConfig) -> dict[str, str]:
     return {name: problem_checksum(config.problems_dir / name) for name in config.problems}
+
+
+def _no_reference(config: RunConfig) -> dict[str, dict[str, str]]:
+    found = {name: unreachable(load_problem(config.problems_dir / name), config.start_from)
+             for name in config.problems}
+    return {name: skipped for name, skipped in found.items() if skipped}
 
 
 def _checkpoint_names(config: RunConfig) -> dict[str, list[str]]:
