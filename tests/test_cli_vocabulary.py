@@ -42,7 +42,7 @@ ONE_NAME = {"base_url": "--base-url", "step_limit": "--step-limit", "as_json": "
             "problems_dir": "--problems-dir", "resume": "--resume", "problem": "--problem",
             "python": "--python", "config": "--config", "thinking": "--thinking",
             "thinking_budget": "--thinking-budget", "agent_version": "--agent-version"}
-NO_JSON = {("testing", "fake-llm")}  # serves until stopped: nothing to print as JSON
+NO_JSON = {("testing", "fake-llm"), ("view",)}  # servers (or a site written): no result to print
 
 
 def commands(group: Any = ROOT, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...],

@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "benchwright.cli": 5,
     "benchwright.__main__": 5,
     "benchwright.api": 4,
+    "benchwright.view": 4,
     "benchwright.coding": 3,
     "benchwright.web": 3,
     "benchwright.runs": 2,

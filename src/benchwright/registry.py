@@ -160,6 +160,11 @@ RUN_VIEWS: Kind[Any] = Kind("track", {
     "coding": "benchwright.api.runs:CodingRun",
     "web": "benchwright.api.runs:WebRun",
 })
+# The viewer's pages of each track's runs (`benchwright view`), by the track's name.
+VIEW_PAGES: Kind[Any] = Kind("track", {
+    "coding": "benchwright.view.coding_pages:PAGES",
+    "web": "benchwright.view.web_pages:PAGES",
+})
 RUNTIMES: Kind[type[Runtime]] = Kind("runtime", {
     "bwrap": "benchwright.sandbox:BwrapRuntime",
     "unsafe-local": "benchwright.sandbox:UnsafeLocalRuntime",

@@ -4,7 +4,6 @@ and `benchwright eval checkpoint` parse their options and call these."""
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,27 +11,31 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from pydantic import ValidationError
 
+from benchwright import __version__
 from benchwright.api.options import refuse_unknown
 from benchwright.coding.agents.settings import AgentSettings, Thinking
 from benchwright.coding.examples import example_problem_dir, examples_dir
 from benchwright.coding.loader import get_checkpoint, load_problem
 from benchwright.coding.policies import PassPolicy
-from benchwright.coding.runs.models import ChainSummary, RunConfig, RunResult
+from benchwright.coding.runs.models import ChainSummary, RunConfig, RunResult, StartFrom
 from benchwright.coding.runs.preflight import (
     check_coding_run,
     check_resumable,
     prompt_setting,
     resolved,
 )
+from benchwright.coding.runs.scbench.run_name import run_name, unused
 from benchwright.errors import Interrupted, PrerequisiteError, UserInputError
 from benchwright.registry import CODING_AGENTS, EXECUTORS
-from benchwright.runs.clock import folder_stamp
 
 if TYPE_CHECKING:
     from benchwright.coding.evaluation import CheckpointEvaluation
     from benchwright.coding.report.figures import CodingReport
 
 PlanCounts = dict[tuple[str, int], tuple[int, int]]
+RUNS_FOLDER = Path("benchwright-out") / "runs"
+"""Where a coding run goes without `out`: <model>/<agent>-<version>_<prompt>_<thinking>_<stamp>
+(SCBench's run name)."""
 log = logging.getLogger(__name__)
 # `AgentSettings` fields that are options of their own (the rest go in `agent_options`)
 NAMED_AGENT_SETTINGS = ("base_url", "step_limit", "thinking", "thinking_budget")
@@ -83,6 +86,9 @@ class CodingOptions(TypedDict, total=False):
     """Attempts per problem [--trials]; default 1."""
     pass_policy: PassPolicy | str
     """A checkpoint failing it ends the attempt [--pass-policy]; default core-cases."""
+    start_from: StartFrom | str
+    """What checkpoints 2+ start from: chain (the agent's own code, the default) or reference
+    (the previous checkpoint's reference solution) [--start-from]."""
     agent_command: str
     """The `command` agent's shell command [--agent-command]."""
     agent_mounts: Sequence[Path | str]
@@ -147,7 +153,8 @@ def new_coding_run(problems_dir: Path | str | None, out: Path | str | None,
     """The folder and configuration of a new run, checked before the folder exists (a run that
     every attempt would fail is refused and leaves nothing behind)."""
     config = coding_config(problems_dir, options)
-    run_dir = _new_run_dir(Path(out) if out is not None else _default_out(config.agent))
+    run_dir = _new_run_dir(Path(out) if out is not None
+                           else unused(RUNS_FOLDER / run_name(config)))
     if config.metrics:
         require_metric_tools()
     check_coding_run(config)
@@ -196,22 +203,24 @@ def _option_error(exc: ValidationError, prefix: str = "") -> UserInputError:
 
 
 def agent_version(agent: str, wanted: str | None) -> str | None:
-    """The version of a CLI agent a run installs: `wanted`, else the pinned one; an agent that
-    is not an installed CLI takes none."""
-    pinned = pinned_version(agent)
+    """The version of a CLI agent a run installs: `wanted`, else its pinned one; an agent that
+    installs no version of its own (oracle, replay, command, mini) records none."""
+    installs = getattr(CODING_AGENTS.get(agent), "installs_version", False)
     if wanted is None:
-        return pinned
-    if pinned is None:
-        versioned = [name for name in CODING_AGENTS.table if pinned_version(name)]  # the built-ins
+        return pinned_version(agent) if installs else None
+    if not installs:
+        versioned = [name for name in CODING_AGENTS.table
+                     if getattr(CODING_AGENTS.get(name), "installs_version", False)]
         raise UserInputError(f"--agent-version: the {agent} agent is not an installed CLI",
                              hint=f"built-in agents that take a version: {', '.join(versioned)}")
     return wanted
 
 
 def pinned_version(agent: str) -> str | None:
-    """The version a coding agent installs by default (`pinned_version()`; None: not a CLI)."""
+    """The version a coding agent runs at by default (its `pinned_version`: a CLI's pin, or
+    the benchwright version for benchwright's own agents; None when it does not say)."""
     pinned = getattr(CODING_AGENTS.get(agent), "pinned_version", None)
-    version = pinned() if callable(pinned) else None
+    version = pinned(__version__) if callable(pinned) else None
     return version if isinstance(version, str) else None
 
 
@@ -274,11 +283,6 @@ def _new_run_dir(out: Path) -> Path:
     if out.exists() and not out.is_dir():
         raise UserInputError("--out is not a folder", path=out, hint="pass a new folder's path")
     return out.expanduser().resolve()
-
-
-def _default_out(agent: str) -> Path:
-    slug = re.sub(r"[^\w.-]+", "_", agent)  # "pkg.mod:Class" names a folder too
-    return Path("benchwright-out") / "runs" / f"{slug}-{folder_stamp()}"
 
 
 def _execute(run_dir: Path, config: RunConfig, workers: int, hooks: CodingHooks) -> RunResult:

@@ -135,7 +135,11 @@ def _resumed(run_dir: Path, suite: str | Path, out: Path | str | None,
     if given:
         raise UserInputError(f"resume uses the run's saved configuration; drop {', '.join(given)}",
                              hint="or start a new run")
+    from benchwright.web.runs.layout import WebRunLayout
+    from benchwright.web.runs.runner import load_web_manifest, require_kinds
+
     open_run(run_dir, expect="web")  # a coding run folder: say so, and how to continue it
+    require_kinds(WebRunLayout(run_dir), load_web_manifest(run_dir))  # changed by hand: one line
     return absolute(run_dir)
 
 

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchwright.cli.json_output import echo_json
+from benchwright.cli.option_checks import new_dir
 from benchwright.cli.problems_validate import validate_cmd
 from benchwright.coding.examples import example_names, example_problem_dir
 from benchwright.coding.loader import load_problem
@@ -26,8 +27,8 @@ def new_cmd(
     name: Annotated[str, typer.Argument(help="The problem's name (and its folder's).")],
     kind: Annotated[Kind, typer.Option(help="cli: a command-line tool; http: an HTTP server.")]
     = "cli",
-    out: Annotated[Path, typer.Option(metavar="DIR", help="Where the problem's folder is made.")]
-    = Path(),
+    out: Annotated[Path, typer.Option(
+        parser=new_dir, metavar="DIR", help="Where the problem's folder is made.")] = Path(),
     as_json: Annotated[bool, typer.Option("--json", help="Print the new folder as JSON.")]
     = False,
 ) -> None:

@@ -6,7 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import BaseModel
 
+from benchwright.coding.report.figures import build_report
 from benchwright.runs import open_run
 
 
@@ -15,13 +17,26 @@ def report_cmd(
     baseline: Annotated[Path | None, typer.Option(
         metavar="RUN_DIR", help="A run to compare with (paired differences with 95% CIs).")]
     = None,
+    counterfactual: Annotated[Path | None, typer.Option(
+        metavar="RUN_DIR",
+        help="A coding run of the other --start-from (chain vs reference): solve rates by "
+        "checkpoint with paired 95% CIs and the share of failures due to inherited code.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of "
                                           "markdown.")] = False,
 ) -> None:
     """Report a run: solve rates, pass rates by group, cost, tokens and time, with 95% CIs."""
     track = open_run(run_dir).track
-    report = track.report(run_dir, baseline)
+    report = track.report(run_dir, baseline) if counterfactual is None else \
+        _with_counterfactual(run_dir, baseline, counterfactual)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
     else:
         typer.echo(track.render(report), nl=False)
+
+
+def _with_counterfactual(run_dir: Path, baseline: Path | None, other: Path) -> BaseModel:
+    """The coding report with the chain-against-reference-start section (both runs coding)."""
+    open_run(run_dir, expect="coding")
+    open_run(other, expect="coding")
+    return build_report(run_dir, baseline, other)

@@ -12,7 +12,16 @@ from rich.console import Console
 
 from benchwright.api.coding import CodingHooks, CodingOptions, run_coding
 from benchwright.cli.json_output import echo_json, result_fields
-from benchwright.cli.option_checks import MAX_TRIALS, MAX_WORKERS, existing_dir, new_dir
+from benchwright.cli.look_next import print_look_next
+from benchwright.cli.option_checks import (
+    MAX_SNAPSHOT_FILES,
+    MAX_SNAPSHOT_MB,
+    MAX_TRIALS,
+    MAX_WORKERS,
+    existing_dir,
+    existing_path,
+    new_dir,
+)
 from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
@@ -28,6 +37,7 @@ from benchwright.coding.runs.models import (
     CheckpointRecord,
     InfraErrorRecord,
     RunResult,
+    StartFrom,
 )
 from benchwright.coding.runs.preflight import prompt_setting, resolved
 from benchwright.coding.runs.progress import CheckpointTally
@@ -58,7 +68,7 @@ def coding_cmd(
     agent_command: Annotated[str | None, typer.Option(
         metavar="CMD", help="Shell command for the `command` agent (prompt on stdin).")] = None,
     agent_mount: Annotated[list[Path] | None, typer.Option(
-        metavar="PATH",
+        parser=existing_path, metavar="PATH",
         help="A host file or folder bound read-only into the `command` agent's sandbox at the "
         "same path, e.g. the agent's own scripts (repeatable).")] = None,
     replay_from: Annotated[Path | None, typer.Option(
@@ -85,6 +95,10 @@ def coding_cmd(
                        ] = 1,
     pass_policy: Annotated[PassPolicy, typer.Option(
         help="A checkpoint failing it ends the attempt.")] = PassPolicy.CORE_CASES,
+    start_from: Annotated[StartFrom, typer.Option(
+        help="What checkpoints 2+ start from: chain (the agent's own code) or reference (the "
+        "previous checkpoint's reference solution; every checkpoint is attempted).")
+    ] = StartFrom.CHAIN,
     out: Annotated[Path | None, typer.Option(
         parser=new_dir, metavar="RUN_DIR", help="The run directory to create.")] = None,
     resume: Annotated[Path | None, typer.Option(
@@ -108,11 +122,13 @@ def coding_cmd(
     metrics: Annotated[bool, typer.Option(
         "--metrics/--no-metrics", help="Measure code quality at every checkpoint.")] = True,
     max_snapshot_mb: Annotated[float, typer.Option(
-        min=0.001, metavar="MIB", help="Cap on one checkpoint's snapshot (MiB, apparent size); "
-        "past it the checkpoint fails as the agent's error.")] = DEFAULT_MAX_SNAPSHOT_MB,
+        min=0.001, max=MAX_SNAPSHOT_MB, metavar="MIB",
+        help="Cap on one checkpoint's snapshot (MiB, apparent size); past it the checkpoint "
+        "fails as the agent's error.")] = DEFAULT_MAX_SNAPSHOT_MB,
     max_snapshot_files: Annotated[int, typer.Option(
-        min=1, metavar="N", help="Cap on the files of one checkpoint's snapshot; past it, as "
-        "above.")] = DEFAULT_MAX_SNAPSHOT_FILES,
+        min=1, max=MAX_SNAPSHOT_FILES, metavar="N",
+        help="Cap on the files of one checkpoint's snapshot; past it, as above.")
+    ] = DEFAULT_MAX_SNAPSHOT_FILES,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""
@@ -129,6 +145,7 @@ def coding_cmd(
     else:
         Console(soft_wrap=True).print(run_summary_view(result, reports[-1]))
         notes_console().print(f"[dim]report: {RunLayout(result.run_dir).report_md}[/]")
+        print_look_next(result.run_dir)
     _end(result, result.run_dir)
 
 
@@ -177,6 +194,7 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "thinking": settings.thinking, "thinking_budget": settings.thinking_budget,
              "step_limit": settings.step_limit, "prompt": config.prompt,
              "trials": config.trials, "pass_policy": config.pass_policy,
+             "start_from": config.start_from,
              "python": config.python, "base_url": settings.base_url,
              "agent_network": config.agent_network,
              "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,

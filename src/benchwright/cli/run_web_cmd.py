@@ -13,15 +13,22 @@ from rich.console import Console
 from benchwright.api.web import RUNNER_ENV, WebOptions, absolute, run_web
 from benchwright.api.web import prompt as prompt_setting
 from benchwright.cli.json_output import echo_json, result_fields
-from benchwright.cli.option_checks import MAX_TRIALS, MAX_WEB_STEPS, new_dir
+from benchwright.cli.look_next import print_look_next
+from benchwright.cli.option_checks import (
+    MAX_CONCURRENCY_PER_SITE,
+    MAX_TRIALS,
+    MAX_WEB_STEPS,
+    new_dir,
+)
 from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.verbosity import notes_console
 from benchwright.registry import WEB_AGENTS
 from benchwright.runs import open_run
 from benchwright.web.browser.prompts import STRUCTURED
+from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import TrialRecord, WebRunResult
-from benchwright.web.runs.runner import RunHooks, load_web_manifest
+from benchwright.web.runs.runner import RunHooks, load_web_manifest, require_kinds
 from benchwright.web.runs.suites import LOCAL, SUITE_NAMES
 from benchwright.web.tasks import parse_task_ids
 
@@ -81,8 +88,9 @@ def run_web_cmd(
         "(free text read by the response adapter), or a template FILE ({task}, {start_urls}, "
         "{sites}, {response_format}).")] = STRUCTURED,
     concurrency_per_site: Annotated[int, typer.Option(
-        min=1, metavar="N", help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many "
-        "at a time, each in its own browser; MUTATE trials always run alone.")] = 1,
+        min=1, max=MAX_CONCURRENCY_PER_SITE, metavar="N",
+        help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many at a time, each in "
+        "its own browser; MUTATE trials always run alone.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
@@ -98,6 +106,7 @@ def run_web_cmd(
     else:
         Console().print(_summary_line(result), highlight=False)
         notes_console().print(f"[dim]report: {result.report}[/]")
+        print_look_next(result.run_dir)
 
 
 def web_options(params: dict[str, Any]) -> WebOptions:
@@ -109,7 +118,9 @@ def web_options(params: dict[str, Any]) -> WebOptions:
 
 def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
     open_run(run_dir, expect="web")  # a coding run folder: say so, and how to continue it
-    config = load_web_manifest(run_dir).config
+    manifest = load_web_manifest(run_dir)
+    require_kinds(WebRunLayout(run_dir), manifest)  # a folder changed by hand: one line
+    config = manifest.config
     saved = {"suite": config.suite, "task_ids": sorted(config.task_ids), "agent": config.agent.name,
              "model": config.agent.model, "base_url": config.agent.base_url,
              "api_key_env": config.agent.api_key_env, "trials": config.trials,

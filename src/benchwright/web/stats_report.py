@@ -462,7 +462,7 @@ def _md_failing(failing: list[FailingAttempt]) -> str:
     lines = ["## Failing tasks", ""]
     lines += [_failing_line(f) for f in failing[:MAX_FAILING_SHOWN]]
     if len(failing) > MAX_FAILING_SHOWN:
-        lines.append(f"- ... and {len(failing) - MAX_FAILING_SHOWN} more (`--format json`)")
+        lines.append(f"- ... and {len(failing) - MAX_FAILING_SHOWN} more (`--json`)")
     return "\n".join(lines)
 
 

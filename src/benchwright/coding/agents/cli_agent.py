@@ -113,6 +113,8 @@ class CliAgent:
     """What `install` returned; None until it has succeeded once."""
     wanted_version: str | None = None
     """The version `install` installs (the run's `agent_version`); None: the pinned one."""
+    installs_version = True
+    """A run may ask for another version of the CLI (`--agent-version`)."""
 
     @classmethod
     def from_setup(cls, setup: AgentSetup) -> Self:
@@ -123,8 +125,9 @@ class CliAgent:
         return agent
 
     @classmethod
-    def pinned_version(cls) -> str | None:
-        """The version installed unless a run asks for another (`--agent-version`)."""
+    def pinned_version(cls, benchwright_version: str) -> str | None:
+        """The version `install` installs unless a run asks for another (`--agent-version`);
+        recorded in the run's configuration and SCBench's config.yaml."""
         return cls.npm_tool.version if cls.npm_tool is not None else None
 
     def __init__(self, model: str | None, settings: AgentSettings, runtime: Runtime,

@@ -39,7 +39,8 @@ class OpenhandsAgent(CliAgent):
     events_path: Path | None = None
 
     @classmethod
-    def pinned_version(cls) -> str | None:
+    def pinned_version(cls, benchwright_version: str) -> str | None:
+        """The OpenHands release `install` installs unless the run asks for another."""
         return OPENHANDS_VERSION
 
     def install(self) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 from typing import Self
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from benchwright.urls import check_base_url
 
 
 class Thinking(StrEnum):
@@ -82,6 +83,4 @@ class AgentSettings(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and urlsplit(value).scheme not in ("http", "https"):
-            raise ValueError("give an http:// or https:// URL")
-        return value
+        return None if value is None else check_base_url(value)
