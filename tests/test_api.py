@@ -159,3 +159,19 @@ def test_an_unknown_option_is_refused_not_dropped() -> None:
         benchwright.run_coding(agnet="mini")  # type: ignore[call-arg]
     with pytest.raises(UserInputError, match="unknown option 'max_steps'"):
         benchwright.run_web(max_steps=3)  # type: ignore[call-arg]
+
+
+def test_scbench_config_reads_the_recorded_thinking_and_version() -> None:
+    from benchwright.coding.runs.scbench.run_config import (
+        agent_version,
+        thinking,
+        thinking_max_tokens,
+    )
+
+    low = coding_config(None, {"agent": "claude_code", "thinking": "low"})
+    assert (thinking(low), thinking_max_tokens(low)) == ("low", None)  # a preset, or tokens
+    assert agent_version(low, benchwright.__version__) == CLAUDE_CODE.version
+    budget = coding_config(None, {"agent": "claude_code", "thinking_budget": 8000,
+                                  "agent_version": "2.0.51"})
+    assert (thinking(budget), thinking_max_tokens(budget)) == ("medium", 8000)
+    assert agent_version(budget, benchwright.__version__) == "2.0.51"
