@@ -51,18 +51,21 @@ def walkthrough() -> Any:
 @needs_bwrap
 def test_checkpoints_frame_is_the_runs_checkpoint_results(walkthrough: dict[str, Any]) -> None:
     run_dir: Path = walkthrough["workdir"] / "first"
+    # SCBench's flat rows, one per checkpoint graded ("ran")
     lines = [json.loads(line) for line in
              (run_dir / "checkpoint_results.jsonl").read_text().splitlines()]
     frame = benchwright.checkpoints_frame(run_dir)
     assert len(frame) == len(lines) == walkthrough["result"].n_checkpoints
-    from_file = {(r["problem"], r["trial"], r["checkpoint"]):
-                 (sum(c["passed"] for c in r["counts"].values()),
-                  sum(c["total"] for c in r["counts"].values()), r["solved"]) for r in lines}
-    from_frame = {(r.problem, r.trial, r.checkpoint): (r.passed_tests, r.total_tests, r.solved)
-                  for r in frame.itertuples()}
+    assert {r["state"] for r in lines} == {"ran"}
+    counts = ("passed_tests", "total_tests", *(f"{g}_{k}" for g in
+                                               ("core", "functionality", "error", "regression")
+                                               for k in ("passed", "total")))
+    from_file = {(r["problem"], r["trial"], r["checkpoint"]): tuple(r[c] for c in counts)
+                 for r in lines}
+    from_frame = {(r["problem"], r["trial"], r["checkpoint"]): tuple(int(r[c]) for c in counts)
+                  for r in frame.to_dict("records")}
     assert from_frame == from_file
-    core = {(r["problem"], r["checkpoint"]): r["counts"]["Core"]["passed"] for r in lines}
-    assert {(r.problem, r.checkpoint): r.core_passed for r in frame.itertuples()} == core
+    assert list(frame["solved"]) == [r["pass_rate"] == 1.0 for r in lines]
 
 
 @pytest.mark.slow

@@ -24,7 +24,7 @@ from benchwright.cli.render import evaluation_view, failing_tests_view
 from benchwright.cli.verbosity import notes_console
 from benchwright.coding.evaluation import GradeStatus
 from benchwright.coding.examples import example_problem_dir
-from benchwright.coding.loader import load_problem
+from benchwright.coding.loader import get_checkpoint, load_problem
 from benchwright.coding.report.failures import failing_tests
 from benchwright.coding.scratch import sweep_leftovers
 from benchwright.errors import GradingInfrastructureError, UserInputError
@@ -153,6 +153,7 @@ def checkpoint_cmd(
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
     folder = _problem_dir(problems_dir, problem)
     loaded = load_problem(folder)
+    get_checkpoint(loaded, checkpoint)  # an unknown one is named before anything is said
     snapshot = workspace if workspace is not None else loaded.solution_dir(checkpoint)
     err = notes_console()
     _warn_without_entry_file(Console(stderr=True), loaded.entry_filename, snapshot)
