@@ -47,7 +47,8 @@ def _md(text: str) -> str:
 def print_run_problems(result: RunResult, console: Console) -> None:
     """Say, at the end of a run, which attempts broke off and where the agent failed."""
     for title, lines in (("attempt(s) broke off with an error", result.errors),
-                         ("checkpoint(s) where the agent failed", result.agent_errors)):
+                         ("checkpoint(s) where the agent failed", result.agent_errors),
+                         ("checkpoint(s) the LLM judge could not judge", result.judge_errors)):
         if not lines:
             continue
         console.print(f"[bold yellow]{len(lines)} {title}:[/]")

@@ -22,6 +22,7 @@ from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.coding.prompts import prompt_hash, render_prompt, template_text
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.agent_factory import build_agent
+from benchwright.coding.runs.judging import JudgeSession, judge_checkpoint
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import (
     AttemptErrorRecord,
@@ -79,6 +80,12 @@ class _Chain:
         self.work = self.layout.work_dir(job.problem, job.trial)
         self.redactor = Redactor.from_environ(
             urls={"BASE_URL": job.config.agent_settings.base_url})
+
+    @functools.cached_property
+    def judge(self) -> JudgeSession | None:
+        """The LLM judge, when the run has one (built on first use)."""
+        settings = self.job.config.judge
+        return None if settings is None else JudgeSession(self.job.run_dir, settings)
 
     @functools.cached_property
     def options(self) -> GradeOptions:
@@ -219,6 +226,10 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
                                 agent=result, finished_at=utc_now())
     record = _graded(chain, checkpoint, index, result, folder)
     chain.redactor.tree(folder)  # the snapshot and the grader's output
+    if chain.judge is not None:  # judged as it finishes, before it is journaled
+        record = judge_checkpoint(chain.judge, chain.job.problem, chain.job.trial, record,
+                                  records[-1] if records else None,
+                                  chain.problem.render_spec(checkpoint.name))
     return record
 
 
