@@ -62,7 +62,7 @@ def count_flags(flags: list[RubricFlag], loc: float | None) -> RubricCounts:
     """SCBench's rubric metrics of a checkpoint; per-LOC figures need LOC > 0."""
     total = len(flags)
     carried = sum(f.carried_over is not None for f in flags)
-    per = (lambda n: round(n / loc, 6)) if loc else (lambda _n: None)
+    per = (lambda n: n / loc) if loc else (lambda _n: None)
     return RubricCounts(
         total_flags=total, carried_over=carried,
         verbosity_flags=sum(f.type == "verbosity" for f in flags),

@@ -46,7 +46,8 @@ class JudgeSettings(BaseModel):
     samples: int = Field(default=1, ge=1, le=MAX_SAMPLES)
     """Times each request is judged; flags in a majority of samples are kept."""
     temperature: float | None = Field(default=None, ge=0, le=2)
-    """Sampling temperature; None: 0 with one sample, 1 with more."""
+    """Sampling temperature; None: with the openai protocol 0 for one sample and 1 for more,
+    with the anthropic protocol the model's own (none is sent)."""
     max_output_tokens: int = Field(default=8192, ge=256, le=200_000)
     """Output cap per reply (sent to the Anthropic API, which requires one)."""
     max_batch_lines: int = Field(default=1000, ge=1)
@@ -68,9 +69,9 @@ class JudgeSettings(BaseModel):
         return self.api_key_env or DEFAULT_KEY_ENV[self.protocol]
 
     @property
-    def effective_temperature(self) -> float:
-        """The temperature sent."""
-        if self.temperature is not None:
+    def effective_temperature(self) -> float | None:
+        """The temperature sent (None: none, the model's own)."""
+        if self.temperature is not None or self.protocol == "anthropic":
             return self.temperature
         return 0.0 if self.samples == 1 else 1.0
 
@@ -184,8 +185,8 @@ class JudgeFile(BaseModel):
     """The criteria template."""
     samples: int
     """Samples per request."""
-    temperature: float
-    """The temperature sent."""
+    temperature: float | None
+    """The temperature sent (None: none, the model's own)."""
     settings_sha256: str
     """Hash of everything that decides a verdict (model, endpoint, rubric, templates, samples,
     temperature, batching): a run is judged with one setting."""

@@ -4,7 +4,8 @@
   compatible endpoint (OpenRouter, vLLM, Ollama); the cost is the reply's `usage.cost` where the
   endpoint reports one (OpenRouter does), else the price table's.
 - `anthropic`: the Messages API with one forced tool whose input schema is the reply's; the
-  prefix is marked for prompt caching; the cost comes from the price table.
+  prefix is marked for prompt caching; the cost comes from the price table; the temperature is
+  sent only when given (the model's own otherwise).
 
 Each call is one request, no retry (the caller retries); SDK errors become ours: `Transient`
 (429, 5xx, timeouts, dropped connections), `BrokenReply` (a body that is not the protocol's
@@ -149,14 +150,14 @@ class AnthropicClient:
         s = self.settings
         try:
             message = self.client.messages.create(
-                model=s.model, max_tokens=s.max_output_tokens,
-                temperature=s.effective_temperature, system=SYSTEM,
+                model=s.model, max_tokens=s.max_output_tokens, system=SYSTEM,
                 tools=[{"name": TOOL, "description": "Report the rubric flags found.",
                         "input_schema": schema}],
                 tool_choice={"type": "tool", "name": TOOL},
                 messages=[{"role": "user", "content": [
                     {"type": "text", "text": prefix, "cache_control": {"type": "ephemeral"}},
-                    {"type": "text", "text": criteria}]}])
+                    {"type": "text", "text": criteria}]}],
+                **_temperature(s))
         except Exception as exc:
             raise _translated(self.anthropic, exc) from None
         raw: dict[str, Any] = message.model_dump(mode="json")
@@ -171,6 +172,13 @@ class AnthropicClient:
                                          output_tokens=usage.get("output_tokens") or 0,
                                          cached_input_tokens=read),
                         cost_usd=None)
+
+
+def _temperature(settings: JudgeSettings) -> dict[str, Any]:
+    """The SDK no longer takes a temperature (newer models fix it): one given by the user still
+    reaches the API, in the body."""
+    temperature = settings.effective_temperature
+    return {} if temperature is None else {"extra_body": {"temperature": temperature}}
 
 
 def _translated(sdk: Any, exc: Exception) -> Exception:
