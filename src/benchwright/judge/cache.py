@@ -68,5 +68,6 @@ class VerdictCache:
         return entry if entry.key == key else None
 
     def put(self, entry: CacheEntry, text: str) -> None:
-        """Store an entry; `text` is its JSON as it should land on disk (redacted)."""
-        write_text_atomic(self.path(entry.key), text, durable=True)
+        """Store an entry; `text` is its JSON as it should land on disk (redacted). Not fsynced:
+        an entry lost with the machine's power is only a miss."""
+        write_text_atomic(self.path(entry.key), text, durable=False)

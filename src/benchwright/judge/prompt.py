@@ -10,6 +10,7 @@ render in jinja's sandbox: a template file is input, not code we run.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from importlib import resources
@@ -93,13 +94,19 @@ def check_templates(templates: Templates, items: list[RubricItem]) -> None:
     render_criteria(templates, items)
 
 
-def _render(template: Template, **values: Any) -> str:
-    import jinja2
+@functools.lru_cache(maxsize=16)
+def _compiled(text: str) -> Any:
+    """A template compiled once (every batch and category renders the same two)."""
     from jinja2.sandbox import SandboxedEnvironment
 
-    env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=True)
+    return SandboxedEnvironment(autoescape=False, keep_trailing_newline=True).from_string(text)
+
+
+def _render(template: Template, **values: Any) -> str:
+    import jinja2
+
     try:
-        return env.from_string(template.text).render(**values)
+        return _compiled(template.text).render(**values)
     except jinja2.TemplateSyntaxError as exc:
         raise UserInputError(f"the template does not compile at line {exc.lineno}: "
                              f"{exc.message}", path=_path(template),

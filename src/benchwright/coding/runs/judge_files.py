@@ -77,14 +77,18 @@ def append_judge_record(layout: RunLayout, record: JudgeRecord) -> None:
 def write_outputs(folder: Path, result: JudgeFile, flags: list[RubricFlag] | None,
                   raw: dict[str, list[dict[str, Any]]], redactor: Redactor) -> None:
     """raw_rubric.json, rubric.jsonl (none for an error: nothing is scored) and judge.json,
-    secrets redacted."""
-    redactor.write_json(folder / RAW_RUBRIC, raw)
+    secrets redacted. Atomic, not fsynced: a checkpoint counts as judged only when they read
+    back (see the module), so one lost with the machine's power is judged again, from the
+    cache."""
+    write_text_atomic(folder / RAW_RUBRIC, redactor.text(json.dumps(raw, indent=2)) + "\n",
+                      durable=False)
     if flags is None:
         (folder / RUBRIC_JSONL).unlink(missing_ok=True)
     else:
         write_text_atomic(folder / RUBRIC_JSONL,
-                          redactor.text("".join(f.line() + "\n" for f in flags)))
-    redactor.write_json(folder / JUDGE_JSON, result.model_dump(mode="json"))
+                          redactor.text("".join(f.line() + "\n" for f in flags)), durable=False)
+    write_text_atomic(folder / JUDGE_JSON, redactor.text(result.model_dump_json(indent=2)) + "\n",
+                      durable=False)
 
 
 def read_judge_file(folder: Path) -> JudgeFile | None:
