@@ -17,9 +17,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from benchwright.errors import UserInputError
 from benchwright.judge.batching import SourceFile
 from benchwright.judge.rubric import RubricItem
+from benchwright.templating import template_errors
 from benchwright.untrusted_files import read_untrusted_text
 
 MAX_TEMPLATE_BYTES = 2**20
@@ -103,19 +103,8 @@ def _compiled(text: str) -> Any:
 
 
 def _render(template: Template, **values: Any) -> str:
-    import jinja2
-
-    try:
-        return _compiled(template.text).render(**values)
-    except jinja2.TemplateSyntaxError as exc:
-        raise UserInputError(f"the template does not compile at line {exc.lineno}: "
-                             f"{exc.message}", path=_path(template),
-                             hint="fix the jinja syntax") from None
-    except jinja2.TemplateError as exc:
-        raise UserInputError(f"the template does not render: {exc.message}",
-                             path=_path(template), hint="the prefix template may use spec, files "
-                             "and file_path; the criteria template, items") from None
-
-
-def _path(template: Template) -> Path | None:
-    return None if template.source.startswith("bundled:") else Path(template.source)
+    path = None if template.source.startswith("bundled:") else Path(template.source)
+    with template_errors("the template", path, "spec, files and file_path (the prefix), "
+                         "items (the criteria)"):
+        rendered: str = _compiled(template.text).render(**values)
+    return rendered

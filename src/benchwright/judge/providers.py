@@ -106,14 +106,24 @@ def price_cost(model: str, usage: TokenUsage) -> float | None:
     return None if price is None else price.cost(usage.input_tokens, usage.output_tokens)
 
 
-class OpenAIClient:
-    """Chat Completions with a strict JSON schema."""
+class _SDKClient:
+    """One SDK's client for the settings' endpoint, without the SDK's own retries."""
+
+    sdk_name, client_class = "", ""
 
     def __init__(self, settings: JudgeSettings, key: str) -> None:
-        self.openai = import_extra("openai", "judge", "the LLM judge (--protocol openai)")
+        self.sdk = import_extra(self.sdk_name, "judge", f"the LLM judge (--protocol "
+                                f"{settings.protocol})")
         self.settings = settings
-        self.client = self.openai.OpenAI(api_key=key, base_url=settings.base_url,
-                                         max_retries=0, timeout=settings.request_timeout_s)
+        self.client = getattr(self.sdk, self.client_class)(
+            api_key=key, base_url=settings.base_url, max_retries=0,
+            timeout=settings.request_timeout_s)
+
+
+class OpenAIClient(_SDKClient):
+    """Chat Completions with a strict JSON schema."""
+
+    sdk_name, client_class = "openai", "OpenAI"
 
     def ask(self, prefix: str, criteria: str, schema: dict[str, Any]) -> Exchange:
         s = self.settings
@@ -125,7 +135,7 @@ class OpenAIClient:
                 response_format={"type": "json_schema", "json_schema": {
                     "name": "rubric_flags", "strict": True, "schema": schema}})
         except Exception as exc:
-            raise _translated(self.openai, exc) from None
+            raise _translated(self.sdk, exc) from None
         raw: dict[str, Any] = response.model_dump(mode="json")
         message = response.choices[0].message if response.choices else None
         usage = raw.get("usage") or {}
@@ -137,14 +147,10 @@ class OpenAIClient:
                         cost_usd=_number(usage.get("cost")))
 
 
-class AnthropicClient:
+class AnthropicClient(_SDKClient):
     """Messages with one forced tool; the shared prefix marked for the prompt cache."""
 
-    def __init__(self, settings: JudgeSettings, key: str) -> None:
-        self.anthropic = import_extra("anthropic", "judge", "the LLM judge (--protocol anthropic)")
-        self.settings = settings
-        self.client = self.anthropic.Anthropic(api_key=key, base_url=settings.base_url,
-                                               max_retries=0, timeout=settings.request_timeout_s)
+    sdk_name, client_class = "anthropic", "Anthropic"
 
     def ask(self, prefix: str, criteria: str, schema: dict[str, Any]) -> Exchange:
         s = self.settings
@@ -159,7 +165,7 @@ class AnthropicClient:
                     {"type": "text", "text": criteria}]}],
                 **_temperature(s))
         except Exception as exc:
-            raise _translated(self.anthropic, exc) from None
+            raise _translated(self.sdk, exc) from None
         raw: dict[str, Any] = message.model_dump(mode="json")
         usage = raw.get("usage") or {}
         read = usage.get("cache_read_input_tokens") or 0
