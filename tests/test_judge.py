@@ -164,6 +164,7 @@ def test_judge_writes_carries_counts_and_caches(run: Path, protocol: str) -> Non
         # and with --overwrite every answer comes from the cache
         redo = _judge(run, server, protocol, "--overwrite")
         assert redo["n_judged"] == 6 and redo["requests_made"] == 0
+        assert redo["requests_cached"] == 6 * REQUESTS_PER_CHECKPOINT
         assert len(server.model_calls) == calls
     _check_files(run, protocol)
     _check_carry_and_metrics(run)
@@ -239,29 +240,36 @@ def _all_text(run_dir: Path) -> str:
                    if p.is_file() and not p.is_symlink())
 
 
-def test_unvalidatable_replies_end_as_listed_judge_errors(run: Path) -> None:
+def test_failed_replies_end_as_listed_judge_errors_never_zero_flags(run: Path) -> None:
     bad = [{"match": [CP[("ledger_cli", 2)]], "replies": [{"text": "Here are my flags: none"}]},
+           {"match": [CP[("kv_server", 2)]], "replies": [
+               {"text": "{}", "fault": {"kind": "http_429", "times": 1000, "retry_after": 0}}]},
            {"match": [CP[("kv_server", 3)]], "replies": [
                {"text": "{}", "fault": {"kind": "malformed", "times": 1000}}]}]
     with _server("openai", _rules("openai", {}, bad)) as server:
         summary = _judge(run, server, "openai", expect=4)
-    failed = {r["checkpoint"] if r["problem"] == "ledger_cli" else f"kv/{r['checkpoint']}"
-              for r in summary["checkpoints"] if r["status"] == "error"}
-    assert failed == {"checkpoint_2", "checkpoint_3", "kv/checkpoint_3"}
-    assert summary["n_judged"] == 3 and len(summary["errors"]) == 3
+    failed = {(r["problem"], r["checkpoint"]) for r in summary["checkpoints"]
+              if r["status"] == "error"}
+    assert failed == {("ledger_cli", "checkpoint_2"), ("ledger_cli", "checkpoint_3"),
+                      ("kv_server", "checkpoint_2"), ("kv_server", "checkpoint_3")}
+    assert summary["n_judged"] == 2 and len(summary["errors"]) == 4
+    # the 429s: 1 + 4 retries per request; the replies that never validate: asked twice
+    assert summary["requests_cached"] == 0
+    assert summary["requests_made"] == (3 + 5 + 2 + 2) * REQUESTS_PER_CHECKPOINT
     cp2 = _judge_file(run, "ledger_cli", 2)
     assert cp2["status"] == "error" and "not JSON" in cp2["errors"][0]
     assert cp2["invalid_retries"] == REQUESTS_PER_CHECKPOINT  # each asked twice
+    assert "kept failing: HTTP 429" in _judge_file(run, "kv_server", 2)["errors"][0]
     assert "not the protocol's JSON" in _judge_file(run, "kv_server", 3)["errors"][0]
     assert "checkpoint_2 could not be judged" in _judge_file(run, "ledger_cli", 3)["errors"][0]
-    for problem, checkpoint in (("ledger_cli", 2), ("ledger_cli", 3), ("kv_server", 3)):
-        assert not (_folder(run, problem, checkpoint) / "rubric.jsonl").exists()
+    for problem, checkpoint in failed:
+        assert not (_folder(run, problem, int(checkpoint[-1])) / "rubric.jsonl").exists()
     records = _records(run, "ledger_cli")
     assert records[0].quality.rubric is not None and records[1].quality.rubric is None
     result = json.loads((run / "result.json").read_text())
-    assert len(result["judge_errors"]) == 3
+    assert len(result["judge_errors"]) == 4
     report = (run / "report.md").read_text()
-    assert "3 checkpoint(s) could not be judged" in report
+    assert "4 checkpoint(s) could not be judged" in report
 
 
 def test_max_cost_stops_before_the_limit_and_a_later_call_finishes(run: Path) -> None:

@@ -199,7 +199,9 @@ class JudgeFile(BaseModel):
     requests: int = 0
     """Requests behind the verdict (batches x categories x samples)."""
     requests_made: int = 0
-    """Of them, sent to the provider by this judging (the rest came from the cache)."""
+    """Calls sent to the provider by this judging (an invalid reply's second ask included)."""
+    requests_cached: int = 0
+    """Requests answered from the cache."""
     invalid_retries: int = 0
     """Replies that could not be validated and were asked again."""
     usage: TokenUsage = Field(default_factory=TokenUsage)

@@ -115,6 +115,7 @@ class SnapshotVerdict:
     cost_source: CostSource = "none"
     requests: int = 0
     made: int = 0
+    cached: int = 0
     invalid_retries: int = 0
     dropped: Dropped = field(default_factory=Dropped)
     errors: list[str] = field(default_factory=list)
@@ -155,6 +156,7 @@ def _totals(outcomes: list[Outcome]) -> SnapshotVerdict:
         verdict.cost_usd += o.cost_usd
         verdict.paid_now += o.paid_now
         verdict.made += o.made
+        verdict.cached += o.cached
         verdict.invalid_retries += o.invalid_retries
         dropped.update(o.dropped)
     verdict.dropped = Dropped(**dropped)

@@ -83,9 +83,14 @@ class _Chain:
 
     @functools.cached_property
     def judge(self) -> JudgeSession | None:
-        """The LLM judge, when the run has one (built on first use)."""
+        """The LLM judge, when the run has one (built on first use). One that cannot be built
+        (checked before the run, so only a changed environment) judges nothing here: the end
+        of the run judges what is left, and says why it cannot."""
         settings = self.job.config.judge
-        return None if settings is None else JudgeSession(self.job.run_dir, settings)
+        try:
+            return None if settings is None else JudgeSession(self.job.run_dir, settings)
+        except BenchwrightError:
+            return None
 
     @functools.cached_property
     def options(self) -> GradeOptions:

@@ -41,7 +41,9 @@ class JudgedCheckpoint(BaseModel):
     requests: int = 0
     """Requests behind the verdict."""
     requests_made: int = 0
-    """Of them, sent now (the rest came from the cache)."""
+    """Calls sent to the provider now (an invalid reply's second ask included)."""
+    requests_cached: int = 0
+    """Requests answered from the cache."""
     cost_usd: float = 0.0
     """Cost of the requests behind the verdict."""
     paid_now: float = 0.0
@@ -78,7 +80,7 @@ class JudgeRunSummary(BaseModel):
     n_unjudged: int
     """Left for a later call."""
     requests_made: int
-    """Requests sent now."""
+    """Calls sent to the provider now (an invalid reply's second ask included)."""
     requests_cached: int
     """Requests answered from the cache."""
     cost_usd_paid: float
@@ -98,14 +100,13 @@ def summarise(run_dir: Path, session: JudgeSession, rows: list[JudgedCheckpoint]
     s, ctx = session.settings, session.ctx
     judged = [f for a in attempts for t in a.tasks
               if (f := read_judge_file(t.folder)) is not None and f.status == "judged"]
-    made = sum(r.requests_made for r in rows)
     return JudgeRunSummary(
         run_dir=run_dir, model=s.model, protocol=s.protocol, endpoint=ctx.endpoint,
         rubric=ctx.rubric.source, samples=s.samples, checkpoints=rows,
         n_judged=_count(rows, "judged"), n_skipped=_count(rows, "skipped"),
         n_errors=_count(rows, "error"), n_unjudged=_count(rows, "unjudged"),
-        requests_made=made,
-        requests_cached=sum(r.requests for r in rows if r.status != "unjudged") - made,
+        requests_made=sum(r.requests_made for r in rows),
+        requests_cached=sum(r.requests_cached for r in rows),
         cost_usd_paid=round(sum(r.paid_now for r in rows), 8),
         stopped=session.budget.stop_reason,
         errors=[f"{r.problem}/trial_{r.trial}/{r.checkpoint}: {'; '.join(r.errors)}"

@@ -153,7 +153,8 @@ class JudgeSession:
             files=[f.path for f in plan.files] if plan else [],
             batches=[[f.path for f in b] for b in plan.batches] if plan else [],
             requests=verdict.requests, requests_made=verdict.made,
-            invalid_retries=verdict.invalid_retries, usage=verdict.usage,
+            requests_cached=verdict.cached, invalid_retries=verdict.invalid_retries,
+            usage=verdict.usage,
             cost_usd=verdict.cost_usd, cost_usd_paid_now=verdict.paid_now,
             cost_source=verdict.cost_source, dropped=verdict.dropped,
             flags_per_sample=verdict.flags_per_sample,
@@ -176,7 +177,8 @@ def _row(task: CheckpointTask, status: str, verdict: SnapshotVerdict,
         problem=task.problem, trial=task.trial, checkpoint=task.record.checkpoint,
         status=status, flags=len(flags) if flags is not None else None,
         carried_over=sum(f.carried_over is not None for f in flags) if flags else 0,
-        requests=verdict.requests, requests_made=verdict.made, cost_usd=verdict.cost_usd,
+        requests=verdict.requests, requests_made=verdict.made,
+        requests_cached=verdict.cached, cost_usd=verdict.cost_usd,
         paid_now=verdict.paid_now, errors=errors or [])
 
 
