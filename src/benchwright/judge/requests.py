@@ -94,12 +94,11 @@ class Requester:
             if reservation is None:
                 return _with(outcome, "halted", self.budget.stop_reason)
             try:
-                exchange = self._call(request)
+                exchange = self._call(request, outcome)
             except BrokenReply as exc:
                 self.budget.settle(reservation, 0.0)
                 outcome.error = str(exc)
                 outcome.raw.append({"error": str(exc)})
-                outcome.made += 1
                 continue
             except (Transient, Refused) as exc:
                 self.budget.settle(reservation, 0.0)
@@ -131,8 +130,11 @@ class Requester:
         tokens = (len(request.prefix) + len(request.criteria)) // 4
         return 0.0 if price is None else price.cost(tokens, 0)
 
-    def _call(self, request: Request) -> Exchange:
+    def _call(self, request: Request, outcome: Outcome) -> Exchange:
+        """One answer, after up to `retries` retries of transient failures (each call counted
+        in `outcome.made`)."""
         for attempt in range(self.retries + 1):
+            outcome.made += 1
             try:
                 return self.client.ask(request.prefix, request.criteria, request.schema)
             except Transient as exc:
@@ -151,7 +153,6 @@ class Requester:
         outcome.cost_usd += cost
         outcome.paid_now += cost
         outcome.cost_source = least_certain([outcome.cost_source, source])
-        outcome.made += 1
 
     def _checked(self, request: Request, payload: Any, outcome: Outcome) -> Checked | None:
         try:
@@ -164,7 +165,7 @@ class Requester:
     def _stored(self, outcome: Outcome, checked: Checked, payload: Any) -> Outcome:
         outcome.status, outcome.error = "ok", None
         outcome.flags, outcome.dropped = checked.flags, checked.dropped
-        outcome.invalid_retries = outcome.made - 1
+        outcome.invalid_retries = len(outcome.raw) - 1
         entry = CacheEntry(key=outcome.request.key, payload=payload, raw=outcome.raw,
                            usage=outcome.usage, cost_usd=outcome.cost_usd,
                            cost_source=outcome.cost_source)
