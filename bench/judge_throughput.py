@@ -91,9 +91,11 @@ def main() -> None:
         settings = JudgeSettings(model="fake-judge", base_url=f"{base_url}/v1",
                                  concurrency=args.concurrency)
         environ = {"OPENAI_API_KEY": "sk-bench-0123456789"}
-        start = time.perf_counter()
-        summary = judge_run(run_dir, config, settings, environ=environ)
-        wall = time.perf_counter() - start
+        start, started = time.perf_counter(), [0.0]
+        summary = judge_run(run_dir, config, settings, environ=environ,
+                            on_start=lambda _n: started.__setitem__(0, time.perf_counter()))
+        end = time.perf_counter()
+        wall, setup = end - start, started[0] - start
         calls = _calls(base_url)
         assert summary.n_judged == args.checkpoints and calls == summary.requests_made
         ideal = calls * args.latency / args.concurrency
@@ -108,6 +110,8 @@ def main() -> None:
           f"calls from a bare SDK client, {args.concurrency} threads: {reference:.2f} s")
     print(f"ratio {wall / ideal:.2f} (target <= 1.3); against the bare client "
           f"{wall / reference:.2f}")
+    print(f"of the wall time, set-up (rubric, templates, client, planning) {setup:.2f} s; "
+          f"the rest against the ideal: {(wall - setup) / ideal:.2f}")
     print(f"judged again from the cache: {cached:.2f} s, {more} more calls")
 
 
