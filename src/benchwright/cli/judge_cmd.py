@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -25,6 +25,7 @@ SHOWN = 10
 
 
 def judge_cmd(
+    ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="The coding run to judge.")],
     model: Annotated[str, typer.Option("--model", "-m", help="The judge model.")],
     rubric: Annotated[Path | None, typer.Option(
@@ -72,18 +73,23 @@ def judge_cmd(
 ) -> None:
     """Judge each checkpoint's code against a rubric with an LLM: rubric.jsonl, raw_rubric.json
     and judge.json per checkpoint; rubric metrics in the run's records and report."""
+    _run_judge(dict(ctx.params))
+
+
+_NOT_SETTINGS = {"run_dir", "problem", "max_cost", "overwrite", "as_json"}
+_RENAMED = {"retry_backoff": "retry_backoff_s", "timeout": "request_timeout_s"}
+
+
+def _run_judge(params: dict[str, Any]) -> None:
+    run_dir: Path = params["run_dir"]
     run = open_run(run_dir, expect="coding")
-    settings = _settings(model=model, protocol=protocol, base_url=base_url,
-                         api_key_env=api_key_env, rubric=rubric, samples=samples,
-                         concurrency=concurrency, prefix_template=prefix_template,
-                         criteria_template=criteria_template, temperature=temperature,
-                         max_batch_lines=max_batch_lines, max_batch_files=max_batch_files,
-                         retries=retries, retry_backoff_s=retry_backoff,
-                         request_timeout_s=timeout)
+    settings = _settings(**{_RENAMED.get(k, k): v for k, v in params.items()
+                            if k not in _NOT_SETTINGS})
     with run_lock(run_dir):
-        summary = _judge(run_dir, settings, problem, max_cost, overwrite, quiet=as_json)
+        summary = _judge(run_dir, settings, params["problem"], params["max_cost"],
+                         params["overwrite"], quiet=params["as_json"])
         run.track.finish(run_dir)  # checkpoint_results.jsonl, result.json, report.md
-    if as_json:
+    if params["as_json"]:
         echo_json(summary.model_dump(mode="json"))
     else:
         Console(soft_wrap=True).print(summary_view(summary))
