@@ -2,8 +2,10 @@
 
 `write_run(dir, {problem: [trial outcomes]}, n_checkpoints)` where a trial's outcomes are, per
 checkpoint reached, "S" (solved), "P" (passed the policy, not solved) or "F" (failed the
-policy: the attempt ends there). Each checkpoint costs COST dollars, IN/OUT/CACHED tokens,
-AGENT_S and GRADE_S seconds, so totals are easy to compute by hand.
+policy: a chain ends there; a reference start, `start_from="reference"`, goes on), or "-" (not
+attempted: a reference start's checkpoint without a reference solution before it). Each
+checkpoint costs COST dollars, IN/OUT/CACHED tokens, AGENT_S and GRADE_S seconds, so totals are
+easy to compute by hand.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from benchwright.coding.evaluation import (
 from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import Group
 from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig
+from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig, StartFrom
 from benchwright.sandbox import Limits
 
 COST, IN, OUT, CACHED, AGENT_S, GRADE_S = 0.25, 1000, 200, 300, 10.0, 2.0
@@ -63,16 +65,22 @@ def _grading(record: CheckpointRecord, n_failing: int) -> CheckpointEvaluation:
 
 
 def write_run(run_dir: Path, attempts: dict[str, list[str]], n_checkpoints: int = 3, *,
-              n_failing: int = 12, agent_status: AgentStatus = AgentStatus.COMPLETED) -> Path:
+              n_failing: int = 12, agent_status: AgentStatus = AgentStatus.COMPLETED,
+              start_from: str = "chain", model: str = "fake-model") -> Path:
     """A finished coding run with these outcomes (see the module's docstring)."""
     layout = RunLayout(run_dir)
     names = [f"checkpoint_{i}" for i in range(1, n_checkpoints + 1)]
     trials = max(len(t) for t in attempts.values())
     config = RunConfig(problems_dir=Path("/problems"), problems=list(attempts), agent="mini",
-                       model="fake-model", prompt="plan-first", trials=trials)
+                       model=model, prompt="plan-first", trials=trials,
+                       start_from=StartFrom(start_from))
+    skipped = {p: {f"checkpoint_{i}": f"no reference solution of checkpoint_{i - 1}"
+                   for i, mark in enumerate(outcomes[0], 1) if mark == "-"}
+               for p, outcomes in attempts.items()}
     manifest = Manifest(created_at=CREATED, benchwright_version="1.2.3", config=config,
                         problem_checksums={p: "0" for p in attempts},
-                        problem_checkpoints={p: names for p in attempts}, environment={})
+                        problem_checkpoints={p: names for p in attempts}, environment={},
+                        no_reference={p: s for p, s in skipped.items() if s})
     run_dir.mkdir(parents=True)
     layout.manifest.write_text(manifest.model_dump_json())
     for problem, outcomes in attempts.items():
@@ -85,6 +93,8 @@ def _write_attempt(layout: RunLayout, problem: str, trial: int, marks: str, n_fa
                    agent_status: AgentStatus) -> None:
     lines = []
     for index, mark in enumerate(marks, 1):
+        if mark == "-":
+            continue
         status = agent_status if mark == "F" else AgentStatus.COMPLETED
         agent = AgentResult(status=status, duration_s=AGENT_S,
                             usage=Usage(input_tokens=IN, output_tokens=OUT,

@@ -222,9 +222,16 @@ def _check_carry_and_metrics(run_dir: Path) -> None:
 
 
 def _check_records_and_report(run_dir: Path) -> None:
-    rows = [json.loads(line) for line in
-            (run_dir / "checkpoint_results.jsonl").read_text().splitlines()]
-    assert all(row["quality"]["rubric"] is not None for row in rows)
+    records = _jsonl(run_dir / "checkpoint_records.jsonl")
+    assert all(record["quality"]["rubric"] is not None for record in records)
+    # SCBench's rows, derived from our records
+    row = next(r for r in _jsonl(run_dir / "checkpoint_results.jsonl")
+               if r["problem"] == "ledger_cli" and r["checkpoint"] == "checkpoint_2")
+    assert (row["rubric_total_flags"], row["rubric_carried_over"], row["rubric_verbosity_flags"],
+            row["rubric_erosion_flags"]) == (5, 3, 1, 4)
+    # SCBench's `loc` is source lines (ours: every line), its per-LOC figures divide by it
+    assert row["rubric_per_loc"] == pytest.approx(5 / row["loc"])
+    assert row["delta.new_violations_per_loc"] == pytest.approx(2 / row["loc"])
     saved = json.loads((RunLayout(run_dir).checkpoint_dir("ledger_cli", 1, "checkpoint_2")
                         / "quality_analysis" / "quality.json").read_text())
     assert saved["rubric"]["total_flags"] == 5
@@ -233,6 +240,10 @@ def _check_records_and_report(run_dir: Path) -> None:
     report = (run_dir / "report.md").read_text()
     assert "## LLM judge" in report and "| rubric flags per LOC |" in report
     assert "6 of 6 checkpoints judged" in report
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 def _all_text(run_dir: Path) -> str:

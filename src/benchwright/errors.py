@@ -93,3 +93,9 @@ class ProviderUnavailable(InfrastructureError):
 class SnapshotLimitError(BenchwrightError):
     """The workspace an agent left is past the snapshot limits: that checkpoint fails as the
     agent's error (a run records it; it never ends the run)."""
+
+
+def missing_extra(needed: str, extra: str) -> PrerequisiteError:
+    """The error for an optional dependency that is not installed: `needed` says what for
+    ("the viewer's charts need plotly"), `extra` the extra that brings it (`view`)."""
+    return PrerequisiteError(needed, hint=f"install it with: pip install 'benchwright[{extra}]'")

@@ -124,8 +124,9 @@ def judge(difference: Estimate, better: Direction, minimum: int = MIN_CLUSTERS) 
     return "improvement" if up == (better == "higher") else "regression"
 
 
-def verdict_text(verdict: Verdict, n_clusters: int, unit: str = "problems") -> str:
-    """How a verdict reads in a report: `too few problems to tell (n=1)` for a small sample."""
+def verdict_text(verdict: str, n_clusters: int, unit: str = "problems") -> str:
+    """How a verdict (of any closed set holding `too few clusters`) reads in a report: `too few
+    problems to tell (n=1)` for a small sample."""
     if verdict == "too few clusters":
         return f"too few {unit} to tell (n={n_clusters})"
     return verdict

@@ -88,7 +88,7 @@ def _run_judge(params: dict[str, Any]) -> None:
     with run_lock(run_dir):
         summary = _judge(run_dir, settings, params["problem"], params["max_cost"],
                          params["overwrite"], quiet=params["as_json"])
-        run.track.finish(run_dir)  # checkpoint_results.jsonl, result.json, report.md
+        run.track.finish(run_dir)  # the records, SCBench's files, result.json, report.md
     if params["as_json"]:
         echo_json(summary.model_dump(mode="json"))
     else:

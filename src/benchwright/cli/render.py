@@ -90,7 +90,8 @@ def failures_view(failures: list[AttemptFailure]) -> RenderableType:
     """Why each attempt that ended early ended, with its failing tests."""
     parts: list[RenderableType] = []
     for failure in failures[:MAX_FAILURES_SHOWN]:
-        head = _unwrapped(f"{failure.problem}/trial_{failure.trial} ended at "
+        verb = "ended" if failure.ended else "failed"
+        head = _unwrapped(f"{failure.problem}/trial_{failure.trial} {verb} at "
                           f"{failure.checkpoint}: ", style="bold")
         head.append(failure.reason, style="red")
         if failure.detail:
@@ -112,7 +113,9 @@ def _pct(estimate: Estimate) -> str:
 
 def run_summary_view(result: RunResult, report: CodingReport) -> RenderableType:
     """Solve rates with CIs and every attempt, checkpoint by checkpoint."""
-    rates = Table(title=f"run {result.run_dir}", title_justify="left", show_edge=False)
+    starts = " (checkpoints 2+ start from the reference)" if result.start_from == "reference" \
+        else ""
+    rates = Table(title=f"run {result.run_dir}{starts}", title_justify="left", show_edge=False)
     rates.add_column("metric")
     rates.add_column("value  [95% CI]", justify="right")
     for metric in [*report.solve_rates, *report.group_pass_rates]:
@@ -122,7 +125,7 @@ def run_summary_view(result: RunResult, report: CodingReport) -> RenderableType:
     attempts.add_column("trial", justify="right")
     attempts.add_column("checkpoints")
     marks = {"solved": "[green]✔[/]", "passed": "[yellow]◐[/]", "failed": "[red]✘[/]",
-             "infra": "[magenta]⚠[/]"}
+             "infra": "[magenta]⚠[/]", "no reference": "[dim]∅[/]"}
     for row in report.problems:
         attempts.add_row(row.problem, str(row.trial),
                          " ".join(marks.get(c, "[dim]·[/]") for c in row.cells))
@@ -130,6 +133,7 @@ def run_summary_view(result: RunResult, report: CodingReport) -> RenderableType:
         f"{_counts(result)}{_infra_note(result)}"
         f"{'  (incomplete: ' + '; '.join(result.errors) + ')' if result.errors else ''}   "
         "✔ solved  ◐ passed the policy  ✘ failed  ⚠ infrastructure error  · not reached"
+        f"{'  ∅ no reference to start from' if result.no_reference else ''}"
         f"   † fewer than {MIN_CLUSTERS} problems: the interval is not to be trusted",
         style="dim",
     )
@@ -167,3 +171,4 @@ def changes_view(changes: list[VerdictChange], n_checkpoints: int) -> Renderable
     for c in changes:
         table.add_row(c.problem, str(c.trial), c.checkpoint, c.what, c.before, c.after)
     return table
+

@@ -12,7 +12,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.judge_cmd import judge_settings
-from benchwright.cli.option_checks import MAX_TRIALS, MAX_WORKERS, existing_dir, new_dir
+from benchwright.cli.look_next import print_look_next
+from benchwright.cli.option_checks import (
+    MAX_SNAPSHOT_FILES,
+    MAX_SNAPSHOT_MB,
+    MAX_TRIALS,
+    MAX_WORKERS,
+    existing_dir,
+    existing_path,
+    new_dir,
+)
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.run_web_cmd import run_web_cmd
@@ -29,6 +38,7 @@ from benchwright.coding.runs.models import (
     InfraErrorRecord,
     RunConfig,
     RunResult,
+    StartFrom,
 )
 from benchwright.coding.runs.preflight import (
     check_coding_run,
@@ -38,14 +48,17 @@ from benchwright.coding.runs.preflight import (
 )
 from benchwright.coding.runs.progress import CheckpointTally
 from benchwright.coding.runs.runner import create_run, execute, load_manifest, refresh_checksums
+from benchwright.coding.runs.scbench.run_name import run_name, unused
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 from benchwright.coding.scratch import sweep_leftovers
 from benchwright.errors import Interrupted, PrerequisiteError, RunIncomplete, UserInputError
 from benchwright.metrics.tools import versions
 from benchwright.registry import CODING_AGENTS, EXECUTORS
 from benchwright.runs import open_run
-from benchwright.runs.clock import folder_stamp
 from benchwright.runs.lock import locked_run_folder
+
+RUNS_FOLDER = Path("benchwright-out") / "runs"
+"""Where a coding run goes without --out: <model>/<agent>-<version>_<prompt>_<thinking>_<stamp>."""
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
 app.command("web")(run_web_cmd)
@@ -63,6 +76,7 @@ def coding_cmd(
     agent_command: Annotated[str | None, typer.Option(
         help="Shell command for the `command` agent (prompt on stdin).")] = None,
     agent_mount: Annotated[list[Path] | None, typer.Option(
+        parser=existing_path,
         help="A host file or folder bound read-only into the `command` agent's sandbox at the "
         "same path, e.g. the agent's own scripts (repeatable).")] = None,
     replay_from: Annotated[Path | None, typer.Option(
@@ -76,6 +90,10 @@ def coding_cmd(
                        ] = 1,
     pass_policy: Annotated[PassPolicy, typer.Option(
         help="A checkpoint failing it ends the attempt.")] = PassPolicy.CORE_CASES,
+    start_from: Annotated[StartFrom, typer.Option(
+        help="What checkpoints 2+ start from: chain (the agent's own code) or reference (the "
+        "previous checkpoint's reference solution; every checkpoint is attempted).")
+    ] = StartFrom.CHAIN,
     out: Annotated[Path | None, typer.Option(
         parser=new_dir, help="The run directory to create.")] = None,
     resume: Annotated[Path | None, typer.Option(
@@ -96,10 +114,12 @@ def coding_cmd(
     metrics: Annotated[bool, typer.Option(
         "--metrics/--no-metrics", help="Measure code quality at every checkpoint.")] = True,
     max_snapshot_mb: Annotated[float, typer.Option(
-        min=0.001, help="Cap on one checkpoint's snapshot (MiB, apparent size); past it the "
+        min=0.001, max=MAX_SNAPSHOT_MB,
+        help="Cap on one checkpoint's snapshot (MiB, apparent size); past it the "
         "checkpoint fails as the agent's error.")] = DEFAULT_MAX_SNAPSHOT_MB,
     max_snapshot_files: Annotated[int, typer.Option(
-        min=1, help="Cap on the files of one checkpoint's snapshot; past it, as above.")
+        min=1, max=MAX_SNAPSHOT_FILES,
+        help="Cap on the files of one checkpoint's snapshot; past it, as above.")
     ] = DEFAULT_MAX_SNAPSHOT_FILES,
     judge_model: Annotated[str | None, typer.Option(
         help="Judge each checkpoint's code with this LLM as it finishes (as `metrics judge`).")
@@ -135,6 +155,7 @@ def _run_coding(ctx: typer.Context, resume: Path | None, workers: int, as_json: 
     else:
         Console(soft_wrap=True).print(run_summary_view(result, report))
         Console(stderr=True).print(f"[dim]report: {RunLayout(run_dir).report_md}[/]")
+        print_look_next(run_dir)
     _end(result, run_dir)
 
 
@@ -148,14 +169,15 @@ def _new_run(options: dict[str, Any]) -> tuple[Path, RunConfig]:
         agent_mounts=[m.expanduser().resolve() for m in options["agent_mount"] or []],
         replay_from=resolved(options["replay_from"]), model=options["model"],
         prompt=prompt_setting(options["prompt"]), trials=options["trials"],
-        pass_policy=options["pass_policy"], python=options["python"],
+        pass_policy=options["pass_policy"], start_from=options["start_from"],
+        python=options["python"],
         agent_network=options["agent_network"], unsafe_no_sandbox=options["unsafe_no_sandbox"],
         metrics=options["metrics"], max_snapshot_mb=options["max_snapshot_mb"],
         max_snapshot_files=options["max_snapshot_files"],
         agent_settings=agent_settings(options["base_url"], options["agent_option"] or []),
         judge=judge_settings(options["judge_model"], options["judge_rubric"],
                              options["judge_option"] or []))
-    run_dir = _new_run_dir(options["out"] or _default_out(options["agent"]))
+    run_dir = _new_run_dir(options["out"] or unused(RUNS_FOLDER / run_name(config)))
     if config.metrics:
         _require_metric_tools()
     check_coding_run(config)
@@ -211,7 +233,8 @@ def _resumed(ctx: typer.Context, run_dir: Path) -> RunConfig:
              "agent": config.agent, "agent_command": config.agent_command,
              "agent_mount": config.agent_mounts, "replay_from": config.replay_from,
              "model": config.model, "prompt": config.prompt, "trials": config.trials,
-             "pass_policy": config.pass_policy, "python": config.python,
+             "pass_policy": config.pass_policy, "start_from": config.start_from,
+             "python": config.python,
              "base_url": settings.base_url, "agent_network": config.agent_network,
              "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,
              "agent_option": settings.model_dump(mode="json"),
@@ -274,11 +297,6 @@ def _problem_names(folder: Path, wanted: list[str]) -> list[str]:
         for checkpoint in problem.ordered_checkpoints():
             problem.render_spec(checkpoint.name)  # a missing or unreadable spec stops us here
     return names
-
-
-def _default_out(agent: str) -> Path:
-    stamp = folder_stamp()
-    return Path("benchwright-out") / "runs" / f"{agent}-{stamp}"
 
 
 def _execute(run_dir: Path, config: RunConfig, workers: int, quiet: bool) -> RunResult:

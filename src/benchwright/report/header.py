@@ -30,6 +30,9 @@ class RunHeader(BaseModel):
     """The pass policy that ends an attempt (coding)."""
     trials: int
     """Trials per problem (or task)."""
+    start_from: str | None = None
+    """What checkpoints 2+ started from (coding): `chain` (the agent's own code) or `reference`
+    (the previous checkpoint's reference solution)."""
     created_at: str
     """When the run started (UTC, ISO 8601)."""
     finished_at: str | None
@@ -53,6 +56,7 @@ def header_lines(header: RunHeader) -> list[str]:
         f"- agent: `{header.agent}`; model: `{header.model or '-'}`"
         + (f"; prompt: `{header.prompt}`" if header.prompt else "")
         + (f"; pass policy: `{header.policy}`" if header.policy else "")
+        + (f"; start from: `{header.start_from}`" if header.start_from else "")
         + f"; trials: {header.trials}",
         f"- started {header.created_at}; last finished {header.finished_at or '-'}",
         f"- benchwright {header.benchwright_version} (run), {header.report_version} (report); "

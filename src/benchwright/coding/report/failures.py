@@ -22,7 +22,7 @@ STDOUT = Path("evaluation") / "stdout.txt"
 """pytest's full output, relative to a graded checkpoint's folder."""
 
 EndReason = Literal["tests", "agent error", "agent timeout", "infrastructure error",
-                    "grading timeout", "not finished"]
+                    "grading timeout", "tampering", "memory limit", "not finished"]
 
 
 class FailingTest(BaseModel):
@@ -65,6 +65,9 @@ class AttemptFailure(BaseModel):
     """The error's text, when there is one."""
     tests: FailingTests = Field(default_factory=FailingTests)
     """The failing tests of that checkpoint, when it was graded."""
+    ended: bool = True
+    """The attempt ended there; False for a checkpoint of a reference-start attempt, which
+    goes on past a failure."""
 
 
 def one_line(text: str | None, limit: int = MAX_MESSAGE) -> str | None:
@@ -97,19 +100,29 @@ def read_grading(checkpoint_dir: Path) -> CheckpointEvaluation | None:
 
 def attempt_failure(problem: str, trial: int, chain_dir: Path, records: list[CheckpointRecord],
                     infra: InfraErrorRecord | None, checkpoints: list[str],
-                    broken: str | None = None) -> AttemptFailure | None:
-    """Why an attempt ended early; None when it went through every checkpoint."""
+                    broken: str | None = None, *,
+                    stops_at_failure: bool = True) -> AttemptFailure | None:
+    """Why an attempt ended early; None when it went through every checkpoint (`checkpoints`:
+    those it could attempt). `stops_at_failure` False: a reference start, which goes on."""
     if infra is not None:
         return AttemptFailure(problem=problem, trial=trial, checkpoint=infra.checkpoint,
                               reason="infrastructure error",
                               detail=one_line(infra.agent.error) or "the model provider failed")
-    if records and not records[-1].passed:
+    if stops_at_failure and records and not records[-1].passed:
         return _failed_checkpoint(problem, trial, chain_dir, records[-1])
     if len(records) < len(checkpoints):
         return AttemptFailure(problem=problem, trial=trial, checkpoint=checkpoints[len(records)],
                               reason="not finished", detail=one_line(broken) or
                               "the attempt broke off or is still running")
     return None
+
+
+def checkpoint_failures(problem: str, trial: int, chain_dir: Path,
+                        records: list[CheckpointRecord]) -> list[AttemptFailure]:
+    """Every checkpoint that failed the pass policy in an attempt that went on past it (a
+    reference start), and why."""
+    return [_failed_checkpoint(problem, trial, chain_dir, r).model_copy(update={"ended": False})
+            for r in records if not r.passed]
 
 
 def attempt_errors(result_json: Path) -> dict[tuple[str, int], str]:
@@ -147,8 +160,16 @@ def _reason(record: CheckpointRecord,
     if record.grade_status is GradeStatus.INFRASTRUCTURE_FAILURE:
         return "infrastructure error", one_line(
             evaluation.infrastructure_reason if evaluation else None) or "pytest could not run"
+    if record.grade_status is GradeStatus.TAMPERED:
+        return "tampering", one_line(
+            evaluation.tampering_reason if evaluation else None) or "the verdict was forged"
+    if record.grade_status is GradeStatus.MEMORY_LIMIT:
+        return "memory limit", one_line(
+            evaluation.infrastructure_reason if evaluation else None) or "pytest was killed"
     if record.agent.status is AgentStatus.TIMEOUT:
         return "agent timeout", one_line(record.agent.error)
     if record.agent.status is AgentStatus.ERROR:
         return "agent error", one_line(record.agent.error)
+    if record.snapshot_files == 0:  # graded all the same, as SCBench grades it
+        return "tests", "warning: the agent left the workspace empty"
     return "tests", None

@@ -11,17 +11,18 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from benchwright.coding.problem import Group
+from benchwright.coding.report.counterfactual import CounterfactualReport, compare_starts
 from benchwright.coding.report.failures import (
     AttemptFailure,
     attempt_errors,
     attempt_failure,
+    checkpoint_failures,
     read_grading,
 )
-from benchwright.coding.runs import journal
+from benchwright.coding.report.scored_run import Picker, ScoredRun
 from benchwright.coding.runs.judge_summary import JudgeOverview, judge_overview
-from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunTotals
-from benchwright.coding.runs.runner import load_manifest
+from benchwright.coding.runs.models import CheckpointRecord, RunTotals
+from benchwright.coding.runs.tallies import ProblemTally
 from benchwright.coding.runs.totals import last_finished, run_totals
 from benchwright.report.header import RunHeader
 from benchwright.report.trials import TrialStats, trial_stats
@@ -35,7 +36,6 @@ from benchwright.stats import (
     ratio_ci,
 )
 
-Picker = Callable[[CheckpointRecord], float]
 OptionalPicker = Callable[[CheckpointRecord], float | None]
 
 
@@ -82,7 +82,8 @@ class ProblemRow(BaseModel):
     """The trial."""
     cells: list[str]
     """Per checkpoint: `solved`, `passed` (policy held), `failed`, `infra` (the provider
-    failed: not graded), or `-` (not reached)."""
+    failed: not graded), `no reference` (a reference start with no reference solution of the
+    checkpoint before: not attempted), or `-` (not reached)."""
 
 
 class InfraErrorRow(BaseModel):
@@ -152,67 +153,34 @@ class CodingReport(BaseModel):
     judge: JudgeOverview | None = None
     """The LLM judge: checkpoints judged, errors, cost, the samples' agreement (None: not
     judged)."""
+    counterfactual: CounterfactualReport | None = None
+    """Chain against reference starts (`--counterfactual RUN2`), when asked for."""
 
 
-class _Run:
-    def __init__(self, run_dir: Path) -> None:
-        self.dir = run_dir
-        self.manifest: Manifest = load_manifest(run_dir)
-        self.layout = layout = RunLayout(run_dir)
-        config = self.manifest.config
-        keys = [(p, t) for p in config.problems for t in range(1, config.trials + 1)]
-        self.infra = {k: e for k in keys
-                      if (e := journal.read_infra_error(layout.infra_error(*k))) is not None}
-        self.all_chains = {k: journal.read_records(layout.journal(*k)) for k in keys}
-        # Attempts cut short by the provider are not the agent's result: no score counts them.
-        self.chains = {k: r for k, r in self.all_chains.items() if k not in self.infra}
-
-    def scored_problems(self) -> list[str]:
-        """Problems with at least one attempt that counts."""
-        return [p for p in self.manifest.config.problems
-                if any(k[0] == p for k in self.chains)]
-
-    def size(self, problem: str) -> int:
-        return len(self.manifest.problem_checkpoints.get(problem, []))
-
-    def clusters(self, problems: list[str], pick: Picker,
-                 denominator: Callable[[str, list[CheckpointRecord]], float]
-                 ) -> tuple[list[float], list[float]]:
-        num, den = [], []
-        for problem in problems:
-            chains = [r for (p, _t), r in self.chains.items() if p == problem]
-            num.append(sum(pick(r) for records in chains for r in records))
-            den.append(sum(denominator(problem, records) for records in chains))
-        return num, den
-
-
-def _all_checkpoints(run: _Run) -> Callable[[str, list[CheckpointRecord]], float]:
-    return lambda problem, _records: float(run.size(problem))
-
-
-def _solve_pickers() -> dict[str, Picker]:
-    return {"checkpoints solved": lambda r: float(r.solved),
-            "checkpoints iso-solved": lambda r: float(r.iso_solved),
-            "checkpoints core-solved": lambda r: float(r.core_solved)}
 
 
 Inputs = dict[str, tuple[list[float], list[float]]]
 
 
-def _solve_rate_inputs(run: _Run, problems: list[str]) -> Inputs:
-    inputs = {name: run.clusters(problems, pick, _all_checkpoints(run))
-              for name, pick in _solve_pickers().items()}
-    solved, partial = [], []
-    for problem in problems:
-        chains = [r for (p, _t), r in run.chains.items() if p == problem]
-        full = [len(c) == run.size(problem) and all(r.solved for r in c) for c in chains]
-        solved.append(float(sum(full)))
-        partial.append(float(sum(not f and any(r.solved for r in c) for f, c in zip(full, chains,
-                                                                                    strict=True))))
-    trials = [float(sum(p == problem for p, _t in run.chains)) for problem in problems]
-    inputs["problems solved"] = (solved, trials)
-    inputs["problems partial"] = (partial, trials)
-    return inputs
+def _solve_rate_inputs(run: ScoredRun, problems: list[str]) -> Inputs:
+    return tally_inputs([run.tally(p) for p in problems])
+
+
+def tally_inputs(tallies: list[ProblemTally]) -> Inputs:
+    """The solve rates' (numerators, denominators), one cluster per problem."""
+    planned = [float(t.planned) for t in tallies]
+    attempts = [float(t.attempts) for t in tallies]
+    return {"checkpoints solved": ([float(t.solved) for t in tallies], planned),
+            "checkpoints iso-solved": ([float(t.iso_solved) for t in tallies], planned),
+            "checkpoints core-solved": ([float(t.core_solved) for t in tallies], planned),
+            "problems solved": ([float(t.attempts_solved) for t in tallies], attempts),
+            "problems partial": ([float(t.attempts_partial) for t in tallies], attempts)}
+
+
+def solve_rate_metrics(tallies: list[ProblemTally]) -> list[Metric]:
+    """Checkpoints solved, iso-solved, core-solved; problems solved and partial, with 95% CIs
+    (report.md's first table; the viewer's overview reads the same tallies)."""
+    return [Metric(name=k, estimate=ratio_ci(*v)) for k, v in tally_inputs(tallies).items()]
 
 
 def _passed_in(group: Group) -> Picker:
@@ -224,7 +192,7 @@ def _total_in(group: Group) -> Callable[[str, list[CheckpointRecord]], float]:
                                          if group in r.counts))
 
 
-def _group_inputs(run: _Run, problems: list[str]) -> Inputs:
+def _group_inputs(run: ScoredRun, problems: list[str]) -> Inputs:
     inputs = {}
     for group in Group:
         num, den = run.clusters(problems, _passed_in(group), _total_in(group))
@@ -288,7 +256,7 @@ def _mean_metric(name: str, pick: OptionalPicker,
     return Metric(name=name, estimate=ratio_ci(num, den)) if den else None
 
 
-def _quality_metrics(run: _Run) -> list[Metric]:
+def _quality_metrics(run: ScoredRun) -> list[Metric]:
     groups: dict[str, list[CheckpointRecord]] = {}
     for (problem, _t), records in run.chains.items():
         groups.setdefault(problem, []).extend(records)
@@ -296,7 +264,7 @@ def _quality_metrics(run: _Run) -> list[Metric]:
     return [m for m in found if m is not None]
 
 
-def _checkpoint_rows(run: _Run, problems: list[str]) -> list[CheckpointRow]:
+def _checkpoint_rows(run: ScoredRun, problems: list[str]) -> list[CheckpointRow]:
     rows = []
     longest = max((run.size(p) for p in problems), default=0)
     for index in range(1, longest + 1):
@@ -314,26 +282,35 @@ def _checkpoint_rows(run: _Run, problems: list[str]) -> list[CheckpointRow]:
     return rows
 
 
-def _problem_rows(run: _Run) -> list[ProblemRow]:
+def _problem_rows(run: ScoredRun) -> list[ProblemRow]:
     rows = []
     for (problem, trial), records in run.all_chains.items():
-        cells = ["solved" if r.solved else ("passed" if r.passed else "failed") for r in records]
-        cells += ["infra"] if (problem, trial) in run.infra else []
-        cells += ["-"] * (run.size(problem) - len(cells))
+        by_name = {r.checkpoint: r for r in records}
+        infra = run.infra.get((problem, trial))
+        cells = [_cell(by_name.get(name), name in run.no_reference(problem),
+                       infra is not None and infra.checkpoint == name)
+                 for name in run.manifest.problem_checkpoints.get(problem, [])]
         rows.append(ProblemRow(problem=problem, trial=trial, cells=cells))
     return rows
 
 
-def build_report(run_dir: Path, baseline_dir: Path | None = None) -> CodingReport:
-    """The report of a run, optionally compared with a baseline run."""
-    run = _Run(run_dir)
+def _cell(record: CheckpointRecord | None, no_reference: bool, infra: bool) -> str:
+    if record is not None:
+        return "solved" if record.solved else ("passed" if record.passed else "failed")
+    return "no reference" if no_reference else ("infra" if infra else "-")
+
+
+def build_report(run_dir: Path, baseline_dir: Path | None = None,
+                 counterfactual_dir: Path | None = None) -> CodingReport:
+    """The report of a run, optionally compared with a baseline run and with a run of the
+    other `--start-from` (see `counterfactual.compare_starts`)."""
+    run = ScoredRun(run_dir)
     problems = run.scored_problems()
-    inputs = {**_solve_rate_inputs(run, problems)}
     report = CodingReport(
         run_dir=run_dir, header=_header(run), totals=_totals(run),
         agent=run.manifest.config.agent, model=run.manifest.config.model,
         n_problems=len(problems), n_trials=run.manifest.config.trials,
-        solve_rates=[Metric(name=k, estimate=ratio_ci(*v)) for k, v in inputs.items()],
+        solve_rates=solve_rate_metrics([run.tally(p) for p in problems]),
         group_pass_rates=[Metric(name=k, estimate=ratio_ci(*v))
                           for k, v in _group_inputs(run, problems).items()],
         per_checkpoint=_checkpoint_rows(run, problems), problems=_problem_rows(run),
@@ -345,11 +322,13 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None) -> CodingRepor
         judge=judge_overview(run_dir, run.manifest.config),
     )
     if baseline_dir is not None:
-        _add_comparison(report, run, _Run(baseline_dir), baseline_dir)
+        _add_comparison(report, run, ScoredRun(baseline_dir), baseline_dir)
+    if counterfactual_dir is not None:
+        report.counterfactual = compare_starts(run_dir, counterfactual_dir)
     return report
 
 
-def _header(run: _Run) -> RunHeader:
+def _header(run: ScoredRun) -> RunHeader:
     config = run.manifest.config
     graders = (read_grading(run.layout.checkpoint_dir(p, t, records[-1].checkpoint))
                for (p, t), records in run.all_chains.items() if records)
@@ -358,25 +337,34 @@ def _header(run: _Run) -> RunHeader:
         track="coding", run_dir=run.dir, suite=str(config.problems_dir),
         problems=list(config.problems), agent=config.agent, model=config.model,
         prompt=config.prompt, policy=str(config.pass_policy), trials=config.trials,
+        start_from=str(config.start_from),
         created_at=run.manifest.created_at,
         finished_at=last_finished(r for records in run.all_chains.values() for r in records),
         benchwright_version=run.manifest.benchwright_version, grader_versions=versions)
 
 
-def _totals(run: _Run) -> RunTotals:
+def _totals(run: ScoredRun) -> RunTotals:
     return run_totals((r for records in run.all_chains.values() for r in records),
                       run.infra.values())
 
 
-def _failures(run: _Run) -> list[AttemptFailure]:
+def _failures(run: ScoredRun) -> list[AttemptFailure]:
+    """Chain starts: where each attempt ended early. Reference starts go on past a failure:
+    each failed checkpoint, then where an attempt stopped short, if it did."""
     broken = attempt_errors(run.layout.result_json)
-    found = (attempt_failure(p, t, run.layout.chain_dir(p, t), records, run.infra.get((p, t)),
-                             run.manifest.problem_checkpoints.get(p, []), broken.get((p, t)))
-             for (p, t), records in run.all_chains.items())
+    found: list[AttemptFailure | None] = []
+    for (p, t), records in run.all_chains.items():
+        chain_dir = run.layout.chain_dir(p, t)
+        planned = [c for c in run.manifest.problem_checkpoints.get(p, [])
+                   if c not in run.no_reference(p)]
+        if run.reference_start:
+            found += checkpoint_failures(p, t, chain_dir, records)
+        found.append(attempt_failure(p, t, chain_dir, records, run.infra.get((p, t)), planned,
+                                     broken.get((p, t)), stops_at_failure=not run.reference_start))
     return [f for f in found if f is not None]
 
 
-def _trials(run: _Run) -> TrialStats | None:
+def _trials(run: ScoredRun) -> TrialStats | None:
     if run.manifest.config.trials < 2:
         return None
     outcomes: dict[str, list[bool]] = {}
@@ -389,7 +377,8 @@ def _trials(run: _Run) -> TrialStats | None:
 _BETTER: dict[str, Direction] = {"problems partial": "none", "cost (USD) per attempt": "lower"}
 
 
-def _add_comparison(report: CodingReport, run: _Run, base: _Run, baseline_dir: Path) -> None:
+def _add_comparison(report: CodingReport, run: ScoredRun, base: ScoredRun,
+                    baseline_dir: Path) -> None:
     ours_all, theirs_all = run.scored_problems(), base.scored_problems()
     shared = [p for p in ours_all if p in theirs_all]
     report.baseline = baseline_dir
@@ -399,14 +388,14 @@ def _add_comparison(report: CodingReport, run: _Run, base: _Run, baseline_dir: P
     report.comparisons = _compare(run, base, shared)
 
 
-def _comparison_inputs(run: _Run, shared: list[str]) -> Inputs:
+def _comparison_inputs(run: ScoredRun, shared: list[str]) -> Inputs:
     inputs = _solve_rate_inputs(run, shared) | _group_inputs(run, shared)
     cost, _den = run.clusters(shared, lambda r: r.agent.usage.cost_usd, lambda _p, _r: 0.0)
     inputs["cost (USD) per attempt"] = (cost, inputs["problems solved"][1])
     return inputs
 
 
-def _compare(run: _Run, base: _Run, shared: list[str]) -> list[Comparison]:
+def _compare(run: ScoredRun, base: ScoredRun, shared: list[str]) -> list[Comparison]:
     ours, theirs = _comparison_inputs(run, shared), _comparison_inputs(base, shared)
     comparisons = []
     for name in [n for n in ours if n in theirs]:

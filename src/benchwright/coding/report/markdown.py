@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from benchwright.coding.report.counterfactual import CounterfactualReport, StartRow
 from benchwright.coding.report.failures import AttemptFailure, FailingTests
 from benchwright.coding.report.figures import CodingReport, Comparison, Metric
 from benchwright.coding.runs.judge_summary import JudgeOverview
@@ -52,14 +53,17 @@ def render_markdown(report: CodingReport) -> str:
                 *_metric_table(report.quality, False), ""]
     out += _judge(report.judge)
     out += _trials(report.trials)
-    out += _failures(report.failures)
+    out += _failures(report.failures, report.header.start_from == "reference")
     out += _infra_errors(report)
     out += _per_checkpoint(report)
     out += _comparisons(report)
+    out += counterfactual_lines(report.counterfactual) if report.counterfactual else []
     out += ["## Attempts", "", "| problem | trial | checkpoints |", "|---|---|---|"]
     out += [f"| {row.problem} | {row.trial} | {' '.join(_mark(c) for c in row.cells)} |"
             for row in report.problems]
-    out += ["", f"CIs: 95% percentile bootstrap that resamples problems. {FEW}: fewer than "
+    out += ["", "✔ solved, ◐ passed the pass policy, ✘ failed, ⚠ infrastructure error, "
+            "∅ no reference solution to start from, · not reached.",
+            "", f"CIs: 95% percentile bootstrap that resamples problems. {FEW}: fewer than "
             f"{report.min_clusters} problems behind the interval, too few for it to be "
             "trusted (see docs/runs.md)."]
     return "\n".join(out) + "\n"
@@ -106,15 +110,17 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _failures(failures: list[AttemptFailure]) -> list[str]:
+def _failures(failures: list[AttemptFailure], reference_start: bool) -> list[str]:
     if not failures:
         return []
-    lines = ["## Failures", "", "Each attempt that ended before its last checkpoint: where, "
-             "and why.", ""]
+    intro = ("Reference starts go on past a failure: each checkpoint that failed the pass "
+             "policy, and why (and any attempt that stopped short)." if reference_start else
+             "Each attempt that ended before its last checkpoint: where, and why.")
+    lines = ["## Failures", "", intro, ""]
     for f in failures:
         detail = f": {_cell(f.detail)}" if f.detail else ""
-        lines.append(f"### {f.problem} trial {f.trial}: ended at {f.checkpoint} "
-                     f"({f.reason}){detail}")
+        lines.append(f"### {f.problem} trial {f.trial}: {'ended' if f.ended else 'failed'} at "
+                     f"{f.checkpoint} ({f.reason}){detail}")
         lines += ["", *failing_test_lines(f.tests), ""]
     return lines
 
@@ -201,4 +207,40 @@ def _judge(judge: JudgeOverview | None) -> list[str]:
 
 
 def _mark(cell: str) -> str:
-    return {"solved": "✔", "passed": "◐", "failed": "✘", "infra": "⚠"}.get(cell, "·")
+    return {"solved": "✔", "passed": "◐", "failed": "✘", "infra": "⚠",
+            "no reference": "∅"}.get(cell, "·")
+
+
+def counterfactual_lines(cf: CounterfactualReport) -> list[str]:
+    """The chain-against-reference-start section (`report --counterfactual`)."""
+    lines = ["## Chain against reference starts (counterfactual)", "",
+             f"Chain run: `{cf.chain_run}`; reference-start run: `{cf.reference_run}`. Paired by "
+             f"problem, trial and checkpoint position over the {cf.n_paired} problems both "
+             f"scored (only in the chain run: {', '.join(cf.only_chain) or 'none'}; only in "
+             f"the reference-start run: {', '.join(cf.only_reference) or 'none'}). Solved: "
+             "every test passed; a checkpoint the chain never reached counts as failed. "
+             "Outcomes: both solved / chain only / reference start only / neither. "
+             "Attributable to inherited code: of the checkpoints the chain failed, the share "
+             "the reference start solved. Checkpoint 1 starts empty in both runs (a control). "
+             f"A verdict needs at least {cf.min_clusters} problems and a 95% CI of the "
+             "difference that excludes zero (docs/runs.md).", "",
+             "| checkpoint | problems | outcomes | chain solved [95% CI] | reference start "
+             "solved [95% CI] | difference [95% CI] | verdict | attributable to inherited "
+             "code [95% CI] |", "|---|---|---|---|---|---|---|---|"]
+    rows = [*cf.per_checkpoint, *([cf.overall] if cf.overall else [])]
+    lines += [_start_row(row) for row in rows]
+    notes = [f"- runs differ besides the start: {d}" for d in cf.differences]
+    notes += [f"- left out: {_cell(item)}" for item in cf.left_out]
+    return [*lines, "", *notes, *([""] if notes else [])]
+
+
+def _start_row(row: StartRow) -> str:
+    c = row.counts
+    label = {"1": "1 (same start)", "2+": "**2+ (overall)**"}.get(row.checkpoints,
+                                                                  row.checkpoints)
+    share = _ci(row.attributable, True) + f" ({c.reference_only}/{c.reference_only + c.neither})" \
+        if row.attributable is not None else "-"
+    return (f"| {label} | {row.n_problems} | {c.both_solved} / {c.chain_only} / "
+            f"{c.reference_only} / {c.neither} | {_ci(row.chain, True)} | "
+            f"{_ci(row.reference, True)} | {_ci(row.difference, True)} | "
+            f"{verdict_text(row.verdict, row.n_problems)} | {share} |")

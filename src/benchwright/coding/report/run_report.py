@@ -37,6 +37,12 @@ def _errors_section(result: RunResult) -> list[str]:
                 "The agent crashed, could not start or ran out of time at these checkpoints; "
                 "each was graded as the agent left the workspace (the agent's failure).\n\n",
                 *(f"- {_md(e)}\n" for e in result.agent_errors)]
+    if result.no_reference:
+        out += ["\n## Not attempted: no reference solution\n\n",
+                "A reference start begins checkpoint N from the reference solution of "
+                "checkpoint N-1; these have none, so they were not attempted (counted as not "
+                "solved, and left out of `report --counterfactual`).\n\n",
+                *(f"- {_md(e)}\n" for e in result.no_reference)]
     return out
 
 
@@ -48,6 +54,8 @@ def print_run_problems(result: RunResult, console: Console) -> None:
     """Say, at the end of a run, which attempts broke off and where the agent failed."""
     for title, lines in (("attempt(s) broke off with an error", result.errors),
                          ("checkpoint(s) where the agent failed", result.agent_errors),
+                         ("checkpoint(s) not attempted: no reference solution to start from",
+                          result.no_reference),
                          ("checkpoint(s) the LLM judge could not judge", result.judge_errors)):
         if not lines:
             continue

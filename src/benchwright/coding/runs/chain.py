@@ -30,6 +30,7 @@ from benchwright.coding.runs.models import (
     CheckpointRecord,
     InfraErrorRecord,
     RunConfig,
+    StartFrom,
 )
 from benchwright.coding.runs.snapshots import (
     Snapshot,
@@ -37,6 +38,7 @@ from benchwright.coding.runs.snapshots import (
     diff_snapshots,
     take_snapshot,
 )
+from benchwright.coding.runs.starts import START, copy_reference, planned, unreachable
 from benchwright.coding.workspace import copy_asset
 from benchwright.errors import BenchwrightError, SnapshotLimitError
 from benchwright.fileio import write_json_atomic, write_text_atomic
@@ -72,6 +74,9 @@ class _Chain:
         self.job, self.problem = job, problem
         self.layout = RunLayout(job.run_dir)
         self.checkpoints = problem.ordered_checkpoints()
+        self.reference_start = job.config.start_from is StartFrom.REFERENCE
+        self.planned = planned(problem, job.config.start_from)
+        self.no_reference = unreachable(problem, job.config.start_from)
         template = template_text(job.config.prompt)
         self.prompts = {c.name: _prompt(problem, c, template, job.config, i > 0)
                         for i, c in enumerate(self.checkpoints)}
@@ -80,6 +85,11 @@ class _Chain:
         self.work = self.layout.work_dir(job.problem, job.trial)
         self.redactor = Redactor.from_environ(
             urls={"BASE_URL": job.config.agent_settings.base_url})
+
+    @property
+    def snapshot_limits(self) -> SnapshotLimits:
+        config = self.job.config
+        return SnapshotLimits(max_mb=config.max_snapshot_mb, max_files=config.max_snapshot_files)
 
     @functools.cached_property
     def judge(self) -> JudgeSession | None:
@@ -122,7 +132,8 @@ def run_chain(job: ChainJob, on_record: OnRecord = lambda _r: None) -> ChainSumm
         return _broken_off(job, Redactor.from_environ().text(exc.one_line()))
     return ChainSummary(problem=job.problem, trial=job.trial,
                         n_checkpoints=len(chain.checkpoints), records=records,
-                        infra_error=journal.read_infra_error(chain.infra_path))
+                        infra_error=journal.read_infra_error(chain.infra_path),
+                        start_from=job.config.start_from, no_reference=list(chain.no_reference))
 
 
 def plan_attempt(job: ChainJob) -> tuple[int, int]:
@@ -135,7 +146,7 @@ def plan_attempt(job: ChainJob) -> tuple[int, int]:
         return 0, 0
     if _finished(chain, records):
         return len(records), 0
-    return len(records), len(chain.checkpoints) - len(records)
+    return len(records), len(chain.planned) - len(records)
 
 
 def _broken_off(job: ChainJob, error: str) -> ChainSummary:
@@ -147,7 +158,8 @@ def _broken_off(job: ChainJob, error: str) -> ChainSummary:
     return ChainSummary(problem=job.problem, trial=job.trial, n_checkpoints=0,
                         records=journal.read_records(layout.journal(job.problem, job.trial)),
                         error=error, infra_error=journal.read_infra_error(
-                            layout.infra_error(job.problem, job.trial)))
+                            layout.infra_error(job.problem, job.trial)),
+                        start_from=job.config.start_from)
 
 
 def _prompt(problem: ProblemConfig, checkpoint: CheckpointConfig, template: str,
@@ -160,7 +172,7 @@ def _valid_prefix(chain: _Chain) -> list[CheckpointRecord]:
     """The journal's records that still hold; the journal and folders are cut back to them."""
     records = journal.read_records(chain.journal_path)
     valid: list[CheckpointRecord] = []
-    for record, checkpoint in zip(records, chain.checkpoints, strict=False):
+    for record, checkpoint in zip(records, chain.planned, strict=False):
         folder = chain.checkpoint_dir(checkpoint.name)
         if (record.checkpoint != checkpoint.name
                 or record.prompt_sha256 != prompt_hash(chain.prompts[checkpoint.name])
@@ -172,23 +184,27 @@ def _valid_prefix(chain: _Chain) -> list[CheckpointRecord]:
         journal.rewrite(chain.journal_path, valid)
     chain.infra_path.unlink(missing_ok=True)
     chain.layout.attempt_error(chain.job.problem, chain.job.trial).unlink(missing_ok=True)
-    for checkpoint in chain.checkpoints[len(valid):]:
-        shutil.rmtree(chain.checkpoint_dir(checkpoint.name), ignore_errors=True)
+    kept = {r.checkpoint for r in valid}
+    for checkpoint in chain.checkpoints:
+        if checkpoint.name not in kept:
+            shutil.rmtree(chain.checkpoint_dir(checkpoint.name), ignore_errors=True)
     return valid
 
 
 def _finished(chain: _Chain, records: list[CheckpointRecord]) -> bool:
-    return len(records) == len(chain.checkpoints) or bool(records and not records[-1].passed)
+    if len(records) == len(chain.planned):
+        return True
+    # a chain ends at a failed checkpoint; a reference start attempts every checkpoint
+    return not chain.reference_start and bool(records and not records[-1].passed)
 
 
 def _continue(chain: _Chain, records: list[CheckpointRecord], on_record: OnRecord) -> None:
-    _restore_workspace(chain, records)
+    _restore_workspace(chain, None if chain.reference_start else _own_start(chain, records))
     agent = build_agent(chain.job.config, chain.problem, chain.options.runtime,
                         keep={Path(p).parts[0] for p in chain.assets})
     try:
-        for index, checkpoint in enumerate(chain.checkpoints, start=1):
-            if index <= len(records):
-                continue
+        for checkpoint in chain.planned[len(records):]:
+            index = chain.checkpoints.index(checkpoint) + 1  # its position in the problem
             record = _run_checkpoint(chain, agent, checkpoint, index, records)
             on_record(record)
             if isinstance(record, InfraErrorRecord):
@@ -196,19 +212,40 @@ def _continue(chain: _Chain, records: list[CheckpointRecord], on_record: OnRecor
                 break
             journal.append_record(chain.journal_path, record)
             records.append(record)
-            if not record.passed:
+            if not record.passed and not chain.reference_start:
                 break
     finally:
         agent.cleanup()
         shutil.rmtree(chain.work, ignore_errors=True)
 
 
-def _restore_workspace(chain: _Chain, records: list[CheckpointRecord]) -> None:
-    """The live workspace as the last finished checkpoint left it, with the assets in place."""
+def _own_start(chain: _Chain, records: list[CheckpointRecord]) -> Path | None:
+    """A chain's start: the last finished checkpoint's snapshot (None: an empty workspace)."""
+    return chain.checkpoint_dir(records[-1].checkpoint) / "snapshot" if records else None
+
+
+def _start_of(chain: _Chain, index: int, records: list[CheckpointRecord]) -> Path | None:
+    """What the checkpoint at `index` starts from, as a snapshot (None: an empty workspace)."""
+    if not chain.reference_start:
+        return _own_start(chain, records)
+    return chain.checkpoint_dir(chain.checkpoints[index - 1].name) / START if index > 1 else None
+
+
+def _lay_reference_start(chain: _Chain, index: int, folder: Path) -> None:
+    """A reference start: the solution of the checkpoint before, copied to `folder/start`
+    (kept with the run: what the agent was given), then laid out as the live workspace."""
+    if index > 1:
+        copy_reference(chain.problem, chain.checkpoints[index - 2].name, folder / START,
+                       set(chain.assets), chain.snapshot_limits)
+    _restore_workspace(chain, folder / START if index > 1 else None)
+
+
+def _restore_workspace(chain: _Chain, start: Path | None) -> None:
+    """The live workspace as the snapshot `start` holds it (None: empty), assets in place."""
     shutil.rmtree(chain.work, ignore_errors=True)
     chain.work.parent.mkdir(parents=True, exist_ok=True)
-    if records:
-        copy_tree(chain.checkpoint_dir(records[-1].checkpoint) / "snapshot", chain.work)
+    if start is not None:
+        copy_tree(start, chain.work)
     else:
         chain.work.mkdir()
     for save_path, source in chain.assets.items():
@@ -221,6 +258,8 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
     shutil.rmtree(folder, ignore_errors=True)
     prompt = chain.prompts[checkpoint.name]
     write_text_atomic(folder / "prompt.txt", prompt)
+    if chain.reference_start:
+        _lay_reference_start(chain, index, folder)
     result, attempts = _act_retrying(agent, chain, checkpoint, index, records)
     chain.redactor.tree(folder)  # the agent's logs: no key stays on disk while grading runs
     result = result.model_copy(update={"error": chain.redactor.text(result.error or "") or None})
@@ -229,7 +268,7 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
         return InfraErrorRecord(problem=chain.job.problem, trial=chain.job.trial,
                                 checkpoint=checkpoint.name, index=index, attempts=attempts,
                                 agent=result, finished_at=utc_now())
-    record = _graded(chain, checkpoint, index, result, folder)
+    record = _graded(chain, checkpoint, index, result, folder, _start_of(chain, index, records))
     chain.redactor.tree(folder)  # the snapshot and the grader's output
     if chain.judge is not None:  # judged as it finishes, before it is journaled
         record = judge_checkpoint(chain.judge, chain.job.problem, chain.job.trial, record,
@@ -239,17 +278,16 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
 
 
 def _graded(chain: _Chain, checkpoint: CheckpointConfig, index: int, result: AgentResult,
-            folder: Path) -> CheckpointRecord:
-    """Snapshot, diff, grade and measure the workspace the agent left."""
+            folder: Path, start: Path | None) -> CheckpointRecord:
+    """Snapshot, diff (against what it started from), grade and measure the workspace the
+    agent left."""
     prompt = chain.prompts[checkpoint.name]
     snapshot, result = _snapshot(chain, folder, result)
-    previous = chain.checkpoint_dir(chain.checkpoints[index - 2].name) / "snapshot"
-    write_json_atomic(folder / "diff.json",
-                      diff_snapshots(previous if index > 1 else None, folder / "snapshot"))
+    write_json_atomic(folder / "diff.json", diff_snapshots(start, folder / "snapshot"))
     write_json_atomic(folder / "inference_result.json", result.model_dump(mode="json"))
     output = grader_of(chain.options)(chain.problem, checkpoint, folder / "snapshot", chain.options)
     save_grade_output(output, folder)
-    quality = _quality(chain, folder, previous if index > 1 else None)
+    quality = _quality(chain, folder, start)
     record = _record(chain, checkpoint, index, prompt, result, output.evaluation, snapshot.files)
     return record.model_copy(update={"quality": quality, "snapshot_skipped": snapshot.skipped})
 
@@ -257,10 +295,9 @@ def _graded(chain: _Chain, checkpoint: CheckpointConfig, index: int, result: Age
 def _snapshot(chain: _Chain, folder: Path, result: AgentResult) -> tuple[Snapshot, AgentResult]:
     """Save the workspace; one past the limits (or that cannot be read) is the agent's error:
     an empty snapshot is graded in its place, so the checkpoint fails and the attempt ends."""
-    config = chain.job.config
-    limits = SnapshotLimits(max_mb=config.max_snapshot_mb, max_files=config.max_snapshot_files)
     try:
-        return take_snapshot(chain.work, folder / "snapshot", set(chain.assets), limits), result
+        return take_snapshot(chain.work, folder / "snapshot", set(chain.assets),
+                             chain.snapshot_limits), result
     except (SnapshotLimitError, OSError) as exc:
         reason = exc.one_line() if isinstance(exc, SnapshotLimitError) else \
             f"the workspace could not be saved: {exc.strerror} ({shown(str(exc.filename))})"
@@ -272,21 +309,31 @@ def _snapshot(chain: _Chain, folder: Path, result: AgentResult) -> tuple[Snapsho
         update={"status": AgentStatus.ERROR, "error": error})
 
 
-def _quality(chain: _Chain, folder: Path, previous: Path | None) -> QualitySummary | None:
-    """Metrics of the snapshot, saved under quality_analysis/, and their change."""
+def _quality(chain: _Chain, folder: Path, start: Path | None) -> QualitySummary | None:
+    """Metrics of the snapshot, saved under quality_analysis/, and their change since the
+    start (a chain: the previous checkpoint; a reference start: the reference solution)."""
     if not chain.job.config.metrics:
         return None
     metrics = analyze_snapshot(folder / "snapshot", entry=chain.problem.entry_filename)
-    before = None
-    if previous is not None:
-        saved = previous.parent / "quality_analysis" / "metrics.json"
-        if saved.is_file():
-            before = SnapshotMetrics.model_validate_json(saved.read_text())
+    before = _metrics_before(chain, folder, start)
     diff = json.loads((folder / "diff.json").read_text())
     summary = summarise(metrics, before, diff)
     write_json_atomic(folder / "quality_analysis" / "metrics.json", metrics.model_dump(mode="json"))
     write_json_atomic(folder / "quality_analysis" / "quality.json", summary.model_dump(mode="json"))
     return summary
+
+
+def _metrics_before(chain: _Chain, folder: Path, start: Path | None) -> SnapshotMetrics | None:
+    """A chain's previous metrics as saved; a reference start's measured (and saved)."""
+    if start is None:
+        return None
+    if chain.reference_start:
+        before = analyze_snapshot(start, entry=chain.problem.entry_filename)
+        write_json_atomic(folder / "quality_analysis" / "start_metrics.json",
+                          before.model_dump(mode="json"))
+        return before
+    saved = start.parent / "quality_analysis" / "metrics.json"
+    return SnapshotMetrics.model_validate_json(saved.read_text()) if saved.is_file() else None
 
 
 def _act_retrying(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, index: int,
@@ -304,7 +351,7 @@ def _act_retrying(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, ind
         if result.status is not AgentStatus.INFRA_ERROR or attempt > settings.infra_retries:
             return result, attempt
         time.sleep(min(MAX_INFRA_WAIT_S, settings.infra_backoff_s * 2.0 ** (attempt - 1)))
-        _restore_workspace(chain, records)
+        _restore_workspace(chain, _start_of(chain, index, records))
 
 
 def _act(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, index: int,
@@ -313,12 +360,13 @@ def _act(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, index: int,
                        checkpoint=checkpoint.name, trial=chain.job.trial, workspace=chain.work,
                        prompt=chain.prompts[checkpoint.name], prompt_file=folder / "prompt.txt",
                        is_continuation=index > 1, artifacts_dir=folder / "agent")
-    start = time.monotonic()
+    start, started_at = time.monotonic(), utc_now()
     try:
-        return agent.act(ctx)
+        result = agent.act(ctx)
     except BenchwrightError as exc:
-        return AgentResult(status=AgentStatus.ERROR, error=exc.one_line(),
-                           duration_s=round(time.monotonic() - start, 3))
+        result = AgentResult(status=AgentStatus.ERROR, error=exc.one_line(),
+                             duration_s=round(time.monotonic() - start, 3))
+    return result.model_copy(update={"started_at": started_at, "ended_at": utc_now()})
 
 
 def _record(chain: _Chain, checkpoint: CheckpointConfig, index: int, prompt: str,

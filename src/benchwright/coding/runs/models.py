@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.agents.settings import AgentSettings
@@ -16,6 +17,17 @@ from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAUL
 from benchwright.judge.models import JudgeSettings
 from benchwright.metrics.erosion import QualitySummary
 from benchwright.protocols import Limits
+
+
+class StartFrom(StrEnum):
+    """What checkpoint N >= 2 of an attempt starts from (`--start-from`)."""
+
+    CHAIN = "chain"
+    """The agent's own workspace as it left checkpoint N-1; a checkpoint that fails the pass
+    policy ends the attempt (SCBench's loop)."""
+    REFERENCE = "reference"
+    """The reference solution of checkpoint N-1 (a counterfactual start); every checkpoint is
+    attempted whatever the previous verdict (docs/runs.md, "Counterfactual starts")."""
 
 
 class RunConfig(BaseModel):
@@ -38,7 +50,10 @@ class RunConfig(BaseModel):
     trials: int = Field(default=1, ge=1, le=1000)
     """Independent attempts per problem (the bound of `--trials`)."""
     pass_policy: PassPolicy = PassPolicy.CORE_CASES
-    """A checkpoint that fails this policy ends its problem's attempt."""
+    """A checkpoint that fails this policy ends its problem's attempt (chain starts only)."""
+    start_from: StartFrom = StartFrom.CHAIN
+    """What checkpoints 2 and later start from: the agent's own code or the reference solution
+    of the checkpoint before."""
     python: str | None = None
     """Interpreter request for grading environments."""
     limits: Limits = Field(default_factory=Limits)
@@ -86,6 +101,10 @@ class Manifest(BaseModel):
     """Each problem's checkpoints in order, so reports need only the run directory."""
     environment: dict[str, str]
     """The machine: platform, Python, bubblewrap and uv versions."""
+    no_reference: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Reference-start runs: per problem, each checkpoint that is not attempted because the
+    checkpoint before it has no reference solution to start from, with why (at start, or last
+    resume). Empty for chain runs."""
 
 
 class CheckpointRecord(BaseModel):
@@ -184,13 +203,21 @@ class ChainSummary(BaseModel):
     """Why the attempt could not go on (a broken problem), if it could not."""
     infra_error: InfraErrorRecord | None = None
     """The checkpoint where the provider failed, if it did (the attempt is left out of scores)."""
+    start_from: StartFrom = StartFrom.CHAIN
+    """What its checkpoints 2 and later started from."""
+    no_reference: list[str] = Field(default_factory=list)
+    """Reference starts: checkpoints not attempted, for want of a reference solution before."""
 
     @property
     def finished(self) -> bool:
-        """The attempt ran to its end: every checkpoint, or up to the one that failed."""
-        return (self.error is None and self.infra_error is None
-                and (len(self.records) == self.n_checkpoints
-                     or bool(self.records and not self.records[-1].passed)))
+        """The attempt ran to its end: every checkpoint it can attempt, or (chain starts) up to
+        the one that failed."""
+        if self.error is not None or self.infra_error is not None:
+            return False
+        if len(self.records) + len(self.no_reference) == self.n_checkpoints:
+            return True
+        return (self.start_from is StartFrom.CHAIN
+                and bool(self.records and not self.records[-1].passed))
 
     @property
     def solved(self) -> bool:
@@ -221,7 +248,11 @@ class RunTotals(BaseModel):
 
 
 class RunResult(BaseModel):
-    """`result.json`: the run's totals, derived from the journals."""
+    """`result.json`: the run's totals, derived from the journals. The file also carries
+    SCBench's run statistics beside these fields (`coding/runs/scbench`); this model leaves
+    them aside when it reads the file."""
+
+    model_config = ConfigDict(extra="ignore")
 
     format: Literal["benchwright.run-result/2"] = "benchwright.run-result/2"
     """The file's format and version (2: rates, totals, dates and the run's identity)."""
@@ -237,6 +268,8 @@ class RunResult(BaseModel):
     """The run's agent."""
     model: str | None = None
     """The run's model."""
+    start_from: StartFrom = StartFrom.CHAIN
+    """What checkpoints 2 and later started from (`--start-from`)."""
     n_problems: int
     """Problems in the run."""
     n_trials: int
@@ -275,6 +308,9 @@ class RunResult(BaseModel):
     """Attempts that could not run, and why."""
     infra_errors: list[str] = Field(default_factory=list)
     """Checkpoints stopped by infrastructure errors, and why."""
+    no_reference: list[str] = Field(default_factory=list)
+    """Reference-start runs: `problem/checkpoint: why` for each checkpoint not attempted because
+    the checkpoint before has no reference solution (counted as not solved, never reached)."""
     agent_errors: list[str] = Field(default_factory=list)
     """Checkpoints where the agent crashed, could not start or timed out, with its message and
     exit code (graded as the agent left the workspace: the agent's failure, not the run's)."""

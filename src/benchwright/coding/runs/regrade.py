@@ -13,8 +13,8 @@ from benchwright.coding.loader import get_checkpoint, load_problem
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import grade_fields
 from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import ChainSummary, CheckpointRecord, RunResult
-from benchwright.coding.runs.runner import finish, load_manifest
+from benchwright.coding.runs.models import CheckpointRecord, RunResult
+from benchwright.coding.runs.runner import finish, load_manifest, saved_attempt
 from benchwright.sandbox import get_runtime
 
 
@@ -63,11 +63,8 @@ def regrade_run(
                 changes += _changes(record, new)
                 updated.append(new)
             journal.rewrite(layout.journal(problem_name, trial), updated)
-            summaries.append(ChainSummary(  # a broken-off attempt stays so, with its error
-                problem=problem_name, trial=trial, n_checkpoints=len(problem.checkpoints),
-                records=updated,
-                error=journal.read_attempt_error(layout.attempt_error(problem_name, trial)),
-                infra_error=journal.read_infra_error(layout.infra_error(problem_name, trial))))
+            summaries.append(saved_attempt(run_dir, config, (problem_name, problem), trial,
+                                           updated))
     return changes, finish(run_dir, config, summaries)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import platform
 import shutil
 import subprocess
@@ -16,11 +15,12 @@ from typing import Any
 from benchwright import __version__
 from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
+from benchwright.coding.problem import ProblemConfig
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import ChainJob, plan_attempt, run_chain
 from benchwright.coding.runs.judge_files import judge_errors
 from benchwright.coding.runs.judging import judge_run
-from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
 from benchwright.coding.runs.models import (
     ChainSummary,
     CheckpointRecord,
@@ -28,6 +28,8 @@ from benchwright.coding.runs.models import (
     RunConfig,
     RunResult,
 )
+from benchwright.coding.runs.scbench.export import export_scbench
+from benchwright.coding.runs.starts import unreachable
 from benchwright.coding.runs.totals import last_finished, rate, run_totals
 from benchwright.errors import UserInputError
 from benchwright.executors.local import emit
@@ -35,6 +37,7 @@ from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
 from benchwright.redaction import Redactor, is_redacted, restore
 from benchwright.runs.clock import utc_now
+from benchwright.runs.layout import require_kind
 from benchwright.runs.manifest import read_manifest
 from benchwright.runs.secret_settings import refuse_secrets
 
@@ -48,7 +51,7 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
     manifest = Manifest(created_at=utc_now(), benchwright_version=__version__, config=config,
                         problem_checksums=_checksums(config),
                         problem_checkpoints=_checkpoint_names(config),
-                        environment=_environment())
+                        no_reference=_no_reference(config), environment=_environment())
     # a setting is read back on resume: a key in one is refused, not redacted; only the base
     # URL's credentials are kept by reference (marks restored from the environment on resume)
     refuse_secrets(manifest)
@@ -56,11 +59,13 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
     return manifest
 
 
-def load_manifest(run_dir: Path) -> Manifest:
-    """The manifest of an existing run, or an error that says what is wrong."""
+def load_manifest(run_dir: Path, check_folders: bool = True) -> Manifest:
+    """The manifest of an existing run, or an error that says what is wrong; `check_folders`
+    also refuses trial folders of the wrong kind (what reads nothing else may skip it)."""
     manifest = read_manifest(run_dir, Manifest, noun="run", command="benchwright run coding",
                              invalid="manifest.json is not readable")
-    _check_trial_folders(RunLayout(run_dir), manifest.config)
+    if check_folders:
+        _check_trial_folders(RunLayout(run_dir), manifest.config)
     return _with_credentials(manifest)
 
 
@@ -89,27 +94,21 @@ def _check_trial_folders(layout: RunLayout, config: RunConfig) -> None:
     """A trial's folder, journal or infrastructure-error record that is there but of the wrong
     kind (replaced by hand: a file for a folder, a folder or a pipe for a file) is refused up
     front, before anything reads or deletes it."""
+    root = layout.root  # each path built once: a viewer reads thousands of these manifests
     for problem in config.problems:
         for trial in range(1, config.trials + 1):
-            folder = layout.chain_dir(problem, trial)
-            _require_kind(folder, folder=True)
-            _require_kind(layout.journal(problem, trial), folder=False)
-            _require_kind(layout.infra_error(problem, trial), folder=False)
-
-
-def _require_kind(path: Path, *, folder: bool) -> None:
-    if not os.path.lexists(path) or (path.is_dir() if folder else path.is_file()):
-        return
-    raise UserInputError(f"should be a {'folder' if folder else 'regular file'} but is not",
-                         path=path, hint="the run folder was changed by hand; restore it or "
-                         "start a new run")
+            folder = f"{root}/{problem}/trial_{trial}"
+            require_kind(Path(folder), folder=True)
+            require_kind(Path(f"{folder}/{JOURNAL}"), folder=False)
+            require_kind(Path(f"{folder}/{INFRA_ERROR}"), folder=False)
 
 
 def refresh_checksums(run_dir: Path, manifest: Manifest) -> Manifest:
     """On resume: record the problems as they are now (edited specs invalidate checkpoints)."""
     updated = manifest.model_copy(update={
         "problem_checksums": _checksums(manifest.config),
-        "problem_checkpoints": _checkpoint_names(manifest.config)})
+        "problem_checkpoints": _checkpoint_names(manifest.config),
+        "no_reference": _no_reference(manifest.config)})
     _redactor(manifest.config).write_json(RunLayout(run_dir).manifest,
                                           updated.model_dump(mode="json"))
     return updated
@@ -149,15 +148,21 @@ def execute(run_dir: Path, config: RunConfig, executor: Executor,
 
 
 def finish(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:
-    """Derive the root result files from the attempts' journals (atomically)."""
+    """Derive the root result files from the attempts' journals (atomically): our records and
+    result.json, and the SCBench-shaped files (coding/runs/scbench), whose run statistics
+    result.json carries beside ours (ours win a shared key: `model`)."""
     order = {(p, t): i for i, (p, t) in enumerate((j.problem, j.trial)
                                                   for j in jobs_for(run_dir, config))}
     summaries = sorted(summaries, key=lambda s: order.get((s.problem, s.trial), 0))
     records = [r for s in summaries for r in s.records]
-    write_text_atomic(RunLayout(run_dir).results_jsonl,
-                      "".join(r.model_dump_json() + "\n" for r in records))
+    layout = RunLayout(run_dir)
+    write_text_atomic(layout.records_jsonl, "".join(r.model_dump_json() + "\n" for r in records))
     result = summarise(run_dir, config, summaries)
-    write_json_atomic(RunLayout(run_dir).result_json, result.model_dump(mode="json"))
+    manifest = load_manifest(run_dir)
+    scbench = export_scbench(run_dir, manifest, summaries, _redactor(config))
+    ours = result.model_dump(mode="json")
+    write_json_atomic(layout.result_json,
+                      ours | {k: v for k, v in scbench.items() if k not in ours})
     return result
 
 
@@ -166,14 +171,24 @@ def saved_attempts(run_dir: Path, config: RunConfig) -> list[ChainSummary]:
     layout = RunLayout(run_dir)
     summaries = []
     for name in config.problems:
-        n_checkpoints = len(load_problem(config.problems_dir / name).checkpoints)
+        problem = load_problem(config.problems_dir / name)
         for trial in range(1, config.trials + 1):
-            summaries.append(ChainSummary(
-                problem=name, trial=trial, n_checkpoints=n_checkpoints,
-                records=journal.read_records(layout.journal(name, trial)),
-                error=journal.read_attempt_error(layout.attempt_error(name, trial)),
-                infra_error=journal.read_infra_error(layout.infra_error(name, trial))))
+            summaries.append(saved_attempt(run_dir, config, (name, problem), trial,
+                                           journal.read_records(layout.journal(name, trial))))
     return summaries
+
+
+def saved_attempt(run_dir: Path, config: RunConfig, problem: tuple[str, ProblemConfig],
+                  trial: int, records: list[CheckpointRecord]) -> ChainSummary:
+    """One attempt of (problem name, its config) with these records and its error files (a
+    broken-off attempt stays so)."""
+    layout = RunLayout(run_dir)
+    name, loaded = problem
+    return ChainSummary(
+        problem=name, trial=trial, n_checkpoints=len(loaded.checkpoints), records=records,
+        start_from=config.start_from, no_reference=list(unreachable(loaded, config.start_from)),
+        error=journal.read_attempt_error(layout.attempt_error(name, trial)),
+        infra_error=journal.read_infra_error(layout.infra_error(name, trial)))
 
 
 def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:
@@ -197,7 +212,7 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
     return RunResult(
         run_dir=run_dir, created_at=manifest.created_at, finished_at=last_finished(records),
         benchwright_version=manifest.benchwright_version, agent=config.agent, model=config.model,
-        n_problems=len(config.problems), n_trials=config.trials,
+        start_from=config.start_from, n_problems=len(config.problems), n_trials=config.trials,
         n_checkpoints=len(records), n_checkpoints_planned=planned, n_checkpoints_solved=n_solved,
         n_checkpoints_passed=sum(r.passed for r in records), n_problems_solved=len(solved),
         n_problems_partial=len(partial), n_attempts=len(scored),
@@ -211,6 +226,8 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
         errors=[f"{s.problem}/trial_{s.trial}: {s.error}" for s in summaries if s.error],
         infra_errors=[f"{i.problem}/trial_{i.trial}/{i.checkpoint}: {i.agent.error}"
                       for i in infra],
+        no_reference=[f"{p}/{c}: {why}" for p, skipped in manifest.no_reference.items()
+                      for c, why in skipped.items()],
         agent_errors=[agent_error_line(r) for r in records
                       if r.agent.status in (AgentStatus.ERROR, AgentStatus.TIMEOUT)],
         n_checkpoints_judged=sum(n for n, _e in judged),
@@ -227,6 +244,12 @@ def agent_error_line(record: CheckpointRecord) -> str:
 
 def _checksums(config: RunConfig) -> dict[str, str]:
     return {name: problem_checksum(config.problems_dir / name) for name in config.problems}
+
+
+def _no_reference(config: RunConfig) -> dict[str, dict[str, str]]:
+    found = {name: unreachable(load_problem(config.problems_dir / name), config.start_from)
+             for name in config.problems}
+    return {name: skipped for name, skipped in found.items() if skipped}
 
 
 def _checkpoint_names(config: RunConfig) -> dict[str, list[str]]:
