@@ -418,3 +418,16 @@ def test_scripts_are_yaml_too() -> None:
     # the rules above, written as a user would in a script file
     script = Script.from_yaml(yaml.safe_dump({"rules": _rules("openai", {})}))
     assert script.rules[0].match == [] and script.rules[0].replies[0].usage is not None
+
+
+def test_reference_starts_carry_nothing(run: Path) -> None:
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["config"]["start_from"] = "reference"  # as `run coding --start-from reference` saves
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    verdicts = {("ledger_cli", 1): [_flag(*f) for f in CP1],
+                ("ledger_cli", 2): [_flag(*f) for f in CP2]}
+    with _server("openai", _rules("openai", verdicts)) as server:
+        _judge(run, server, "openai", "--problem", "ledger_cli")
+    cp2 = _rubric(run, "ledger_cli", 2)
+    assert _spans(cp2, carried=True) == set() and _spans(cp2, carried=False) == set(CP2)
+    assert [r.quality.rubric.total_flags for r in _records(run, "ledger_cli")] == [6, 2, 0]

@@ -271,9 +271,9 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
     record = _graded(chain, checkpoint, index, result, folder, _start_of(chain, index, records))
     chain.redactor.tree(folder)  # the snapshot and the grader's output
     if chain.judge is not None:  # judged as it finishes, before it is journaled
+        continued = records[-1] if records and not chain.reference_start else None
         record = judge_checkpoint(chain.judge, chain.job.problem, chain.job.trial, record,
-                                  records[-1] if records else None,
-                                  chain.problem.render_spec(checkpoint.name))
+                                  continued, chain.problem.render_spec(checkpoint.name))
     return record
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.layout import JUDGE_JSON, RAW_RUBRIC, RUBRIC_JSONL, RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, RunConfig
+from benchwright.coding.runs.models import CheckpointRecord, RunConfig, StartFrom
 from benchwright.fileio import write_text_atomic
 from benchwright.judge.flags import RubricFlag
 from benchwright.judge.models import JudgeFile, JudgeStatus
@@ -30,6 +30,7 @@ from benchwright.runs.journal import JOURNAL_HINT, append_record, read_jsonl
 from benchwright.untrusted_files import read_untrusted_bytes
 
 MAX_RESULT_BYTES = 256 * 2**20
+START_METRICS = "start_metrics.json"  # a reference start's metrics (the run loop's)
 
 
 class JudgeRecord(BaseModel):
@@ -121,20 +122,21 @@ def sync_quality(run_dir: Path, config: RunConfig, problems: list[str] | None = 
     """Every journaled checkpoint's quality recomputed from its saved metrics, with its rubric
     metrics when judged; journals and quality.json rewritten where they changed."""
     layout = RunLayout(run_dir)
+    chained = config.start_from is StartFrom.CHAIN
     for problem in problems or config.problems:
         for trial in range(1, config.trials + 1):
             records = journal.read_records(layout.journal(problem, trial))
-            updated = _with_judgements(layout, problem, trial, records)
+            updated = _with_judgements(layout, problem, trial, records, chained)
             if updated != records:
                 journal.rewrite(layout.journal(problem, trial), updated)
 
 
 def _with_judgements(layout: RunLayout, problem: str, trial: int,
-                     records: list[CheckpointRecord]) -> list[CheckpointRecord]:
+                     records: list[CheckpointRecord], chained: bool) -> list[CheckpointRecord]:
     updated: list[CheckpointRecord] = []
     for record in records:
         folder = layout.checkpoint_dir(problem, trial, record.checkpoint)
-        previous = updated[-1] if updated else None
+        previous = updated[-1] if updated and chained else None
         quality = checkpoint_quality(folder, record, previous)
         if quality != record.quality:
             save_quality(folder, quality)
@@ -166,7 +168,8 @@ def judge_errors(folder_of: Callable[[str], Path],
 
 def checkpoint_quality(folder: Path, record: CheckpointRecord,
                        previous: CheckpointRecord | None) -> QualitySummary | None:
-    """The checkpoint's quality: static metrics as measured, plus the judge's if judged."""
+    """The checkpoint's quality: static metrics as measured, plus the judge's if judged;
+    `previous` is the checkpoint it continued (None at the first, or from a reference start)."""
     base = _static_quality(folder, record, previous)
     judged = read_judge_file(folder)
     if judged is None or judged.status != "judged" or judged.metrics is None:
@@ -177,19 +180,27 @@ def checkpoint_quality(folder: Path, record: CheckpointRecord,
 
 def _static_quality(folder: Path, record: CheckpointRecord,
                     previous: CheckpointRecord | None) -> QualitySummary | None:
-    """The quality the run measured (recomputed from metrics.json: the judge's part left out);
-    the record's own when the metrics cannot be read again."""
+    """The quality the run measured (recomputed from metrics.json, against what the checkpoint
+    started from, as the run loop measured it: the judge's part left out); the record's own when
+    the metrics cannot be read again."""
     if record.quality is None:
         return None
     metrics = _metrics(folder)
     if metrics is None:
         return record.quality
-    before = _metrics(folder.parent / previous.checkpoint) if previous is not None else None
-    return summarise(metrics, before, read_diff(folder))
+    return summarise(metrics, _start_metrics(folder, previous), read_diff(folder))
 
 
-def _metrics(folder: Path) -> SnapshotMetrics | None:
-    data = _read(folder / "quality_analysis" / "metrics.json", "metrics.json")
+def _start_metrics(folder: Path, previous: CheckpointRecord | None) -> SnapshotMetrics | None:
+    """A reference start's saved metrics, else the previous checkpoint's."""
+    start = folder / "quality_analysis" / START_METRICS
+    if start.is_file():
+        return _metrics(folder, start.name)
+    return _metrics(folder.parent / previous.checkpoint) if previous is not None else None
+
+
+def _metrics(folder: Path, name: str = "metrics.json") -> SnapshotMetrics | None:
+    data = _read(folder / "quality_analysis" / name, name)
     try:
         return None if data is None else SnapshotMetrics.model_validate_json(data)
     except ValidationError:

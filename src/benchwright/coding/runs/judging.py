@@ -37,7 +37,7 @@ from benchwright.coding.runs.judge_tasks import (
     plan_task,
 )
 from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, RunConfig
+from benchwright.coding.runs.models import CheckpointRecord, RunConfig, StartFrom
 from benchwright.errors import BenchwrightError, UserInputError
 from benchwright.judge.budget import Budget
 from benchwright.judge.cache import VerdictCache
@@ -202,19 +202,23 @@ def judge_run(run_dir: Path, config: RunConfig, settings: JudgeSettings, *,
     with session.pool() as pool:
         futures = {id(t): pool.submit(t.plan) for t in todo if t.plan is not None}
         for attempt in attempts:
-            rows += _attempt(session, attempt, futures, on_checked)
+            rows += _attempt(session, attempt, futures, on_checked,
+                             chained=config.start_from is StartFrom.CHAIN)
     sync_quality(run_dir, config, chosen)
     return summarise(run_dir, session, rows, attempts)
 
 
 def _attempt(session: JudgeSession, attempt: Attempt, futures: dict[int, list[Future[Outcome]]],
-             on_checked: OnChecked) -> list[JudgedCheckpoint]:
+             on_checked: OnChecked, chained: bool) -> list[JudgedCheckpoint]:
+    """The attempt's checkpoints finished in order; from reference starts (not `chained`) a
+    checkpoint did not continue the one before, so nothing is carried."""
     rows, previous = [], Previous()
     for task in attempt.tasks:
         if task.state == "done":
             rows.append(JudgedCheckpoint(problem=task.problem, trial=task.trial,
                                          checkpoint=task.record.checkpoint, status="skipped"))
-            previous = Previous(task=task, flags=task.saved_flags() or [])
+            previous = Previous(task=task, flags=task.saved_flags() or []) if chained \
+                else Previous()
             continue
         started = time.monotonic()
         outcomes = [f.result() for f in futures.get(id(task), [])]
@@ -223,7 +227,8 @@ def _attempt(session: JudgeSession, attempt: Attempt, futures: dict[int, list[Fu
         on_checked(row)
         blocked: Blocked | None = None if flags is not None else (
             "unjudged" if row.status == "unjudged" else "error")
-        previous = Previous(task=task, flags=flags or [], blocked=blocked)
+        previous = Previous(task=task, flags=flags or [], blocked=blocked) if chained \
+            else Previous()
     return rows
 
 
