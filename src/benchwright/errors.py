@@ -93,3 +93,10 @@ class ProviderUnavailable(InfrastructureError):
 class SnapshotLimitError(BenchwrightError):
     """The workspace an agent left is past the snapshot limits: that checkpoint fails as the
     agent's error (a run records it; it never ends the run)."""
+
+
+def missing_extra(extra: str, needed_for: str) -> PrerequisiteError:
+    """The error for an optional dependency that is not installed: what needs it, and the exact
+    `pip install` of the extra that brings it."""
+    return PrerequisiteError(f"{needed_for} needs the `{extra}` extra",
+                             hint=f"install it with: pip install 'benchwright[{extra}]'")

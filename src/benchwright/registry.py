@@ -74,6 +74,7 @@ RUNTIMES: Kind[type[Runtime]] = Kind("runtime", {
 })
 EXECUTORS: Kind[Callable[..., Executor]] = Kind("executor", {
     "local": "benchwright.executors.local:LocalExecutor",
+    "ray": "benchwright.executors.ray_cluster:RayExecutor",
 })
 GRADERS: Kind[Callable[..., Any]] = Kind("grader", {
     "pytest": "benchwright.coding.grading:grade_checkpoint",
