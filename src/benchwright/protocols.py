@@ -208,6 +208,22 @@ class Track(Protocol):
 
 
 @dataclass(frozen=True)
+class ExecutorSetup:
+    """What every registered executor is built from (`from_setup`), one object for all."""
+
+    workers: int = 1
+    """At most this many jobs at once."""
+    on_event: Callable[[Any], None] | None = None
+    """Called in this process with each progress event a job reports (`executors.local.emit`)."""
+    address: str = "auto"
+    """The cluster to join (Ray: auto, HOST:PORT or ray://HOST:PORT)."""
+    job_cpus: float = 1.0
+    """CPUs each job asks the cluster for."""
+    job_memory_mb: int = 2048
+    """Memory each job asks the cluster for, MiB."""
+
+
+@dataclass(frozen=True)
 class RegradeSettings:
     """What `eval RUN_DIR` may change about grading a saved run."""
 
@@ -215,3 +231,5 @@ class RegradeSettings:
     """Web runs: site URLs (YAML) to score against instead of the manifest's."""
     progress: Callable[[str], None] | None = None
     """Called with a short line as each unit is graded (a status display), or None."""
+    executor: Executor | None = None
+    """Where the grading jobs run (None: one after another in this process)."""

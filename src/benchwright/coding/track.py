@@ -21,7 +21,7 @@ from benchwright.coding.runs.runner import (
     refresh_checksums,
     saved_attempts,
 )
-from benchwright.protocols import RegradeSettings, Track
+from benchwright.protocols import ExecutorSetup, RegradeSettings, Track
 
 
 class Regraded(BaseModel):
@@ -51,7 +51,8 @@ class CodingTrack:
         from benchwright.registry import EXECUTORS
 
         manifest = refresh_checksums(run_dir, load_manifest(run_dir))
-        result = execute(run_dir, manifest.config, EXECUTORS.get("local")(workers))
+        executor = EXECUTORS.get("local").from_setup(ExecutorSetup(workers=workers))
+        result = execute(run_dir, manifest.config, executor)
         write_run_report(run_dir, result)
         return result
 

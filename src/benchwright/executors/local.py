@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import Any, TypeVar
 
+from benchwright.protocols import ExecutorSetup
+
 JobT = TypeVar("JobT")
 ResultT = TypeVar("ResultT")
 ItemT = TypeVar("ItemT")
@@ -93,6 +95,11 @@ class LocalExecutor:
     def __init__(self, workers: int = 1, on_event: Callable[[Any], None] | None = None) -> None:
         self.workers = max(1, workers)
         self.on_event = on_event
+
+    @classmethod
+    def from_setup(cls, setup: ExecutorSetup) -> LocalExecutor:
+        """`setup.workers` at a time, events to `setup.on_event` (the rest is for clusters)."""
+        return cls(setup.workers, on_event=setup.on_event)
 
     def stream(self, fn: Callable[[JobT], Iterator[ItemT]], jobs: Sequence[JobT]
                ) -> Iterator[ItemT]:

@@ -31,6 +31,7 @@ from benchwright.errors import (
     UserInputError,
     missing_extra,
 )
+from benchwright.protocols import ExecutorSetup
 
 JobT = TypeVar("JobT")
 ResultT = TypeVar("ResultT")
@@ -120,6 +121,12 @@ class RayExecutor:
         self.address = address
         self.resources = resources
         self.max_restarts = max_restarts
+
+    @classmethod
+    def from_setup(cls, setup: ExecutorSetup) -> RayExecutor:
+        """The executor a command's `--executor ray` options describe."""
+        return cls(setup.workers, setup.on_event, address=setup.address,
+                   resources=JobResources(cpus=setup.job_cpus, memory_mb=setup.job_memory_mb))
 
     def _ray(self) -> ModuleType:
         ray = connect(self.address)

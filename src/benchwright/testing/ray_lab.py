@@ -1,0 +1,170 @@
+"""A Ray cluster on this machine for tests and `bench/`, that talks over loopback only.
+
+Left to itself a Ray node binds the machine's outward address; here every process of the cluster
+(and every command run against it) lives in a network namespace of the lab's own with only `lo`
+up, so nothing can listen or connect anywhere but 127.0.0.1. The head (no CPUs: it takes no job)
+and each worker node are separate `ray start --block` processes with their own resources. A
+worker node also gets a mount namespace (folders in `hidden` are an empty tmpfs there: a job
+that reached for the run directory would find nothing) and a pid namespace, so `kill_worker`
+takes the whole node down at once, as a machine that dies would. Needs root (unshare, nsenter).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+NODE_WAIT_S = 240.0
+NICE = int(os.environ.get("BENCHWRIGHT_RAY_LAB_NICE", "-15"))
+RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_raylet_start_wait_time_s": "300",
+           "RAY_agent_register_timeout_ms": "300000"}
+
+
+class RayLab:
+    """A head and `workers` worker nodes in a private network namespace."""
+
+    def __init__(self, workers: int = 2, cpus: int = 1, hidden: Sequence[Path] = (),
+                 log_dir: Path | None = None) -> None:
+        self.n_workers, self.cpus, self.hidden = workers, cpus, list(hidden)
+        self.log_dir = log_dir or Path(os.environ.get("TMPDIR", "/tmp"))
+        self.port = 6379
+        self._holder: subprocess.Popen[bytes] | None = None
+        self._head: subprocess.Popen[bytes] | None = None
+        self.workers: list[subprocess.Popen[bytes]] = []
+
+    @property
+    def address(self) -> str:
+        """The head's GCS address, for `--ray-address`."""
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def netns(self) -> str:
+        assert self._holder is not None
+        return f"/proc/{self._holder.pid}/ns/net"
+
+    def start(self) -> RayLab:
+        """Start the namespace, the head and the worker nodes; wait until all have joined."""
+        self._holder = subprocess.Popen(
+            ["unshare", "-n", "sh", "-c", "ip link set lo up && echo up && exec cat"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self._holder.stdout is not None
+        self._holder.stdout.readline()
+        # the head shares this machine's pids: its raylet watches the drivers' pids
+        self._head = self._spawn("head", self._ray_start(
+            "--head", f"--port={self.port}", "--num-cpus=0", "--include-dashboard=false",
+            '--system-config={"agent_register_timeout_ms": 300000}',
+            *_ports(0)))
+        self.wait_for_nodes(1)  # a worker started before the head has registered gives up
+        for index in range(self.n_workers):  # one at a time: nodes starting together collide
+            self.add_worker()
+            self.wait_for_nodes(index + 2)
+        for process in [self._head, *self.workers]:  # started: back to an ordinary share
+            subprocess.run(["renice", "-n", "0", "-g", str(process.pid)], capture_output=True,
+                           check=False)
+        return self
+
+    def add_worker(self) -> None:
+        """One more worker node (its own mount and pid namespaces)."""
+        mounts = "".join(f"mount -t tmpfs tmpfs {shlex.quote(str(p))} && "
+                         for p in self.hidden)
+        start = self._ray_start(f"--address={self.address}", f"--num-cpus={self.cpus}",
+                                *_ports(len(self.workers) + 1))
+        self.workers.append(self._spawn(f"worker{len(self.workers) + 1}",
+                                        _own_pids(start, before=mounts)))
+
+    def _ray_start(self, *args: str) -> list[str]:
+        ray = str(Path(sys.executable).with_name("ray"))
+        # a raylet gives its agent 15 s to start: on a busy machine a starting node needs the
+        # CPU first (`start` lowers the priority again once every node has joined)
+        return ["nice", f"-n{NICE}", ray, "start", "--node-ip-address=127.0.0.1", "--disable-usage-stats",
+                "--block", *args]
+
+    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
+        log = (self.log_dir / f"ray-lab-{name}.log").open("ab")
+        return subprocess.Popen(["nsenter", f"--net={self.netns}", *argv], stdout=log,
+                                stderr=subprocess.STDOUT, env={**os.environ, **RAY_ENV},
+                                start_new_session=True)
+
+    def wait_for_nodes(self, count: int, timeout_s: float = NODE_WAIT_S) -> None:
+        """Until `count` nodes are alive (raises on timeout)."""
+        code = ("import ray, sys; ray.init(address=sys.argv[1], log_to_driver=False, "
+                "logging_level='ERROR'); print('NODES', sum(n['Alive'] for n in ray.nodes()))")
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            dead = [p.args for p in [self._head, *self.workers] if p and p.poll() is not None]
+            if dead:
+                raise RuntimeError(f"a Ray lab node exited: {dead[0]} (logs in {self.log_dir})")
+            if _port_open_in(self):
+                done = self.run([sys.executable, "-c", code, self.address], timeout=120)
+                alive = [int(line.split()[1]) for line in done.stdout.splitlines()
+                         if line.startswith("NODES ")]
+                if alive and alive[-1] >= count:
+                    return
+            time.sleep(2)
+        raise TimeoutError(f"the Ray lab did not reach {count} nodes in {timeout_s:g} s")
+
+    def run(self, argv: Sequence[str], timeout: float | None = None,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """A command in the lab's network namespace (it sees the cluster on 127.0.0.1)."""
+        return subprocess.run(self.command(argv), capture_output=True, text=True,
+                              timeout=timeout, env={**os.environ, **RAY_ENV, **(env or {})})
+
+    def command(self, argv: Sequence[str]) -> list[str]:
+        """`argv` prefixed so it runs in the lab's network namespace."""
+        return ["nsenter", f"--net={self.netns}", *argv]
+
+    def listening(self) -> list[str]:
+        """The local addresses of every listening TCP socket in the namespace."""
+        lines = self.run(["ss", "-Hltn"]).stdout.splitlines()
+        return [line.split()[3] for line in lines if line.strip()]
+
+    def kill_worker(self, index: int) -> None:
+        """Take worker node `index` down at once (SIGKILL to its pid namespace)."""
+        process = self.workers[index]
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+    def stop(self) -> None:
+        """Every node and the namespace, gone."""
+        for process in [*self.workers, self._head]:
+            if process is not None and process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        if self._holder is not None:
+            self._holder.kill()
+            self._holder.wait()
+
+    def __enter__(self) -> RayLab:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _ports(index: int) -> list[str]:
+    """Ports of node `index`, apart from every other node's (they share one address)."""
+    base = 20_000 + 2_000 * index
+    return [f"--node-manager-port={base}", f"--object-manager-port={base + 1}",
+            f"--metrics-export-port={base + 2}", f"--dashboard-agent-listen-port={base + 3}",
+            f"--dashboard-agent-grpc-port={base + 4}", f"--runtime-env-agent-port={base + 5}",
+            f"--min-worker-port={base + 100}", f"--max-worker-port={base + 1_999}"]
+
+
+def _own_pids(argv: list[str], before: str = "") -> list[str]:
+    """`argv` as pid 1 of new pid and mount namespaces: when it dies, every process of the node
+    dies with it (the kernel's rule for a pid namespace's init)."""
+    return ["unshare", "-m", "-p", "-f", "--mount-proc", "sh", "-c",
+            f"{before}exec {shlex.join(argv)}"]
+
+
+def _port_open_in(lab: RayLab) -> bool:
+    probe = ("import socket,sys; s=socket.socket(); s.settimeout(1); "
+             "sys.exit(s.connect_ex(('127.0.0.1', int(sys.argv[1]))))")
+    return lab.run([sys.executable, "-c", probe, str(lab.port)]).returncode == 0
+
