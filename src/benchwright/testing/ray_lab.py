@@ -80,10 +80,10 @@ class RayLab:
 
     def _ray_start(self, *args: str) -> list[str]:
         ray = str(Path(sys.executable).with_name("ray"))
-        # a raylet gives its agent 15 s to start: on a busy machine a starting node needs the
-        # CPU first (`start` lowers the priority again once every node has joined)
-        return ["nice", f"-n{NICE}", ray, "start", "--node-ip-address=127.0.0.1", "--disable-usage-stats",
-                "--block", *args]
+        # a raylet waits for its agent only so long: on a busy machine a starting node gets the
+        # CPU first (`start` gives the ordinary priority back once every node has joined)
+        return ["nice", f"-n{NICE}", ray, "start", "--node-ip-address=127.0.0.1",
+                "--disable-usage-stats", "--block", *args]
 
     def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
         log = (self.log_dir / f"ray-lab-{name}.log").open("ab")
@@ -99,7 +99,7 @@ class RayLab:
         while time.monotonic() < deadline:
             dead = [p.args for p in [self._head, *self.workers] if p and p.poll() is not None]
             if dead:
-                raise RuntimeError(f"a Ray lab node exited: {dead[0]} (logs in {self.log_dir})")
+                raise RuntimeError(f"a Ray lab node exited: {dead[0]!r} (logs in {self.log_dir})")
             if _port_open_in(self):
                 done = self.run([sys.executable, "-c", code, self.address], timeout=120)
                 alive = [int(line.split()[1]) for line in done.stdout.splitlines()
