@@ -70,7 +70,8 @@ class CodingTrack:
     def regrade(self, run_dir: Path, settings: RegradeSettings) -> Regraded:
         """Grade every saved snapshot again; journals, result.json and report.md rewritten."""
         tell = settings.progress or (lambda _line: None)
-        changes, result = regrade_run(run_dir, on_checkpoint=lambda s: tell(f"re-grading {s}"))
+        changes, result = regrade_run(run_dir, on_checkpoint=lambda s: tell(f"re-grading {s}"),
+                                      executor=settings.executor)
         write_run_report(run_dir, result)
         return Regraded(changes=changes, result=result)
 

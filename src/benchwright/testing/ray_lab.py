@@ -11,16 +11,18 @@ takes the whole node down at once, as a machine that dies would. Needs root (uns
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-NODE_WAIT_S = 240.0
+JOIN_WAIT_S = 120.0
+START_ATTEMPTS = 4
 NICE = int(os.environ.get("BENCHWRIGHT_RAY_LAB_NICE", "-15"))
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_raylet_start_wait_time_s": "300",
            "RAY_agent_register_timeout_ms": "300000"}
@@ -55,33 +57,47 @@ class RayLab:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert self._holder.stdout is not None
         self._holder.stdout.readline()
+        _warm_imports()
         # the head shares this machine's pids: its raylet watches the drivers' pids
-        self._head = self._spawn("head", self._ray_start(
+        self._head = self._started(1, lambda: self._spawn("head", self._ray_start(
             "--head", f"--port={self.port}", "--num-cpus=0", "--include-dashboard=false",
-            '--system-config={"agent_register_timeout_ms": 300000}',
-            *_ports(0)))
-        self.wait_for_nodes(1)  # a worker started before the head has registered gives up
+            *_ports(0))))
         for index in range(self.n_workers):  # one at a time: nodes starting together collide
-            self.add_worker()
-            self.wait_for_nodes(index + 2)
+            self.workers.append(self._started(index + 2, self._worker))
         for process in [self._head, *self.workers]:  # started: back to an ordinary share
             subprocess.run(["renice", "-n", "0", "-g", str(process.pid)], capture_output=True,
                            check=False)
         return self
 
-    def add_worker(self) -> None:
+    def _started(self, nodes: int, spawn: Callable[[], subprocess.Popen[bytes]]
+                 ) -> subprocess.Popen[bytes]:
+        """A node started until the cluster has `nodes` alive. A raylet gives its agents 15 s
+        to report their ports and aborts after that; on a busy machine the first start may miss
+        it (the imports are then warm), so a node that has not joined in time is started anew."""
+        for attempt in range(1, START_ATTEMPTS + 1):
+            process = spawn()
+            try:
+                self.wait_for_nodes(nodes, timeout_s=JOIN_WAIT_S)
+                return process
+            except (TimeoutError, RuntimeError):
+                _kill(process)
+                if attempt == START_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _worker(self) -> subprocess.Popen[bytes]:
         """One more worker node (its own mount and pid namespaces)."""
         mounts = "".join(f"mount -t tmpfs tmpfs {shlex.quote(str(p))} && "
                          for p in self.hidden)
+        index = len(self.workers) + 1
         start = self._ray_start(f"--address={self.address}", f"--num-cpus={self.cpus}",
-                                *_ports(len(self.workers) + 1))
-        self.workers.append(self._spawn(f"worker{len(self.workers) + 1}",
-                                        _own_pids(start, before=mounts)))
+                                *_ports(index))
+        return self._spawn(f"worker{index}", _own_pids(start, before=mounts))
 
     def _ray_start(self, *args: str) -> list[str]:
         ray = str(Path(sys.executable).with_name("ray"))
-        # a raylet waits for its agent only so long: on a busy machine a starting node gets the
-        # CPU first (`start` gives the ordinary priority back once every node has joined)
+        # on a busy machine a starting node gets the CPU first (see `_started`; `start` gives
+        # the ordinary priority back once every node has joined)
         return ["nice", f"-n{NICE}", ray, "start", "--node-ip-address=127.0.0.1",
                 "--disable-usage-stats", "--block", *args]
 
@@ -91,7 +107,7 @@ class RayLab:
                                 stderr=subprocess.STDOUT, env={**os.environ, **RAY_ENV},
                                 start_new_session=True)
 
-    def wait_for_nodes(self, count: int, timeout_s: float = NODE_WAIT_S) -> None:
+    def wait_for_nodes(self, count: int, timeout_s: float = JOIN_WAIT_S) -> None:
         """Until `count` nodes are alive (raises on timeout)."""
         code = ("import ray, sys; ray.init(address=sys.argv[1], log_to_driver=False, "
                 "logging_level='ERROR'); print('NODES', sum(n['Alive'] for n in ray.nodes()))")
@@ -101,7 +117,11 @@ class RayLab:
             if dead:
                 raise RuntimeError(f"a Ray lab node exited: {dead[0]!r} (logs in {self.log_dir})")
             if _port_open_in(self):
-                done = self.run([sys.executable, "-c", code, self.address], timeout=120)
+                try:
+                    done = self.run([sys.executable, "-c", code, self.address], timeout=max(
+                        5.0, min(60.0, deadline - time.monotonic())))
+                except subprocess.TimeoutExpired:
+                    continue
                 alive = [int(line.split()[1]) for line in done.stdout.splitlines()
                          if line.startswith("NODES ")]
                 if alive and alive[-1] >= count:
@@ -126,16 +146,13 @@ class RayLab:
 
     def kill_worker(self, index: int) -> None:
         """Take worker node `index` down at once (SIGKILL to its pid namespace)."""
-        process = self.workers[index]
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        _kill(self.workers[index])
 
     def stop(self) -> None:
         """Every node and the namespace, gone."""
         for process in [*self.workers, self._head]:
-            if process is not None and process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            if process is not None:
+                _kill(process)
         if self._holder is not None:
             self._holder.kill()
             self._holder.wait()
@@ -145,6 +162,20 @@ class RayLab:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL to the node's process group (and so to the pid namespace's init, when it has
+    one: the kernel then ends every process in it)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _warm_imports() -> None:
+    """What a node's agents import, read once so a starting node finds it in the page cache."""
+    subprocess.run([sys.executable, "-c", "import ray.dashboard.agent, "
+                    "ray._private.runtime_env.agent.main"], capture_output=True, check=False)
 
 
 def _ports(index: int) -> list[str]:

@@ -19,16 +19,19 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from benchwright.coding.grading import GradeOptions, GradeOutput, grader_of
+from benchwright.coding.loader import get_checkpoint, load_problem
 from benchwright.coding.prompts import BUILTIN_TEMPLATES, template_text
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import ChainJob, attempt_prefix, broken_off, continue_attempt
 from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord
+from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord, RunConfig
 from benchwright.errors import BenchwrightError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.nofollow import CACHE_FOLDERS
 from benchwright.redaction import Redactor
 from benchwright.runs.file_tree import FileTree, pack_tree, replace_tree, unpack_tree
+from benchwright.sandbox import get_runtime
 
 
 def _not_needed_later(rel: str) -> bool:
@@ -104,13 +107,15 @@ def remote_attempts(jobs: list[ChainJob]) -> list[RemoteAttempt]:
     attempts = []
     for job in jobs:
         if job.problem not in trees:
-            trees[job.problem] = pack_tree(job.config.problems_dir / job.problem,
-                                           prune=lambda rel: rel.rpartition("/")[2]
-                                           in CACHE_FOLDERS)
+            trees[job.problem] = _problem_tree(job.config.problems_dir / job.problem)
         prompt = job.config.prompt
         attempts.append(RemoteAttempt(job=job, problem=trees[job.problem], template=None
                                       if prompt in BUILTIN_TEMPLATES else template_text(prompt)))
     return attempts
+
+
+def _problem_tree(folder: Path) -> FileTree:
+    return pack_tree(folder, prune=lambda rel: rel.rpartition("/")[2] in CACHE_FOLDERS)
 
 
 def run_remote_attempt(attempt: RemoteAttempt) -> Iterator[Item]:
@@ -171,3 +176,44 @@ def land(run_dir: Path, item: Item,
     else:
         journal.append_record(path, record)
     return record
+
+
+class RegradeJob(BaseModel):
+    """One saved checkpoint to grade again where jobs run (`eval RUN_DIR`)."""
+
+    config: RunConfig
+    """The run's configuration (grader, limits, Python, sandbox)."""
+    key: tuple[str, int, str]
+    """(problem, trial, checkpoint)."""
+    problem: FileTree
+    """The problem folder's files."""
+    snapshot: FileTree
+    """The checkpoint's saved snapshot."""
+
+
+def regrade_jobs(run_dir: Path, config: RunConfig,
+                 units: list[tuple[str, int, CheckpointRecord]]) -> list[RegradeJob]:
+    """A job per saved checkpoint, each problem packed once."""
+    layout = RunLayout(run_dir)
+    trees = {name: _problem_tree(config.problems_dir / name) for name in config.problems}
+    return [RegradeJob(config=config, key=(name, trial, record.checkpoint), problem=trees[name],
+                       snapshot=pack_tree(layout.checkpoint_dir(name, trial, record.checkpoint)
+                                          / "snapshot"))
+            for name, trial, record in units]
+
+
+def regrade_remote(job: RegradeJob) -> tuple[tuple[str, int, str], GradeOutput]:
+    """On a worker: the checkpoint graded in a private scratch folder; the grader's output."""
+    with tempfile.TemporaryDirectory(prefix="benchwright-regrade-") as scratch:
+        root = Path(scratch)
+        unpack_tree(job.problem, root / "problem")
+        unpack_tree(job.snapshot, root / "snapshot")
+        (root / "grading").mkdir(mode=0o700)
+        config = job.config
+        options = GradeOptions(runtime=get_runtime(config.unsafe_no_sandbox),
+                               limits=config.limits, python=config.python,
+                               scratch_root=root / "grading")
+        problem = load_problem(root / "problem")
+        output = grader_of(options)(problem, get_checkpoint(problem, job.key[2]),
+                                    root / "snapshot", options)
+    return job.key, output
