@@ -11,14 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from benchwright.cli.executor_options import (
-    MAY_CHANGE,
-    ExecutorOption,
-    JobCpusOption,
-    JobMemoryOption,
-    RayAddressOption,
-    make_executor,
-)
+from benchwright.cli import executor_options as placement
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.option_checks import MAX_TRIALS, MAX_WEB_STEPS, new_dir
 from benchwright.cli.resume_options import refuse_conflicts
@@ -104,17 +97,17 @@ def run_web_cmd(
     concurrency_per_site: Annotated[int, typer.Option(
         min=1, help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many at a time, "
         "each in its own browser; MUTATE trials always run alone.")] = 1,
-    executor: ExecutorOption = "local",
-    ray_address: RayAddressOption = "auto",
-    job_cpus: JobCpusOption = 1.0,
-    job_memory_mb: JobMemoryOption = 2048,
+    executor: placement.ExecutorOption = "local",
+    ray_address: placement.RayAddressOption = "auto",
+    job_cpus: placement.JobCpusOption = 1.0,
+    job_memory_mb: placement.JobMemoryOption = 2048,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
     new = None if resume else _new_web_run(ctx.params)
     run_dir = _resumable(ctx, out) if new is None else new[0]
     # trials run where the executor puts them (one hosted runner per site worker)
-    where = make_executor(ctx.params, workers=1)
+    where = placement.make_executor(ctx.params, workers=1)
     require_on_every_node(where, node_checks(new[2] if new else load_web_manifest(run_dir).config))
     with locked_run_folder(run_dir):
         if new is not None:
@@ -164,7 +157,7 @@ def _resumable(ctx: typer.Context, out: Path | None) -> Path:
              "config": config.env_config, "keep_browser_files": config.keep_browser_files,
              "cookies": config.cookie_files, "prompt": config.agent.prompt,
              "concurrency_per_site": config.concurrency_per_site}
-    refuse_conflicts(ctx, saved, may_change={"out", "resume", "as_json", *MAY_CHANGE},
+    refuse_conflicts(ctx, saved, may_change={"out", "resume", "as_json", *placement.MAY_CHANGE},
                      normalise={
         "suite": lambda name: name if name in SUITE_NAMES else str(_absolute(Path(name))),
         "task_ids": lambda ids: sorted(parse_task_ids(ids)),
