@@ -165,6 +165,30 @@ def test_web_run_on_ray_passes_the_local_suite(lab: RayLab, hidden_root: Path) -
         assert (trial / "history.json").is_file()
 
 
+def test_ctrl_c_leaves_no_sandbox_on_any_node(lab: RayLab, problems: Path,
+                                              hidden_root: Path) -> None:
+    out = hidden_root / "interrupted-run"
+    driver = subprocess.Popen(lab.command([*coding_args(problems, out), *ray_args(lab)]),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for_journaled(out, at_least=1, process=driver)
+    driver.send_signal(signal.SIGINT)
+    _stdout, stderr = driver.communicate(timeout=120)
+    assert driver.returncode == 130, stderr[-2000:]
+    assert "interrupted" in stderr
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _sandboxed(lab):
+        time.sleep(0.5)
+    assert not _sandboxed(lab)
+    resumed = lab.run([*BENCHWRIGHT, "run", "coding", "--resume", str(out), "--json",
+                       *ray_args(lab)], timeout=900)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    _no_duplicates(out)
+
+
+def _sandboxed(lab: RayLab) -> list[str]:
+    return [c for c in lab.worker_processes() if "bwrap" in c or "pytest" in c]
+
+
 # last: it takes a worker node away for good
 def test_worker_node_lost_mid_run(lab: RayLab, problems: Path, hidden_root: Path,
                                   local_records: list[dict[str, Any]]) -> None:

@@ -144,6 +144,22 @@ class RayLab:
         lines = self.run(["ss", "-Hltn"]).stdout.splitlines()
         return [line.split()[3] for line in lines if line.strip()]
 
+    def worker_processes(self) -> list[str]:
+        """The command lines of every process on the live worker nodes (their pid namespaces)."""
+        namespaces = set()
+        for process in self.workers:
+            if process.poll() is None:
+                children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+                with contextlib.suppress(OSError):
+                    for child in children.read_text().split():
+                        namespaces.add(str(Path(f"/proc/{child}/ns/pid").readlink()))
+        found = []
+        for entry in Path("/proc").iterdir():
+            with contextlib.suppress(OSError):
+                if entry.name.isdigit() and str((entry / "ns" / "pid").readlink()) in namespaces:
+                    found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        return found
+
     def kill_worker(self, index: int) -> None:
         """Take worker node `index` down at once (SIGKILL to its pid namespace)."""
         _kill(self.workers[index])
