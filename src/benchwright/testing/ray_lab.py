@@ -21,8 +21,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-JOIN_WAIT_S = 120.0
-START_ATTEMPTS = 4
+JOIN_WAIT_S = 75.0
+START_ATTEMPTS = 8
 NICE = int(os.environ.get("BENCHWRIGHT_RAY_LAB_NICE", "-15"))
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_raylet_start_wait_time_s": "300",
            "RAY_agent_register_timeout_ms": "300000"}
