@@ -46,10 +46,17 @@ def test_har_writer_files_are_0644(tmp_path: Path, umask_022: None) -> None:
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 def test_every_file_of_a_coding_run_is_0644(tmp_path: Path, umask_022: None) -> None:
     out = tmp_path / "run"
-    done = run_cli("run", "coding", "--problems-dir", str(FIXTURES / "runs"), "--no-metrics",
+    done = run_cli("run", "coding", "--problems-dir", str(FIXTURES / "runs"),
                    "--out", str(out), "--json")
     assert done.returncode == 0, done.stderr
-    assert len(_modes(out)) > 20
+    modes = _modes(out)
+    assert len(modes) > 20
+    # the SCBench-shaped files too (coding/runs/scbench)
+    quality = "quick/trial_1/checkpoint_2/quality_analysis"
+    for name in ("config.yaml", "checkpoint_results.jsonl", f"{quality}/overall_quality.json",
+                 f"{quality}/files.jsonl", f"{quality}/symbols.jsonl",
+                 f"{quality}/ast_grep.jsonl"):
+        assert name in modes, name
     assert _not_0644(out) == {}
 
 

@@ -22,8 +22,9 @@ PACKAGE = SRC / "benchwright"
 
 # The first dotted prefix that matches gives a module's layer: higher layers may import lower.
 LAYERS: dict[str, int] = {
-    "benchwright.cli": 4,
-    "benchwright.__main__": 4,
+    "benchwright.cli": 5,
+    "benchwright.__main__": 5,
+    "benchwright.view": 4,
     "benchwright.coding": 3,
     "benchwright.web": 3,
     "benchwright.runs": 2,

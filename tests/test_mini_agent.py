@@ -57,7 +57,7 @@ def _start(server: FakeLLMServer, problems: Path, out: Path, *options: str) -> d
 
 
 def _records(run_dir: Path) -> list[dict[str, Any]]:
-    lines = (run_dir / "checkpoint_results.jsonl").read_text().splitlines()
+    lines = (run_dir / "checkpoint_records.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines]
 
 

@@ -53,7 +53,7 @@ def test_header_and_totals_of_a_mini_run(problems_dir: Path, tmp_path: Path,
         tokens_in, tokens_out, 3)
     assert totals["cost_usd"] == pytest.approx(cost)
     [record] = [json.loads(line) for line in
-                (out / "checkpoint_results.jsonl").read_text().splitlines()]
+                (out / "checkpoint_records.jsonl").read_text().splitlines()]
     assert totals["agent_time_s"] == pytest.approx(record["agent"]["duration_s"])
     assert totals["grading_time_s"] == pytest.approx(record["grade_duration_s"])
     report = json.loads(run_cli("report", str(out), "--format", "json").stdout)

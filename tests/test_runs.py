@@ -33,7 +33,7 @@ def _run(*args: str) -> dict[str, Any]:
 
 def _outcomes(run_dir: Path) -> list[tuple[Any, ...]]:
     """What must not depend on interruptions: which checkpoints, their counts and verdicts."""
-    lines = (run_dir / "checkpoint_results.jsonl").read_text().splitlines()
+    lines = (run_dir / "checkpoint_records.jsonl").read_text().splitlines()
     records = [json.loads(line) for line in lines]
     return [(r["problem"], r["trial"], r["checkpoint"], json.dumps(r["counts"], sort_keys=True),
              json.dumps(r["verdicts"], sort_keys=True), r["prompt_sha256"]) for r in records]
@@ -79,7 +79,7 @@ def test_metrics_for_every_checkpoint(reference_run: Path) -> None:
 
 
 def test_run_counts_equal_eval_checkpoint(reference_run: Path, tmp_path: Path) -> None:
-    for line in (reference_run / "checkpoint_results.jsonl").read_text().splitlines():
+    for line in (reference_run / "checkpoint_records.jsonl").read_text().splitlines():
         record = json.loads(line)
         proc = run_cli("eval", "checkpoint", "--problem-dir", str(QUICK / "quick"),
                        "--checkpoint", record["checkpoint"], "--json",

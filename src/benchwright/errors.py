@@ -95,8 +95,7 @@ class SnapshotLimitError(BenchwrightError):
     agent's error (a run records it; it never ends the run)."""
 
 
-def missing_extra(extra: str, needed_for: str) -> PrerequisiteError:
-    """The error for an optional dependency that is not installed: what needs it, and the exact
-    `pip install` of the extra that brings it."""
-    return PrerequisiteError(f"{needed_for} needs the `{extra}` extra",
-                             hint=f"install it with: pip install 'benchwright[{extra}]'")
+def missing_extra(needed: str, extra: str) -> PrerequisiteError:
+    """The error for an optional dependency that is not installed: `needed` says what for
+    ("the viewer's charts need plotly"), `extra` the extra that brings it (`view`)."""
+    return PrerequisiteError(needed, hint=f"install it with: pip install 'benchwright[{extra}]'")

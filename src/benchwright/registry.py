@@ -68,6 +68,11 @@ REGRADE_VIEWS: Kind[Callable[..., None]] = Kind("track", {
     "coding": "benchwright.cli.regrade_views:show_coding",
     "web": "benchwright.cli.regrade_views:show_web",
 })
+# The viewer's pages of each track's runs (`benchwright view`), by the track's name.
+VIEW_PAGES: Kind[Any] = Kind("track", {
+    "coding": "benchwright.view.coding_pages:PAGES",
+    "web": "benchwright.view.web_pages:PAGES",
+})
 RUNTIMES: Kind[type[Runtime]] = Kind("runtime", {
     "bwrap": "benchwright.sandbox:BwrapRuntime",
     "unsafe-local": "benchwright.sandbox:UnsafeLocalRuntime",

@@ -86,7 +86,7 @@ def run_agent(problems: Path, out: Path, agent: str, model: str, base_url: str,
                        agent_settings=AgentSettings(base_url=base_url, **settings))
     create_run(config, out)
     result = execute(out, config, LocalExecutor(workers=1))
-    lines = (out / "checkpoint_results.jsonl").read_text().splitlines()
+    lines = (out / "checkpoint_records.jsonl").read_text().splitlines()
     [record] = [json.loads(line) for line in lines]
     return result, record
 

@@ -46,7 +46,7 @@ def run_command_agent(problems: Path, out: Path, command: str,
 
 def records(out: Path) -> list[dict[str, Any]]:
     """The run's journal records, every problem and trial."""
-    lines = (out / "checkpoint_results.jsonl").read_text().splitlines()
+    lines = (out / "checkpoint_records.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 

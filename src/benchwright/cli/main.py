@@ -12,6 +12,7 @@ from benchwright.cli import (
     report_cmd,
     run_cmd,
     testing_cmd,
+    view_cmd,
     web_cmd,
 )
 from benchwright.cli.entry import run_app
@@ -30,6 +31,7 @@ app.add_typer(metrics_cmd.app, name="metrics")
 app.add_typer(problems_cmd.app, name="problems")
 app.add_typer(web_cmd.app, name="web")
 app.add_typer(testing_cmd.app, name="testing")
+app.command("view")(view_cmd.view_cmd)
 
 
 def _version(value: bool) -> None:

@@ -167,3 +167,4 @@ def changes_view(changes: list[VerdictChange], n_checkpoints: int) -> Renderable
     for c in changes:
         table.add_row(c.problem, str(c.trial), c.checkpoint, c.what, c.before, c.after)
     return table
+

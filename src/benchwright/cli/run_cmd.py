@@ -19,6 +19,7 @@ from benchwright.cli.executor_options import (
     make_executor,
 )
 from benchwright.cli.json_output import echo_json, result_fields
+from benchwright.cli.look_next import print_look_next
 from benchwright.cli.option_checks import MAX_TRIALS, MAX_WORKERS, existing_dir, new_dir
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
@@ -45,15 +46,18 @@ from benchwright.coding.runs.preflight import (
 )
 from benchwright.coding.runs.progress import CheckpointTally
 from benchwright.coding.runs.runner import create_run, execute, load_manifest, refresh_checksums
+from benchwright.coding.runs.scbench.run_name import run_name, unused
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 from benchwright.coding.scratch import sweep_leftovers
 from benchwright.errors import Interrupted, PrerequisiteError, RunIncomplete, UserInputError
 from benchwright.metrics.tools import versions
 from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_run
-from benchwright.runs.clock import folder_stamp
 from benchwright.runs.lock import locked_run_folder
 from benchwright.runs.node_checks import require_on_every_node
+
+RUNS_FOLDER = Path("benchwright-out") / "runs"
+"""Where a coding run goes without --out: <model>/<agent>-<version>_<prompt>_<thinking>_<stamp>."""
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
 app.command("web")(run_web_cmd)
@@ -141,6 +145,7 @@ def _run_coding(ctx: typer.Context, resume: Path | None, workers: int, as_json: 
     else:
         Console(soft_wrap=True).print(run_summary_view(result, report))
         Console(stderr=True).print(f"[dim]report: {RunLayout(run_dir).report_md}[/]")
+        print_look_next(run_dir)
     _end(result, run_dir)
 
 
@@ -159,7 +164,7 @@ def _new_run(options: dict[str, Any]) -> tuple[Path, RunConfig]:
         metrics=options["metrics"], max_snapshot_mb=options["max_snapshot_mb"],
         max_snapshot_files=options["max_snapshot_files"],
         agent_settings=agent_settings(options["base_url"], options["agent_option"] or []))
-    run_dir = _new_run_dir(options["out"] or _default_out(options["agent"]))
+    run_dir = _new_run_dir(options["out"] or unused(RUNS_FOLDER / run_name(config)))
     if config.metrics:
         _require_metric_tools()
     check_coding_run(config)
@@ -255,11 +260,6 @@ def _problem_names(folder: Path, wanted: list[str]) -> list[str]:
         for checkpoint in problem.ordered_checkpoints():
             problem.render_spec(checkpoint.name)  # a missing or unreadable spec stops us here
     return names
-
-
-def _default_out(agent: str) -> Path:
-    stamp = folder_stamp()
-    return Path("benchwright-out") / "runs" / f"{agent}-{stamp}"
 
 
 def _execute(run_dir: Path, config: RunConfig, params: dict[str, Any], quiet: bool

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from benchwright.cli import executor_options as placement
 from benchwright.cli.json_output import echo_json, result_fields
+from benchwright.cli.look_next import print_look_next
 from benchwright.cli.option_checks import MAX_TRIALS, MAX_WEB_STEPS, new_dir
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.errors import Interrupted, UserInputError
@@ -119,6 +120,7 @@ def run_web_cmd(
     else:
         Console().print(_summary_line(result), highlight=False)
         Console(stderr=True).print(f"[dim]report: {result.report}[/]")
+        print_look_next(run_dir)
 
 
 def _new_web_run(options: dict[str, Any]) -> tuple[Path, Suite, WebRunConfig]:

@@ -57,7 +57,7 @@ def ray_module() -> ModuleType:
     try:
         import ray
     except ImportError:
-        raise missing_extra("ray", "--executor ray") from None
+        raise missing_extra("--executor ray needs Ray", "ray") from None
     return ray
 
 

@@ -9,9 +9,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import yaml
 
+from benchwright.metrics.models import AstGrepFinding
 from benchwright.metrics.tools import executable
 
 CATEGORIES = ("complexity", "style", "verbosity", "safety", "performance", "types", "naming")
@@ -24,6 +26,7 @@ class AstGrepResult:
     by_rule: dict[str, int] = field(default_factory=dict)
     by_category: dict[str, int] = field(default_factory=dict)
     weighted: float = 0.0
+    findings: list[AstGrepFinding] = field(default_factory=list)
 
 
 def rules_dir() -> Path:
@@ -50,7 +53,8 @@ def run_astgrep(root: Path, files: list[str]) -> AstGrepResult:
     argv = [executable("ast-grep", "sg"), "scan", "-c", str(rules_dir() / "sgconfig.yml"),
             "--json=stream", "--", *files]  # `--`: a file named `-x.py` is not an option
     out = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
-    rules = Counter(json.loads(line)["ruleId"] for line in out.stdout.splitlines() if line)
+    matches = [json.loads(line) for line in out.stdout.splitlines() if line]
+    rules = Counter(match["ruleId"] for match in matches)
     table = rule_table()
     categories = dict.fromkeys(CATEGORIES, 0)
     for rule, n in rules.items():
@@ -58,4 +62,14 @@ def run_astgrep(root: Path, files: list[str]) -> AstGrepResult:
         categories[category] = categories.get(category, 0) + n
     weighted = float(sum(n * table.get(rule, ("", 1))[1] for rule, n in rules.items()))
     return AstGrepResult(by_rule=dict(rules.most_common()), by_category=categories,
-                         weighted=weighted)
+                         weighted=weighted, findings=[_finding(m, table) for m in matches])
+
+
+def _finding(match: dict[str, Any], table: dict[str, tuple[str, int]]) -> AstGrepFinding:
+    """One match of ast-grep's JSON stream (lines from 0 there, from 1 here)."""
+    category, weight = table.get(match["ruleId"], ("style", 1))
+    start, end = match["range"]["start"], match["range"]["end"]
+    return AstGrepFinding(rule=match["ruleId"], category=category, weight=weight,
+                          severity=str(match.get("severity", "hint")), file=str(match["file"]),
+                          line=start["line"] + 1, column=start["column"],
+                          end_line=end["line"] + 1, end_column=end["column"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchwright.metrics.tools import executable
@@ -19,16 +20,36 @@ FAMILY_WEIGHTS: dict[str, int] = {
 }
 
 
-def run_ruff(root: Path, files: list[str]) -> Counter[str]:
-    """Findings per rule code over the given files (one ruff process for all of them)."""
+@dataclass(frozen=True)
+class Finding:
+    """One ruff finding."""
+
+    code: str
+    file: str
+    """Relative to the snapshot."""
+    fixable: bool
+
+
+def run_ruff(root: Path, files: list[str]) -> list[Finding]:
+    """Every finding over the given files (one ruff process for all of them)."""
     if not files:
-        return Counter()
+        return []
     # `--`: a file an agent named `--config=x.py` is a file, not an option.
     argv = [executable("ruff"), "check", "--isolated", "--no-cache", "--exit-zero",
             "--output-format", "json", "--select", ",".join(FAMILY_WEIGHTS), "--", *files]
     out = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
-    findings = json.loads(out.stdout or "[]")
-    return Counter(str(f.get("code") or "syntax") for f in findings)
+    return [Finding(code=str(f.get("code") or "syntax"), file=_relative(root, f.get("filename")),
+                    fixable=f.get("fix") is not None)
+            for f in json.loads(out.stdout or "[]")]
+
+
+def _relative(root: Path, name: object) -> str:
+    """ruff reports absolute paths; ours are relative to the snapshot."""
+    path = Path(str(name or ""))
+    try:
+        return path.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 # Single rules whose weight differs from their family's.

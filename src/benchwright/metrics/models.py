@@ -53,6 +53,22 @@ class SymbolMetrics(BaseModel):
     """Comparison operators in it."""
     body_hash: str
     """Hash of its body with names and literals kept: a changed body changes it."""
+    max_nesting_depth: int | None = None
+    """Deepest nesting of control blocks (if, for, while, with, try, match; an `elif` is not a
+    level) inside it. None in metrics written before this field (also the four below)."""
+    control_blocks: int | None = None
+    """Control blocks directly in its body (not nested in another)."""
+    exception_scaffold: int | None = None
+    """`try` statements, `except` clauses and `finally` clauses in it."""
+    variables_defined: int | None = None
+    """Distinct names (and attributes) assigned to in its body."""
+    variables_used: int | None = None
+    """Distinct names (and attributes) read in its body, outside assignment targets."""
+
+    @property
+    def lines(self) -> int:
+        """Lines it spans, first to last."""
+        return self.end - self.start + 1
 
 
 class FileMetrics(BaseModel):
@@ -72,6 +88,38 @@ class FileMetrics(BaseModel):
     """Functions, methods and classes in it."""
     parse_error: str | None = None
     """Why the file could not be parsed, if it could not (it then counts lines only)."""
+    variables: int | None = None
+    """Module-level names assigned (`X = ...`, `X: T = ...`, `type X = ...`). None in metrics
+    written before this field (also the three below)."""
+    imports: int | None = None
+    """Imported modules: one per name of an `import`, one per `from ... import`."""
+    lint: int | None = None
+    """ruff findings in this file."""
+    lint_fixable: int | None = None
+    """Of them, those ruff can fix."""
+
+
+class AstGrepFinding(BaseModel):
+    """One ast-grep finding."""
+
+    rule: str
+    """The rule's id."""
+    category: str
+    """Its category (complexity, style, verbosity, safety, performance, types, naming)."""
+    weight: int
+    """Its weight."""
+    severity: str
+    """ast-grep's severity (hint, info, warning, error)."""
+    file: str
+    """The file, relative to the snapshot."""
+    line: int
+    """First line, from 1."""
+    column: int
+    """First column, from 0."""
+    end_line: int
+    """Last line, from 1."""
+    end_column: int
+    """Column after the end, from 0."""
 
 
 class Clone(BaseModel):
@@ -129,12 +177,16 @@ class SnapshotMetrics(BaseModel):
     """ruff findings per rule code."""
     lint_weighted: float
     """Findings times each rule family's weight."""
+    lint_fixable: int | None = None
+    """ruff findings it can fix (None in metrics written before this field)."""
     astgrep: dict[str, int]
     """ast-grep findings per category."""
     astgrep_rules: dict[str, int]
     """ast-grep findings per rule id."""
     astgrep_weighted: float
     """Findings times each rule's weight."""
+    astgrep_findings: list[AstGrepFinding] | None = None
+    """Every finding with its place (None in metrics written before this field)."""
     clones: list[Clone]
     """Clone groups."""
     clone_instances: int

@@ -11,7 +11,13 @@ from benchwright.metrics import astgrep, graph, lint, waste
 from benchwright.metrics.clones import find_clones
 from benchwright.metrics.languages import analyzers
 from benchwright.metrics.languages.base import FileAnalysis, LanguageAnalyzer
-from benchwright.metrics.models import GraphMetrics, LineCounts, SnapshotMetrics, SymbolMetrics
+from benchwright.metrics.models import (
+    FileMetrics,
+    GraphMetrics,
+    LineCounts,
+    SnapshotMetrics,
+    SymbolMetrics,
+)
 from benchwright.metrics.tools import versions
 from benchwright.nofollow import CACHE_FOLDERS, TreeWalk, read_regular
 from benchwright.stats import gini
@@ -52,7 +58,8 @@ def _combine(root: Path, files: list[str], analyses: list[FileAnalysis],
     symbols = [s for a in analyses for s in a.symbols]
     callables = [s for s in symbols if s.kind != "class"]
     lines = _total_lines(analyses)
-    lint_counts = lint.run_ruff(root, files)
+    findings = lint.run_ruff(root, files)
+    lint_counts = Counter(f.code for f in findings)
     ag = astgrep.run_astgrep(root, files)
     definitions = [d for a in analyses for d in a.definitions]
     calls: Counter[str] = sum((a.calls for a in analyses), Counter())
@@ -65,12 +72,13 @@ def _combine(root: Path, files: list[str], analyses: list[FileAnalysis],
     cc_extreme = sum(s.complexity > EXTREME_CC for s in callables)
     loc = max(lines.loc, 1)
     return SnapshotMetrics(
-        tools=versions(), files=[a.metrics for a in analyses], symbols=symbols, lines=lines,
+        tools=versions(), files=_with_lint(analyses, findings), symbols=symbols, lines=lines,
         mi_mean=_mi_mean(analyses), cc_bands=dict(sorted(Counter(s.band for s in callables)
                                                          .items())),
         cc_high=cc_high, cc_extreme=cc_extreme,
         cc_gini=round(gini([s.complexity for s in callables]), 4),
         lint=dict(lint_counts.most_common()), lint_weighted=lint.weighted(lint_counts),
+        lint_fixable=sum(f.fixable for f in findings), astgrep_findings=ag.findings,
         astgrep=ag.by_category, astgrep_rules=ag.by_rule, astgrep_weighted=ag.weighted,
         clones=clones, clone_instances=sum(len(c.instances) for c in clones),
         clone_lines=clone_lines, clone_ratio=round(clone_lines / max(lines.sloc, 1), 4),
@@ -84,6 +92,15 @@ def _combine(root: Path, files: list[str], analyses: list[FileAnalysis],
                       + sum(lint_counts.values()) / loc, 4),
         mass=_mass(callables),
     )
+
+
+def _with_lint(analyses: list[FileAnalysis], findings: list[lint.Finding]) -> list[FileMetrics]:
+    """Each file's metrics with its own ruff findings."""
+    found = Counter(f.file for f in findings)
+    fixable = Counter(f.file for f in findings if f.fixable)
+    return [a.metrics.model_copy(update={"lint": found[a.metrics.path],
+                                         "lint_fixable": fixable[a.metrics.path]})
+            for a in analyses]
 
 
 def _total_lines(analyses: list[FileAnalysis]) -> LineCounts:

@@ -20,6 +20,7 @@ from benchwright.fileio import remove_torn_writes
 from benchwright.runs.layout import MANIFEST
 
 LOCK = ".lock"
+PROC_LOCKS = Path("/proc/locks")
 
 
 @contextlib.contextmanager
@@ -68,3 +69,34 @@ def _holder(fd: int) -> str:
     """The pid the holder wrote (it writes it right after locking, so it may be empty briefly)."""
     text = os.pread(fd, 32, 0).decode(errors="replace").strip()
     return text if text.isdigit() else "unknown"
+
+
+def held_locks() -> dict[tuple[int, int, int], int]:
+    """Every flock held on the machine: (device major, minor, inode) -> the holder's pid, read
+    from /proc/locks (empty where there is none). Reading it takes no lock, so a viewer can
+    tell a running run without ever getting in its way."""
+    try:
+        lines = PROC_LOCKS.read_text(encoding="ascii", errors="replace").splitlines()
+    except OSError:
+        return {}
+    held = {}
+    for line in lines:
+        fields = line.split()
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[4].isdigit():
+            major, minor, inode = [*fields[5].split(":"), "", "", ""][:3]
+            try:
+                held[(int(major, 16), int(minor, 16), int(inode))] = int(fields[4])
+            except ValueError:
+                continue
+    return held
+
+
+def lock_holder(run_dir: Path, held: dict[tuple[int, int, int], int] | None = None) -> int | None:
+    """The pid of the process working on the run (holding its lock), or None when none is;
+    `held` is a `held_locks()` read once for many runs."""
+    try:
+        info = os.lstat(run_dir / LOCK)
+    except OSError:
+        return None
+    table = held_locks() if held is None else held
+    return table.get((os.major(info.st_dev), os.minor(info.st_dev), info.st_ino))

@@ -82,6 +82,11 @@ class AgentResult(BaseModel):
     """What went wrong, when it did."""
     exit_code: int | None = None
     """The agent process's exit code, for agents that run one (None: none ran, or not known)."""
+    started_at: str | None = None
+    """When the run loop started the agent's turn (UTC, ISO 8601; None in records written
+    before this field)."""
+    ended_at: str | None = None
+    """When the turn ended (UTC, ISO 8601)."""
 
 
 def sandbox_env(interpreter: Interpreter, home: Path) -> dict[str, str]:
@@ -124,6 +129,11 @@ class CopyAgent:
 
     def __init__(self, keep: set[str]) -> None:
         self.keep = keep
+
+    @classmethod
+    def pinned_version(cls, benchwright_version: str) -> str | None:
+        """Part of benchwright: its version is the one that ran the run."""
+        return benchwright_version
 
     def source(self, ctx: AgentContext) -> Path:
         """The snapshot to copy for this checkpoint."""

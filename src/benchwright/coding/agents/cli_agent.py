@@ -118,6 +118,11 @@ class CliAgent:
         return cls(setup.model, setup.settings, setup.runtime, setup.limits, setup.interpreter,
                    setup.network)
 
+    @classmethod
+    def pinned_version(cls, benchwright_version: str) -> str | None:
+        """The version `install` installs (recorded in SCBench's config.yaml)."""
+        return cls.npm_tool.version if cls.npm_tool is not None else None
+
     def __init__(self, model: str | None, settings: AgentSettings, runtime: Runtime,
                  limits: Limits, interpreter: Interpreter, network: bool = True) -> None:
         self.model, self.settings = model, settings

@@ -72,6 +72,11 @@ class MiniAgent:
     name = "mini"
 
     @classmethod
+    def pinned_version(cls, benchwright_version: str) -> str | None:
+        """Part of benchwright: its version is the one that ran the run."""
+        return benchwright_version
+
+    @classmethod
     def from_setup(cls, setup: AgentSetup) -> Self:
         """Built from the run's model and agent settings (it calls an LLM itself)."""
         return cls(setup.model, setup.settings, setup.runtime, setup.limits, setup.interpreter,

@@ -38,6 +38,11 @@ class OpenhandsAgent(CliAgent):
     env_path: Path | None = None
     events_path: Path | None = None
 
+    @classmethod
+    def pinned_version(cls, benchwright_version: str) -> str | None:
+        """The OpenHands release `install` installs."""
+        return OPENHANDS_REQUIREMENT.partition("==")[2]
+
     def install(self) -> str:
         python = resolve_python(PYTHON)
         self.env_path = ensure_env("openhands", python, [OPENHANDS_REQUIREMENT]).path

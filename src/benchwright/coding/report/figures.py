@@ -21,6 +21,7 @@ from benchwright.coding.runs import journal
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunTotals
 from benchwright.coding.runs.runner import load_manifest
+from benchwright.coding.runs.tallies import ProblemTally, tally
 from benchwright.coding.runs.totals import last_finished, run_totals
 from benchwright.report.header import RunHeader
 from benchwright.report.trials import TrialStats, trial_stats
@@ -171,6 +172,10 @@ class _Run:
     def size(self, problem: str) -> int:
         return len(self.manifest.problem_checkpoints.get(problem, []))
 
+    def tally(self, problem: str) -> ProblemTally:
+        chains = [r for (p, _t), r in self.chains.items() if p == problem]
+        return tally(problem, self.size(problem), chains)
+
     def clusters(self, problems: list[str], pick: Picker,
                  denominator: Callable[[str, list[CheckpointRecord]], float]
                  ) -> tuple[list[float], list[float]]:
@@ -182,33 +187,28 @@ class _Run:
         return num, den
 
 
-def _all_checkpoints(run: _Run) -> Callable[[str, list[CheckpointRecord]], float]:
-    return lambda problem, _records: float(run.size(problem))
-
-
-def _solve_pickers() -> dict[str, Picker]:
-    return {"checkpoints solved": lambda r: float(r.solved),
-            "checkpoints iso-solved": lambda r: float(r.iso_solved),
-            "checkpoints core-solved": lambda r: float(r.core_solved)}
-
-
 Inputs = dict[str, tuple[list[float], list[float]]]
 
 
 def _solve_rate_inputs(run: _Run, problems: list[str]) -> Inputs:
-    inputs = {name: run.clusters(problems, pick, _all_checkpoints(run))
-              for name, pick in _solve_pickers().items()}
-    solved, partial = [], []
-    for problem in problems:
-        chains = [r for (p, _t), r in run.chains.items() if p == problem]
-        full = [len(c) == run.size(problem) and all(r.solved for r in c) for c in chains]
-        solved.append(float(sum(full)))
-        partial.append(float(sum(not f and any(r.solved for r in c) for f, c in zip(full, chains,
-                                                                                    strict=True))))
-    trials = [float(sum(p == problem for p, _t in run.chains)) for problem in problems]
-    inputs["problems solved"] = (solved, trials)
-    inputs["problems partial"] = (partial, trials)
-    return inputs
+    return tally_inputs([run.tally(p) for p in problems])
+
+
+def tally_inputs(tallies: list[ProblemTally]) -> Inputs:
+    """The solve rates' (numerators, denominators), one cluster per problem."""
+    planned = [float(t.planned) for t in tallies]
+    attempts = [float(t.attempts) for t in tallies]
+    return {"checkpoints solved": ([float(t.solved) for t in tallies], planned),
+            "checkpoints iso-solved": ([float(t.iso_solved) for t in tallies], planned),
+            "checkpoints core-solved": ([float(t.core_solved) for t in tallies], planned),
+            "problems solved": ([float(t.attempts_solved) for t in tallies], attempts),
+            "problems partial": ([float(t.attempts_partial) for t in tallies], attempts)}
+
+
+def solve_rate_metrics(tallies: list[ProblemTally]) -> list[Metric]:
+    """Checkpoints solved, iso-solved, core-solved; problems solved and partial, with 95% CIs
+    (report.md's first table; the viewer's overview reads the same tallies)."""
+    return [Metric(name=k, estimate=ratio_ci(*v)) for k, v in tally_inputs(tallies).items()]
 
 
 def _passed_in(group: Group) -> Picker:
@@ -315,12 +315,11 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None) -> CodingRepor
     """The report of a run, optionally compared with a baseline run."""
     run = _Run(run_dir)
     problems = run.scored_problems()
-    inputs = {**_solve_rate_inputs(run, problems)}
     report = CodingReport(
         run_dir=run_dir, header=_header(run), totals=_totals(run),
         agent=run.manifest.config.agent, model=run.manifest.config.model,
         n_problems=len(problems), n_trials=run.manifest.config.trials,
-        solve_rates=[Metric(name=k, estimate=ratio_ci(*v)) for k, v in inputs.items()],
+        solve_rates=solve_rate_metrics([run.tally(p) for p in problems]),
         group_pass_rates=[Metric(name=k, estimate=ratio_ci(*v))
                           for k, v in _group_inputs(run, problems).items()],
         per_checkpoint=_checkpoint_rows(run, problems), problems=_problem_rows(run),

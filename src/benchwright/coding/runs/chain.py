@@ -314,12 +314,13 @@ def _act(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, index: int,
                        checkpoint=checkpoint.name, trial=chain.job.trial, workspace=chain.work,
                        prompt=chain.prompts[checkpoint.name], prompt_file=folder / "prompt.txt",
                        is_continuation=index > 1, artifacts_dir=folder / "agent")
-    start = time.monotonic()
+    start, started_at = time.monotonic(), utc_now()
     try:
-        return agent.act(ctx)
+        result = agent.act(ctx)
     except BenchwrightError as exc:
-        return AgentResult(status=AgentStatus.ERROR, error=exc.one_line(),
-                           duration_s=round(time.monotonic() - start, 3))
+        result = AgentResult(status=AgentStatus.ERROR, error=exc.one_line(),
+                             duration_s=round(time.monotonic() - start, 3))
+    return result.model_copy(update={"started_at": started_at, "ended_at": utc_now()})
 
 
 def _record(chain: _Chain, checkpoint: CheckpointConfig, index: int, prompt: str,

@@ -6,7 +6,9 @@ from pathlib import Path
 
 from benchwright.runs.layout import MANIFEST, REPORT_MD, RESULT_JSON, WORK, RunFiles
 
+RECORDS_JSONL = "checkpoint_records.jsonl"
 RESULTS_JSONL = "checkpoint_results.jsonl"
+CONFIG_YAML = "config.yaml"
 JOURNAL = "journal.jsonl"
 INFRA_ERROR = "infra_error.json"
 ATTEMPT_ERROR = "error.json"
@@ -19,8 +21,19 @@ class RunLayout(RunFiles):
     """Paths inside one coding run directory."""
 
     @property
+    def records_jsonl(self) -> Path:
+        """Every journal record of the run, in attempt order (derived from the journals)."""
+        return self.root / RECORDS_JSONL
+
+    @property
     def results_jsonl(self) -> Path:
+        """SCBench's flat checkpoint rows (derived from the records)."""
         return self.root / RESULTS_JSONL
+
+    @property
+    def config_yaml(self) -> Path:
+        """SCBench's run configuration (derived from the manifest)."""
+        return self.root / CONFIG_YAML
 
     def chain_dir(self, problem: str, trial: int) -> Path:
         return self.root / problem / f"trial_{trial}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.agents.settings import AgentSettings
@@ -217,7 +217,11 @@ class RunTotals(BaseModel):
 
 
 class RunResult(BaseModel):
-    """`result.json`: the run's totals, derived from the journals."""
+    """`result.json`: the run's totals, derived from the journals. The file also carries
+    SCBench's run statistics beside these fields (`coding/runs/scbench`); this model leaves
+    them aside when it reads the file."""
+
+    model_config = ConfigDict(extra="ignore")
 
     format: Literal["benchwright.run-result/2"] = "benchwright.run-result/2"
     """The file's format and version (2: rates, totals, dates and the run's identity)."""

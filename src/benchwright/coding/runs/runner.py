@@ -17,7 +17,7 @@ from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import ChainJob, OnRecord, plan_attempt, run_chain
-from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
 from benchwright.coding.runs.models import (
     ChainSummary,
     CheckpointRecord,
@@ -26,6 +26,7 @@ from benchwright.coding.runs.models import (
     RunResult,
 )
 from benchwright.coding.runs.remote import Ended, land, remote_attempts, run_remote_attempt
+from benchwright.coding.runs.scbench.export import export_scbench
 from benchwright.coding.runs.totals import last_finished, rate, run_totals
 from benchwright.errors import UserInputError
 from benchwright.executors.local import emit
@@ -54,11 +55,13 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
     return manifest
 
 
-def load_manifest(run_dir: Path) -> Manifest:
-    """The manifest of an existing run, or an error that says what is wrong."""
+def load_manifest(run_dir: Path, check_folders: bool = True) -> Manifest:
+    """The manifest of an existing run, or an error that says what is wrong; `check_folders`
+    also refuses trial folders of the wrong kind (what reads nothing else may skip it)."""
     manifest = read_manifest(run_dir, Manifest, noun="run", command="benchwright run coding",
                              invalid="manifest.json is not readable")
-    _check_trial_folders(RunLayout(run_dir), manifest.config)
+    if check_folders:
+        _check_trial_folders(RunLayout(run_dir), manifest.config)
     return _with_credentials(manifest)
 
 
@@ -81,12 +84,13 @@ def _check_trial_folders(layout: RunLayout, config: RunConfig) -> None:
     """A trial's folder, journal or infrastructure-error record that is there but of the wrong
     kind (replaced by hand: a file for a folder, a folder or a pipe for a file) is refused up
     front, before anything reads or deletes it."""
+    root = layout.root  # each path built once: a viewer reads thousands of these manifests
     for problem in config.problems:
         for trial in range(1, config.trials + 1):
-            folder = layout.chain_dir(problem, trial)
-            _require_kind(folder, folder=True)
-            _require_kind(layout.journal(problem, trial), folder=False)
-            _require_kind(layout.infra_error(problem, trial), folder=False)
+            folder = f"{root}/{problem}/trial_{trial}"
+            _require_kind(Path(folder), folder=True)
+            _require_kind(Path(f"{folder}/{JOURNAL}"), folder=False)
+            _require_kind(Path(f"{folder}/{INFRA_ERROR}"), folder=False)
 
 
 def _require_kind(path: Path, *, folder: bool) -> None:
@@ -158,15 +162,21 @@ def _execute_remote(run_dir: Path, config: RunConfig, executor: Executor, jobs: 
 
 
 def finish(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:
-    """Derive the root result files from the attempts' journals (atomically)."""
+    """Derive the root result files from the attempts' journals (atomically): our records and
+    result.json, and the SCBench-shaped files (coding/runs/scbench), whose run statistics
+    result.json carries beside ours (ours win a shared key: `model`)."""
     order = {(p, t): i for i, (p, t) in enumerate((j.problem, j.trial)
                                                   for j in jobs_for(run_dir, config))}
     summaries = sorted(summaries, key=lambda s: order.get((s.problem, s.trial), 0))
     records = [r for s in summaries for r in s.records]
-    write_text_atomic(RunLayout(run_dir).results_jsonl,
-                      "".join(r.model_dump_json() + "\n" for r in records))
+    layout = RunLayout(run_dir)
+    write_text_atomic(layout.records_jsonl, "".join(r.model_dump_json() + "\n" for r in records))
     result = summarise(run_dir, config, summaries)
-    write_json_atomic(RunLayout(run_dir).result_json, result.model_dump(mode="json"))
+    manifest = load_manifest(run_dir)
+    scbench = export_scbench(run_dir, manifest, summaries, _redactor(config))
+    ours = result.model_dump(mode="json")
+    write_json_atomic(layout.result_json,
+                      ours | {k: v for k, v in scbench.items() if k not in ours})
     return result
 
 

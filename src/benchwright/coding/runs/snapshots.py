@@ -116,22 +116,26 @@ def diff_snapshots(before: Path | None, after: Path) -> dict[str, Any]:
     removed = sorted(set(old) - set(new))
     modified = sorted(p for p in set(old) & set(new) if old[p] != new[p])
     patches: dict[str, str] = {}
-    lines_added = lines_removed = 0
+    per_file: dict[str, dict[str, int]] = {}
     for rel in [*added, *removed, *modified]:
-        a = _text(before, rel) if before is not None and rel in old else []
-        b = _text(after, rel) if rel in new else []
+        a = text_lines(before, rel) if before is not None and rel in old else []
+        b = text_lines(after, rel) if rel in new else []
         patch = list(difflib.unified_diff(a, b, f"a/{rel}", f"b/{rel}", lineterm=""))
-        lines_added += sum(1 for ln in patch if ln.startswith("+") and not ln.startswith("+++"))
-        lines_removed += sum(1 for ln in patch if ln.startswith("-") and not ln.startswith("---"))
+        per_file[rel] = {
+            "lines_added": sum(1 for ln in patch if ln.startswith("+") and ln[:3] != "+++"),
+            "lines_removed": sum(1 for ln in patch if ln.startswith("-") and ln[:3] != "---")}
         if patch and sum(len(t) for t in patches.values()) < _MAX_PATCH_BYTES:
             patches[rel] = "\n".join(patch)
     return {"format": "benchwright.diff/1", "added": added, "removed": removed,
-            "modified": modified, "lines_added": lines_added, "lines_removed": lines_removed,
-            "patches": patches}
+            "modified": modified,
+            "lines_added": sum(c["lines_added"] for c in per_file.values()),
+            "lines_removed": sum(c["lines_removed"] for c in per_file.values()),
+            "file_diffs": dict(sorted(per_file.items())), "patches": patches}
 
 
-def _text(root: Path, rel: str) -> list[str]:
-    """A regular file's lines, or a link shown as its target; never what a link points to."""
+def text_lines(root: Path, rel: str) -> list[str]:
+    """A regular file's lines, or a link shown as its target; never what a link points to
+    (empty for a binary file, one past the text bound, or one that is missing)."""
     path = root / rel
     if path.is_symlink():
         return [_LINK_PREFIX + shown(str(path.readlink()))]

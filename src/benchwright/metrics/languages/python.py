@@ -14,6 +14,7 @@ from benchwright.metrics.languages.base import (
     FileAnalysis,
 )
 from benchwright.metrics.languages.python_raw import raw_counts
+from benchwright.metrics.languages.python_shape import body_shape, import_count, module_variables
 from benchwright.metrics.models import FileMetrics, LineCounts, SymbolMetrics
 from benchwright.metrics.tools import radon_modules
 
@@ -45,7 +46,8 @@ class PythonAnalyzer:
         nodes = _definition_nodes(tree)
         symbols = [_symbol(b, rel_path, nodes, complexity) for b in blocks]
         file_metrics = FileMetrics(path=rel_path, language=self.name, lines=lines, mi=mi,
-                                   mi_rank=metrics.mi_rank(mi), symbols=len(symbols))
+                                   mi_rank=metrics.mi_rank(mi), symbols=len(symbols),
+                                   variables=module_variables(tree), imports=import_count(tree))
         return FileAnalysis(metrics=file_metrics, symbols=symbols,
                             clones=_clone_candidates(tree, rel_path),
                             definitions=_definitions(tree, rel_path),
@@ -87,6 +89,7 @@ def _symbol(block: Any, rel_path: str, nodes: dict[tuple[int, str], ast.AST],
         branches=sum(isinstance(n, _BRANCHES) for n in walked),
         comparisons=sum(len(n.ops) for n in walked if isinstance(n, ast.Compare)),
         body_hash=_digest(ast.dump(node)) if node is not None else "",
+        **(body_shape(node) if node is not None else {}),
     )
 
 

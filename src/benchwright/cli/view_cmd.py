@@ -1,0 +1,57 @@
+"""`benchwright view [RUNS...]`: the dashboard and trial viewer, served on loopback or written as
+a static site (`--bundle OUT_DIR`). Parses and dispatches to `benchwright.view`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from benchwright.errors import UserInputError
+
+
+def view_cmd(
+    runs: Annotated[list[Path] | None, typer.Argument(
+        help="Run folders, or folders holding runs (searched recursively); default: here.")]
+    = None,
+    host: Annotated[str, typer.Option(help="Address to listen on (loopback by default).")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port; 0 picks a free one.")] = 0,
+    open_browser: Annotated[bool, typer.Option(
+        "--open/--no-open", help="Open the viewer in a browser.")] = True,
+    bundle: Annotated[Path | None, typer.Option(
+        help="Write the viewer as a static site into this folder instead of serving it.")]
+    = None,
+) -> None:
+    """See runs of both tracks: overview, runs, problems, checkpoints, trials, head-to-head."""
+    folders = runs or [Path.cwd()]
+    if bundle is not None:
+        _bundle(folders, bundle)
+        return
+    from benchwright.view.server import is_loopback, serve_forever, start
+
+    if not is_loopback(host):
+        Console(stderr=True).print(f"[bold yellow]warning:[/] --host {host} is not loopback: "
+                                   "anyone who can reach it can read these runs (agent code, "
+                                   "logs, network traces)", highlight=False)
+    server = start(folders, host, port)
+    if not server.model.scan() and not server.model.unreadable:
+        raise UserInputError("no run found", path=folders[0],
+                             hint="pass a run folder, or a folder holding runs")
+    serve_forever(server, open_browser)
+
+
+def _bundle(folders: list[Path], out: Path) -> None:
+    from benchwright.view.bundle import write_bundle
+
+    progress = Progress(TextColumn("bundling"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=Console(stderr=True))
+    bar = progress.add_task("pages", total=None)
+    with progress:
+        pages = write_bundle(folders, out.expanduser().resolve(),
+                             lambda done, total: progress.update(bar, completed=done, total=total))
+    Console().print(f"{pages} pages written; open {out / 'index.html'} (no server needed)",
+                    highlight=False)

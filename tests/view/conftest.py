@@ -1,0 +1,181 @@
+"""Runs made once per session by the real CLI, the viewer serving them, their bundle, and a
+headless Chromium (the system's, through Playwright) to look at both.
+
+- `oracle`: the bundled problems with the oracle agent (every checkpoint solved);
+- `evil`: ledger_cli with a `command` agent whose code prints a planted <script> (the attempt
+  fails at checkpoint 1, so its tests' output holds the script too);
+- `web_a`, `web_b`: four local-suite tasks through the fake trial runner; in `web_a` the agent's
+  answer, its last step and one HAR response hold the planted script, and `eval` re-scores it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import run_cli
+
+XSS = "<script>document.title='pwned'</script>"
+CHROMIUM = Path("/usr/bin/chromium")
+TITLE = "benchwright view"
+EVIL_AGENT = f"""cat > ledger.py <<'PY'
+\"\"\"{XSS}\"\"\"
+import sys
+print("{XSS}")
+sys.exit(1)
+PY
+echo "{XSS} said the agent"
+"""
+
+
+@dataclass
+class Runs:
+    """The session's run folders."""
+
+    root: Path
+    oracle: Path
+    evil: Path
+    web_a: Path
+    web_b: Path
+    stderr: dict[str, str] = field(default_factory=dict)
+
+
+def _coding(root: Path, name: str, *args: str) -> str:
+    done = run_cli("run", "coding", "--out", str(root / name), *args)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stderr
+
+
+def _web(root: Path, name: str) -> str:
+    env = {**os.environ, "BENCHWRIGHT_WEB_TRIAL_RUNNER": "fake"}
+    done = run_cli("run", "web", "--suite", "local", "--task-ids", "9001-9004",
+                   "--out", str(root / name), env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stderr
+
+
+def _plant(trial: Path) -> None:
+    """What a hostile agent and page would leave: the script in the answer, the last step and a
+    HAR response (page HTML with that title), then scored again by `eval`."""
+    (trial / "agent_response.json").write_text(json.dumps(
+        {"task_type": "RETRIEVE", "status": "SUCCESS", "retrieved_data": [XSS],
+         "error_details": None}))
+    (trial / "history.json").write_text(json.dumps({"steps": [{"done": XSS}]}))
+    har = json.loads((trial / "network.har").read_text())
+    entry = har["log"]["entries"][0]
+    entry["response"]["content"] = {"size": 60, "mimeType": "text/html",
+                                    "text": f"<html><head><title>{XSS}</title></head></html>"}
+    entry["request"]["headers"].append({"name": "X-Planted", "value": XSS})
+    (trial / "network.har").write_text(json.dumps(har))
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    root = tmp_path_factory.mktemp("view") / "runs"
+    root.mkdir()
+    script = root.parent / "evil.sh"
+    script.write_text(EVIL_AGENT)
+    made = Runs(root=root, oracle=root / "oracle", evil=root / "evil", web_a=root / "web_a",
+                web_b=root / "web_b")
+    made.stderr["oracle"] = _coding(root, "oracle", "--agent", "oracle")
+    made.stderr["evil"] = _coding(root, "evil", "--agent", "command", "--agent-command",
+                                  f"sh {script}", "--agent-mount", str(script),
+                                  "--problem", "ledger_cli")
+    made.stderr["web_a"] = _web(root, "web_a")
+    made.stderr["web_b"] = _web(root, "web_b")
+    _plant(made.web_a / "tasks" / "9001" / "trial_1")
+    rescored = run_cli("eval", str(made.web_a))
+    assert rescored.returncode == 0, rescored.stderr[-3000:]
+    return made
+
+
+@pytest.fixture(scope="session")
+def viewer(runs: Runs) -> Iterator[str]:
+    """The viewer served on loopback (in this process), its base URL."""
+    from benchwright.view.server import serve_in_thread, start
+
+    server = start([runs.root])
+    stop = serve_in_thread(server)
+    yield server.url
+    stop()
+
+
+@pytest.fixture(scope="session")
+def bundle(runs: Runs, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same runs written as a static site by the CLI."""
+    out = tmp_path_factory.mktemp("bundle") / "site"
+    done = run_cli("view", str(runs.root), "--bundle", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+def rid(path: Path) -> str:
+    from benchwright.view.catalog import run_id
+
+    return run_id(path.resolve())
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's chromium (/usr/bin/chromium)")
+    if importlib.util.find_spec("playwright") is None:
+        pytest.skip("needs the playwright package (pip install playwright; no browser download)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as play:
+        chromium = play.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--no-first-run", "--disable-extensions",
+                  "--allow-file-access-from-files"])
+        yield chromium
+        chromium.close()
+
+
+class Page:
+    """A browser tab that records every console error and uncaught exception."""
+
+    def __init__(self, browser: Any) -> None:
+        self.tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        self.errors: list[str] = []
+        self.tab.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.tab.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def open(self, url: str, ready: str = "main h1") -> Any:
+        """Go to `url` and wait for its page's heading (and its charts' script to settle)."""
+        self.tab.goto(url)
+        # a new hash is no new document: wait for the viewer to say it drew this route (with
+        # selectors: the page's policy forbids the eval a JavaScript predicate would need)
+        route = "#" + url.split("#", 1)[1] if "#" in url else "#/"
+        self.tab.wait_for_selector(f'body[data-rendered="{route}"]', timeout=60_000)
+        self.tab.wait_for_selector(ready, timeout=60_000)
+        self.tab.wait_for_load_state("networkidle")
+        return self.tab
+
+    def close(self) -> None:
+        self.tab.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Page]:
+    tab = Page(browser)
+    yield tab
+    tab.close()
+
+
+def copy_screenshot(source: Path, name: str) -> None:
+    """With BENCHWRIGHT_SCREENSHOTS=DIR, keep a screenshot there (the README's pictures)."""
+    folder = os.environ.get("BENCHWRIGHT_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, Path(folder) / name)
+
