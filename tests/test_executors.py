@@ -116,7 +116,8 @@ def _config(problems_dir: Path) -> RunConfig:
 
 
 def _key_fields(run_dir: Path) -> list[tuple[Any, ...]]:
-    rows = [json.loads(line) for line in (run_dir / "checkpoint_results.jsonl").open()]
+    rows = [json.loads(line) for path in sorted(run_dir.glob("*/trial_*/journal.jsonl"))
+            for line in path.open()]
     return [(r["problem"], r["trial"], r["checkpoint"], r["prompt_sha256"], r["counts"],
              r["verdicts"]) for r in rows]
 

@@ -66,7 +66,9 @@ def ray_args(lab: RayLab) -> list[str]:
 
 
 def records(run_dir: Path) -> list[dict[str, Any]]:
-    lines = (run_dir / "checkpoint_results.jsonl").read_text().splitlines()
+    """Every journaled checkpoint's fields that must not depend on where it ran."""
+    lines = [line for path in sorted(run_dir.glob("*/trial_*/journal.jsonl"))
+             for line in path.read_text().splitlines()]
     return [{k: json.loads(line)[k] for k in KEYS} for line in lines]
 
 
