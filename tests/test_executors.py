@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -146,3 +148,16 @@ def test_a_checkpoint_sent_twice_is_journaled_once(tmp_path: Path, problems_dir:
     again = Landed(record=CheckpointRecord.model_validate(record), files=FileTree())
     assert land(tmp_path / "run", again, Redactor({})) is None
     assert len(journal.read_text().splitlines()) == 1
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="needs root for a network namespace")
+def test_no_cluster_at_the_address_is_one_line_and_no_folder(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    command = (f"ip link set lo up && exec {sys.executable} -m benchwright run coding "
+               f"--executor ray --ray-address 127.0.0.1:1 --no-metrics --out {out}")
+    done = subprocess.run(["unshare", "-n", "sh", "-c", command], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 2
+    assert "no Ray cluster at --ray-address 127.0.0.1:1" in done.stderr
+    assert "Traceback" not in done.stderr and not out.exists()

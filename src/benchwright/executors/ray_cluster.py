@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import socket
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -66,12 +67,36 @@ def connect(address: str) -> ModuleType:
     ray = ray_module()
     if ray.is_initialized():
         return ray
+    _require_listening(address)
     try:
         ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise UserInputError(f"no Ray cluster at --ray-address {address} ({_first_line(exc)})",
                              hint=START_CLUSTER) from None
     return ray
+
+
+def _require_listening(address: str) -> None:
+    """Refuse at once an address where nothing listens (Ray itself would retry for minutes)."""
+    from ray._private.services import canonicalize_bootstrap_address
+
+    target = address.removeprefix("ray://")
+    try:
+        resolved = target if address.startswith("ray://") else \
+            canonicalize_bootstrap_address(target)
+    except (ConnectionError, ValueError) as exc:
+        resolved, error = None, _first_line(exc)
+    else:
+        error = "no running cluster found"
+    if resolved is not None:
+        host, _, port = resolved.rpartition(":")
+        try:
+            socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+            return
+        except (OSError, ValueError) as exc:
+            error = f"nothing answers at {resolved}: {exc}"
+    raise UserInputError(f"no Ray cluster at --ray-address {address} ({error})",
+                         hint=START_CLUSTER)
 
 
 def _first_line(exc: BaseException) -> str:
