@@ -29,6 +29,8 @@ RUN = object()
 """A file entry that is a copy of a finished coding run (of the `quick` fixture problem)."""
 QUICK = object()
 """A file entry that is a copy of the `quick` fixture problem."""
+WEB_RUN = object()
+"""A file entry that is a copy of a finished web run (two tasks of the tests' own suite)."""
 
 BAD_UTF8 = b"name: q\xff\xfe\n"
 DEEP_JSON = "[" * 3000 + "]" * 3000
@@ -366,16 +368,120 @@ def _fake_llm_probes() -> list[Probe]:
     ]
 
 
-PROBES = (_coding_run_probes() + _problem_probes() + _template_probes() + _run_coding_probes()
-          + _eval_checkpoint_probes() + _eval_report_probes() + _metrics_probes()
-          + _web_probes() + _run_web_probes() + _fake_llm_probes())
+def _audit_probes() -> list[Probe]:
+    """Found by the audit of issues 13-14: bounds, empty paths, URLs, keys and problem files
+    that were accepted, hung or crashed, and more of the same kinds across commands."""
+    out = ["run", "coding", "--problems-dir", "{tmp}/p", "--no-metrics", "--out", "{tmp}/o"]
+    prob = _problem({})
+
+    def config(old: str, new: str) -> dict[str, object]:
+        return _problem({"config.yaml": QUICK_CONFIG.replace(old, new)})
+
+    web = ["run", "web", "--out", "{tmp}/o"]
+    browser_use = [*web, "--agent", "browser-use", "--model", "m"]
+    validate = ["problems", "validate", "{tmp}/p"]
+    return [
+        Probe("audit-snapshot-mb-inf", [*out, "--max-snapshot-mb", "inf"], prob,
+              "--max-snapshot-mb"),
+        Probe("audit-snapshot-mb-negative", [*out, "--max-snapshot-mb", "-1"], prob,
+              "--max-snapshot-mb"),
+        Probe("audit-snapshot-files-huge", [*out, "--max-snapshot-files", HUGE_INT], prob,
+              "--max-snapshot-files"),
+        Probe("audit-agent-mount-empty", [*out, "--agent", "command", "--agent-command", "true",
+                                          "--agent-mount", ""], prob, "--agent-mount"),
+        Probe("audit-base-url-newline", [*out, "--base-url", "http://x/\nforged"], prob,
+              "base_url"),
+        Probe("audit-base-url-no-host", [*out, "--base-url", "http:///v1"], prob, "base_url"),
+        Probe("audit-base-url-empty", [*out, "--base-url", ""], prob, "base_url"),
+        Probe("audit-mini-no-key", [*out, "--agent", "mini", "--model", "m"], prob, "API key"),
+        Probe("audit-mini-no-model", [*out, "--agent", "mini"], prob, "--model"),
+        Probe("audit-agent-option-word", [*out, "-A", "step_limit=abc"], prob, "step_limit"),
+        Probe("audit-problem-empty", [*out, "--problem", ""], prob, "problem"),
+        Probe("audit-replay-from-file", [*out, "--agent", "replay", "--replay-from", "{tmp}/f"],
+              prob | {"f": "x"}, "not a run directory"),
+        Probe("audit-config-empty", out, _problem({"config.yaml": ""}), "config.yaml"),
+        Probe("audit-entry-file-dotdot", out, config("entry_file: calc", "entry_file: ../calc"),
+              "entry_file"),
+        Probe("audit-timeout-word", out, config("timeout: 10", "timeout: abc"), "timeout"),
+        Probe("audit-asset-missing", out, config("timeout: 10", "timeout: 10\n"
+              "static_assets: {a: {path: nope.txt}}"), "nope.txt"),
+        Probe("audit-asset-save-path-dotdot", out, config("timeout: 10", "timeout: 10\n"
+              "static_assets: {a: {path: checkpoint_1.md, save_path: ../../x}}"), "save_path"),
+        Probe("audit-eval-checkpoint-empty-name", ["eval", "checkpoint", "--problem-dir",
+              "{tmp}/p/quick", "--checkpoint", ""], prob, "checkpoint"),
+        Probe("audit-report-manifest-huge-number", ["report", "{tmp}/r"],
+              {"r/manifest.json": '{"format": ' + "9" * 5000 + "}"}, "manifest.json"),
+        Probe("audit-metrics-workspace-fifo", ["metrics", "static", "--workspace", "{tmp}/f"],
+              {"f": FIFO}, "workspace"),
+        Probe("audit-validate-repeat-huge", [*validate, "--repeat", HUGE_INT], prob, "--repeat"),
+        Probe("audit-validate-repeat-zero", [*validate, "--repeat", "0"], prob, "--repeat"),
+        Probe("audit-validate-empty-folder", ["problems", "validate", "{tmp}/e"], {"e": DIR},
+              "no problem"),
+        Probe("audit-validate-config-not-utf8", validate,
+              _problem({"config.yaml": b"name: \xff\n"}), "UTF-8"),
+        Probe("audit-new-name-dotdot", ["problems", "new", "../x", "--out", "{tmp}"], {}, "name"),
+        Probe("audit-new-out-file", ["problems", "new", "x", "--out", "{tmp}/f"], {"f": "x"},
+              "--out"),
+        Probe("audit-new-exists", ["problems", "new", "x", "--out", "{tmp}"], {"x/keep": "k"},
+              "exists"),
+        Probe("audit-package-out-empty", ["web", "package", "{tmp}/d", "--out", ""],
+              {"d/1/agent_response.json": "{}"}, "--out"),
+        Probe("audit-package-empty-folder", ["web", "package", "{tmp}/d", "--out", "{tmp}/o"],
+              {"d": DIR}, "d"),
+        Probe("audit-web-eval-response-fifo", ["web", "eval", "--output-dir", "{tmp}/o"],
+              {"o/7001/agent_response.json": FIFO}, "agent_response.json"),
+        Probe("audit-web-eval-response-deep", ["web", "eval", "--output-dir", "{tmp}/o"],
+              {"o/7001/agent_response.json": DEEP_JSON}, "agent_response.json"),
+        Probe("audit-web-eval-har-deep", ["web", "eval", "--output-dir", "{tmp}/o"],
+              {"o/7001/agent_response.json": "{}", "o/7001/network.har": DEEP_JSON},
+              "network.har"),
+        Probe("audit-web-eval-dataset-deep", ["web", "eval", "--output-dir", "{tmp}/o",
+              "--dataset", "{tmp}/d.json"], {"o": DIR, "d.json": DEEP_JSON}, "d.json"),
+        Probe("audit-run-web-concurrency-huge", [*web, "--concurrency-per-site", HUGE_INT], {},
+              "--concurrency-per-site"),
+        Probe("audit-run-web-no-key", browser_use, {}, "OPENAI_API_KEY"),
+        Probe("audit-run-web-api-key-env-empty", [*browser_use, "--api-key-env", ""], {},
+              "not set"),
+        Probe("audit-run-web-base-url-bad", [*browser_use, "--base-url", "notaurl"], {},
+              "--base-url"),
+        Probe("audit-run-web-resume-coding-run", ["run", "web", "--out", "{tmp}/r", "--resume"],
+              {"r": RUN}, "coding"),
+        *_web_run_probes(),
+        Probe("audit-run-coding-resume-web-run", ["run", "coding", "--resume", "{tmp}/w"],
+              {"w/manifest.json": '{"format": "benchwright.web-run/1", "track": "web"}'}, "web"),
+    ]
 
 
-def _materialise(root: Path, files: dict[str, object], run: Path) -> None:
+def _web_run_probes() -> list[Probe]:
+    """`run web --resume`, `eval` and `report` on a web run folder changed by hand."""
+    damages: list[tuple[str, dict[str, object], str]] = [
+        ("trial-is-file", {"w/tasks/7001/trial_1": "not a folder"}, "trial_1"),
+        ("tasks-is-file", {"w/tasks": "not a folder"}, "tasks"),
+        ("journal-folder", {"w/journal.jsonl": DIR}, "journal.jsonl"),
+        ("journal-fifo", {"w/journal.jsonl": FIFO}, "journal.jsonl"),
+        ("manifest-trials-huge", {"w/manifest.json": "trials=10**12"}, "trials")]
+    commands = {"resume": ["run", "web", "--out", "{tmp}/w", "--resume"],
+                "eval": ["eval", "{tmp}/w"], "report": ["report", "{tmp}/w"]}
+    return [Probe(f"audit-web-{cmd}-{name}", argv, {"w": WEB_RUN, **files}, fragment)
+            for name, files, fragment in damages for cmd, argv in commands.items()
+            if not (cmd != "resume" and name == "trial-is-file")]
+
+
+PROBE_GROUPS = {
+    "coding-run-folders": _coding_run_probes, "problems": _problem_probes,
+    "templates": _template_probes, "run-coding": _run_coding_probes,
+    "eval-checkpoint": _eval_checkpoint_probes, "eval-report": _eval_report_probes,
+    "metrics": _metrics_probes, "web": _web_probes, "run-web": _run_web_probes,
+    "fake-llm": _fake_llm_probes, "audit": _audit_probes}
+"""Each group is one test (each under pytest's own timeout on a loaded machine)."""
+PROBES = [probe for group in PROBE_GROUPS.values() for probe in group()]
+
+
+def _materialise(root: Path, files: dict[str, object], runs: dict[object, Path]) -> None:
     for rel, content in files.items():
         path = root / rel
-        if content is RUN or content is QUICK:
-            source = run if content is RUN else FIXTURES / "runs" / "quick"
+        if content is RUN or content is QUICK or content is WEB_RUN:
+            source = runs[content] if content in runs else FIXTURES / "runs" / "quick"
             shutil.copytree(source, path, dirs_exist_ok=True)
             continue
         if content is None:
@@ -399,14 +505,16 @@ def _materialise(root: Path, files: dict[str, object], run: Path) -> None:
             path.write_text(str(content))
 
 
-def _run_probe(probe: Probe, root: Path, run: Path) -> str | None:
+def _run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None:
     """None when the probe got its one-line error, else what went wrong."""
     folder = root / probe.name
     folder.mkdir()
-    _materialise(folder, probe.files, run)
+    _materialise(folder, probe.files, runs)
     argv = [a.replace("{tmp}", str(folder)) for a in probe.argv]
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
-    env = {k: v for k, v in env.items() if not k.startswith("BENCHWRIGHT_WEB_")}
+    # No key of the user's: a probe that needs one must be refused for want of it.
+    env = {k: v for k, v in env.items()
+           if not k.startswith("BENCHWRIGHT_WEB_") and not k.endswith("_API_KEY")}
     env["PYTHONPATH"] = os.pathsep.join([SOURCE_ROOT, *filter(None, [env.get("PYTHONPATH")])])
     try:
         done = subprocess.run([sys.executable, "-m", "benchwright", *argv], capture_output=True,
@@ -444,16 +552,35 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "r"
 
 
+@pytest.fixture(scope="module")
+def finished_web_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished web run of two tasks of the tests' own suite (the fake trial runner)."""
+    from tests.web.runs.tasks_fixture import write_suite
+
+    root = tmp_path_factory.mktemp("web")
+    tasks, config = write_suite(root / "suite")
+    env = {**os.environ, "PYTHONPATH": SOURCE_ROOT, "BENCHWRIGHT_WEB_TRIAL_RUNNER": "fake"}
+    done = subprocess.run([sys.executable, "-m", "benchwright", "run", "web", "--suite",
+                           str(tasks), "--config", str(config), "--task-ids", "7001-7002",
+                           "--out", str(root / "w")], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    return root / "w"
+
+
 def test_the_probe_set_is_big_and_named_uniquely() -> None:
     names = [p.name for p in PROBES]
     assert len(names) == len(set(names)) and len(names) >= 150
 
 
-def test_every_bad_input_gets_one_line_and_exit_2(tmp_path: Path, finished_run: Path) -> None:
+@pytest.mark.parametrize("group", list(PROBE_GROUPS))
+def test_every_bad_input_gets_one_line_and_exit_2(tmp_path: Path, finished_run: Path,
+                                                  finished_web_run: Path, group: str) -> None:
     selected = os.environ.get("BENCHWRIGHT_PROBES")  # a substring, to run some while iterating
-    probes = [p for p in PROBES if not selected or selected in p.name]
+    probes = [p for p in PROBE_GROUPS[group]() if not selected or selected in p.name]
     with ThreadPoolExecutor(2) as pool:
-        verdicts = list(pool.map(lambda p: _run_probe(p, tmp_path, finished_run), probes))
+        runs = {RUN: finished_run, WEB_RUN: finished_web_run}
+        verdicts = list(pool.map(lambda p: _run_probe(p, tmp_path, runs), probes))
     failures = [v for v in verdicts if v is not None]
     assert not failures, f"{len(failures)} of {len(probes)} probes failed:\n" + "\n".join(
         failures)

@@ -416,3 +416,19 @@ def test_an_agent_script_outside_the_sandbox_and_agent_mount(tmp_path: Path) -> 
                        str(script), "--agent-mount", str(tools), "--agent-mount", str(solutions),
                        "--out", str(tmp_path / "seen"))
     assert result["n_checkpoints_solved"] == 4 and result["agent_errors"] == []
+
+
+def test_an_agent_that_leaves_an_empty_workspace_is_graded_with_a_warning(
+        tmp_path: Path) -> None:
+    """As SCBench's runner (and `eval checkpoint`) grade it: its tests fail, the run goes on,
+    and the summary and report.md say the workspace was empty."""
+    out = tmp_path / "run"
+    proc = run_cli("run", "coding", "--problems-dir", str(QUICK), "--no-metrics", "--agent",
+                   "command", "--agent-command", "true", "--out", str(out),
+                   env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    [record] = journal.read_records(RunLayout(out).journal("quick", 1))
+    assert record.snapshot_files == 0 and record.agent.status == "completed"
+    assert record.grade_status == "completed" and not record.passed
+    assert "warning: the agent left the workspace empty" in proc.stdout + proc.stderr
+    assert "warning: the agent left the workspace empty" in RunLayout(out).report_md.read_text()

@@ -9,6 +9,7 @@ and nothing it wrote may reach a place the harness reads later.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -25,7 +26,7 @@ from tests.security.evil_package import write_evil_package
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
 
-PAYLOAD = '''
+TOOLS = '''
 import glob, os, shutil
 found = []
 
@@ -45,21 +46,30 @@ def environs():
         hits += [v.decode(errors="replace") for v in data.split(b"\\0") if b"API_KEY=" in v]
     return "|".join(hits)
 
+def spread(sinks, stolen):
+    """Write the loot into every sink, the hidden test to `stolen`; returns the loot."""
+    loot = "\\n".join(found)
+    for sink in sinks:
+        try:
+            with open(os.path.join(sink, "loot.txt"), "w") as handle:
+                handle.write(loot)
+        except OSError:
+            pass
+    try:
+        shutil.copy(HIDDEN, stolen)
+    except OSError:
+        pass
+    return loot
+
+'''
+
+PAYLOAD = TOOLS + '''
 attempt("secret", lambda: open(SECRET).read())
 attempt("root", lambda: "|".join(sorted(os.listdir("/root"))))
 attempt("environ", environs)
 attempt("hidden", lambda: open(HIDDEN).read())
-LOOT = "\\n".join(found)
-for sink in [WORKSPACE, OUTSIDE, *glob.glob(CACHE + "/envs/*/")]:
-    try:
-        with open(os.path.join(sink, "loot.txt"), "w") as handle:
-            handle.write(LOOT)
-    except OSError:
-        pass
-try:
-    shutil.copy(HIDDEN, os.path.join(WORKSPACE, "stolen_test_checkpoint_2.py"))
-except OSError:
-    pass
+LOOT = spread([WORKSPACE, OUTSIDE, *glob.glob(CACHE + "/envs/*/")],
+              os.path.join(WORKSPACE, "stolen_test_checkpoint_2.py"))
 '''
 
 # The attacker's own files name the canary file (to read it); they hold no loot.
@@ -149,6 +159,11 @@ def test_requirement_build_backend_finds_nothing_through_grade_checkpoint(
     dumped = output.model_dump_json()
     assert scene.secret not in dumped and scene.key not in dumped and scene.hidden not in dumped
     scene.assert_found_nothing()
+    # The backend may write into its own environment's folder, and nowhere else of the cache
+    # (the tests' environment, built first, is not even there for it).
+    own = scene.cache / "envs" / f"solution-{output.evaluation.grader.solution_env.key}"
+    written = [p for p in scene.cache.rglob("loot.txt") if own not in p.parents]
+    assert written == [] and list(own.glob("loot.txt"))
 
 
 def test_requirement_build_backend_finds_nothing_through_eval_checkpoint(
@@ -174,3 +189,60 @@ def test_built_environment_is_the_harness_and_read_only_to_later_sandboxes(
     assert owners == {os.getuid()}
     writable = [p for p in folder.rglob("*") if not p.is_symlink() and p.stat().st_mode & 0o022]
     assert writable == []
+
+
+# Through `run coding`: the agent itself writes the attack at checkpoint 1 (a relative path,
+# which is what resolves in the grading build, whose working folder is the snapshot), then at
+# checkpoint 2 looks for what the build left it: the loot, a copy of checkpoint 2's hidden test.
+RUN_PAYLOAD = TOOLS + '''
+def canaries():
+    return "|".join(open(os.path.join(HOME, n)).read() for n in os.listdir(HOME)
+                    if n.startswith(".benchwright-canary-"))
+
+attempt("secret", canaries)
+attempt("root", lambda: "|".join(sorted(os.listdir(HOME))))
+attempt("environ", environs)
+attempt("hidden", lambda: open(HIDDEN).read())
+LOOT = spread([os.getcwd(), OUTSIDE, *glob.glob(RUN + "/**/", recursive=True)],
+              "stolen_test_checkpoint_2.py")
+'''
+
+
+def test_requirement_build_backend_finds_nothing_through_run_coding(
+    scene: Scene, tmp_path: Path
+) -> None:
+    from tests.security.run_probes import SOLVE_1, quick_problem, records
+
+    problems = tmp_path / "problems"
+    problem = quick_problem(problems, checkpoints=2)
+    with (problem / "tests" / "test_checkpoint_2.py").open("a") as hidden:
+        hidden.write(f"# {scene.hidden}\n")
+    run = tmp_path / "run"
+    constants = (f"HOME = {str(Path.home())!r}\nOUTSIDE = {str(scene.outside)!r}\n"
+                 f"RUN = {str(run)!r}\n"
+                 f"HIDDEN = {str(problem / 'tests' / 'test_checkpoint_2.py')!r}\n")
+    attack = tmp_path / "attack"
+    write_evil_package(attack / "evil", constants + RUN_PAYLOAD)
+    # The script names no canary: the secret is found by listing $HOME, the key in /proc.
+    (attack / "agent.sh").write_text(
+        'if [ "$BENCHWRIGHT_CHECKPOINT" = checkpoint_1 ]; then\n'
+        f"  {SOLVE_1}  cp -r {attack / 'evil'} evil\n"
+        "  echo ./evil > requirements.txt\n"
+        "else\n"
+        "  cat loot.txt stolen_test_checkpoint_2.py 2>&1; grep -rs LOOT- . ; true\n"
+        "fi\n")
+    proc = run_cli("run", "coding", "--problems-dir", str(problems), "--out", str(run),
+                   "--no-metrics", "--json", "--agent", "command", "--agent-command",
+                   f"sh {attack / 'agent.sh'}", "--agent-mount", str(attack),
+                   env=scene.environ())
+    assert proc.returncode == 0, proc.stderr
+    first = records(run)[0]
+    assert first["passed"] is True, first
+    grading = json.loads((run / "quick" / "trial_1" / "checkpoint_1" / "grading.json")
+                         .read_text())
+    # The backend did run (inside the build's sandbox), so the attack was really tried.
+    assert _ran_the_backend(grading["grader"]["solution_env"]["packages"])
+    for leaked in (scene.secret, scene.key, scene.hidden, scene.secret_file.name):
+        assert leaked not in proc.stdout + proc.stderr
+    scene.assert_found_nothing(run)
+    assert not list(run.rglob("loot.txt")) and not list(run.rglob("stolen_*"))

@@ -60,9 +60,11 @@ def test_workspace_links_to_host_files_are_recorded_as_links(tmp_path: Path,
                                                              canary: Path) -> None:
     quick_problem(tmp_path / "problems")
     out = tmp_path / "run"
+    host_before = tree_state(canary.parent)
     run_command_agent(tmp_path / "problems", out,
                       f"ln -s {canary} leak.py; ln -s /etc/shadow shadow; "
                       f"mkdir pkg; ln -s {canary.parent} pkg/hostdir")
+    assert tree_state(canary.parent) == host_before  # nothing written through the link
     assert files_holding(out, CANARY) == []
     shadow = Path("/etc/shadow").read_bytes().split(b"\n")[0]
     assert not shadow or files_holding(out, shadow) == []

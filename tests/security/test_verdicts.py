@@ -19,6 +19,7 @@ from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.sandbox import BwrapRuntime, Limits
 from tests.conftest import FIXTURES
+from tests.security.run_probes import records
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
                                 reason="bubblewrap is not installed (apt-get install bubblewrap)")
@@ -95,3 +96,22 @@ def test_a_fifo_in_place_of_the_report_does_not_hang_the_grader(tmp_path: Path) 
     grading = json.loads(proc.stdout)
     assert grading["status"] == "tampered"
     assert "not valid JSON" in grading["tampering_reason"]
+
+
+def test_a_run_records_the_forgery_as_tampering(tmp_path: Path) -> None:
+    """Through `run coding`: the forging submission's checkpoint fails, its record and the
+    run's report say tampering, and why."""
+    problems = tmp_path / "problems"
+    shutil.copytree(FORGER, problems / "forger")
+    config = problems / "forger" / "config.yaml"
+    config.write_text(config.read_text().split("  checkpoint_2")[0])
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "benchwright", "run", "coding",
+                           "--problems-dir", str(problems), "--no-metrics", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    [record] = records(out)
+    assert record["grade_status"] == "tampered" and record["passed"] is False
+    assert not any(record["verdicts"].values())
+    report = (out / "report.md").read_text()
+    assert "ended at checkpoint_1 (tampering)" in report and "rewritten" in report

@@ -89,7 +89,8 @@ def test_a_browser_use_run_keeps_no_key(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "BENCHWRIGHT_WEB_TRIAL_RUNNER"}
     env["BW_TEST_WEB_KEY"] = KEY
     with FakeLLMServer(script) as server:
-        base = server.base_url.replace("http://", f"http://bw:{URL_ONLY}@", 1)
+        # The key is also inside the URL (as its password), beside a value only the URL holds.
+        base = server.base_url.replace("http://", f"http://{URL_ONLY}:{KEY}@", 1)
         done = subprocess.run(
             [sys.executable, "-m", "benchwright", "run", "web", "--agent", "browser-use",
              "--model", "gpt-4.1-mini", "--base-url", f"{base}/v1", "--api-key-env",
@@ -101,7 +102,9 @@ def test_a_browser_use_run_keeps_no_key(tmp_path: Path) -> None:
     trial = out / "tasks" / "9005" / "trial_1"
     assert (trial / NETWORK_HAR).is_file() and (out / "manifest.json").is_file()
     assert leaks(out, [KEY, URL_ONLY, *DEFAULT_PASSWORDS]) == {}
-    assert "<redacted:BW_TEST_WEB_KEY>" in (trial / HISTORY).read_text()  # the agent did leak
+    # The agent did leak it: marked by both names that held it.
+    assert "<redacted:BASE_URL_PASSWORD,BW_TEST_WEB_KEY>" in (trial / HISTORY).read_text()
+    assert "<redacted:BASE_URL_USER>" in (out / "manifest.json").read_text()
 
 
 def leaky_runner(secrets: list[str], model_origin: str) -> type:

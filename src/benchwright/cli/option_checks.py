@@ -22,6 +22,11 @@ MAX_PROCESSES = 4_194_304
 MAX_HEALTH_TIMEOUT_S = 3600.0
 MAX_START_TIMEOUT_S = 86_400.0
 MAX_TEMPLATE_ID = 10**9
+MAX_SNAPSHOT_MB = 2**20
+"""1 TiB: a snapshot cap past this is no cap (and `inf` is not a number of MiB)."""
+MAX_SNAPSHOT_FILES = 10_000_000
+MAX_REPEAT = 1000
+MAX_CONCURRENCY_PER_SITE = 64
 _PSEUDO_FILESYSTEMS = (Path("/proc"), Path("/sys"), Path("/dev"))
 
 
@@ -62,6 +67,17 @@ def existing_dir(raw: str) -> Path:
     if not path.is_dir():
         what = "a file, not a folder" if path.exists() else "not found"
         raise typer.BadParameter(f"{raw} is {what}")
+    return path
+
+
+def existing_path(raw: str) -> Path:
+    """A parser for an option naming a file or folder that must exist (an empty string is not
+    `.`, which would name the working folder)."""
+    if not raw.strip():
+        raise typer.BadParameter("an empty path: give an existing file or folder")
+    path = Path(raw)
+    if not path.exists():
+        raise typer.BadParameter(f"{raw}: no such file or folder")
     return path
 
 

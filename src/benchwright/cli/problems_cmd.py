@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from benchwright.cli.option_checks import new_dir
 from benchwright.cli.problems_validate import validate_cmd
 from benchwright.coding.examples import example_names, example_problem_dir
 from benchwright.coding.loader import load_problem
@@ -25,7 +26,8 @@ def new_cmd(
     name: Annotated[str, typer.Argument(help="The problem's name (and its folder's).")],
     kind: Annotated[Kind, typer.Option(help="cli: a command-line tool; http: an HTTP server.")]
     = "cli",
-    out: Annotated[Path, typer.Option(help="Where the problem's folder is made.")] = Path(),
+    out: Annotated[Path, typer.Option(
+        parser=new_dir, help="Where the problem's folder is made.")] = Path(),
 ) -> None:
     """Write a working two-checkpoint problem to edit into your own (see docs/problem-format.md)."""
     folder = new_problem(name, kind, out)

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from benchwright.cli.option_checks import MAX_REPEAT
 from benchwright.coding.grading import GradeOptions
 from benchwright.coding.scratch import sweep_leftovers
 from benchwright.coding.validate import count_checkpoints, problem_folders, validate_problems
@@ -24,7 +25,8 @@ def validate_cmd(
         help="A folder of problems, or one problem's folder.")],
     problem: Annotated[list[str] | None, typer.Option(
         "--problem", help="Only this problem (repeatable).")] = None,
-    repeat: Annotated[int, typer.Option(help="Gradings of each reference solution.")] = 5,
+    repeat: Annotated[int, typer.Option(
+        min=1, max=MAX_REPEAT, help="Gradings of each reference solution.")] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON document.")] = False,
     python: Annotated[str | None, typer.Option(help="Interpreter for the environments.")] = None,
 ) -> None:

@@ -20,7 +20,15 @@ from benchwright.cli.executor_options import (
 )
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.look_next import print_look_next
-from benchwright.cli.option_checks import MAX_TRIALS, MAX_WORKERS, existing_dir, new_dir
+from benchwright.cli.option_checks import (
+    MAX_SNAPSHOT_FILES,
+    MAX_SNAPSHOT_MB,
+    MAX_TRIALS,
+    MAX_WORKERS,
+    existing_dir,
+    existing_path,
+    new_dir,
+)
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.run_web_cmd import run_web_cmd
@@ -75,6 +83,7 @@ def coding_cmd(
     agent_command: Annotated[str | None, typer.Option(
         help="Shell command for the `command` agent (prompt on stdin).")] = None,
     agent_mount: Annotated[list[Path] | None, typer.Option(
+        parser=existing_path,
         help="A host file or folder bound read-only into the `command` agent's sandbox at the "
         "same path, e.g. the agent's own scripts (repeatable).")] = None,
     replay_from: Annotated[Path | None, typer.Option(
@@ -108,10 +117,12 @@ def coding_cmd(
     metrics: Annotated[bool, typer.Option(
         "--metrics/--no-metrics", help="Measure code quality at every checkpoint.")] = True,
     max_snapshot_mb: Annotated[float, typer.Option(
-        min=0.001, help="Cap on one checkpoint's snapshot (MiB, apparent size); past it the "
+        min=0.001, max=MAX_SNAPSHOT_MB,
+        help="Cap on one checkpoint's snapshot (MiB, apparent size); past it the "
         "checkpoint fails as the agent's error.")] = DEFAULT_MAX_SNAPSHOT_MB,
     max_snapshot_files: Annotated[int, typer.Option(
-        min=1, help="Cap on the files of one checkpoint's snapshot; past it, as above.")
+        min=1, max=MAX_SNAPSHOT_FILES,
+        help="Cap on the files of one checkpoint's snapshot; past it, as above.")
     ] = DEFAULT_MAX_SNAPSHOT_FILES,
     executor: ExecutorOption = "local",
     ray_address: RayAddressOption = "auto",

@@ -14,7 +14,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from benchwright.cli import executor_options as placement
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.look_next import print_look_next
-from benchwright.cli.option_checks import MAX_TRIALS, MAX_WEB_STEPS, new_dir
+from benchwright.cli.option_checks import (
+    MAX_CONCURRENCY_PER_SITE,
+    MAX_TRIALS,
+    MAX_WEB_STEPS,
+    new_dir,
+)
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.errors import Interrupted, UserInputError
 from benchwright.protocols import Executor
@@ -25,6 +30,7 @@ from benchwright.runs.node_checks import require_on_every_node
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED
 from benchwright.web.runs.extraction import ExtractorConfig
+from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import (
     AgentName,
     AgentSpec,
@@ -38,6 +44,7 @@ from benchwright.web.runs.runner import (
     execute_web_run,
     load_web_manifest,
     node_checks,
+    require_kinds,
 )
 from benchwright.web.runs.suites import LOCAL, SUITE_NAMES, Suite, open_suite
 from benchwright.web.tasks import (
@@ -96,7 +103,8 @@ def run_web_cmd(
         "(free text read by the response adapter), or a template FILE ({task}, {start_urls}, "
         "{sites}, {response_format}).")] = STRUCTURED,
     concurrency_per_site: Annotated[int, typer.Option(
-        min=1, help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many at a time, "
+        min=1, max=MAX_CONCURRENCY_PER_SITE,
+        help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many at a time, "
         "each in its own browser; MUTATE trials always run alone.")] = 1,
     executor: placement.ExecutorOption = "local",
     ray_address: placement.RayAddressOption = "auto",
@@ -150,7 +158,9 @@ def _resumable(ctx: typer.Context, out: Path | None) -> Path:
         raise UserInputError("--resume needs the run directory",
                              hint="pass --out RUN_DIR --resume")
     open_run(out, expect="web")  # a coding run folder: say so, and how to continue it
-    config = load_web_manifest(out).config
+    manifest = load_web_manifest(out)
+    require_kinds(WebRunLayout(out), manifest)  # before the progress bar is drawn
+    config = manifest.config
     saved = {"suite": config.suite, "task_ids": sorted(config.task_ids), "agent": config.agent.name,
              "model": config.agent.model, "base_url": config.agent.base_url,
              "api_key_env": config.agent.api_key_env, "trials": config.trials,

@@ -74,14 +74,20 @@ def copy_assets(problem: ProblemConfig, tests_dir: Path) -> dict[str, str]:
     assets = tests_dir / "assets"
     assets.mkdir(exist_ok=True)
     env = {"SCBENCH_ASSETS_DIR": f"{TESTS_DIR}/assets"}
-    for key, asset in problem.static_assets.items():
-        source = problem.path / asset.path
-        if not source.exists():
-            raise ProblemConfigError(f"static asset {key!r} not found", path=source,
-                                     hint="fix static_assets in config.yaml")
+    for key, source in asset_sources(problem).items():
         copy_asset(source, assets, key)
         env[f"SCBENCH_ASSET_{key.upper()}"] = f"{TESTS_DIR}/assets/{key}"
     return env
+
+
+def asset_sources(problem: ProblemConfig) -> dict[str, Path]:
+    """Each static asset's file or folder in the problem, or an error naming the missing one."""
+    sources = {key: problem.path / asset.path for key, asset in problem.static_assets.items()}
+    for key, source in sources.items():
+        if not source.exists():
+            raise ProblemConfigError(f"static asset {key!r} not found", path=source,
+                                     hint="fix static_assets in config.yaml")
+    return sources
 
 
 def copy_asset(source: Path, root: Path, rel: str) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from benchwright.urls import check_base_url
 
 
 class AgentSettings(BaseModel):
@@ -45,6 +45,4 @@ class AgentSettings(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and urlsplit(value).scheme not in ("http", "https"):
-            raise ValueError("give an http:// or https:// URL")
-        return value
+        return None if value is None else check_base_url(value)

@@ -22,7 +22,7 @@ STDOUT = Path("evaluation") / "stdout.txt"
 """pytest's full output, relative to a graded checkpoint's folder."""
 
 EndReason = Literal["tests", "agent error", "agent timeout", "infrastructure error",
-                    "grading timeout", "not finished"]
+                    "grading timeout", "tampering", "memory limit", "not finished"]
 
 
 class FailingTest(BaseModel):
@@ -147,8 +147,16 @@ def _reason(record: CheckpointRecord,
     if record.grade_status is GradeStatus.INFRASTRUCTURE_FAILURE:
         return "infrastructure error", one_line(
             evaluation.infrastructure_reason if evaluation else None) or "pytest could not run"
+    if record.grade_status is GradeStatus.TAMPERED:
+        return "tampering", one_line(
+            evaluation.tampering_reason if evaluation else None) or "the verdict was forged"
+    if record.grade_status is GradeStatus.MEMORY_LIMIT:
+        return "memory limit", one_line(
+            evaluation.infrastructure_reason if evaluation else None) or "pytest was killed"
     if record.agent.status is AgentStatus.TIMEOUT:
         return "agent timeout", one_line(record.agent.error)
     if record.agent.status is AgentStatus.ERROR:
         return "agent error", one_line(record.agent.error)
+    if record.snapshot_files == 0:  # graded all the same, as SCBench grades it
+        return "tests", "warning: the agent left the workspace empty"
     return "tests", None

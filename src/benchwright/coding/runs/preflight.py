@@ -9,14 +9,17 @@ manifest.json and read back on resume, so it must never hold a key's value.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
 
+from benchwright.coding.agents.chat_client import api_key, resolve_target
 from benchwright.coding.loader import load_problem
 from benchwright.coding.prompts import check_template, render_prompt, template_text
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import RunConfig
+from benchwright.coding.workspace import asset_sources
 from benchwright.errors import UserInputError
 from benchwright.interpreters import resolve_python
 from benchwright.runs.secret_settings import refuse_secrets
@@ -36,6 +39,7 @@ def check_coding_run(config: RunConfig) -> None:
     check_template(config.prompt)  # a template that cannot compile or render: one line
     for name in config.problems:  # a template that cannot render fails every attempt
         problem = load_problem(config.problems_dir / name)
+        asset_sources(problem)  # a missing asset breaks every attempt off at its first grading
         for index, checkpoint in enumerate(problem.ordered_checkpoints()):
             render_prompt(template_text(config.prompt), spec=problem.render_spec(checkpoint.name),
                           is_continuation=index > 0, agent=config.agent, model=config.model)
@@ -93,6 +97,11 @@ def _check_agent(config: RunConfig) -> None:
     for mount in config.agent_mounts:
         if not mount.exists():
             raise UserInputError("--agent-mount: no such file or folder", path=mount)
+    if config.agent == "mini":  # the harness calls its model: a model and a key, or no run
+        if not config.model:
+            raise UserInputError("the mini agent needs a model",
+                                 hint="pass --model, e.g. --model openai/gpt-4.1")
+        api_key(resolve_target(config.model, config.agent_settings.base_url), os.environ)
 
 
 def resolved(path: Path | None) -> Path | None:

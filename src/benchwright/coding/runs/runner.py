@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import platform
 import shutil
 import subprocess
@@ -34,6 +33,7 @@ from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
 from benchwright.redaction import Redactor, is_redacted, restore
 from benchwright.runs.clock import utc_now
+from benchwright.runs.layout import require_kind
 from benchwright.runs.manifest import read_manifest
 from benchwright.runs.secret_settings import refuse_secrets
 
@@ -88,17 +88,9 @@ def _check_trial_folders(layout: RunLayout, config: RunConfig) -> None:
     for problem in config.problems:
         for trial in range(1, config.trials + 1):
             folder = f"{root}/{problem}/trial_{trial}"
-            _require_kind(Path(folder), folder=True)
-            _require_kind(Path(f"{folder}/{JOURNAL}"), folder=False)
-            _require_kind(Path(f"{folder}/{INFRA_ERROR}"), folder=False)
-
-
-def _require_kind(path: Path, *, folder: bool) -> None:
-    if not os.path.lexists(path) or (path.is_dir() if folder else path.is_file()):
-        return
-    raise UserInputError(f"should be a {'folder' if folder else 'regular file'} but is not",
-                         path=path, hint="the run folder was changed by hand; restore it or "
-                         "start a new run")
+            require_kind(Path(folder), folder=True)
+            require_kind(Path(f"{folder}/{JOURNAL}"), folder=False)
+            require_kind(Path(f"{folder}/{INFRA_ERROR}"), folder=False)
 
 
 def refresh_checksums(run_dir: Path, manifest: Manifest) -> Manifest:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from benchwright.errors import UserInputError
+from benchwright.urls import check_base_url
 from benchwright.web.browser.trial_models import AgentSpec
 
 if TYPE_CHECKING:
@@ -126,10 +127,16 @@ class BrowserUseAgent:
         return cls(setup)
 
     def check(self, tasks: list[WebTask], scripts: Scripts) -> None:
-        """A model must be named."""
+        """A model must be named, its base URL be one, and its key be set."""
         if not self.spec.model:
             raise UserInputError("the browser-use agent needs a model",
                                  hint="pass --model NAME (and --base-url for a local server)")
+        if self.spec.base_url is not None:
+            try:
+                check_base_url(self.spec.base_url)
+            except ValueError as exc:
+                raise UserInputError(f"--base-url: {exc}") from None
+        _api_key(self.spec)
 
     def chat_model(self, site_urls: dict[str, str], task: WebTask | None = None) -> Any:
         """An OpenAI-compatible chat model; the key is read from the environment."""
@@ -138,10 +145,7 @@ class BrowserUseAgent:
         spec = self.spec
         if not spec.model:
             raise UserInputError("the browser-use agent needs a model", hint="pass --model NAME")
-        key = os.environ.get(spec.api_key_env)
-        if not key:
-            raise UserInputError(f"environment variable {spec.api_key_env} is not set",
-                                 hint="export the API key there (it is never written to disk)")
+        key = _api_key(spec)
         chat = browser_use_module("browser_use.llm.openai.chat")
         options: dict[str, Any] = {"model": spec.model, "api_key": key, "max_retries": 0}
         if spec.base_url:
@@ -160,3 +164,13 @@ class BrowserUseAgent:
         if not task.start_urls:
             return []
         return [{"navigate": {"url": substitute_sites(task.start_urls[0], site_urls)}}]
+
+
+def _api_key(spec: AgentSpec) -> str:
+    """The key from the variable `--api-key-env` names, or a one-line error."""
+    key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
+    if not key:
+        raise UserInputError(f"environment variable {spec.api_key_env or '(none)'} is not set",
+                             hint="export the API key there (it is never written to disk), or "
+                             "name its variable with --api-key-env")
+    return key

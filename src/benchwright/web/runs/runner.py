@@ -30,6 +30,7 @@ from benchwright.protocols import Executor
 from benchwright.registry import TRIAL_RUNNERS
 from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
+from benchwright.runs.layout import require_kind
 from benchwright.runs.manifest import read_manifest
 from benchwright.web.browser.web_agents import Scripts, web_agent
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
@@ -186,6 +187,7 @@ def execute_web_run(run_dir: Path, hooks: RunHooks | None = None, *, suite: Suit
     hooks = hooks or RunHooks()
     layout = WebRunLayout(run_dir)
     manifest = load_web_manifest(run_dir)
+    require_kinds(layout, manifest)
     manifest = manifest.model_copy(update={"config": config or restored(manifest.config)})
     suite = suite or suite_of(manifest)
     sweeper = RunSweeper(manifest.config, suite.env_config, manifest.site_urls)
@@ -199,6 +201,16 @@ def execute_web_run(run_dir: Path, hooks: RunHooks | None = None, *, suite: Suit
                            factory=runner_factory or _registered(manifest, executor))
         _run_trials(context, SiteGuard(session.reset, session.reset_scope, dirty), done)
     return finish(run_dir, hooks.on_status, suite=suite, manifest=manifest).result
+
+
+def require_kinds(layout: WebRunLayout, manifest: WebManifest) -> None:
+    """The folders trials are written into are folders (a hand edit is one clear error)."""
+    require_kind(layout.journal, folder=False)
+    require_kind(layout.tasks_dir, folder=True)
+    for task in manifest.tasks:
+        require_kind(layout.tasks_dir / str(task.task_id), folder=True)
+        for trial in range(1, manifest.config.trials + 1):
+            require_kind(layout.trial_dir(task.task_id, trial), folder=True)
 
 
 def suite_of(manifest: WebManifest) -> Suite:
