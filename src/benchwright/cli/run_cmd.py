@@ -10,6 +10,14 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from benchwright.cli.executor_options import (
+    MAY_CHANGE,
+    ExecutorOption,
+    JobCpusOption,
+    JobMemoryOption,
+    RayAddressOption,
+    make_executor,
+)
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.judge_cmd import judge_settings
 from benchwright.cli.look_next import print_look_next
@@ -43,6 +51,7 @@ from benchwright.coding.runs.models import (
 from benchwright.coding.runs.preflight import (
     check_coding_run,
     check_resumable,
+    node_checks,
     prompt_setting,
     resolved,
 )
@@ -53,9 +62,10 @@ from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAUL
 from benchwright.coding.scratch import sweep_leftovers
 from benchwright.errors import Interrupted, PrerequisiteError, RunIncomplete, UserInputError
 from benchwright.metrics.tools import versions
-from benchwright.registry import CODING_AGENTS, EXECUTORS
+from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_run
 from benchwright.runs.lock import locked_run_folder
+from benchwright.runs.node_checks import require_on_every_node
 
 RUNS_FOLDER = Path("benchwright-out") / "runs"
 """Where a coding run goes without --out: <model>/<agent>-<version>_<prompt>_<thinking>_<stamp>."""
@@ -129,6 +139,10 @@ def coding_cmd(
     judge_option: Annotated[list[str] | None, typer.Option(
         "--judge-option", "-J", help="A judge setting KEY=VALUE (repeatable), e.g. "
         "base_url=..., protocol=anthropic, api_key_env=NAME, samples=3.")] = None,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = "auto",
+    job_cpus: JobCpusOption = 1.0,
+    job_memory_mb: JobMemoryOption = 2048,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""
@@ -140,6 +154,8 @@ def _run_coding(ctx: typer.Context, resume: Path | None, workers: int, as_json: 
         run_dir, config = resume.resolve(), _resumed(ctx, resume)
     else:
         run_dir, config = _new_run(ctx.params)
+    # every node has what attempts need there, before a run folder is made
+    require_on_every_node(make_executor(ctx.params, workers), node_checks(config))
     with locked_run_folder(run_dir):
         if resume is None:
             create_run(config, run_dir)
@@ -148,7 +164,7 @@ def _run_coding(ctx: typer.Context, resume: Path | None, workers: int, as_json: 
         # what a killed predecessor left: scratch folders holding hidden tests
         sweep_leftovers(RunLayout(run_dir).grading_dir)
         sweep_leftovers()
-        result = _execute(run_dir, config, workers, quiet=as_json)
+        result = _execute(run_dir, config, ctx.params, quiet=as_json)
         report = write_run_report(run_dir, result)  # the coding track's report.md
     if as_json:
         echo_json(result_fields(result))
@@ -239,7 +255,8 @@ def _resumed(ctx: typer.Context, run_dir: Path) -> RunConfig:
              "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,
              "agent_option": settings.model_dump(mode="json"),
              **_saved_judge(config)}
-    refuse_conflicts(ctx, saved, may_change={"workers", "as_json", "resume"}, normalise={
+    refuse_conflicts(ctx, saved, may_change={"workers", "as_json", "resume", *MAY_CHANGE},
+                     normalise={
         "problems_dir": resolved, "replay_from": resolved, "prompt": prompt_setting,
         "agent_mount": lambda paths: [resolved(p) for p in paths],
         "agent_option": lambda opts: {**settings.model_dump(mode="json"),
@@ -299,7 +316,8 @@ def _problem_names(folder: Path, wanted: list[str]) -> list[str]:
     return names
 
 
-def _execute(run_dir: Path, config: RunConfig, workers: int, quiet: bool) -> RunResult:
+def _execute(run_dir: Path, config: RunConfig, params: dict[str, Any], quiet: bool
+             ) -> RunResult:
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=Console(stderr=True), disable=quiet)
     task = progress.add_task("checkpoints", total=None)
@@ -327,8 +345,9 @@ def _execute(run_dir: Path, config: RunConfig, workers: int, quiet: bool) -> Run
 
     try:
         with progress:
-            return execute(run_dir, config, EXECUTORS.get("local")(workers, on_event=on_event),
-                           on_summary=on_summary, on_plan=on_plan)
+            executor = make_executor(params, params["workers"], on_event=on_event)
+            return execute(run_dir, config, executor, on_summary=on_summary, on_plan=on_plan,
+                           on_record=on_event)
     except KeyboardInterrupt:
         raise Interrupted("interrupted; nothing finished is lost",
                              hint=f"continue with: benchwright run coding --resume {run_dir}"

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from benchwright.cli import executor_options as placement
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.look_next import print_look_next
 from benchwright.cli.option_checks import (
@@ -21,9 +22,11 @@ from benchwright.cli.option_checks import (
 )
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.errors import Interrupted, UserInputError
+from benchwright.protocols import Executor
 from benchwright.runs import open_run
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.lock import locked_run_folder
+from benchwright.runs.node_checks import require_on_every_node
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED
 from benchwright.web.runs.extraction import ExtractorConfig
@@ -40,6 +43,7 @@ from benchwright.web.runs.runner import (
     create_web_run,
     execute_web_run,
     load_web_manifest,
+    node_checks,
     require_kinds,
 )
 from benchwright.web.runs.suites import LOCAL, SUITE_NAMES, Suite, open_suite
@@ -102,16 +106,23 @@ def run_web_cmd(
         min=1, max=MAX_CONCURRENCY_PER_SITE,
         help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many at a time, "
         "each in its own browser; MUTATE trials always run alone.")] = 1,
+    executor: placement.ExecutorOption = "local",
+    ray_address: placement.RayAddressOption = "auto",
+    job_cpus: placement.JobCpusOption = 1.0,
+    job_memory_mb: placement.JobMemoryOption = 2048,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
     new = None if resume else _new_web_run(ctx.params)
     run_dir = _resumable(ctx, out) if new is None else new[0]
+    # trials run where the executor puts them (one hosted runner per site worker)
+    where = placement.make_executor(ctx.params, workers=1)
+    require_on_every_node(where, node_checks(new[2] if new else load_web_manifest(run_dir).config))
     with locked_run_folder(run_dir):
         if new is not None:
             create_web_run(new[2], run_dir, new[1])
         result = _execute(run_dir, new[1] if new else None, new[2] if new else None,
-                          quiet=as_json)
+                          quiet=as_json, executor=where)
     if as_json:
         echo_json(result_fields(result))
     else:
@@ -158,7 +169,8 @@ def _resumable(ctx: typer.Context, out: Path | None) -> Path:
              "config": config.env_config, "keep_browser_files": config.keep_browser_files,
              "cookies": config.cookie_files, "prompt": config.agent.prompt,
              "concurrency_per_site": config.concurrency_per_site}
-    refuse_conflicts(ctx, saved, may_change={"out", "resume", "as_json"}, normalise={
+    refuse_conflicts(ctx, saved, may_change={"out", "resume", "as_json", *placement.MAY_CHANGE},
+                     normalise={
         "suite": lambda name: name if name in SUITE_NAMES else str(_absolute(Path(name))),
         "task_ids": lambda ids: sorted(parse_task_ids(ids)),
         "scripts": _absolute, "config": _absolute,
@@ -231,7 +243,7 @@ def _default_out(agent: AgentName) -> Path:
 
 
 def _execute(run_dir: Path, suite: Suite | None, config: WebRunConfig | None,
-             quiet: bool) -> WebRunResult:
+             quiet: bool, executor: Executor) -> WebRunResult:
     # the runner counts the finished trials itself: counting them here first would clear
     # unfinished trial folders before it sees which sites they may have changed
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -248,7 +260,8 @@ def _execute(run_dir: Path, suite: Suite | None, config: WebRunConfig | None,
                      on_status=lambda message: progress.update(bar, description=message))
     try:
         with progress:
-            return execute_web_run(run_dir, hooks, suite=suite, config=config)
+            return execute_web_run(run_dir, hooks, suite=suite, config=config,
+                                   executor=executor)
     except KeyboardInterrupt:
         hooks.stop.set()
         raise Interrupted("interrupted; finished trials are kept",

@@ -17,7 +17,7 @@ from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
 from benchwright.coding.problem import ProblemConfig
 from benchwright.coding.runs import journal
-from benchwright.coding.runs.chain import ChainJob, plan_attempt, run_chain
+from benchwright.coding.runs.chain import ChainJob, OnRecord, plan_attempt, run_chain
 from benchwright.coding.runs.judge_files import judge_errors
 from benchwright.coding.runs.judging import judge_run
 from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
@@ -28,6 +28,7 @@ from benchwright.coding.runs.models import (
     RunConfig,
     RunResult,
 )
+from benchwright.coding.runs.remote import Ended, land, remote_attempts, run_remote_attempt
 from benchwright.coding.runs.scbench.export import export_scbench
 from benchwright.coding.runs.starts import unreachable
 from benchwright.coding.runs.totals import last_finished, rate, run_totals
@@ -128,16 +129,23 @@ def run_chain_job(job: ChainJob) -> ChainSummary:
 def execute(run_dir: Path, config: RunConfig, executor: Executor,
             on_summary: Callable[[ChainSummary], None] = lambda _s: None,
             on_plan: Callable[[dict[tuple[str, int], tuple[int, int]]], None] = lambda _p: None,
-            ) -> RunResult:
+            on_record: OnRecord = lambda _r: None) -> RunResult:
     """Run every job not yet finished, then write checkpoint_results.jsonl and result.json.
-    `on_plan` gets each attempt's (checkpoints done, checkpoints to run), journals trimmed."""
+    `on_plan` gets each attempt's (checkpoints done, checkpoints to run), journals trimmed.
+    On an executor that shares the filesystem, jobs write the run and report their records to
+    the executor's own `on_event`; on one that does not, this process writes what they send
+    and calls `on_record`."""
     jobs = jobs_for(run_dir, config)
     on_plan({(j.problem, j.trial): plan_attempt(j) for j in jobs})
     summaries = []
     try:
-        for summary in executor.run(run_chain_job, jobs):
-            summaries.append(summary)
-            on_summary(summary)
+        if executor.shares_filesystem:
+            for summary in executor.run(run_chain_job, jobs):
+                summaries.append(summary)
+                on_summary(summary)
+        else:
+            _execute_remote(run_dir, config, executor, jobs, on_summary, on_record)
+            summaries = saved_attempts(run_dir, config)
     finally:
         shutil.rmtree(RunLayout(run_dir).root / ".work", ignore_errors=True)
     if config.judge is not None:  # what was not judged as it finished (errors, a crash)
@@ -145,6 +153,21 @@ def execute(run_dir: Path, config: RunConfig, executor: Executor,
         summaries = [s.model_copy(update={"records": journal.read_records(
             RunLayout(run_dir).journal(s.problem, s.trial))}) for s in summaries]
     return finish(run_dir, config, summaries)
+
+
+def _execute_remote(run_dir: Path, config: RunConfig, executor: Executor, jobs: list[ChainJob],
+                    on_summary: Callable[[ChainSummary], None], on_record: OnRecord) -> None:
+    """The attempts on machines without the run directory: their items written here."""
+    redactor = _redactor(config)
+    problems = {name: load_problem(config.problems_dir / name) for name in config.problems}
+    layout = RunLayout(run_dir)
+    for item in executor.stream(run_remote_attempt, remote_attempts(jobs)):
+        if isinstance(item, Ended):
+            records = journal.read_records(layout.journal(item.problem, item.trial))
+            on_summary(saved_attempt(run_dir, config, (item.problem, problems[item.problem]),
+                                     item.trial, records))
+        elif (record := land(run_dir, item, redactor)) is not None:
+            on_record(record)
 
 
 def finish(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:
