@@ -103,11 +103,11 @@ def main() -> None:
         judge_run(run_dir, config, settings, overwrite=True, environ=environ)
         cached = time.perf_counter() - start
         more = _calls(base_url) - calls
-        reference = _bare_calls(f"{base_url}/v1", calls, args.concurrency)
+        reference = _bare_calls(f"{base_url}/v1", _bodies(base_url), args.concurrency)
     print(f"{args.checkpoints} checkpoints, {calls} calls, {args.latency:g} s each, "
           f"concurrency {args.concurrency}")
     print(f"wall {wall:.2f} s; ideal (calls x latency / concurrency) {ideal:.2f} s; the same "
-          f"calls from a bare SDK client, {args.concurrency} threads: {reference:.2f} s")
+          f"request bodies from a bare SDK client, {args.concurrency} threads: {reference:.2f} s")
     print(f"ratio {wall / ideal:.2f} (target <= 1.3); against the bare client "
           f"{wall / reference:.2f}")
     print(f"of the wall time, set-up (rubric, templates, client, planning) {setup:.2f} s; "
@@ -115,19 +115,15 @@ def main() -> None:
     print(f"judged again from the cache: {cached:.2f} s, {more} more calls")
 
 
-def _bare_calls(base_url: str, calls: int, concurrency: int) -> float:
-    """The reference: as many plain chat calls from one OpenAI client, on as many threads."""
+def _bare_calls(base_url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
+    """The reference: the judge's own request bodies sent again by one OpenAI client, on as
+    many threads, nothing else done."""
     import openai
 
     client = openai.OpenAI(api_key="sk-bench-0123456789", base_url=base_url, max_retries=0)
-
-    def call(_n: int) -> object:
-        return client.chat.completions.create(
-            model="fake-judge", messages=[{"role": "user", "content": "x" * 4000}])
-
     start = time.perf_counter()
     with ThreadPoolExecutor(concurrency) as pool:
-        list(pool.map(call, range(calls)))
+        list(pool.map(lambda body: client.chat.completions.create(**body), bodies))
     return time.perf_counter() - start
 
 
@@ -147,9 +143,14 @@ def _server(folder: Path, script: dict[str, Any]) -> Iterator[str]:
         proc.wait()
 
 
-def _calls(base_url: str) -> int:
+def _bodies(base_url: str) -> list[dict[str, Any]]:
+    """The bodies of the model calls the server received."""
     with urllib.request.urlopen(f"{base_url}/_fake/requests") as response:
-        return sum(r["method"] == "POST" for r in json.load(response))
+        return [r["body"] for r in json.load(response) if r["method"] == "POST"]
+
+
+def _calls(base_url: str) -> int:
+    return len(_bodies(base_url))
 
 
 if __name__ == "__main__":
