@@ -19,6 +19,7 @@ from benchwright.cli.executor_options import (
     make_executor,
 )
 from benchwright.cli.json_output import echo_json, result_fields
+from benchwright.cli.judge_cmd import judge_settings
 from benchwright.cli.look_next import print_look_next
 from benchwright.cli.option_checks import (
     MAX_SNAPSHOT_FILES,
@@ -37,6 +38,7 @@ from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
 from benchwright.coding.report.run_report import print_run_problems, write_run_report
+from benchwright.coding.runs.judging import check_judge
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import (
     ChainSummary,
@@ -129,6 +131,14 @@ def coding_cmd(
         min=1, max=MAX_SNAPSHOT_FILES,
         help="Cap on the files of one checkpoint's snapshot; past it, as above.")
     ] = DEFAULT_MAX_SNAPSHOT_FILES,
+    judge_model: Annotated[str | None, typer.Option(
+        help="Judge each checkpoint's code with this LLM as it finishes (as `metrics judge`).")
+    ] = None,
+    judge_rubric: Annotated[Path | None, typer.Option(
+        help="The judge's rubric (JSONL, SCBench's format); default: benchwright's.")] = None,
+    judge_option: Annotated[list[str] | None, typer.Option(
+        "--judge-option", "-J", help="A judge setting KEY=VALUE (repeatable), e.g. "
+        "base_url=..., protocol=anthropic, api_key_env=NAME, samples=3.")] = None,
     executor: ExecutorOption = "local",
     ray_address: RayAddressOption = "auto",
     job_cpus: JobCpusOption = 1.0,
@@ -180,11 +190,15 @@ def _new_run(options: dict[str, Any]) -> tuple[Path, RunConfig]:
         agent_network=options["agent_network"], unsafe_no_sandbox=options["unsafe_no_sandbox"],
         metrics=options["metrics"], max_snapshot_mb=options["max_snapshot_mb"],
         max_snapshot_files=options["max_snapshot_files"],
-        agent_settings=agent_settings(options["base_url"], options["agent_option"] or []))
+        agent_settings=agent_settings(options["base_url"], options["agent_option"] or []),
+        judge=judge_settings(options["judge_model"], options["judge_rubric"],
+                             options["judge_option"] or []))
     run_dir = _new_run_dir(options["out"] or unused(RUNS_FOLDER / run_name(config)))
     if config.metrics:
         _require_metric_tools()
     check_coding_run(config)
+    if config.judge is not None:
+        check_judge(config.judge)
     return run_dir, config
 
 
@@ -239,19 +253,41 @@ def _resumed(ctx: typer.Context, run_dir: Path) -> RunConfig:
              "python": config.python,
              "base_url": settings.base_url, "agent_network": config.agent_network,
              "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,
-             "agent_option": settings.model_dump(mode="json")}
+             "agent_option": settings.model_dump(mode="json"),
+             **_saved_judge(config)}
     refuse_conflicts(ctx, saved, may_change={"workers", "as_json", "resume", *MAY_CHANGE},
                      normalise={
         "problems_dir": resolved, "replay_from": resolved, "prompt": prompt_setting,
         "agent_mount": lambda paths: [resolved(p) for p in paths],
         "agent_option": lambda opts: {**settings.model_dump(mode="json"),
                                       **agent_settings(None, opts).model_dump(
-                                          mode="json", exclude_unset=True)}},
+                                          mode="json", exclude_unset=True)},
+        "judge_rubric": resolved, "judge_option": lambda opts: _judge_options(config, opts)},
         command="benchwright run coding --out NEW_DIR")
     check_resumable(config)
+    if config.judge is not None:
+        check_judge(config.judge)
     if config.metrics:
         _require_metric_tools()
     return config
+
+
+def _saved_judge(config: RunConfig) -> dict[str, Any]:
+    """The judge options as the saved configuration has them."""
+    judge = config.judge
+    return {"judge_model": judge.model if judge else None,
+            "judge_rubric": judge.rubric if judge else None,
+            "judge_option": judge.model_dump(mode="json") if judge else None}
+
+
+def _judge_options(config: RunConfig, options: list[str]) -> dict[str, Any] | None:
+    """`--judge-option`s given on resume, over the saved judge's settings."""
+    if config.judge is None:
+        return {"given": options}  # never equal to the saved None: a conflict
+    given = judge_settings(config.judge.model, None, options)
+    assert given is not None
+    return {**config.judge.model_dump(mode="json"),
+            **given.model_dump(mode="json", exclude_unset=True, exclude={"model", "rubric"})}
 
 
 def _agent_name(name: str) -> str:

@@ -22,6 +22,7 @@ from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.coding.prompts import prompt_hash, render_prompt, template_text
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.agent_factory import build_agent
+from benchwright.coding.runs.judging import JudgeSession, judge_checkpoint
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import (
     AttemptErrorRecord,
@@ -89,6 +90,17 @@ class _Chain:
     def snapshot_limits(self) -> SnapshotLimits:
         config = self.job.config
         return SnapshotLimits(max_mb=config.max_snapshot_mb, max_files=config.max_snapshot_files)
+
+    @functools.cached_property
+    def judge(self) -> JudgeSession | None:
+        """The LLM judge, when the run has one (built on first use). One that cannot be built
+        (checked before the run, so only a changed environment) judges nothing here: the end
+        of the run judges what is left, and says why it cannot."""
+        settings = self.job.config.judge
+        try:
+            return None if settings is None else JudgeSession(self.job.run_dir, settings)
+        except BenchwrightError:
+            return None
 
     @functools.cached_property
     def options(self) -> GradeOptions:
@@ -276,6 +288,10 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
                                 agent=result, finished_at=utc_now())
     record = _graded(chain, checkpoint, index, result, folder, _start_of(chain, index, records))
     chain.redactor.tree(folder)  # the snapshot and the grader's output
+    if chain.judge is not None:  # judged as it finishes, before it is journaled
+        continued = records[-1] if records and not chain.reference_start else None
+        record = judge_checkpoint(chain.judge, chain.job.problem, chain.job.trial, record,
+                                  continued, chain.problem.render_spec(checkpoint.name))
     return record
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import platform
 import shutil
@@ -17,6 +18,8 @@ from benchwright.coding.loader import load_problem
 from benchwright.coding.problem import ProblemConfig
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import ChainJob, OnRecord, plan_attempt, run_chain
+from benchwright.coding.runs.judge_files import judge_errors
+from benchwright.coding.runs.judging import judge_run
 from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
 from benchwright.coding.runs.models import (
     ChainSummary,
@@ -68,18 +71,24 @@ def load_manifest(run_dir: Path, check_folders: bool = True) -> Manifest:
 
 
 def _with_credentials(manifest: Manifest) -> Manifest:
-    """The base URL's credentials (redacted in the file) back from the environment, if set."""
-    settings = manifest.config.agent_settings
-    if settings.base_url is None or not is_redacted(settings.base_url):
-        return manifest
-    settings = settings.model_copy(update={"base_url": restore(settings.base_url)})
-    config = manifest.config.model_copy(update={"agent_settings": settings})
+    """The base URLs' credentials (redacted in the file) back from the environment, if set."""
+    config = manifest.config
+    settings = config.agent_settings
+    if settings.base_url is not None and is_redacted(settings.base_url):
+        settings = settings.model_copy(update={"base_url": restore(settings.base_url)})
+        config = config.model_copy(update={"agent_settings": settings})
+    judge = config.judge
+    if judge is not None and judge.base_url is not None and is_redacted(judge.base_url):
+        judge = judge.model_copy(update={"base_url": restore(judge.base_url)})
+        config = config.model_copy(update={"judge": judge})
     return manifest.model_copy(update={"config": config})
 
 
 def _redactor(config: RunConfig) -> Redactor:
-    """Secret variables and the credentials inside the agent's base URL."""
-    return Redactor.from_environ(urls={"BASE_URL": config.agent_settings.base_url})
+    """Secret variables and the credentials inside the agent's and the judge's base URLs."""
+    return Redactor.from_environ(urls={
+        "BASE_URL": config.agent_settings.base_url,
+        "JUDGE_BASE_URL": config.judge.base_url if config.judge is not None else None})
 
 
 def _check_trial_folders(layout: RunLayout, config: RunConfig) -> None:
@@ -139,6 +148,10 @@ def execute(run_dir: Path, config: RunConfig, executor: Executor,
             summaries = saved_attempts(run_dir, config)
     finally:
         shutil.rmtree(RunLayout(run_dir).root / ".work", ignore_errors=True)
+    if config.judge is not None:  # what was not judged as it finished (errors, a crash)
+        judge_run(run_dir, config, config.judge)
+        summaries = [s.model_copy(update={"records": journal.read_records(
+            RunLayout(run_dir).journal(s.problem, s.trial))}) for s in summaries]
     return finish(run_dir, config, summaries)
 
 
@@ -216,6 +229,9 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
     planned = sum(c.n_checkpoints for c in scored)
     n_solved = sum(r.solved for r in records)
     manifest = load_manifest(run_dir)
+    layout = RunLayout(run_dir)
+    judged = [judge_errors(functools.partial(layout.checkpoint_dir, s.problem, s.trial),
+                           s.records) for s in summaries]
     return RunResult(
         run_dir=run_dir, created_at=manifest.created_at, finished_at=last_finished(records),
         benchwright_version=manifest.benchwright_version, agent=config.agent, model=config.model,
@@ -237,6 +253,8 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
                       for c, why in skipped.items()],
         agent_errors=[agent_error_line(r) for r in records
                       if r.agent.status in (AgentStatus.ERROR, AgentStatus.TIMEOUT)],
+        n_checkpoints_judged=sum(n for n, _e in judged),
+        judge_errors=[e for _n, errors in judged for e in errors],
     )
 
 
