@@ -161,3 +161,47 @@ def test_no_cluster_at_the_address_is_one_line_and_no_folder(tmp_path: Path) -> 
     assert done.returncode == 2
     assert "no Ray cluster at --ray-address 127.0.0.1:1" in done.stderr
     assert "Traceback" not in done.stderr and not out.exists()
+
+
+
+_ORPHAN_SCRIPT = """
+import multiprocessing, os, sys
+from pathlib import Path
+
+from benchwright.executors.local import _init_worker
+
+
+class Sink:  # a stand-in for the event queue (a real one dies with its parent's semaphores)
+    def put(self, event):
+        pass
+
+
+def child(marker, events):
+    _init_worker(events)
+    Path(marker).write_text("a worker took a job after its parent died")
+
+
+if __name__ == "__main__":
+    ctx = multiprocessing.get_context("spawn")
+    worker = ctx.Process(target=child, args=(sys.argv[1], Sink()))
+    worker.start()
+    print(worker.pid, flush=True)
+    os._exit(0)  # dies while the worker is still starting (spawn's imports take far longer)
+"""
+
+
+def test_a_worker_whose_parent_died_while_it_started_exits(tmp_path: Path) -> None:
+    """kill -9 of benchwright while a pool worker starts: the worker arms PR_SET_PDEATHSIG too
+    late to be told, so it must see for itself that its parent is gone rather than run jobs
+    beside the resumed run."""
+    import time
+
+    script, marker = tmp_path / "orphan.py", tmp_path / "survived"
+    script.write_text(_ORPHAN_SCRIPT)
+    done = subprocess.run([sys.executable, str(script), str(marker)], check=True, timeout=60,
+                          capture_output=True, text=True)
+    worker = Path("/proc") / done.stdout.split()[0]
+    deadline = time.monotonic() + 60
+    while worker.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not worker.exists() and not marker.exists()

@@ -133,7 +133,10 @@ def _wait_for_journaled(run_dir: Path, at_least: int, process: subprocess.Popen[
         journaled = sum(len(p.read_text().splitlines()) for p in run_dir.glob("*/*/journal.jsonl"))
         if journaled >= at_least:
             return
-        assert process.poll() is None, "the run ended before the moment to interrupt it"
+        if process.poll() is not None:
+            stderr = process.stderr.read() if process.stderr is not None else ""
+            raise AssertionError(f"the run ended (exit {process.returncode}) before the moment "
+                                 f"to interrupt it: {str(stderr)[-3000:]}")
         time.sleep(0.2)
     raise TimeoutError("no checkpoint was journaled in time")
 

@@ -40,6 +40,11 @@ def emit(event: Any) -> None:
 def _init_worker(events: Any) -> None:
     global _sink
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:
+        # the parent died while this worker was starting, before the signal was armed: a worker
+        # orphaned now would take jobs and write journals beside the resumed run
+        os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
     signal.signal(signal.SIGTERM, _exit_now)
     sys.unraisablehook = _quiet_when_stopping
