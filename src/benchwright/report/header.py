@@ -25,7 +25,7 @@ class RunHeader(BaseModel):
     model: str | None
     """The model, when the agent has one."""
     prompt: str | None
-    """The prompt template (coding)."""
+    """The prompt: the coding template, or the web prompt (structured, plain or a file)."""
     policy: str | None
     """The pass policy that ends an attempt (coding)."""
     trials: int
