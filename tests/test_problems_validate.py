@@ -121,7 +121,7 @@ def test_flaky_tests_are_flagged_and_named(tmp_path: Path) -> None:
     assert document["format"] == "benchwright.problems-validate/1"
     [tz] = findings(document, "flaky", "checkpoint_1")
     assert (tz["kind"], tz["test"]) == ("flaky", "test_checkpoint_1.py::test_epoch_in_local_time")
-    assert "TZ" in tz["detail"]
+    assert "TZ" in tz["detail"] and "== '00:00'" in tz["detail"]  # the run and its message
     order = [f for f in findings(document, "flaky", "checkpoint_2")
              if f["test"] == "test_checkpoint_2.py::test_after_first_file"]
     assert [f["kind"] for f in order] == ["flaky"]
