@@ -255,6 +255,25 @@ def test_new_result_files_follow_the_umask(tmp_path: Path) -> None:
     assert (tmp_path / "result.json").stat().st_mode & 0o777 == 0o644
 
 
+def test_taking_the_run_lock_removes_writes_a_killed_predecessor_left(tmp_path: Path) -> None:
+    """kill -9 while manifest.json was being rewritten leaves `.manifest.json.XXXXXXXX.tmp`;
+    the next holder of the lock removes it, and nothing else (not a link, not a folder below)."""
+    from benchwright.runs.lock import run_lock
+
+    torn = tmp_path / ".manifest.json.ab_3x9qz.tmp"
+    torn.write_text("{")
+    kept = [tmp_path / "notes.tmp", tmp_path / "problem" / ".x.json.abcdefgh.tmp"]
+    kept[1].parent.mkdir()
+    for path in kept:
+        path.write_text("mine")
+    link = tmp_path / ".report.md.12345678.tmp"
+    link.symlink_to(kept[0])
+    with run_lock(tmp_path):
+        pass
+    assert not torn.exists()
+    assert all(p.read_text() == "mine" for p in kept) and link.is_symlink()
+
+
 def test_a_line_torn_inside_a_character_ends_the_journal(tmp_path: Path) -> None:
     from pydantic import BaseModel
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,26 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# What `write_bytes_atomic` names its temporary file: ".NAME." + mkstemp's 8 characters + ".tmp".
+_TORN = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp")
+
+
+def remove_torn_writes(folder: Path) -> list[str]:
+    """Delete the temporary files that writers killed mid-write (kill -9) left in `folder` (not
+    below it), and return their names. Only regular files named as ours are touched; the caller
+    holds the folder's lock, so no live writer owns one."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    removed = []
+    for entry in entries:
+        if _TORN.fullmatch(entry.name) and stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode):
+            Path(entry.path).unlink(missing_ok=True)
+            removed.append(entry.name)
+    return removed
 
 
 def _new_file_mode() -> int:

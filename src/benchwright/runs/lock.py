@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from benchwright.errors import RunInUse, UserInputError
+from benchwright.fileio import remove_torn_writes
 from benchwright.runs.layout import MANIFEST
 
 LOCK = ".lock"
@@ -34,6 +35,7 @@ def run_lock(run_dir: Path) -> Iterator[None]:
                            hint="wait for it to finish, or stop it first") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        remove_torn_writes(run_dir)  # a predecessor killed while rewriting manifest.json, say
         yield
     finally:
         os.close(fd)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchwright import __version__
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_json_atomic, write_text_atomic
+from benchwright.fileio import remove_torn_writes, write_json_atomic, write_text_atomic
 from benchwright.registry import TRIAL_RUNNERS
 from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
@@ -130,6 +130,8 @@ def finished_trials(layout: WebRunLayout, manifest: WebManifest) -> list[TrialRe
     for folder in layout.trial_dirs():
         if folder not in keep_dirs:
             shutil.rmtree(folder, ignore_errors=True)
+        else:
+            remove_torn_writes(folder)  # e.g. an eval_result.json cut off by kill -9 while scoring
     return kept
 
 
