@@ -26,6 +26,9 @@ MESSAGES = {
     "test_cases": "FileNotFoundError: [Errno 2] No such file or directory: "
                   "'/tmp/pytest-0/data/checkpoint_4_cases.json'",
     "test_local": "FileNotFoundError: [Errno 2] No such file or directory: 'cases.json'",
+    "test_expected": "FileNotFoundError: [Errno 2] No such file or directory: '/root/.cache/"
+                     "benchwright/grading/grade-10667-655618-vp9qlbtp/workspace/.evaluation_tests/"
+                     "cases/checkpoint_4/bane_invent/materials.csv'",
 }
 
 
@@ -61,4 +64,6 @@ def test_missing_programs_data_files_and_a_fetchers_network_need(tmp_path: Path)
         ("missing_data", "test_checkpoint_1.py::test_cases",
          "/tmp/pytest-0/data/checkpoint_4_cases.json is missing"),
         ("missing_data", "test_checkpoint_1.py::test_local", "cases.json is missing"),
+        ("missing_data", "test_checkpoint_1.py::test_expected",  # the same in every run
+         ".evaluation_tests/cases/checkpoint_4/bane_invent/materials.csv is missing"),
     }

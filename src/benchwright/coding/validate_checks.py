@@ -23,6 +23,9 @@ _FETCHERS = {"cargo": "crates.io", "npm": "the npm registry", "npx": "the npm re
              "pip3": "PyPI", "uv": "PyPI", "go": "the Go module proxy", "gem": "RubyGems",
              "bundle": "RubyGems", "mvn": "Maven Central", "gradle": "Maven Central",
              "composer": "Packagist", "dotnet": "NuGet"}
+# The grading scratch folder a path lies in (`.../grade-<pid>-<start>-<random>/workspace/`): a
+# different folder every run, so a missing file is named from the workspace on.
+_SCRATCH = re.compile(r"^/(?:[^/]+/)*grade-[^/]+/workspace/")
 _PLACEHOLDER = re.compile(r"\{\{.*?\}\}|%%%[A-Z_]+:[^%]*%%%", re.S)
 _MESSAGE_CHARS = 240
 _LARGEST_COMPARED = 4 << 20  # bytes: data files beyond this are not test files
@@ -91,7 +94,7 @@ def _text_findings(evaluations: Sequence[CheckpointEvaluation]) -> list[Finding]
     network: dict[str, str] = {}
     for who, text in _messages(evaluations):
         for path in _MISSING.findall(text):
-            missing.setdefault(path, who)
+            missing.setdefault(_SCRATCH.sub("", path), who)
         hit = _NETWORK.search(text)
         if hit:
             network.setdefault(who, _short(_around(text, hit.start())))
