@@ -29,16 +29,19 @@ from benchwright.sandbox import Limits
 
 COST, IN, OUT, CACHED, AGENT_S, GRADE_S = 0.25, 1000, 200, 300, 10.0, 2.0
 CREATED = "2026-01-02T03:04:05+00:00"
+_AGENT_ERRORS = {AgentStatus.ERROR: "agent crashed: exit 3",
+                 AgentStatus.TIMEOUT: "agent timed out after 600 s\nkilled",
+                 AgentStatus.INFRA_ERROR: "provider: 503 Service Unavailable"}
 GRADER_VERSION = "9.9.9"
 
 
-def _record(problem: str, trial: int, index: int, mark: str,
-            agent: AgentResult) -> CheckpointRecord:
+def _record(problem: str, trial: int, index: int, mark: str, agent: AgentResult,
+            grade_status: GradeStatus = GradeStatus.COMPLETED) -> CheckpointRecord:
     core = GroupCount(passed=2 if mark in "SP" else 1, total=2)
     functionality = GroupCount(passed=3 if mark == "S" else 1, total=3)
     return CheckpointRecord(
         problem=problem, trial=trial, checkpoint=f"checkpoint_{index}", index=index,
-        prompt_sha256="0" * 64, agent=agent, grade_status=GradeStatus.COMPLETED,
+        prompt_sha256="0" * 64, agent=agent, grade_status=grade_status,
         counts={Group.CORE: core, Group.FUNCTIONALITY: functionality},
         verdicts={PassPolicy.CORE_CASES: mark in "SP"}, passed=mark in "SP",
         solved=mark == "S", iso_solved=mark == "S", core_solved=mark in "SP",
@@ -56,7 +59,9 @@ def _grading(record: CheckpointRecord, n_failing: int) -> CheckpointEvaluation:
                           group=Group.CORE, outcome="passed"))
     return CheckpointEvaluation(
         problem=record.problem, problem_version=1, checkpoint=record.checkpoint,
-        checkpoint_version=1, status=GradeStatus.COMPLETED, pytest_exit_code=1,
+        checkpoint_version=1, status=record.grade_status, pytest_exit_code=1,
+        infrastructure_reason="tests failed to collect: conftest.py: ImportError\nmore"
+        if record.grade_status is GradeStatus.INFRASTRUCTURE_FAILURE else None,
         pytest_collected=len(tests), counts=record.counts, verdicts=record.verdicts,
         tests=tests, duration_s=1.0, total_duration_s=GRADE_S,
         grader=GraderInfo(benchwright_version=GRADER_VERSION, runtime="bwrap", limits=Limits(),
@@ -66,8 +71,10 @@ def _grading(record: CheckpointRecord, n_failing: int) -> CheckpointEvaluation:
 
 def write_run(run_dir: Path, attempts: dict[str, list[str]], n_checkpoints: int = 3, *,
               n_failing: int = 12, agent_status: AgentStatus = AgentStatus.COMPLETED,
-              start_from: str = "chain", model: str = "fake-model") -> Path:
-    """A finished coding run with these outcomes (see the module's docstring)."""
+              start_from: str = "chain", model: str = "fake-model",
+              grade_status: GradeStatus = GradeStatus.COMPLETED) -> Path:
+    """A finished coding run with these outcomes (see the module's docstring); `agent_status`
+    and `grade_status` are those of the failed ("F") checkpoints."""
     layout = RunLayout(run_dir)
     names = [f"checkpoint_{i}" for i in range(1, n_checkpoints + 1)]
     trials = max(len(t) for t in attempts.values())
@@ -85,12 +92,12 @@ def write_run(run_dir: Path, attempts: dict[str, list[str]], n_checkpoints: int 
     layout.manifest.write_text(manifest.model_dump_json())
     for problem, outcomes in attempts.items():
         for trial, marks in enumerate(outcomes, 1):
-            _write_attempt(layout, problem, trial, marks, n_failing, agent_status)
+            _write_attempt(layout, problem, trial, marks, n_failing, agent_status, grade_status)
     return run_dir
 
 
 def _write_attempt(layout: RunLayout, problem: str, trial: int, marks: str, n_failing: int,
-                   agent_status: AgentStatus) -> None:
+                   agent_status: AgentStatus, grade_status: GradeStatus) -> None:
     lines = []
     for index, mark in enumerate(marks, 1):
         if mark == "-":
@@ -99,9 +106,9 @@ def _write_attempt(layout: RunLayout, problem: str, trial: int, marks: str, n_fa
         agent = AgentResult(status=status, duration_s=AGENT_S,
                             usage=Usage(input_tokens=IN, output_tokens=OUT,
                                         cached_input_tokens=CACHED, cost_usd=COST, steps=1),
-                            error="agent crashed: exit 3" if status is AgentStatus.ERROR
-                            else None)
-        record = _record(problem, trial, index, mark, agent)
+                            error=_AGENT_ERRORS.get(status))
+        record = _record(problem, trial, index, mark, agent,
+                         grade_status if mark == "F" else GradeStatus.COMPLETED)
         folder = layout.checkpoint_dir(problem, trial, record.checkpoint)
         folder.mkdir(parents=True)
         (folder / "grading.json").write_text(

@@ -83,7 +83,10 @@ def test_the_same_idea_has_the_same_name_on_every_command() -> None:
             if isinstance(param, TyperOption) and param.name in ONE_NAME and \
                     flags[:1] != [ONE_NAME[param.name]]:
                 wrong.append(f"{' '.join(path)}: {param.name} is {flags}")
-            if param.name == "base_url" and param.envvar != "BENCHWRIGHT_LLM_BASE_URL":
+            # the judge's endpoint is its own (a run may judge with another provider)
+            variable = "BENCHWRIGHT_JUDGE_BASE_URL" if path == ("metrics", "judge") else \
+                "BENCHWRIGHT_LLM_BASE_URL"
+            if param.name == "base_url" and param.envvar != variable:
                 wrong.append(f"{' '.join(path)}: --base-url without its variable")
     assert wrong == []
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, run_cli
+from tests.conftest import CONFTEST, FIXTURES, run_cli, write_problem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
                                 reason="bubblewrap is not installed")
@@ -33,6 +33,41 @@ def test_eval_checkpoint_names_the_failing_tests(tmp_path: Path) -> None:
     assert "assert '-1' == '5'" in proc.stdout  # the first line of pytest's message
     assert "Error test_add_unknown_operation (failed)" in proc.stdout
     assert f"full output: {out}/evaluation/stdout.txt\n" in proc.stdout
+
+
+def test_eval_checkpoint_lists_ten_failing_tests_then_a_count(tmp_path: Path) -> None:
+    problem = write_problem(tmp_path / "many", """
+        name: many
+        entry_file: tool
+        checkpoints: {checkpoint_1: {version: 1}}
+    """, {"tests/conftest.py": CONFTEST, "checkpoint_1.md": "Print 1.\n",
+          "tests/test_checkpoint_1.py": """
+            import subprocess
+
+            import pytest
+
+            @pytest.mark.parametrize("n", range(13))
+            def test_prints_one(entrypoint_argv, n):
+                out = subprocess.run(entrypoint_argv, capture_output=True, text=True).stdout
+                assert out.strip() == "1", f"case {n}: got {out.strip()!r}\\nsecond line"
+            """, "solutions/checkpoint_1/tool.py": "print(1)\n"})
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "tool.py").write_text("print(2)\n")
+    out = tmp_path / "out"
+    proc = run_cli("eval", "checkpoint", "--problems-dir", str(problem.parent), "--problem",
+                   problem.name, "--checkpoint", "checkpoint_1", "--workspace", str(broken),
+                   "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    first = lines.index("failing tests (13):")
+    listed = lines[first + 1:first + 11]
+    assert [line.split(" (failed)")[0] for line in listed] == [
+        f"  Core test_prints_one[{n}]" for n in range(10)]
+    assert listed[0].endswith("(failed): AssertionError: case 0: got '2'")
+    assert lines[first + 11:first + 13] == [
+        "  ... and 3 more", f"full output: {out}/evaluation/stdout.txt"]
+    assert "second line" not in proc.stdout
 
 
 def test_run_coding_summary_and_report_name_the_failing_tests(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -171,3 +172,26 @@ def test_requests_recorded_without_credentials(server: FakeLLMServer) -> None:
     assert server.requests[0].headers["authorization"].startswith("<redacted:")
     dumped = json.dumps([r.model_dump(mode="json") for r in server.requests])
     assert FAKE_KEY not in dumped
+
+
+def test_rules_answer_by_content_with_latency_and_a_scripted_cost() -> None:
+    script = Script.model_validate({"latency_s": 0.05, "rules": [
+        {"match": ["apples"], "replies": [{"text": "first"}, {"text": "then", "usage": {
+            "input_tokens": 7, "output_tokens": 3, "cost_usd": 0.25}}]},
+        {"match": [], "replies": [{"text": "anything else"}]}]})
+    with FakeLLMServer(script) as fake:
+        client = _openai(fake)
+
+        def ask(text: str) -> Any:
+            return client.chat.completions.create(
+                model="fake", messages=[{"role": "user", "content": text}],
+                response_format={"type": "json_schema", "json_schema": {
+                    "name": "x", "strict": True, "schema": {"type": "object"}}})
+
+        assert ask("pears").choices[0].message.content == "anything else"
+        assert ask("two apples").choices[0].message.content == "first"
+        last = ask("apples again")
+        assert last.choices[0].message.content == "then"
+        assert last.model_dump()["usage"]["cost"] == 0.25
+        assert ask("apples, the last reply repeats").choices[0].message.content == "then"
+        assert fake.model_calls[0].body["response_format"]["type"] == "json_schema"

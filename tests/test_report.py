@@ -71,6 +71,43 @@ def test_agent_errors_are_named_as_the_reason(tmp_path: Path) -> None:
     assert failure["detail"] == "agent crashed: exit 3" and failure["tests"]["n_failing"] == 12
 
 
+@pytest.mark.parametrize(("agent", "grade", "reason", "detail"), [
+    ("timeout", "completed", "agent timeout", "agent timed out after 600 s"),
+    ("completed", "wall_clock_timeout", "grading timeout",
+     "the tests ran past the wall-clock limit"),
+    ("completed", "infrastructure_failure", "infrastructure error",
+     "tests failed to collect: conftest.py: ImportError"),
+])
+def test_each_end_reason_is_named(tmp_path: Path, agent: str, grade: str, reason: str,
+                                  detail: str) -> None:
+    from benchwright.coding.agents.base import AgentStatus
+    from benchwright.coding.evaluation import GradeStatus
+
+    run = write_run(tmp_path / "run", {"alpha": ["SF"]}, agent_status=AgentStatus(agent),
+                    grade_status=GradeStatus(grade))
+    [failure] = report_json(run)["failures"]
+    assert (failure["checkpoint"], failure["reason"], failure["detail"]) == (
+        "checkpoint_2", reason, detail)
+    text = run_cli("report", str(run)).stdout
+    assert f"### alpha trial 1: ended at checkpoint_2 ({reason}): {detail}" in text
+
+
+def test_a_provider_failure_is_an_infrastructure_error(tmp_path: Path) -> None:
+    from benchwright.coding.agents.base import AgentResult, AgentStatus
+    from benchwright.coding.runs.layout import RunLayout
+    from benchwright.coding.runs.models import InfraErrorRecord
+
+    run = write_run(tmp_path / "run", {"alpha": ["S"]})
+    record = InfraErrorRecord(problem="alpha", trial=1, checkpoint="checkpoint_2", index=2,
+                              attempts=3, finished_at=CREATED, agent=AgentResult(
+                                  status=AgentStatus.INFRA_ERROR,
+                                  error="provider: 503 Service Unavailable\nretried 2 times"))
+    RunLayout(run).infra_error("alpha", 1).write_text(record.model_dump_json())
+    [failure] = report_json(run)["failures"]
+    assert (failure["checkpoint"], failure["reason"], failure["detail"]) == (
+        "checkpoint_2", "infrastructure error", "provider: 503 Service Unavailable")
+
+
 def test_one_common_problem_gets_no_verdict_and_unpaired_problems_are_named(
         tmp_path: Path) -> None:
     ours = write_run(tmp_path / "a", {"alpha": ["F"], "beta": ["SSS"]})

@@ -141,7 +141,7 @@ def test_replay_reproduces_a_run_and_eval_run_dir_finds_no_change(
     _run("--problems-dir", str(QUICK), "--trials", "2", "--agent", "replay",
          "--replay-from", str(reference_run), "--out", str(out))
     assert [o[:5] for o in _outcomes(out)] == [o[:5] for o in _outcomes(reference_run)]
-    proc = run_cli("eval", str(out), "--json")
+    proc = run_cli("eval", "replay", "--json", cwd=tmp_path)  # a relative RUN_DIR
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["changes"] == []
 

@@ -2,7 +2,8 @@
 
 - A `Runtime` runs a command somewhere (a bubblewrap sandbox, or the host when asked), with
   `Limits` and `Mount`s, and returns an `ExecResult`.
-- An `Executor` runs independent jobs (one problem x trial each) and reports as they finish.
+- An `Executor` runs independent jobs (one problem x trial each) and reports as they finish;
+  one that shares no filesystem with the run (Ray) streams each job's files back as items.
 - A `Track` (coding, web) owns its run folders: create, resume, finish, regrade, report, read.
 
 Each track's own interfaces live with it: a coding `Agent` in `benchwright.coding.agents.base`,
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol, TypeVar
+from typing import IO, Any, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -75,6 +76,7 @@ class ExecResult(BaseModel):
 
 
 JobT = TypeVar("JobT")
+ItemT = TypeVar("ItemT")
 SetupT = TypeVar("SetupT", contravariant=True)
 BuiltT = TypeVar("BuiltT", covariant=True)
 ResultT = TypeVar("ResultT")
@@ -107,10 +109,44 @@ class Runtime(Protocol):
 class Executor(Protocol):
     """Runs independent jobs, possibly in parallel, yielding results as they finish."""
 
+    shares_filesystem: bool
+    """True: jobs run where the run directory is and write it themselves (the local executor).
+    False: they run on other machines, get what they need as arguments and send their files
+    back as items, which the caller alone writes (Ray)."""
+
     def run(
         self, fn: Callable[[JobT], ResultT], jobs: Sequence[JobT]
     ) -> Iterator[ResultT]:
         """Apply `fn` to every job; `fn` and the jobs must be picklable."""
+        ...
+
+    def stream(
+        self, fn: Callable[[JobT], Iterator[ItemT]], jobs: Sequence[JobT]
+    ) -> Iterator[ItemT]:
+        """Every item each job yields, as it arrives (one job's items in order). A job that
+        has a `ready()` method is submitted as what it returns (None: nothing left to do), called
+        just before it starts, and again when it is started anew after its machine was lost (its
+        state as the caller kept it)."""
+        ...
+
+    def each_node(self, fn: Callable[[], ResultT]) -> dict[str, ResultT]:
+        """`fn()` run once on every machine jobs may run on, by the machine's name."""
+        ...
+
+    def host(self, factory: Callable[..., object], *args: object) -> Hosted:
+        """`factory(*args)` made where jobs run, kept for calls until closed."""
+        ...
+
+
+class Hosted(Protocol):
+    """An object an executor keeps where its jobs run (a Ray actor, or in this process)."""
+
+    def call(self, method: str, *args: object) -> Any:
+        """`method(*args)` on the object; where its machine was lost, on a new one."""
+        ...
+
+    def close(self) -> None:
+        """Call the object's `close()` and let it go."""
         ...
 
 
@@ -172,6 +208,22 @@ class Track(Protocol):
 
 
 @dataclass(frozen=True)
+class ExecutorSetup:
+    """What every registered executor is built from (`from_setup`), one object for all."""
+
+    workers: int = 1
+    """At most this many jobs at once."""
+    on_event: Callable[[Any], None] | None = None
+    """Called in this process with each progress event a job reports (`executors.local.emit`)."""
+    address: str = "auto"
+    """The cluster to join (Ray: auto, HOST:PORT or ray://HOST:PORT)."""
+    job_cpus: float = 1.0
+    """CPUs each job asks the cluster for."""
+    job_memory_mb: int = 2048
+    """Memory each job asks the cluster for, MiB."""
+
+
+@dataclass(frozen=True)
 class RegradeSettings:
     """What `eval RUN_DIR` may change about grading a saved run."""
 
@@ -179,3 +231,5 @@ class RegradeSettings:
     """Web runs: site URLs (YAML) to score against instead of the manifest's."""
     progress: Callable[[str], None] | None = None
     """Called with a short line as each unit is graded (a status display), or None."""
+    executor: Executor | None = None
+    """Where the grading jobs run (None: one after another in this process)."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 from benchwright.errors import PluginError, UserInputError
-from benchwright.protocols import Executor, FromSetup, Runtime, Track
+from benchwright.protocols import Executor, ExecutorSetup, FromSetup, Runtime, Track
 
 T = TypeVar("T")
 BUILT_IN = "built-in"
@@ -169,8 +169,9 @@ RUNTIMES: Kind[type[Runtime]] = Kind("runtime", {
     "bwrap": "benchwright.sandbox:BwrapRuntime",
     "unsafe-local": "benchwright.sandbox:UnsafeLocalRuntime",
 }, group="benchwright.runtimes")
-EXECUTORS: Kind[Callable[..., Executor]] = Kind("executor", {
+EXECUTORS: Kind[FromSetup[ExecutorSetup, Executor]] = Kind("executor", {
     "local": "benchwright.executors.local:LocalExecutor",
+    "ray": "benchwright.executors.ray_cluster:RayExecutor",
 })
 GRADERS: Kind[Callable[..., Any]] = Kind("grader", {
     "pytest": "benchwright.coding.grading:grade_checkpoint",

@@ -68,7 +68,7 @@ def test_the_numbers_are_the_result_and_the_report(page: Page, viewer: str, runs
     tab = settled(page, viewer + "#/")
     for run in (runs.oracle, runs.evil):
         result = json.loads((run / "result.json").read_text())
-        report = json.loads(run_cli("report", str(run), "--format", "json").stdout)
+        report = json.loads(run_cli("report", str(run), "--json").stdout)
         solved = next(m for m in report["solve_rates"] if m["name"] == "checkpoints solved")
         tab.wait_for_selector(f'.ci-cell[data-rid="{rid(run)}"]:not(:empty)')
         row = _row_text(tab, run.name)

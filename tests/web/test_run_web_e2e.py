@@ -97,19 +97,25 @@ def test_two_trials_per_site_keep_verdicts_hars_and_mutate_alone(
     assert summary["n_passed"] == 12 and scores(out) == scores(reference_run[0])
     tasks = load_local_dataset().tasks
     records = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    assert any(_overlap(a, b) for a in records for b in records  # the setting took effect
+               if a is not b and tasks[a["task_id"]].task_type != "MUTATE"
+               and set(tasks[a["task_id"]].sites) & set(tasks[b["task_id"]].sites))
     for record in records:  # a MUTATE trial never overlaps another trial of its sites
         if tasks[record["task_id"]].task_type != "MUTATE":
             continue
-        start, end = _interval(record)
         sites = set(tasks[record["task_id"]].sites)
         for other in records:
             if other is record or not sites & set(tasks[other["task_id"]].sites):
                 continue
-            other_start, other_end = _interval(other)
-            assert other_end <= start or other_start >= end, (record, other)
+            assert not _overlap(record, other), (record, other)
     for task_id in tasks:  # each HAR holds only its own trial's requests: those it made alone
         assert _requests(out, task_id) <= _requests(reference_run[0], task_id) | {
             ("GET", "/favicon.ico")}, task_id
+
+
+def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    (a_start, a_end), (b_start, b_end) = _interval(a), _interval(b)
+    return a_start < b_end and b_start < a_end
 
 
 def _requests(run_dir: Path, task_id: int) -> set[tuple[str, str]]:

@@ -169,6 +169,8 @@ def test_few_paired_tasks_get_no_verdict() -> None:
     worse = [_row(i, i, ["shopping"], 0.0) for i in range(5)]
     few = compare(_summary(worse), _summary(base, "base"))
     assert few.difference.value == -1.0 and few.verdict == "too few clusters"
+    assert "fewer than 6 tasks (or templates) behind the interval" in render_markdown(
+        build_report(_summary(worse)))
     assert "too few tasks to tell (n=5)" in render_markdown(
         build_report(_summary(worse), _summary(base, "base")))
     six = compare(_summary([*worse, _row(5, 5, ["shopping"], 0.0)]),

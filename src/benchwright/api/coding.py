@@ -7,12 +7,13 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import ValidationError
 
 from benchwright import __version__
 from benchwright.api.options import refuse_unknown
+from benchwright.api.placement import Placement, make_executor, take_placement
 from benchwright.coding.agents.settings import AgentSettings, Thinking
 from benchwright.coding.examples import example_problem_dir, examples_dir
 from benchwright.coding.loader import get_checkpoint, load_problem
@@ -26,11 +27,13 @@ from benchwright.coding.runs.preflight import (
 )
 from benchwright.coding.runs.scbench.run_name import run_name, unused
 from benchwright.errors import Interrupted, PrerequisiteError, UserInputError
-from benchwright.registry import CODING_AGENTS, EXECUTORS
+from benchwright.judge.models import JudgeSettings
+from benchwright.registry import CODING_AGENTS
 
 if TYPE_CHECKING:
     from benchwright.coding.evaluation import CheckpointEvaluation
     from benchwright.coding.report.figures import CodingReport
+    from benchwright.protocols import Executor
 
 PlanCounts = dict[tuple[str, int], tuple[int, int]]
 RUNS_FOLDER = Path("benchwright-out") / "runs"
@@ -59,8 +62,9 @@ class CodingHooks:
     """The run's report, once report.md is written."""
 
 
-class CodingOptions(TypedDict, total=False):
-    """What a new coding run may be told; every key is optional (its CLI option in brackets)."""
+class CodingOptions(Placement, total=False):
+    """What a new coding run may be told; every key is optional (its CLI option in brackets).
+    Where its jobs run (`Placement`'s keys) may also be given with `resume`."""
 
     problems: Sequence[str]
     """Problems to run, by folder name [--problem]; default: every problem in the folder."""
@@ -107,6 +111,12 @@ class CodingOptions(TypedDict, total=False):
     """Cap on one checkpoint's snapshot, MiB [--max-snapshot-mb]."""
     max_snapshot_files: int
     """Cap on the files of one checkpoint's snapshot [--max-snapshot-files]."""
+    judge_model: str
+    """Judge each checkpoint's code with this LLM as it finishes [--judge-model]."""
+    judge_rubric: Path | str
+    """The judge's rubric (JSONL, SCBench's format) [--judge-rubric]; default: benchwright's."""
+    judge_options: Mapping[str, Any]
+    """Any other `JudgeSettings` field, e.g. base_url, protocol, samples [-J KEY=VALUE]."""
 
 
 def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None = None,
@@ -116,19 +126,26 @@ def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None
     grade each, write result.json and report.md into `out`, and return the result.
 
     `resume=RUN_DIR` finishes an interrupted run with its saved configuration (no other option
-    may be given with it but `workers`). A run that is already complete is finished again (its
-    result files rewritten) without running anything.
+    may be given with it but `workers` and where jobs run). A run that is already complete is
+    finished again (its result files rewritten) without running anything.
     """
     from benchwright.coding.report.run_report import write_run_report
     from benchwright.coding.runs.layout import RunLayout
+    from benchwright.coding.runs.preflight import node_checks
     from benchwright.coding.runs.runner import create_run, load_manifest, refresh_checksums
     from benchwright.coding.scratch import sweep_leftovers
     from benchwright.runs.lock import locked_run_folder
+    from benchwright.runs.node_checks import require_on_every_node
 
+    where = take_placement(options)
     if resume is not None:
         run_dir, config = _resumed(Path(resume), problems_dir, out, options)
     else:
         run_dir, config = new_coding_run(problems_dir, out, options)
+    hooks = hooks or CodingHooks()
+    executor = make_executor(where, workers, on_event=hooks.on_event)
+    # every node has what attempts need there, before a run folder is made
+    require_on_every_node(executor, node_checks(config))
     with locked_run_folder(run_dir):
         if resume is None:
             create_run(config, run_dir)
@@ -140,8 +157,7 @@ def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None
         # what a killed predecessor left: scratch folders holding hidden tests
         sweep_leftovers(RunLayout(run_dir).grading_dir)
         sweep_leftovers()
-        hooks = hooks or CodingHooks()
-        result = _execute(run_dir, config, workers, hooks)
+        result = _execute(run_dir, config, executor, hooks)
         hooks.on_report(write_run_report(run_dir, result))  # the coding track's report.md
     log.info("%d/%d checkpoints solved; result.json and report.md in %s",
              result.n_checkpoints_solved, result.n_checkpoints_planned, run_dir)
@@ -158,7 +174,15 @@ def new_coding_run(problems_dir: Path | str | None, out: Path | str | None,
     if config.metrics:
         require_metric_tools()
     check_coding_run(config)
+    _check_judge(config.judge)
     return run_dir, config
+
+
+def _check_judge(settings: JudgeSettings | None) -> None:
+    if settings is not None:
+        from benchwright.coding.runs.judging import check_judge
+
+        check_judge(settings)
 
 
 def coding_config(problems_dir: Path | str | None, options: CodingOptions) -> RunConfig:
@@ -176,7 +200,9 @@ def coding_config(problems_dir: Path | str | None, options: CodingOptions) -> Ru
             "agent_mounts": [resolved(Path(m)) for m in options.get("agent_mounts", ())],
             "replay_from": resolved(_path(options.get("replay_from"))),
             "prompt": prompt_setting(options.get("prompt", "just-solve")),
-            "agent_settings": agent_settings(options)})
+            "agent_settings": agent_settings(options),
+            "judge": judge_settings(options.get("judge_model"), options.get("judge_rubric"),
+                                    options.get("judge_options") or {})})
     except ValidationError as exc:
         raise _option_error(exc) from None
 
@@ -194,6 +220,38 @@ def agent_settings(options: CodingOptions) -> AgentSettings:
         return AgentSettings.model_validate(values)
     except ValidationError as exc:
         raise _option_error(exc, "agent option ") from None
+
+
+def judge_settings(model: str | None, rubric: Path | str | None,
+                   options: Mapping[str, Any]) -> JudgeSettings | None:
+    """The judge a run asks for (`judge_model`, `judge_rubric`, `judge_options`), or None."""
+    if model is None:
+        if rubric is not None or options:
+            raise UserInputError("--judge-rubric and --judge-option need --judge-model")
+        return None
+    keys = [k for k in JudgeSettings.model_fields if k not in ("model", "rubric")]
+    unknown = sorted(set(options) - set(keys))
+    if unknown:
+        raise UserInputError(f"unknown judge option {unknown[0]!r}",
+                             hint=f"keys: {', '.join(keys)}")
+    return judge_settings_of({**options, "model": model, "rubric": rubric})
+
+
+def judge_settings_of(values: Mapping[str, Any]) -> JudgeSettings:
+    """Validated judge settings; its template and rubric files must exist (absolute paths)."""
+    values = dict(values)
+    for name in ("rubric", "prefix_template", "criteria_template"):
+        path = values.get(name)
+        if isinstance(path, str | Path):
+            path = Path(path).expanduser()
+            if not path.is_file():
+                raise UserInputError(f"the judge's {name.replace('_', ' ')}: no such file",
+                                     path=path)
+            values[name] = path.resolve()
+    try:
+        return JudgeSettings.model_validate(values)
+    except ValidationError as exc:
+        raise _option_error(exc, "judge setting ") from None
 
 
 def _option_error(exc: ValidationError, prefix: str = "") -> UserInputError:
@@ -270,6 +328,7 @@ def _resumed(run_dir: Path, problems_dir: Path | str | None, out: Path | str | N
     open_run(run_dir, expect="coding")  # a web run folder: say so, and how to continue it
     config = load_manifest(run_dir).config
     check_resumable(config)
+    _check_judge(config.judge)
     if config.metrics:
         require_metric_tools()
     return run_dir.expanduser().resolve(), config
@@ -285,12 +344,14 @@ def _new_run_dir(out: Path) -> Path:
     return out.expanduser().resolve()
 
 
-def _execute(run_dir: Path, config: RunConfig, workers: int, hooks: CodingHooks) -> RunResult:
+def _execute(run_dir: Path, config: RunConfig, executor: Executor,
+             hooks: CodingHooks) -> RunResult:
     from benchwright.coding.runs.runner import execute
 
     try:
-        return execute(run_dir, config, EXECUTORS.get("local")(workers, on_event=hooks.on_event),
-                       on_summary=hooks.on_summary, on_plan=hooks.on_plan)
+        # on an executor without the run folder, this process journals the records it is sent
+        return execute(run_dir, config, executor, on_summary=hooks.on_summary,
+                       on_plan=hooks.on_plan, on_record=hooks.on_event)
     except KeyboardInterrupt:
         raise Interrupted("interrupted; nothing finished is lost",
                           hint=f"continue with: benchwright run coding --resume {run_dir}"

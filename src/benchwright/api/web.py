@@ -8,11 +8,12 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Unpack
 
 from pydantic import ValidationError
 
 from benchwright.api.options import refuse_unknown
+from benchwright.api.placement import Placement, make_executor, take_placement
 from benchwright.errors import Interrupted, UserInputError
 from benchwright.registry import WEB_AGENTS
 from benchwright.runs.clock import folder_stamp
@@ -29,8 +30,9 @@ log = logging.getLogger(__name__)
 RUNNER_ENV = "BENCHWRIGHT_WEB_TRIAL_RUNNER"
 
 
-class WebOptions(TypedDict, total=False):
-    """What a new web run may be told; every key is optional (its CLI option in brackets)."""
+class WebOptions(Placement, total=False):
+    """What a new web run may be told; every key is optional (its CLI option in brackets).
+    Where its trials run (`Placement`'s keys) may also be given with `resume`."""
 
     task_ids: str
     """Ids and ranges, e.g. "0-50,77" [--task-ids]; default: every task of the suite."""
@@ -71,10 +73,18 @@ def run_web(suite: str | Path = LOCAL, *, out: Path | str | None = None,
     official evaluator, write result.json and report.md into `out`, and return the result.
 
     `suite`: `local` (served on loopback by benchwright), `webarena-verified`, or a tasks JSON
-    file. `resume=RUN_DIR` finishes an interrupted run with its saved configuration."""
+    file. `resume=RUN_DIR` finishes an interrupted run with its saved configuration. With
+    `executor="ray"`, each site worker's trials run on a cluster node (docs/scale-out.md)."""
     from benchwright.runs.lock import locked_run_folder
-    from benchwright.web.runs.runner import create_web_run, execute_web_run
+    from benchwright.runs.node_checks import require_on_every_node
+    from benchwright.web.runs.runner import (
+        create_web_run,
+        execute_web_run,
+        load_web_manifest,
+        node_checks,
+    )
 
+    where = take_placement(options)
     opened: Suite | None = None
     config: WebRunConfig | None = None
     if resume is not None:
@@ -82,12 +92,16 @@ def run_web(suite: str | Path = LOCAL, *, out: Path | str | None = None,
     else:
         run_dir, opened, config = new_web_run(str(suite), out, options)
     hooks = hooks or RunHooks()
+    # trials run where the executor puts them (one hosted runner per site worker)
+    executor = make_executor(where, workers=1)
+    require_on_every_node(executor, node_checks(config or load_web_manifest(run_dir).config))
     with locked_run_folder(run_dir):
         if opened is not None and config is not None:
             create_web_run(config, run_dir, opened)
         log.info("%s web run %s", "resuming" if resume else "new", run_dir)
         try:
-            return execute_web_run(run_dir, hooks, suite=opened, config=config)
+            return execute_web_run(run_dir, hooks, suite=opened, config=config,
+                                   executor=executor)
         except KeyboardInterrupt:
             hooks.stop.set()
             raise Interrupted("interrupted; finished trials are kept",

@@ -11,10 +11,18 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from benchwright.api.coding import grade_checkpoint
+from benchwright.cli.executor_options import (
+    ExecutorOption,
+    JobCpusOption,
+    JobMemoryOption,
+    RayAddressOption,
+    make_executor,
+)
 from benchwright.cli.option_checks import (
     MAX_MEMORY_MB,
     MAX_PROCESSES,
     MAX_WALL_CLOCK_S,
+    MAX_WORKERS,
     MIN_MEMORY_MB,
     existing_dir,
     new_dir,
@@ -63,9 +71,17 @@ def run_dir_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the changes as JSON.")] = False,
     config: Annotated[Path | None, typer.Option(
         help="Web runs: site URLs (YAML), as for `benchwright web eval`.")] = None,
+    workers: Annotated[int, typer.Option(
+        min=1, max=MAX_WORKERS, help="Coding runs: checkpoints graded at once (--executor ray; "
+        "locally they are graded one after another).")] = 1,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = "auto",
+    job_cpus: JobCpusOption = 1.0,
+    job_memory_mb: JobMemoryOption = 2048,
 ) -> None:
     """`eval RUN_DIR`: re-grade every saved snapshot of a run offline (or re-score a web run)
     and list each verdict that changed."""
+    where = make_executor(locals(), workers)
     sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
     if _is_web_layout(run_dir):
         from benchwright.cli.web_cmd import eval_cmd as web_eval
@@ -76,7 +92,8 @@ def run_dir_cmd(
     run = open_run(run_dir)  # not a run: say so before taking a lock in the folder
     with run_lock(run_dir), notes_console().status("re-grading") as status:
         outcome = run.track.regrade(run_dir, RegradeSettings(config=config,
-                                                             progress=status.update))
+                                                             progress=status.update,
+                                                             executor=where))
     REGRADE_VIEWS.get(run.track.name)(run_dir, outcome, as_json)
 
 

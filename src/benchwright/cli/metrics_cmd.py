@@ -1,4 +1,4 @@
-"""`benchwright metrics static`: code-quality metrics of a workspace."""
+"""`benchwright metrics static` (code-quality metrics of a workspace) and `metrics judge`."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import typer
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 
+from benchwright.cli.judge_cmd import judge_cmd
 from benchwright.errors import UserInputError
 from benchwright.metrics.models import SnapshotMetrics
 from benchwright.metrics.static import analyze_snapshot
 
 app = typer.Typer(help="Code-quality and erosion metrics.", no_args_is_help=True)
+app.command("judge")(judge_cmd)
 
 
 @app.command("static")

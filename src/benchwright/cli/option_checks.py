@@ -90,3 +90,18 @@ def new_file(raw: str) -> Path:
         raise typer.BadParameter(f"{raw} is a folder: give a file path")
     new_dir(str(path.parent))
     return path
+
+
+def key_values(options: list[str], what: str, keys: list[str]) -> dict[str, str]:
+    """Repeated `KEY=VALUE` options (`-A`, `-J`) as a dict, each key one of `keys` (the values
+    are validated by the settings they go to)."""
+    from benchwright.errors import UserInputError
+
+    values = {}
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep or key.strip() not in keys:
+            raise UserInputError(f"not a KEY=VALUE {what} option: {option!r}",
+                                 hint=f"keys: {', '.join(keys)}")
+        values[key.strip()] = value.strip()
+    return values

@@ -10,7 +10,15 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from benchwright.api.coding import CodingHooks, CodingOptions, run_coding
+from benchwright.api.coding import CodingHooks, CodingOptions, judge_settings_of, run_coding
+from benchwright.cli.executor_options import (
+    MAY_CHANGE,
+    ExecutorOption,
+    JobCpusOption,
+    JobMemoryOption,
+    RayAddressOption,
+    placement,
+)
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.look_next import print_look_next
 from benchwright.cli.option_checks import (
@@ -20,6 +28,7 @@ from benchwright.cli.option_checks import (
     MAX_WORKERS,
     existing_dir,
     existing_path,
+    key_values,
     new_dir,
 )
 from benchwright.cli.progress_bar import RunProgress
@@ -36,19 +45,22 @@ from benchwright.coding.runs.models import (
     ChainSummary,
     CheckpointRecord,
     InfraErrorRecord,
+    RunConfig,
     RunResult,
     StartFrom,
 )
 from benchwright.coding.runs.preflight import prompt_setting, resolved
 from benchwright.coding.runs.progress import CheckpointTally
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
-from benchwright.errors import RunIncomplete, UserInputError
+from benchwright.errors import RunIncomplete
+from benchwright.judge.models import JudgeSettings
 from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_run
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
 app.command("web")(run_web_cmd)
 BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
+JUDGE_OPTION_KEYS = [k for k in JudgeSettings.model_fields if k not in ("model", "rubric")]
 
 @app.command("coding")
 def coding_cmd(
@@ -129,12 +141,26 @@ def coding_cmd(
         min=1, max=MAX_SNAPSHOT_FILES, metavar="N",
         help="Cap on the files of one checkpoint's snapshot; past it, as above.")
     ] = DEFAULT_MAX_SNAPSHOT_FILES,
+    judge_model: Annotated[str | None, typer.Option(
+        metavar="MODEL",
+        help="Judge each checkpoint's code with this LLM as it finishes (as `metrics judge`).")
+    ] = None,
+    judge_rubric: Annotated[Path | None, typer.Option(
+        metavar="FILE",
+        help="The judge's rubric (JSONL, SCBench's format); default: benchwright's.")] = None,
+    judge_option: Annotated[list[str] | None, typer.Option(
+        "--judge-option", "-J", metavar="KEY=VALUE", help="A judge setting (repeatable), e.g. "
+        "base_url=..., protocol=anthropic, api_key_env=NAME, samples=3.")] = None,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = "auto",
+    job_cpus: JobCpusOption = 1.0,
+    job_memory_mb: JobMemoryOption = 2048,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""
     if resume is not None:
         _refuse_resume_conflicts(ctx, resume)
-        call: dict[str, Any] = {"resume": resume}
+        call: dict[str, Any] = {"resume": resume, **placement(ctx.params)}
     else:
         call = {"problems_dir": problems_dir, "out": out, **coding_options(ctx.params)}
     reports: list[CodingReport] = []
@@ -152,23 +178,20 @@ def coding_cmd(
 def coding_options(params: dict[str, Any]) -> CodingOptions:
     """The command line's options as `run_coding` takes them (unset ones left out)."""
     renamed = {"problem": "problems", "agent_mount": "agent_mounts"}
-    skip = {"problems_dir", "out", "resume", "workers", "as_json", "agent_option"}
+    skip = {"problems_dir", "out", "resume", "workers", "as_json", "agent_option",
+            "judge_option"}
     options: dict[str, Any] = {renamed.get(k, k): v for k, v in params.items()
                                if k not in skip and v is not None}
     options["agent_options"] = parse_agent_options(params.get("agent_option") or [])
+    if params.get("judge_option"):
+        options["judge_options"] = key_values(params["judge_option"], "judge",
+                                              JUDGE_OPTION_KEYS)
     return options  # type: ignore[return-value]  # keys are CodingOptions' (a test checks)
 
 
 def parse_agent_options(options: list[str]) -> dict[str, str]:
     """`-A KEY=VALUE` options as a dict (the values are validated by `AgentSettings`)."""
-    values = {}
-    for option in options:
-        key, sep, value = option.partition("=")
-        if not sep or key.strip() not in AgentSettings.model_fields:
-            raise UserInputError(f"not a KEY=VALUE agent option: {option!r}",
-                                 hint=f"keys: {', '.join(AgentSettings.model_fields)}")
-        values[key.strip()] = value.strip()
-    return values
+    return key_values(options, "agent", list(AgentSettings.model_fields))
 
 
 def _end(result: RunResult, run_dir: Path) -> None:
@@ -198,14 +221,35 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "python": config.python, "base_url": settings.base_url,
              "agent_network": config.agent_network,
              "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,
-             "agent_option": settings.model_dump(mode="json"), "out": resolved(run_dir)}
-    refuse_conflicts(ctx, saved, may_change={"workers", "as_json", "resume"}, normalise={
+             "agent_option": settings.model_dump(mode="json"), "out": resolved(run_dir),
+             **_saved_judge(config)}
+    refuse_conflicts(ctx, saved, may_change={"workers", "as_json", "resume", *MAY_CHANGE},
+                     normalise={
         "problems_dir": resolved, "replay_from": resolved, "prompt": prompt_setting,
         "out": resolved,
         "agent_mount": lambda paths: [resolved(p) for p in paths],
         "agent_option": lambda opts: {**settings.model_dump(mode="json"), **AgentSettings(
-            **parse_agent_options(opts)).model_dump(mode="json", exclude_unset=True)}},
+            **parse_agent_options(opts)).model_dump(mode="json", exclude_unset=True)},
+        "judge_rubric": resolved, "judge_option": lambda opts: _judge_options(config, opts)},
         command="benchwright run coding --out NEW_DIR")
+
+
+def _saved_judge(config: RunConfig) -> dict[str, Any]:
+    """The judge options as the saved configuration has them."""
+    judge = config.judge
+    return {"judge_model": judge.model if judge else None,
+            "judge_rubric": judge.rubric if judge else None,
+            "judge_option": judge.model_dump(mode="json") if judge else None}
+
+
+def _judge_options(config: RunConfig, options: list[str]) -> dict[str, Any] | None:
+    """`--judge-option`s given on resume, over the saved judge's settings."""
+    if config.judge is None:
+        return {"given": options}  # never equal to the saved None: a conflict
+    given = judge_settings_of({"model": config.judge.model,
+                               **key_values(options, "judge", JUDGE_OPTION_KEYS)})
+    return {**config.judge.model_dump(mode="json"),
+            **given.model_dump(mode="json", exclude_unset=True, exclude={"model", "rubric"})}
 
 
 def _hooks(progress: RunProgress, on_report: Callable[[CodingReport], None]) -> CodingHooks:

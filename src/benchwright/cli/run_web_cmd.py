@@ -12,6 +12,7 @@ from rich.console import Console
 
 from benchwright.api.web import RUNNER_ENV, WebOptions, absolute, run_web
 from benchwright.api.web import prompt as prompt_setting
+from benchwright.cli import executor_options as placement
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.look_next import print_look_next
 from benchwright.cli.option_checks import (
@@ -91,12 +92,16 @@ def run_web_cmd(
         min=1, max=MAX_CONCURRENCY_PER_SITE, metavar="N",
         help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many at a time, each in "
         "its own browser; MUTATE trials always run alone.")] = 1,
+    executor: placement.ExecutorOption = "local",
+    ray_address: placement.RayAddressOption = "auto",
+    job_cpus: placement.JobCpusOption = 1.0,
+    job_memory_mb: placement.JobMemoryOption = 2048,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
     if resume is not None:
         _refuse_resume_conflicts(ctx, resume)
-        call: dict[str, Any] = {"resume": resume}
+        call: dict[str, Any] = {"resume": resume, **placement.placement(ctx.params)}
     else:
         call = {"suite": suite, "out": out, **web_options(ctx.params)}
     with RunProgress("trials", quiet=as_json) as progress:
@@ -129,7 +134,8 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "config": config.env_config, "keep_browser_files": config.keep_browser_files,
              "cookies": config.cookie_files, "prompt": config.agent.prompt,
              "concurrency_per_site": config.concurrency_per_site, "out": absolute(run_dir)}
-    refuse_conflicts(ctx, saved, may_change={"resume", "as_json"}, normalise={
+    refuse_conflicts(ctx, saved, may_change={"resume", "as_json", *placement.MAY_CHANGE},
+                     normalise={
         "suite": lambda name: name if name in SUITE_NAMES else str(absolute(Path(name))),
         "task_ids": lambda ids: sorted(parse_task_ids(ids)),
         "scripts": absolute, "config": absolute, "out": absolute,

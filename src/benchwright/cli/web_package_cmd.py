@@ -37,13 +37,22 @@ def package_cmd(
                    "packaged": result.packaged, "har_bytes_before": result.har_bytes_before,
                    "har_bytes_after": result.har_bytes_after})
         return
-    before, after = result.har_bytes_before, result.har_bytes_after
-    share = 100 * result.saved_bytes / before if before else 0.0
-    Console().print(
+    Console(soft_wrap=True).print(
         f"{len(result.packaged)} tasks packaged ({trial} trial each): {result.path}\n"
-        f"network.har: {before:,} -> {after:,} bytes, trimming saved {result.saved_bytes:,} "
-        f"bytes ({share:.0f}%)", highlight=False)
+        f"network.har: {_size_change(result.har_bytes_before, result.har_bytes_after)}",
+        highlight=False)
     left_out = sorted(set(result.trials) - set(result.packaged))
     if left_out:
         Console(stderr=True).print(f"[yellow]left out by the packager (see its summary.json): "
                                    f"{', '.join(map(str, left_out))}[/]")
+
+
+def _size_change(before: int, after: int) -> str:
+    """What trimming did to the HARs' size; the official trimmer writes indented JSON, so HARs
+    with no static resource to drop come out larger."""
+    share = 100 * abs(before - after) / before if before else 0.0
+    if after <= before:
+        return (f"{before:,} -> {after:,} bytes, trimming saved {before - after:,} bytes "
+                f"({share:.0f}%)")
+    return (f"{before:,} -> {after:,} bytes, {after - before:,} bytes more ({share:.0f}%): "
+            "nothing to trim, and the packager writes indented JSON")

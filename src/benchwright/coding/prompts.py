@@ -7,6 +7,7 @@ from importlib import resources
 from pathlib import Path
 
 from benchwright.errors import UserInputError
+from benchwright.templating import template_errors
 from benchwright.untrusted_files import read_untrusted_text
 
 BUILTIN_TEMPLATES = ("just-solve", "plan-first")
@@ -28,19 +29,10 @@ def template_text(name_or_path: str) -> str:
 def check_template(name_or_path: str) -> None:
     """Read, compile and render the template once with sample values, so a broken one is a
     one-line error before a run starts, not a failure inside every attempt."""
-    import jinja2
-
     text = template_text(name_or_path)
-    try:
+    with template_errors("the prompt template", Path(name_or_path), "spec, is_continuation, "
+                         "agent, agent_type, model and model_name"):
         render_prompt(text, spec="spec", is_continuation=True, agent="agent", model="model")
-    except jinja2.TemplateSyntaxError as exc:
-        raise UserInputError(f"the prompt template does not compile at line {exc.lineno}: "
-                             f"{exc.message}", path=Path(name_or_path),
-                             hint="fix the jinja syntax") from None
-    except jinja2.TemplateError as exc:
-        raise UserInputError(f"the prompt template does not render: {exc.message}",
-                             path=Path(name_or_path), hint="it may use spec, is_continuation, "
-                             "agent, agent_type, model and model_name") from None
 
 
 def render_prompt(template: str, *, spec: str, is_continuation: bool, agent: str,

@@ -27,8 +27,10 @@ def private_root() -> Path:
 
 
 def new_scratch(root: Path | None) -> Path:
-    """A fresh 0700 scratch folder under `root` (default: `private_root()`)."""
-    base = _ensure_private(root or private_root())
+    """A fresh 0700 scratch folder under `root` (default: `private_root()`), as an absolute
+    path: the sandbox's mounts and PYTHONPATH are made from it (`eval RUN_DIR` with a relative
+    RUN_DIR gave a relative one, and pytest inside could not import the verdict plugin)."""
+    base = _ensure_private((root or private_root()).absolute())
     sweep_leftovers(base)
     return Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-{_start_time(os.getpid())}-",
                                  dir=base))

@@ -21,7 +21,7 @@ from benchwright.coding.runs.runner import (
     refresh_checksums,
     saved_attempts,
 )
-from benchwright.protocols import RegradeSettings, Track
+from benchwright.protocols import ExecutorSetup, RegradeSettings, Track
 
 
 class Regraded(BaseModel):
@@ -51,7 +51,8 @@ class CodingTrack:
         from benchwright.registry import EXECUTORS
 
         manifest = refresh_checksums(run_dir, load_manifest(run_dir))
-        result = execute(run_dir, manifest.config, EXECUTORS.get("local")(workers))
+        executor = EXECUTORS.get("local").from_setup(ExecutorSetup(workers=workers))
+        result = execute(run_dir, manifest.config, executor)
         write_run_report(run_dir, result)
         return result
 
@@ -69,7 +70,8 @@ class CodingTrack:
     def regrade(self, run_dir: Path, settings: RegradeSettings) -> Regraded:
         """Grade every saved snapshot again; journals, result.json and report.md rewritten."""
         tell = settings.progress or (lambda _line: None)
-        changes, result = regrade_run(run_dir, on_checkpoint=lambda s: tell(f"re-grading {s}"))
+        changes, result = regrade_run(run_dir, on_checkpoint=lambda s: tell(f"re-grading {s}"),
+                                      executor=settings.executor)
         write_run_report(run_dir, result)
         return Regraded(changes=changes, result=result)
 

@@ -16,6 +16,16 @@ _NETWORK = re.compile(
     r"name resolution|Name or service not known|nodename nor servname|Could not resolve host|"
     r"Network is unreachable|failed to (?:download|fetch)|Updating crates\.io index|"
     r"No matching distribution found|HTTPSConnectionPool|Connection refused \(os error", re.I)
+# Programs that fetch what a build needs from a registry: tests running one need the network
+# (dynamic_buffer's Rust cases run `cargo build` on a crate with dependencies from crates.io).
+_FETCHERS = {"cargo": "crates.io", "npm": "the npm registry", "npx": "the npm registry",
+             "yarn": "the npm registry", "pnpm": "the npm registry", "pip": "PyPI",
+             "pip3": "PyPI", "uv": "PyPI", "go": "the Go module proxy", "gem": "RubyGems",
+             "bundle": "RubyGems", "mvn": "Maven Central", "gradle": "Maven Central",
+             "composer": "Packagist", "dotnet": "NuGet"}
+# The grading scratch folder a path lies in (`.../grade-<pid>-<start>-<random>/workspace/`): a
+# different folder every run, so a missing file is named from the workspace on.
+_SCRATCH = re.compile(r"^/(?:[^/]+/)*grade-[^/]+/workspace/")
 _PLACEHOLDER = re.compile(r"\{\{.*?\}\}|%%%[A-Z_]+:[^%]*%%%", re.S)
 _MESSAGE_CHARS = 240
 _LARGEST_COMPARED = 4 << 20  # bytes: data files beyond this are not test files
@@ -78,19 +88,33 @@ def _near_timeout(problem: ProblemConfig, checkpoint: CheckpointConfig,
 
 
 def _text_findings(evaluations: Sequence[CheckpointEvaluation]) -> list[Finding]:
-    """Missing files and network needs, from failure messages and infrastructure reasons."""
+    """Missing files and programs and network needs, from failure messages and infrastructure
+    reasons."""
     missing: dict[str, str] = {}
     network: dict[str, str] = {}
     for who, text in _messages(evaluations):
         for path in _MISSING.findall(text):
-            missing.setdefault(path, who)
+            missing.setdefault(_SCRATCH.sub("", path), who)
         hit = _NETWORK.search(text)
         if hit:
             network.setdefault(who, _short(_around(text, hit.start())))
+    programs = {name: who for name, who in missing.items() if _is_program(name)}
+    network.update({who: (f"runs `{name}`, which fetches what a build needs from "
+                          f"{_FETCHERS[name]} (the sandbox has no network)")
+                    for name, who in programs.items() if name in _FETCHERS and who not in network})
     return [*(Finding(kind=FindingKind.MISSING_DATA, test=who, detail=f"{path} is missing")
-              for path, who in missing.items()),
+              for path, who in missing.items() if path not in programs),
+            *(Finding(kind=FindingKind.MISSING_PROGRAM, test=who,
+                      detail=f"`{name}` is not installed in the sandbox")
+              for name, who in programs.items()),
             *(Finding(kind=FindingKind.NETWORK, test=who, detail=text)
               for who, text in network.items())]
+
+
+def _is_program(name: str) -> bool:
+    """A bare command name (`cargo`, `g++`): what a failed exec names, unlike a data file,
+    which has a folder or an extension."""
+    return "/" not in name and "." not in name and " " not in name
 
 
 def _messages(evaluations: Sequence[CheckpointEvaluation]) -> Iterable[tuple[str, str]]:

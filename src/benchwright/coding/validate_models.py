@@ -25,6 +25,8 @@ class FindingKind(StrEnum):
     """A test's slowest run took at least half of the per-test timeout."""
     MISSING_DATA = "missing_data"
     """The tests open a file that is not there."""
+    MISSING_PROGRAM = "missing_program"
+    """The tests run a program the sandbox does not have (e.g. `cargo`, `node`)."""
     NETWORK = "network"
     """The tests (or the reference) need the network."""
     PLACEHOLDER = "placeholder"

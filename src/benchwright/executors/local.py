@@ -9,19 +9,24 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import multiprocessing
 import os
+import platform
 import queue
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import Any, TypeVar
 
+from benchwright.protocols import ExecutorSetup
+
 JobT = TypeVar("JobT")
 ResultT = TypeVar("ResultT")
+ItemT = TypeVar("ItemT")
 
 _sink: Callable[[Any], None] | None = None
 
@@ -35,6 +40,11 @@ def emit(event: Any) -> None:
 def _init_worker(events: Any) -> None:
     global _sink
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:
+        # the parent died while this worker was starting, before the signal was armed: a worker
+        # orphaned now would take jobs and write journals beside the resumed run
+        os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
     signal.signal(signal.SIGTERM, _exit_now)
     sys.unraisablehook = _quiet_when_stopping
@@ -71,12 +81,50 @@ def _run_job(fn: Callable[[JobT], ResultT], job: JobT) -> ResultT:
             os._exit(143)
 
 
+def _readied(jobs: Sequence[JobT]) -> Iterator[JobT]:
+    for job in jobs:
+        ready = job.ready() if hasattr(job, "ready") else job
+        if ready is not None:
+            yield ready
+
+
+def _listed(fn: Callable[[JobT], Iterator[ItemT]], job: JobT) -> list[ItemT]:
+    return list(fn(job))
+
+
 class LocalExecutor:
     """`workers` jobs at a time on this machine."""
+
+    shares_filesystem = True
 
     def __init__(self, workers: int = 1, on_event: Callable[[Any], None] | None = None) -> None:
         self.workers = max(1, workers)
         self.on_event = on_event
+
+    @classmethod
+    def from_setup(cls, setup: ExecutorSetup) -> LocalExecutor:
+        """`setup.workers` at a time, events to `setup.on_event` (the rest is for clusters)."""
+        return cls(setup.workers, on_event=setup.on_event)
+
+    def stream(self, fn: Callable[[JobT], Iterator[ItemT]], jobs: Sequence[JobT]
+               ) -> Iterator[ItemT]:
+        """Each job's items: as they come in-process; from a pool, a job's all at its end.
+        A job's `ready()` (if it has one) is what runs (None: nothing to do)."""
+        if self.workers == 1 or len(jobs) <= 1:
+            for items in self._in_process(fn, _readied(jobs)):
+                yield from items
+            return
+        readied = list(_readied(jobs))
+        for listed in self._in_pool(functools.partial(_listed, fn), readied):
+            yield from listed
+
+    def each_node(self, fn: Callable[[], ResultT]) -> dict[str, ResultT]:
+        """`fn()` here: this machine is the only one."""
+        return {platform.node(): fn()}
+
+    def host(self, factory: Callable[..., object], *args: object) -> LocalHosted:
+        """The object, made in this process."""
+        return LocalHosted(factory(*args))
 
     def run(self, fn: Callable[[JobT], ResultT], jobs: Sequence[JobT]) -> Iterator[ResultT]:
         """Yield each job's result as it finishes."""
@@ -85,7 +133,8 @@ class LocalExecutor:
         else:
             yield from self._in_pool(fn, jobs)
 
-    def _in_process(self, fn: Callable[[JobT], ResultT], jobs: Sequence[JobT]) -> Iterator[ResultT]:
+    def _in_process(self, fn: Callable[[JobT], ResultT], jobs: Iterable[JobT]
+                    ) -> Iterator[ResultT]:
         global _sink
         previous, _sink = _sink, self.on_event
         try:
@@ -132,6 +181,21 @@ class LocalExecutor:
                 return
             if self.on_event is not None:
                 self.on_event(event)
+
+
+class LocalHosted:
+    """An object kept in this process (`Executor.host`)."""
+
+    def __init__(self, target: object) -> None:
+        self.target = target
+
+    def call(self, method: str, *args: object) -> Any:
+        """The method's result."""
+        return getattr(self.target, method)(*args)
+
+    def close(self) -> None:
+        """The object's `close()`."""
+        self.target.close()  # type: ignore[attr-defined]
 
 
 def _kill_pool(pool: ProcessPoolExecutor, grace_s: float = 5.0) -> None:

@@ -1,4 +1,5 @@
-"""Quality of a checkpoint against the previous one: deltas, churn and symbol changes."""
+"""Quality of a checkpoint against the previous one: deltas, churn and symbol changes; and the
+LLM judge's rubric flags added to it (`with_rubric`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,33 @@ from benchwright.metrics.models import SnapshotMetrics
 
 _TRACKED = ("loc", "sloc", "lint", "lint_weighted", "astgrep", "astgrep_weighted", "cc_high",
             "cc_extreme", "clone_ratio", "verbosity", "erosion", "mi_mean")
+
+
+class RubricCounts(BaseModel):
+    """A checkpoint's rubric flags from the LLM judge, counted (SCBench's rubric metrics)."""
+
+    total_flags: int
+    """Flags in rubric.jsonl, carried ones included (SCBench: `rubric_total_flags`)."""
+    carried_over: int
+    """Of them, flags carried from the previous checkpoint (`rubric_carried_over`)."""
+    verbosity_flags: int
+    """Flags of verbosity items (`rubric_verbosity_flags`)."""
+    erosion_flags: int
+    """Flags of erosion items (`rubric_erosion_flags`)."""
+    per_loc: float | None = None
+    """total_flags / LOC (`rubric_per_loc`); None without LOC (metrics off, or no lines)."""
+    new_violations_per_loc: float | None = None
+    """(total_flags - carried_over) / LOC (SCBench: `delta.new_violations_per_loc`, written there
+    from the second checkpoint on)."""
+    by_category: dict[str, int] = Field(default_factory=dict)
+    """Flags per rubric category."""
+
+
+RUBRIC_VALUES = {"rubric_total_flags": "total_flags", "rubric_carried_over": "carried_over",
+                 "rubric_verbosity_flags": "verbosity_flags",
+                 "rubric_erosion_flags": "erosion_flags", "rubric_per_loc": "per_loc",
+                 "new_violations_per_loc": "new_violations_per_loc"}
+"""The keys rubric metrics take in `QualitySummary.values`, and their `RubricCounts` field."""
 
 
 class QualitySummary(BaseModel):
@@ -31,6 +59,10 @@ class QualitySummary(BaseModel):
     """Callables and classes that are gone."""
     symbols_modified: list[str] = Field(default_factory=list)
     """Callables and classes whose body changed."""
+    rubric: RubricCounts | None = None
+    """The LLM judge's flags, once the checkpoint is judged; `values` then also holds them
+    (`RUBRIC_VALUES`), `verbosity` includes rubric flags per LOC and `verbosity_static` keeps
+    the composite without them."""
 
 
 def tracked_values(metrics: SnapshotMetrics) -> dict[str, float]:
@@ -65,3 +97,27 @@ def summarise(current: SnapshotMetrics, previous: SnapshotMetrics | None,
 
 def _symbols(metrics: SnapshotMetrics) -> dict[str, str]:
     return {f"{s.file}:{s.name}": s.body_hash for s in metrics.symbols}
+
+
+def with_rubric(summary: QualitySummary, counts: RubricCounts,
+                previous: QualitySummary | None) -> QualitySummary:
+    """The summary with the judge's flags: their values, the verbosity composite with rubric
+    flags per LOC added (SCBench's definition), and their change since `previous` (none at
+    the first checkpoint). Applying it again replaces the earlier flags."""
+    values = dict(summary.values)
+    static = values.get("verbosity_static" if summary.rubric else "verbosity")
+    if static is not None:
+        values["verbosity_static"] = static
+        values["verbosity"] = round(static + (counts.per_loc or 0.0), 4)
+    for key, field in RUBRIC_VALUES.items():
+        value = getattr(counts, field)
+        if value is not None:
+            values[key] = float(value)
+        else:
+            values.pop(key, None)
+    delta = dict(summary.delta)
+    if previous is not None:
+        for key in ("verbosity", *RUBRIC_VALUES):
+            if key != "new_violations_per_loc" and key in values and key in previous.values:
+                delta[key] = round(values[key] - previous.values[key], 4)
+    return summary.model_copy(update={"values": values, "delta": delta, "rubric": counts})

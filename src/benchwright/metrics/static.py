@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from collections.abc import Collection
 from pathlib import Path, PurePosixPath
 
 from benchwright.metrics import astgrep, graph, lint, waste
@@ -29,11 +30,17 @@ _SKIP_DIRS = {*CACHE_FOLDERS, ".evaluation_tests"}
 
 
 def source_files(root: Path, analyzer: LanguageAnalyzer) -> list[str]:
-    """The analyser's regular files under `root`, relative, sorted; caches and virtualenvs
-    skipped, links never followed (a link named `x.py` is not a source file)."""
+    """The analyser's regular files under `root` (see `files_with_suffixes`)."""
+    return files_with_suffixes(root, analyzer.suffixes)
+
+
+def files_with_suffixes(root: Path, suffixes: Collection[str]) -> list[str]:
+    """Regular files under `root` with one of these suffixes, relative, sorted; caches,
+    virtualenvs and the graders' tests skipped, links never followed (a link named `x.py` is
+    not a source file)."""
     walk = TreeWalk(root, prune=lambda rel: rel.rpartition("/")[2] in _SKIP_DIRS)
     return sorted(entry.rel for entry in walk
-                  if entry.kind == "file" and PurePosixPath(entry.rel).suffix in analyzer.suffixes)
+                  if entry.kind == "file" and PurePosixPath(entry.rel).suffix in suffixes)
 
 
 def analyze_snapshot(root: Path, entry: str | None = None) -> SnapshotMetrics:

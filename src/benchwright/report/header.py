@@ -25,7 +25,7 @@ class RunHeader(BaseModel):
     model: str | None
     """The model, when the agent has one."""
     prompt: str | None
-    """The prompt template (coding)."""
+    """The prompt: the coding template, or the web prompt (structured, plain or a file)."""
     policy: str | None
     """The pass policy that ends an attempt (coding)."""
     trials: int
@@ -52,7 +52,8 @@ def header_lines(header: RunHeader) -> list[str]:
         f", ... ({len(header.problems)} in all)" if len(header.problems) > 20 else "")
     return [
         f"- track: {header.track}; suite: `{header.suite}`; {len(header.problems)} "
-        f"{'problems' if header.track == 'coding' else 'tasks'}: {shown or '-'}",
+        f"{'problem' if header.track == 'coding' else 'task'}"
+        f"{'' if len(header.problems) == 1 else 's'}: {shown or '-'}",
         f"- agent: `{header.agent}`; model: `{header.model or '-'}`"
         + (f"; prompt: `{header.prompt}`" if header.prompt else "")
         + (f"; pass policy: `{header.policy}`" if header.policy else "")

@@ -9,7 +9,8 @@ Each protocol is mounted at its usual path under `base_url` (which has no `/v1`)
   `:countTokens`: Gemini (also under `/v1/`);
 - `GET /v1/models`, for clients that probe.
 
-Every model call takes the next turn of the `Script` (or a fault, see `benchwright.testing.script`).
+Every model call takes the next turn of the `Script` (or a fault, see `benchwright.testing.script`),
+or the reply of the first rule its text matches; a reply waits the script's `latency_s` first.
 Every request is recorded; header values that carry credentials are kept only as a hash prefix.
 Control routes for a server in another process: `GET /_fake/requests`, `POST /_fake/clear_faults`.
 """
@@ -37,7 +38,13 @@ from benchwright.testing.gemini import Gemini
 from benchwright.testing.openai_chat import OpenAIChat
 from benchwright.testing.openai_responses import OpenAIResponses
 from benchwright.testing.script import Fault, FaultKind, Script
-from benchwright.testing.wire import MALFORMED_JSON, Dialect, estimate_tokens, make_reply
+from benchwright.testing.wire import (
+    MALFORMED_JSON,
+    Dialect,
+    estimate_tokens,
+    make_reply,
+    request_text,
+)
 
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie", re.IGNORECASE)
 _SECRET_QUERY = {"key", "api_key", "apikey", "token", "access_token"}
@@ -188,8 +195,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(call, body)
 
     def _answer(self, call: _Call, body: dict[str, Any]) -> None:
-        decision = self.server.fake.conductor.decide(call.dialect.declares_tools(body))
+        conductor = self.server.fake.conductor
+        decision = conductor.decide(call.dialect.declares_tools(body), request_text(body))
         self._record(body, decision)
+        latency = decision.turn.latency_s if decision.turn is not None else None
+        self.server.fake.stopping.wait(conductor.script.latency_s if latency is None else latency)
         if decision.fault is not None:
             self._fault(call, decision.fault)
         elif decision.turn is None:

@@ -54,10 +54,12 @@ def _finish(reply: Reply) -> str:
 
 
 def _usage(reply: Reply) -> dict[str, Any]:
-    return {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens,
-            "total_tokens": reply.total_tokens,
-            "prompt_tokens_details": {"cached_tokens": 0},
-            "completion_tokens_details": {"reasoning_tokens": 0}}
+    usage = {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens,
+             "total_tokens": reply.total_tokens,
+             "prompt_tokens_details": {"cached_tokens": 0},
+             "completion_tokens_details": {"reasoning_tokens": 0}}
+    # OpenRouter's figure, when the script gives one
+    return usage if reply.cost_usd is None else {**usage, "cost": reply.cost_usd}
 
 
 def _tool_call(call: Call) -> dict[str, Any]:

@@ -12,8 +12,15 @@ turns:                          # one per model call, any protocol, served in or
     fault: {kind: http_500}     # or on a turn: the first call gets a 500, the retry gets "Done."
 untooled: {text: "ok"}          # optional: calls declaring no tools get this; no turn is used
 fault_all: http_429             # optional: every model call fails so, until clear_faults()
+latency_s: 0.2                  # optional: every reply waits this long (a turn may set its own)
+rules:                          # optional: replies chosen by what the request says
+  - match: ["ledger.py", "swallowed_failure"]   # every string must be in the request's text
+    replies:                    # served in order to the calls it matches; the last repeats
+      - text: '{"flags": []}'
+        usage: {input_tokens: 900, output_tokens: 40, cost_usd: 0.01}   # cost: OpenAI's usage.cost
 ```
-After the last turn, every call gets an HTTP 400 naming the exhausted script.
+Rules come first (the first that matches answers), then `untooled`, then the turns. After the
+last turn, every call gets an HTTP 400 naming the exhausted script.
 """
 
 from __future__ import annotations
@@ -75,6 +82,8 @@ class TurnUsage(BaseModel):
     """Prompt tokens."""
     output_tokens: int = Field(ge=0)
     """Generated tokens."""
+    cost_usd: float | None = Field(default=None, ge=0)
+    """The call's cost as OpenRouter reports it (`usage.cost`, Chat Completions only)."""
 
 
 class Turn(BaseModel):
@@ -88,11 +97,22 @@ class Turn(BaseModel):
     """Reported usage; if unset, estimated from the sizes (4 characters a token)."""
     fault: Fault | None = None
     """Injected on the first `fault.times` calls that reach this turn."""
+    latency_s: float | None = Field(default=None, ge=0)
+    """Seconds to wait before replying (default: the script's `latency_s`)."""
 
     @property
     def fault_only(self) -> bool:
         """A turn that only injects faults, then yields to the next turn."""
         return self.fault is not None and not self.text and not self.tool_calls
+
+
+class Rule(BaseModel):
+    """Replies for the calls whose request holds every `match` string."""
+
+    match: list[str] = Field(default_factory=list)
+    """Strings that must all appear in the request's text (an empty list matches any call)."""
+    replies: list[Turn] = Field(min_length=1)
+    """Served in order to the matching calls; the last one repeats."""
 
 
 class Script(BaseModel):
@@ -104,6 +124,10 @@ class Script(BaseModel):
     """Reply to calls that declare no tools (a CLI's side calls: titles, topic checks)."""
     fault_all: Fault | None = None
     """A fault for every model call until `clear_faults()`."""
+    rules: list[Rule] = Field(default_factory=list)
+    """Replies chosen by the request's content, before `untooled` and the turns."""
+    latency_s: float = Field(default=0.0, ge=0)
+    """Seconds every reply waits before it is sent."""
 
     @classmethod
     def from_yaml(cls, source: str | Path) -> Script:

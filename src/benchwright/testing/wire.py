@@ -31,6 +31,7 @@ class Reply:
     input_tokens: int = 0
     output_tokens: int = 0
     created: int = 0
+    cost_usd: float | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -81,13 +82,14 @@ def make_reply(turn: Turn, number: int, model: str, body: dict[str, Any],
                created: int) -> Reply:
     """The concrete reply to `body` for the `number`-th served turn."""
     calls = [_call(c, number, i) for i, c in enumerate(turn.tool_calls)]
+    cost = turn.usage.cost_usd if turn.usage is not None else None
     if turn.usage is not None:
         tokens = (turn.usage.input_tokens, turn.usage.output_tokens)
     else:
         generated = turn.text + "".join(c.name + c.arguments_json for c in calls)
         tokens = (estimate_tokens(json.dumps(body)), estimate_tokens(generated))
     return Reply(id=f"fake{number}", model=model, text=turn.text, calls=calls,
-                 input_tokens=tokens[0], output_tokens=tokens[1], created=created)
+                 input_tokens=tokens[0], output_tokens=tokens[1], created=created, cost_usd=cost)
 
 
 def _call(call: ToolCall, number: int, index: int) -> Call:
@@ -102,6 +104,17 @@ def _call(call: ToolCall, number: int, index: int) -> Call:
         mapping, raw = call.arguments, json.dumps(call.arguments)
     return Call(id=f"call_fake{number}_{index}", name=call.name, arguments=mapping,
                 arguments_json=raw)
+
+
+def request_text(body: Any) -> str:
+    """Every string in a request body, one per line: what a script's rules match against."""
+    if isinstance(body, str):
+        return body
+    if isinstance(body, dict):
+        return "\n".join(request_text(v) for v in body.values())
+    if isinstance(body, list):
+        return "\n".join(request_text(v) for v in body)
+    return ""
 
 
 MALFORMED_JSON = b'{"id": "fake-malformed", "choices": [{"index": 0, "mess'

@@ -441,8 +441,8 @@ def render_markdown(report: WebReport) -> str:
     if report.comparison is not None:
         parts.append(_md_comparison(report.comparison))
     parts.append(f"CIs: 95% percentile bootstrap resampling tasks (templates for the macro "
-                 f"average). {FEW}: fewer than {report.min_clusters} behind the interval, too "
-                 "few for it to be trusted (see docs/runs.md).")
+                 f"average). {FEW}: fewer than {report.min_clusters} tasks (or templates) "
+                 "behind the interval, too few for it to be trusted (see docs/runs.md).")
     return "\n\n".join(parts) + "\n"
 
 

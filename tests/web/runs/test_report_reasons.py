@@ -37,6 +37,7 @@ def test_failing_tasks_header_pass_k_and_result(tmp_path: Path) -> None:
     assert report.startswith(f"# benchwright report: web run {run_dir}\n")
     assert "WebArena Verified:" not in report
     assert f"suite: `{tasks}`" in report and "agent: `scripted`" in report
+    assert "prompt: `structured`" in report
     assert ("- task 7001 trial 1: failure, agent SUCCESS; AgentResponseEvaluator "
             "retrieved_data: expected `[42.5]`, got `[40.0]`") in report
     assert ("- task 7002 trial 1: failure, agent UNKNOWN_ERROR; AgentResponseEvaluator "

@@ -20,6 +20,7 @@ from benchwright.coding.report.failures import (
     read_grading,
 )
 from benchwright.coding.report.scored_run import Picker, ScoredRun
+from benchwright.coding.runs.judge_summary import JudgeOverview, judge_overview
 from benchwright.coding.runs.models import CheckpointRecord, RunTotals
 from benchwright.coding.runs.tallies import ProblemTally
 from benchwright.coding.runs.totals import last_finished, run_totals
@@ -149,6 +150,9 @@ class CodingReport(BaseModel):
     """Problems scored in the baseline only (left out of the comparison)."""
     comparisons: list[Comparison] = Field(default_factory=list)
     """Paired differences against the baseline."""
+    judge: JudgeOverview | None = None
+    """The LLM judge: checkpoints judged, errors, cost, the samples' agreement (None: not
+    judged)."""
     counterfactual: CounterfactualReport | None = None
     """Chain against reference starts (`--counterfactual RUN2`), when asked for."""
 
@@ -214,6 +218,7 @@ _PER_CHECKPOINT: dict[str, OptionalPicker] = {
     "erosion": _quality("erosion"),
     "verbosity": _quality("verbosity"),
     "churn ratio": lambda r: r.quality.churn_ratio if r.quality and r.index > 1 else None,
+    "rubric flags per LOC": _quality("rubric_per_loc"),
 }
 # Run-level code quality: means over every graded checkpoint that has metrics.
 _QUALITY: dict[str, OptionalPicker] = {
@@ -228,6 +233,14 @@ _QUALITY: dict[str, OptionalPicker] = {
     if r.quality and r.index > 1 else None,
     "erosion change per checkpoint": _quality_delta("erosion"),
     "LOC change per checkpoint": _quality_delta("loc"),
+    # the LLM judge's (only with judged checkpoints: a metric without values is left out)
+    "rubric flags": _quality("rubric_total_flags"),
+    "rubric flags per LOC": _quality("rubric_per_loc"),
+    "new rubric flags per LOC (from checkpoint 2)": lambda r: r.quality.values.get(
+        "new_violations_per_loc") if r.quality and r.index > 1 else None,
+    "rubric flags carried over": _quality("rubric_carried_over"),
+    "rubric verbosity flags": _quality("rubric_verbosity_flags"),
+    "rubric erosion flags": _quality("rubric_erosion_flags"),
 }
 
 
@@ -306,6 +319,7 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None,
                                     attempts=e.attempts, error=e.agent.error)
                       for e in run.infra.values()],
         failures=_failures(run), trials=_trials(run),
+        judge=judge_overview(run_dir, run.manifest.config),
     )
     if baseline_dir is not None:
         _add_comparison(report, run, ScoredRun(baseline_dir), baseline_dir)

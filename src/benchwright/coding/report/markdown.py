@@ -7,6 +7,7 @@ import math
 from benchwright.coding.report.counterfactual import CounterfactualReport, StartRow
 from benchwright.coding.report.failures import AttemptFailure, FailingTests
 from benchwright.coding.report.figures import CodingReport, Comparison, Metric
+from benchwright.coding.runs.judge_summary import JudgeOverview
 from benchwright.coding.runs.models import RunTotals
 from benchwright.report.header import header_lines
 from benchwright.report.trials import TrialStats, fmt_rate
@@ -50,6 +51,7 @@ def render_markdown(report: CodingReport) -> str:
     if report.quality:
         out += ["## Code quality (mean per checkpoint)", "",
                 *_metric_table(report.quality, False), ""]
+    out += _judge(report.judge)
     out += _trials(report.trials)
     out += _failures(report.failures, report.header.start_from == "reference")
     out += _infra_errors(report)
@@ -179,6 +181,29 @@ def _infra_errors(report: CodingReport) -> list[str]:
     lines += [f"| {e.problem} | {e.trial} | {e.checkpoint} | {e.attempts} | "
               f"{_cell(e.error)} |" for e in report.infra_errors]
     return [*lines, ""]
+
+
+def _judge(judge: JudgeOverview | None) -> list[str]:
+    if judge is None:
+        return []
+    lines = ["## LLM judge", "",
+             f"{judge.n_judged} of {judge.n_checkpoints} checkpoints judged by "
+             f"{', '.join(judge.models)} ({judge.samples} sample(s) per request), "
+             f"{judge.cost_usd:.4f} USD. Verbosity above includes rubric flags per LOC.", ""]
+    if judge.errors:
+        lines += [f"{len(judge.errors)} checkpoint(s) could not be judged (not scored as zero "
+                  "flags; `benchwright metrics judge RUN_DIR` tries them again):", "",
+                  *(f"- {_cell(e)}" for e in judge.errors), ""]
+    if judge.agreement:
+        lines += ["Agreement across samples, per rubric item: Krippendorff's alpha over lines "
+                  "(1: full agreement, 0: chance), stability = mean share of samples raising a "
+                  "flag.", "", "| item | alpha | stability | flags (kept) | lines flagged |",
+                  "|---|---:|---:|---:|---:|"]
+        lines += [f"| {a.criterion} | {_num(a.alpha)} | {_num(a.stability)} | "
+                  f"{a.flags} ({a.flags_kept}) | {a.lines_flagged} / {a.lines} |"
+                  for a in judge.agreement]
+        lines.append("")
+    return lines
 
 
 def _mark(cell: str) -> str:

@@ -55,7 +55,8 @@ def print_run_problems(result: RunResult, console: Console) -> None:
     for title, lines in (("attempt(s) broke off with an error", result.errors),
                          ("checkpoint(s) where the agent failed", result.agent_errors),
                          ("checkpoint(s) not attempted: no reference solution to start from",
-                          result.no_reference)):
+                          result.no_reference),
+                         ("checkpoint(s) the LLM judge could not judge", result.judge_errors)):
         if not lines:
             continue
         console.print(f"[bold yellow]{len(lines)} {title}:[/]")

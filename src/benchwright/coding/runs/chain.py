@@ -6,7 +6,7 @@ import functools
 import json
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.coding.prompts import prompt_hash, render_prompt, template_text
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.agent_factory import build_agent
+from benchwright.coding.runs.judging import JudgeSession, judge_checkpoint
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import (
     AttemptErrorRecord,
@@ -91,6 +92,17 @@ class _Chain:
         return SnapshotLimits(max_mb=config.max_snapshot_mb, max_files=config.max_snapshot_files)
 
     @functools.cached_property
+    def judge(self) -> JudgeSession | None:
+        """The LLM judge, when the run has one (built on first use). One that cannot be built
+        (checked before the run, so only a changed environment) judges nothing here: the end
+        of the run judges what is left, and says why it cannot."""
+        settings = self.job.config.judge
+        try:
+            return None if settings is None else JudgeSession(self.job.run_dir, settings)
+        except BenchwrightError:
+            return None
+
+    @functools.cached_property
     def options(self) -> GradeOptions:
         # built on first use: planning an attempt needs no sandbox (and no bwrap probe)
         return GradeOptions(runtime=get_runtime(self.job.config.unsafe_no_sandbox),
@@ -115,9 +127,11 @@ def run_chain(job: ChainJob, on_record: OnRecord = lambda _r: None) -> ChainSumm
         chain = _Chain(job, load_problem(job.config.problems_dir / job.problem))
         records = _valid_prefix(chain)
         if not _finished(chain, records):
-            _continue(chain, records, on_record)
+            for record in _steps(chain, records):
+                on_record(record)
     except BenchwrightError as exc:
-        return _broken_off(job, Redactor.from_environ().text(exc.one_line()))
+        return broken_off(job.run_dir, job.problem, job.trial,
+                          Redactor.from_environ().text(exc.one_line()), job.config.start_from)
     return ChainSummary(problem=job.problem, trial=job.trial,
                         n_checkpoints=len(chain.checkpoints), records=records,
                         infra_error=journal.read_infra_error(chain.infra_path),
@@ -128,26 +142,39 @@ def plan_attempt(job: ChainJob) -> tuple[int, int]:
     """Cut the attempt back to its valid records, as a resume will; returns how many checkpoints
     are finished and how many it may still run (0 when it is over or cannot run)."""
     try:
-        chain = _Chain(job, load_problem(job.config.problems_dir / job.problem))
-        records = _valid_prefix(chain)
+        records, left = attempt_prefix(job)
     except BenchwrightError:
         return 0, 0
-    if _finished(chain, records):
-        return len(records), 0
-    return len(records), len(chain.planned) - len(records)
+    return len(records), left
 
 
-def _broken_off(job: ChainJob, error: str) -> ChainSummary:
+def attempt_prefix(job: ChainJob) -> tuple[list[CheckpointRecord], int]:
+    """The attempt's valid records (journal and folders cut back to them, as a resume does) and
+    how many checkpoints it may still run (0 when it is over)."""
+    chain = _Chain(job, load_problem(job.config.problems_dir / job.problem))
+    records = _valid_prefix(chain)
+    return records, 0 if _finished(chain, records) else len(chain.planned) - len(records)
+
+
+def continue_attempt(job: ChainJob, records: list[CheckpointRecord]
+                     ) -> Iterator[CheckpointRecord | InfraErrorRecord]:
+    """Run the attempt on from `records` (the journal's valid prefix, taken as it is), yielding
+    each checkpoint once its files are written and it is journaled in `job.run_dir`."""
+    chain = _Chain(job, load_problem(job.config.problems_dir / job.problem))
+    yield from _steps(chain, list(records))
+
+
+def broken_off(run_dir: Path, problem: str, trial: int, error: str,
+               start_from: StartFrom = StartFrom.CHAIN) -> ChainSummary:
     """The summary of an attempt that raised; the error is saved so `eval RUN_DIR` keeps it."""
-    layout = RunLayout(job.run_dir)
-    path = layout.attempt_error(job.problem, job.trial)
-    write_json_atomic(path, AttemptErrorRecord(error=error, finished_at=utc_now()
-                                               ).model_dump(mode="json"))
-    return ChainSummary(problem=job.problem, trial=job.trial, n_checkpoints=0,
-                        records=journal.read_records(layout.journal(job.problem, job.trial)),
+    layout = RunLayout(run_dir)
+    saved = AttemptErrorRecord(error=error, finished_at=utc_now())
+    write_json_atomic(layout.attempt_error(problem, trial), saved.model_dump(mode="json"))
+    return ChainSummary(problem=problem, trial=trial, n_checkpoints=0,
+                        records=journal.read_records(layout.journal(problem, trial)),
                         error=error, infra_error=journal.read_infra_error(
-                            layout.infra_error(job.problem, job.trial)),
-                        start_from=job.config.start_from)
+                            layout.infra_error(problem, trial)),
+                        start_from=start_from)
 
 
 def _prompt(problem: ProblemConfig, checkpoint: CheckpointConfig, template: str,
@@ -186,7 +213,9 @@ def _finished(chain: _Chain, records: list[CheckpointRecord]) -> bool:
     return not chain.reference_start and bool(records and not records[-1].passed)
 
 
-def _continue(chain: _Chain, records: list[CheckpointRecord], on_record: OnRecord) -> None:
+def _steps(chain: _Chain, records: list[CheckpointRecord]
+           ) -> Iterator[CheckpointRecord | InfraErrorRecord]:
+    """The checkpoints after `records`, each yielded once written and journaled."""
     _restore_workspace(chain, None if chain.reference_start else _own_start(chain, records))
     agent = build_agent(chain.job.config, chain.problem, chain.options.runtime,
                         keep={Path(p).parts[0] for p in chain.assets})
@@ -194,12 +223,13 @@ def _continue(chain: _Chain, records: list[CheckpointRecord], on_record: OnRecor
         for checkpoint in chain.planned[len(records):]:
             index = chain.checkpoints.index(checkpoint) + 1  # its position in the problem
             record = _run_checkpoint(chain, agent, checkpoint, index, records)
-            on_record(record)
             if isinstance(record, InfraErrorRecord):
                 write_json_atomic(chain.infra_path, record.model_dump(mode="json"))
+                yield record
                 break
             journal.append_record(chain.journal_path, record)
             records.append(record)
+            yield record
             if not record.passed and not chain.reference_start:
                 break
     finally:
@@ -258,6 +288,10 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
                                 agent=result, finished_at=utc_now())
     record = _graded(chain, checkpoint, index, result, folder, _start_of(chain, index, records))
     chain.redactor.tree(folder)  # the snapshot and the grader's output
+    if chain.judge is not None:  # judged as it finishes, before it is journaled
+        continued = records[-1] if records and not chain.reference_start else None
+        record = judge_checkpoint(chain.judge, chain.job.problem, chain.job.trial, record,
+                                  continued, chain.problem.render_spec(checkpoint.name))
     return record
 
 

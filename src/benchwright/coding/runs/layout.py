@@ -13,6 +13,11 @@ JOURNAL = "journal.jsonl"
 INFRA_ERROR = "infra_error.json"
 ATTEMPT_ERROR = "error.json"
 GRADING = ".grading"
+JUDGE = "judge"
+JUDGE_JOURNAL = "judge_journal.jsonl"
+RUBRIC_JSONL = "rubric.jsonl"
+RAW_RUBRIC = "raw_rubric.json"
+JUDGE_JSON = "judge.json"
 
 __all__ = ["MANIFEST", "REPORT_MD", "RESULT_JSON", "RunLayout"]
 
@@ -48,6 +53,15 @@ class RunLayout(RunFiles):
     def attempt_error(self, problem: str, trial: int) -> Path:
         """Where an attempt that broke off with an error says why (until `--resume`)."""
         return self.chain_dir(problem, trial) / ATTEMPT_ERROR
+
+    def judge_journal(self, problem: str, trial: int) -> Path:
+        """The attempt's judged checkpoints (`benchwright metrics judge`, `--judge-model`)."""
+        return self.chain_dir(problem, trial) / JUDGE_JOURNAL
+
+    @property
+    def judge_dir(self) -> Path:
+        """The LLM judge's run-level files: settings.json and the verdict cache."""
+        return self.root / JUDGE
 
     def checkpoint_dir(self, problem: str, trial: int, checkpoint: str) -> Path:
         return self.chain_dir(problem, trial) / checkpoint

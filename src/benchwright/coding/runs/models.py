@@ -15,6 +15,7 @@ from benchwright.coding.evaluation import GradeStatus
 from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import Group
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
+from benchwright.judge.models import JudgeSettings
 from benchwright.metrics.erosion import QualitySummary
 from benchwright.protocols import Limits
 
@@ -80,6 +81,9 @@ class RunConfig(BaseModel):
     the agent's error. None: no cap."""
     max_snapshot_files: int | None = Field(default=DEFAULT_MAX_SNAPSHOT_FILES, gt=0)
     """Cap on the files (and links) of a checkpoint's snapshot; past it, as above."""
+    judge: JudgeSettings | None = None
+    """The LLM judge of code quality (`--judge-model`): each checkpoint judged as it finishes,
+    the ones left over at the run's end; None: no judge."""
 
 
 class Manifest(BaseModel):
@@ -315,3 +319,8 @@ class RunResult(BaseModel):
     agent_errors: list[str] = Field(default_factory=list)
     """Checkpoints where the agent crashed, could not start or timed out, with its message and
     exit code (graded as the agent left the workspace: the agent's failure, not the run's)."""
+    n_checkpoints_judged: int = 0
+    """Finished checkpoints the LLM judge has judged (rubric.jsonl written)."""
+    judge_errors: list[str] = Field(default_factory=list)
+    """Checkpoints the LLM judge could not judge, and why (not scored as zero flags;
+    `benchwright metrics judge RUN_DIR` tries them again)."""

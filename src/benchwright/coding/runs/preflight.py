@@ -8,8 +8,10 @@ manifest.json and read back on resume, so it must never hold a key's value.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from benchwright.coding.agents.chat_client import api_key, resolve_target
@@ -23,7 +25,8 @@ from benchwright.interpreters import resolve_python
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.sandbox import get_runtime
 
-__all__ = ["check_coding_run", "check_resumable", "prompt_setting", "refuse_secrets", "resolved"]
+__all__ = ["check_coding_run", "check_resumable", "node_checks", "prompt_setting",
+           "refuse_secrets", "resolved"]
 
 
 def check_coding_run(config: RunConfig) -> None:
@@ -57,6 +60,27 @@ def check_resumable(config: RunConfig) -> None:
     template_text(config.prompt)
     get_runtime(config.unsafe_no_sandbox)
     _check_agent(config)
+
+
+def node_checks(config: RunConfig) -> list[Callable[[], object]]:
+    """What every machine that runs an attempt must have: bubblewrap (unless the run is
+    unsandboxed), the grading Python, the metric tools (when measured), and the host paths the
+    agent reads (mounts, a run to replay)."""
+    checks: list[Callable[[], object]] = [
+        functools.partial(get_runtime, config.unsafe_no_sandbox),
+        functools.partial(resolve_python, config.python)]
+    if config.metrics:
+        from benchwright.metrics.tools import versions
+
+        checks.append(versions)
+    paths = [*config.agent_mounts, *([config.replay_from] if config.replay_from else [])]
+    checks += [functools.partial(_exists, path) for path in paths]
+    return checks
+
+
+def _exists(path: Path) -> None:
+    if not path.exists():
+        raise UserInputError(f"{path} is not there", hint=f"copy {path} to the same path")
 
 
 def _check_agent(config: RunConfig) -> None:

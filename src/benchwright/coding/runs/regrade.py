@@ -8,13 +8,15 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.coding.artifacts import save_grade_output
-from benchwright.coding.grading import GradeOptions, grader_of
+from benchwright.coding.grading import GradeOptions, GradeOutput, grader_of
 from benchwright.coding.loader import get_checkpoint, load_problem
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import grade_fields
 from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, RunResult
+from benchwright.coding.runs.models import CheckpointRecord, RunConfig, RunResult
+from benchwright.coding.runs.remote import regrade_jobs, regrade_remote
 from benchwright.coding.runs.runner import finish, load_manifest, saved_attempt
+from benchwright.protocols import Executor
 from benchwright.sandbox import get_runtime
 
 
@@ -36,28 +38,28 @@ class VerdictChange(BaseModel):
 
 
 def regrade_run(
-    run_dir: Path, on_checkpoint: Callable[[str], None] = lambda _s: None
+    run_dir: Path, on_checkpoint: Callable[[str], None] = lambda _s: None,
+    executor: Executor | None = None,
 ) -> tuple[list[VerdictChange], RunResult]:
-    """Grade every snapshot of the run again; update its files and journals; list changes."""
-    manifest = load_manifest(run_dir)
-    config = manifest.config
+    """Grade every snapshot of the run again; update its files and journals; list changes.
+    On an `executor` that shares no filesystem the grading runs on its machines (each gets the
+    problem and the snapshot, and sends the grader's output back); this process writes."""
+    config = load_manifest(run_dir).config
     layout = RunLayout(run_dir)
-    runtime = get_runtime(config.unsafe_no_sandbox)
-    options = GradeOptions(runtime=runtime, limits=config.limits, python=config.python,
-                           scratch_root=layout.grading_dir)
+    units = [(name, trial, record) for name in config.problems
+             for trial in range(1, config.trials + 1)
+             for record in journal.read_records(layout.journal(name, trial))]
+    outputs = _grade_all(run_dir, config, units, executor, on_checkpoint)
     changes: list[VerdictChange] = []
     summaries = []
     for problem_name in config.problems:
         problem = load_problem(config.problems_dir / problem_name)
         for trial in range(1, config.trials + 1):
-            records = journal.read_records(layout.journal(problem_name, trial))
             updated = []
-            for record in records:
-                on_checkpoint(f"{problem_name}/trial_{trial}/{record.checkpoint}")
-                folder = layout.checkpoint_dir(problem_name, trial, record.checkpoint)
-                output = grader_of(options)(problem, get_checkpoint(problem, record.checkpoint),
-                                          folder / "snapshot", options)
-                save_grade_output(output, folder)
+            for record in journal.read_records(layout.journal(problem_name, trial)):
+                output = outputs[(problem_name, trial, record.checkpoint)]
+                save_grade_output(output, layout.checkpoint_dir(problem_name, trial,
+                                                                record.checkpoint))
                 new = record.model_copy(update=grade_fields(output.evaluation,
                                                             config.pass_policy))
                 changes += _changes(record, new)
@@ -66,6 +68,32 @@ def regrade_run(
             summaries.append(saved_attempt(run_dir, config, (problem_name, problem), trial,
                                            updated))
     return changes, finish(run_dir, config, summaries)
+
+
+Unit = tuple[str, int, CheckpointRecord]
+
+
+def _grade_all(run_dir: Path, config: RunConfig, units: list[Unit], executor: Executor | None,
+               on_checkpoint: Callable[[str], None]) -> dict[tuple[str, int, str], GradeOutput]:
+    """Every unit's grader output, by (problem, trial, checkpoint)."""
+    if executor is not None and not executor.shares_filesystem:
+        outputs = {}
+        for key, output in executor.run(regrade_remote, regrade_jobs(run_dir, config, units)):
+            on_checkpoint(f"{key[0]}/trial_{key[1]}/{key[2]}")
+            outputs[key] = output
+        return outputs
+    layout = RunLayout(run_dir)
+    options = GradeOptions(runtime=get_runtime(config.unsafe_no_sandbox), limits=config.limits,
+                           python=config.python, scratch_root=layout.grading_dir)
+    problems = {name: load_problem(config.problems_dir / name) for name in config.problems}
+    graded = {}
+    for name, trial, record in units:
+        on_checkpoint(f"{name}/trial_{trial}/{record.checkpoint}")
+        problem = problems[name]
+        snapshot = layout.checkpoint_dir(name, trial, record.checkpoint) / "snapshot"
+        graded[(name, trial, record.checkpoint)] = grader_of(options)(
+            problem, get_checkpoint(problem, record.checkpoint), snapshot, options)
+    return graded
 
 
 def _changes(old: CheckpointRecord, new: CheckpointRecord) -> list[VerdictChange]:

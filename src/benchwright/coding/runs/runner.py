@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import platform
 import shutil
@@ -16,7 +17,9 @@ from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
 from benchwright.coding.problem import ProblemConfig
 from benchwright.coding.runs import journal
-from benchwright.coding.runs.chain import ChainJob, plan_attempt, run_chain
+from benchwright.coding.runs.chain import ChainJob, OnRecord, plan_attempt, run_chain
+from benchwright.coding.runs.judge_files import judge_errors
+from benchwright.coding.runs.judging import judge_run
 from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
 from benchwright.coding.runs.models import (
     ChainSummary,
@@ -25,6 +28,7 @@ from benchwright.coding.runs.models import (
     RunConfig,
     RunResult,
 )
+from benchwright.coding.runs.remote import Ended, land, remote_attempts, run_remote_attempt
 from benchwright.coding.runs.scbench.export import export_scbench
 from benchwright.coding.runs.starts import unreachable
 from benchwright.coding.runs.totals import last_finished, rate, run_totals
@@ -67,18 +71,24 @@ def load_manifest(run_dir: Path, check_folders: bool = True) -> Manifest:
 
 
 def _with_credentials(manifest: Manifest) -> Manifest:
-    """The base URL's credentials (redacted in the file) back from the environment, if set."""
-    settings = manifest.config.agent_settings
-    if settings.base_url is None or not is_redacted(settings.base_url):
-        return manifest
-    settings = settings.model_copy(update={"base_url": restore(settings.base_url)})
-    config = manifest.config.model_copy(update={"agent_settings": settings})
+    """The base URLs' credentials (redacted in the file) back from the environment, if set."""
+    config = manifest.config
+    settings = config.agent_settings
+    if settings.base_url is not None and is_redacted(settings.base_url):
+        settings = settings.model_copy(update={"base_url": restore(settings.base_url)})
+        config = config.model_copy(update={"agent_settings": settings})
+    judge = config.judge
+    if judge is not None and judge.base_url is not None and is_redacted(judge.base_url):
+        judge = judge.model_copy(update={"base_url": restore(judge.base_url)})
+        config = config.model_copy(update={"judge": judge})
     return manifest.model_copy(update={"config": config})
 
 
 def _redactor(config: RunConfig) -> Redactor:
-    """Secret variables and the credentials inside the agent's base URL."""
-    return Redactor.from_environ(urls={"BASE_URL": config.agent_settings.base_url})
+    """Secret variables and the credentials inside the agent's and the judge's base URLs."""
+    return Redactor.from_environ(urls={
+        "BASE_URL": config.agent_settings.base_url,
+        "JUDGE_BASE_URL": config.judge.base_url if config.judge is not None else None})
 
 
 def _check_trial_folders(layout: RunLayout, config: RunConfig) -> None:
@@ -119,19 +129,45 @@ def run_chain_job(job: ChainJob) -> ChainSummary:
 def execute(run_dir: Path, config: RunConfig, executor: Executor,
             on_summary: Callable[[ChainSummary], None] = lambda _s: None,
             on_plan: Callable[[dict[tuple[str, int], tuple[int, int]]], None] = lambda _p: None,
-            ) -> RunResult:
+            on_record: OnRecord = lambda _r: None) -> RunResult:
     """Run every job not yet finished, then write checkpoint_results.jsonl and result.json.
-    `on_plan` gets each attempt's (checkpoints done, checkpoints to run), journals trimmed."""
+    `on_plan` gets each attempt's (checkpoints done, checkpoints to run), journals trimmed.
+    On an executor that shares the filesystem, jobs write the run and report their records to
+    the executor's own `on_event`; on one that does not, this process writes what they send
+    and calls `on_record`."""
     jobs = jobs_for(run_dir, config)
     on_plan({(j.problem, j.trial): plan_attempt(j) for j in jobs})
     summaries = []
     try:
-        for summary in executor.run(run_chain_job, jobs):
-            summaries.append(summary)
-            on_summary(summary)
+        if executor.shares_filesystem:
+            for summary in executor.run(run_chain_job, jobs):
+                summaries.append(summary)
+                on_summary(summary)
+        else:
+            _execute_remote(run_dir, config, executor, jobs, on_summary, on_record)
+            summaries = saved_attempts(run_dir, config)
     finally:
         shutil.rmtree(RunLayout(run_dir).root / ".work", ignore_errors=True)
+    if config.judge is not None:  # what was not judged as it finished (errors, a crash)
+        judge_run(run_dir, config, config.judge)
+        summaries = [s.model_copy(update={"records": journal.read_records(
+            RunLayout(run_dir).journal(s.problem, s.trial))}) for s in summaries]
     return finish(run_dir, config, summaries)
+
+
+def _execute_remote(run_dir: Path, config: RunConfig, executor: Executor, jobs: list[ChainJob],
+                    on_summary: Callable[[ChainSummary], None], on_record: OnRecord) -> None:
+    """The attempts on machines without the run directory: their items written here."""
+    redactor = _redactor(config)
+    problems = {name: load_problem(config.problems_dir / name) for name in config.problems}
+    layout = RunLayout(run_dir)
+    for item in executor.stream(run_remote_attempt, remote_attempts(jobs)):
+        if isinstance(item, Ended):
+            records = journal.read_records(layout.journal(item.problem, item.trial))
+            on_summary(saved_attempt(run_dir, config, (item.problem, problems[item.problem]),
+                                     item.trial, records))
+        elif (record := land(run_dir, item, redactor)) is not None:
+            on_record(record)
 
 
 def finish(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -> RunResult:
@@ -193,6 +229,9 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
     planned = sum(c.n_checkpoints for c in scored)
     n_solved = sum(r.solved for r in records)
     manifest = load_manifest(run_dir)
+    layout = RunLayout(run_dir)
+    judged = [judge_errors(functools.partial(layout.checkpoint_dir, s.problem, s.trial),
+                           s.records) for s in summaries]
     return RunResult(
         run_dir=run_dir, created_at=manifest.created_at, finished_at=last_finished(records),
         benchwright_version=manifest.benchwright_version, agent=config.agent, model=config.model,
@@ -214,6 +253,8 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
                       for c, why in skipped.items()],
         agent_errors=[agent_error_line(r) for r in records
                       if r.agent.status in (AgentStatus.ERROR, AgentStatus.TIMEOUT)],
+        n_checkpoints_judged=sum(n for n, _e in judged),
+        judge_errors=[e for _n, errors in judged for e in errors],
     )
 
 

@@ -21,7 +21,7 @@ def web_header(run_dir: Path, manifest: WebManifest, summary: WebEvalSummary) ->
     return RunHeader(
         track="web", run_dir=run_dir, suite=config.suite,
         problems=[str(t.task_id) for t in manifest.tasks], agent=str(config.agent.name),
-        model=config.agent.model, prompt=None, policy=None, trials=config.trials,
+        model=config.agent.model, prompt=config.agent.prompt, policy=None, trials=config.trials,
         created_at=manifest.created_at,
         finished_at=max((r.finished_at for r in records), default=None),
         benchwright_version=manifest.benchwright_version,

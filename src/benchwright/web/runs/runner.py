@@ -12,6 +12,7 @@ change, so a run killed while scoring simply scores again.
 
 from __future__ import annotations
 
+import functools
 import platform
 import shutil
 import sys
@@ -23,8 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchwright import __version__
-from benchwright.errors import UserInputError
+from benchwright.errors import PrerequisiteError, UserInputError
 from benchwright.fileio import remove_torn_writes, write_json_atomic, write_text_atomic
+from benchwright.protocols import Executor
 from benchwright.registry import TRIAL_RUNNERS
 from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
@@ -103,6 +105,22 @@ def planned(task: WebTask) -> PlannedTask:
                        task_type=task.task_type)
 
 
+def node_checks(config: WebRunConfig) -> list[Callable[[], object]]:
+    """What every machine that runs trials must have: Chromium and browser-use (the browser
+    runner; the fake one needs nothing)."""
+    if config.runner == "fake":
+        return []
+    from benchwright.web.browser.imports import browser_use_module
+    from benchwright.web.browser.launch import BrowserSettings
+
+    return [functools.partial(_chromium_at, BrowserSettings().executable), browser_use_module]
+
+
+def _chromium_at(path: Path) -> None:
+    if not path.is_file():
+        raise PrerequisiteError(f"Chromium not found at {path}", hint="apt-get install -y chromium")
+
+
 def _check_agent(config: WebRunConfig, suite: Suite, tasks: list[WebTask]) -> None:
     scripts = Scripts(find=lambda task_id: suite.script(task_id, config.scripts_dir),
                       folder=config.scripts_dir or suite.scripts_dir,
@@ -158,11 +176,14 @@ def _dirty_at_start(layout: WebRunLayout, manifest: WebManifest, suite: Suite) -
 
 def execute_web_run(run_dir: Path, hooks: RunHooks | None = None, *, suite: Suite | None = None,
                     runner_factory: RunnerFactory | None = None,
-                    config: WebRunConfig | None = None) -> WebRunResult:
+                    config: WebRunConfig | None = None,
+                    executor: Executor | None = None) -> WebRunResult:
     """Run every trial not yet finished, then score and report. `suite` and `runner_factory`
     replace the manifest's (tests); by default the suite is opened again by name and each site
     worker gets the registered runner. `config` is the run's configuration as given, for the
-    credentials the manifest does not keep; without it they come back from the environment."""
+    credentials the manifest does not keep; without it they come back from the environment.
+    On an `executor` that shares no filesystem, each site worker's trials run on its machines
+    (remote_runner.py); everything else stays here."""
     hooks = hooks or RunHooks()
     layout = WebRunLayout(run_dir)
     manifest = load_web_manifest(run_dir)
@@ -177,7 +198,7 @@ def execute_web_run(run_dir: Path, hooks: RunHooks | None = None, *, suite: Suit
         manifest = _record_urls(layout, manifest, session.site_urls, sweeper)
         require_sites(suite, session.site_urls, {s for t in manifest.tasks for s in t.sites})
         context = _Context(layout, manifest, suite, session, hooks, sweeper,
-                           factory=runner_factory or _registered(manifest))
+                           factory=runner_factory or _registered(manifest, executor))
         _run_trials(context, SiteGuard(session.reset, session.reset_scope, dirty), done)
     return finish(run_dir, hooks.on_status, suite=suite, manifest=manifest).result
 
@@ -246,8 +267,13 @@ def _one(ctx: _Context, guard: SiteGuard, job: TrialJob) -> None:
     ctx.hooks.on_trial(record)
 
 
-def _registered(manifest: WebManifest) -> RunnerFactory:
+def _registered(manifest: WebManifest, executor: Executor | None = None) -> RunnerFactory:
     runner = manifest.config.runner
+    if executor is not None and not executor.shares_filesystem:
+        from benchwright.web.runs.remote_runner import RemoteTrialRunner
+
+        # each remote runner is a process of its own: side by side trials need nothing more
+        return lambda: RemoteTrialRunner(executor, runner)
     if runner == "browser" and manifest.config.concurrency_per_site > 1:
         # side by side, browser-use agents must live in processes of their own (trial_process)
         runner = "browser-process"

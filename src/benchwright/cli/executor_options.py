@@ -1,0 +1,43 @@
+"""The options that say where jobs run (`--executor`, `--ray-address`, `--job-cpus`,
+`--job-memory-mb`), shared by `run coding`, `run web` and `eval RUN_DIR`; they build the executor
+as the Python API does (`api/placement.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from benchwright.api.placement import Placement
+from benchwright.api.placement import make_executor as placed
+from benchwright.protocols import Executor
+from benchwright.registry import EXECUTORS
+
+# option names the commands' `--resume` lets change: where jobs run is not part of a run
+MAY_CHANGE = {"executor", "ray_address", "job_cpus", "job_memory_mb"}
+
+ExecutorOption = Annotated[str, typer.Option(
+    metavar="NAME",
+    help=f"Where jobs run: {' or '.join(EXECUTORS)} (a Ray cluster; docs/scale-out.md).")]
+RayAddressOption = Annotated[str, typer.Option(
+    metavar="ADDRESS",
+    help="--executor ray: the cluster, auto (started on this machine with `ray start`), "
+    "HOST:PORT or ray://HOST:PORT.")]
+JobCpusOption = Annotated[float, typer.Option(
+    min=0.01, max=1024, metavar="CPUS",
+    help="--executor ray: CPUs each job asks the cluster for.")]
+JobMemoryOption = Annotated[int, typer.Option(
+    min=64, max=4 * 2**20, metavar="MIB",
+    help="--executor ray: memory (MiB) each job asks the cluster for.")]
+
+
+def placement(params: dict[str, Any]) -> Placement:
+    """The placement options among a command's parameters."""
+    return {k: params[k] for k in MAY_CHANGE if params.get(k) is not None}  # type: ignore[return-value]
+
+
+def make_executor(params: dict[str, Any], workers: int,
+                  on_event: Callable[[Any], None] | None = None) -> Executor:
+    """The executor a command's options name."""
+    return placed(placement(params), workers, on_event)

@@ -1,0 +1,295 @@
+"""The LLM judge over a coding run (`benchwright metrics judge RUN_DIR`), and over one checkpoint
+as it finishes (`run coding --judge-model`).
+
+Every checkpoint's requests are sent at once through the pool (`--concurrency`); checkpoints are
+finished in order within an attempt, because checkpoint N carries flags from N-1. A finished
+checkpoint's files are written, then its judge-journal record; the run's quality records follow
+from those files (`judge_files.sync_quality`). Keys stay in the environment: the files written
+are swept by the redactor, the base URL's credentials included.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from benchwright import __version__
+from benchwright.coding.runs.judge_files import (
+    JudgeRecord,
+    append_judge_record,
+    checkpoint_quality,
+    read_judge_file,
+    save_quality,
+    sync_quality,
+    write_outputs,
+)
+from benchwright.coding.runs.judge_summary import JudgedCheckpoint, JudgeRunSummary, summarise
+from benchwright.coding.runs.judge_tasks import (
+    Attempt,
+    CheckpointTask,
+    line_maps,
+    plan_attempts,
+    plan_task,
+)
+from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.runs.models import CheckpointRecord, RunConfig, StartFrom
+from benchwright.errors import BenchwrightError, UserInputError
+from benchwright.judge.budget import Budget
+from benchwright.judge.cache import VerdictCache
+from benchwright.judge.carry import carry_forward
+from benchwright.judge.flags import RubricFlag, count_flags
+from benchwright.judge.models import (
+    JudgeFile,
+    JudgeSettings,
+    RubricRef,
+    TemplateRef,
+    settings_sha256,
+)
+from benchwright.judge.pool import RequestPool
+from benchwright.judge.prompt import check_templates, load_templates
+from benchwright.judge.providers import api_key, make_client
+from benchwright.judge.requests import Outcome, Requester
+from benchwright.judge.rubric import load_rubric
+from benchwright.judge.snapshot import SnapshotVerdict, combine, judge_context
+from benchwright.redaction import Redactor
+from benchwright.runs.clock import utc_now
+
+Blocked = Literal["unjudged", "error"]
+OnChecked = Callable[[JudgedCheckpoint], None]
+
+
+@dataclass
+class Previous:
+    """What checkpoint N needs of N-1: its final flags, or why it has none."""
+
+    task: CheckpointTask | None = None
+    """N-1 (None at the first checkpoint)."""
+    flags: list[RubricFlag] = field(default_factory=list)
+    """Its flags (rubric.jsonl)."""
+    blocked: Blocked | None = None
+    """N-1 was left unjudged, or failed: N cannot be finished."""
+
+
+class JudgeSession:
+    """One judging: rubric, templates, client, cache, budget and redactor."""
+
+    def __init__(self, run_dir: Path, settings: JudgeSettings, max_cost: float | None = None,
+                 environ: Mapping[str, str] = os.environ) -> None:
+        self.layout, self.settings = RunLayout(run_dir), settings
+        rubric = load_rubric(settings.rubric)
+        templates = load_templates(settings.prefix_template, settings.criteria_template)
+        check_templates(templates, list(rubric.items))
+        self.redactor = Redactor.from_environ(environ, urls={"JUDGE_BASE_URL": settings.base_url})
+        self.redactor = self.redactor.with_secrets({settings.key_env: api_key(settings, environ)})
+        endpoint = self.redactor.text(settings.base_url) if settings.base_url else None
+        self.ctx = judge_context(settings, rubric, templates, endpoint)
+        self.settings_sha = settings_sha256(settings, endpoint, rubric.sha256,
+                                            (templates.prefix.sha256, templates.criteria.sha256))
+        self.budget = Budget(max_cost)
+        self.requester = Requester(make_client(settings, environ),
+                                   VerdictCache(self.layout.judge_dir / "cache"), self.budget,
+                                   settings.model, settings.retries, settings.retry_backoff_s,
+                                   self.redactor)
+
+    def pool(self) -> RequestPool:
+        return RequestPool(self.requester, self.settings.concurrency)
+
+    def save_settings(self) -> None:
+        """judge/settings.json: the settings of the latest judging (no key in it)."""
+        self.redactor.write_json(self.layout.judge_dir / "settings.json",
+                                 {**self.settings.model_dump(mode="json"),
+                                  "settings_sha256": self.settings_sha})
+
+    def finish(self, task: CheckpointTask, outcomes: list[Outcome], previous: Previous,
+               started: float) -> tuple[JudgedCheckpoint, list[RubricFlag] | None]:
+        """Combine, carry forward, count, write the files and journal the checkpoint."""
+        verdict = (combine(self.ctx, task.plan, outcomes) if task.plan is not None
+                   else SnapshotVerdict(status="error", errors=[task.error or "not planned"]))
+        if verdict.status == "unjudged" or previous.blocked == "unjudged":
+            return _row(task, "unjudged", verdict, None), None
+        errors = verdict.errors or _blocked_error(previous)
+        flags = None if errors else self._final_flags(task, verdict, previous)
+        result = self._judge_file(task, verdict, flags, errors, started)
+        write_outputs(task.folder, result, flags, verdict.raw, self.redactor)
+        append_judge_record(self.layout, JudgeRecord(
+            problem=task.problem, trial=task.trial, checkpoint=task.record.checkpoint,
+            status=result.status, snapshot_sha256=result.snapshot_sha256,
+            settings_sha256=self.settings_sha, model=self.settings.model,
+            flags=len(flags or []), carried_over=result.metrics.carried_over
+            if result.metrics else 0, cost_usd=result.cost_usd, errors=errors,
+            finished_at=utc_now()))
+        return _row(task, result.status, verdict, flags, errors), flags
+
+    def _final_flags(self, task: CheckpointTask, verdict: SnapshotVerdict,
+                     previous: Previous) -> list[RubricFlag]:
+        if previous.task is None or task.plan is None:
+            return verdict.flags
+        carried = carry_forward(previous.flags, verdict.flags, line_maps(task, previous.task),
+                                previous.task.record.checkpoint)
+        return verdict.flags + carried
+
+    def _judge_file(self, task: CheckpointTask, verdict: SnapshotVerdict,
+                    flags: list[RubricFlag] | None, errors: list[str],
+                    started: float) -> JudgeFile:
+        ctx, s, plan = self.ctx, self.settings, task.plan
+        return JudgeFile(
+            problem=task.problem, trial=task.trial, checkpoint=task.record.checkpoint,
+            status="error" if flags is None else "judged", model=s.model, protocol=s.protocol,
+            endpoint=ctx.endpoint,
+            rubric=RubricRef(source=ctx.rubric.source, sha256=ctx.rubric.sha256,
+                             items=len(ctx.rubric.items)),
+            prefix_template=TemplateRef(source=ctx.templates.prefix.source,
+                                        sha256=ctx.templates.prefix.sha256),
+            criteria_template=TemplateRef(source=ctx.templates.criteria.source,
+                                          sha256=ctx.templates.criteria.sha256),
+            samples=s.samples, temperature=s.effective_temperature,
+            settings_sha256=self.settings_sha,
+            snapshot_sha256=plan.snapshot_sha256 if plan else "",
+            files=[f.path for f in plan.files] if plan else [],
+            batches=[[f.path for f in b] for b in plan.batches] if plan else [],
+            requests=verdict.requests, requests_made=verdict.made,
+            requests_cached=verdict.cached, invalid_retries=verdict.invalid_retries,
+            usage=verdict.usage,
+            cost_usd=verdict.cost_usd, cost_usd_paid_now=verdict.paid_now,
+            cost_source=verdict.cost_source, dropped=verdict.dropped,
+            flags_per_sample=verdict.flags_per_sample,
+            metrics=None if flags is None else count_flags(flags, task.loc),
+            agreement=verdict.agreement, errors=errors,
+            duration_s=round(time.monotonic() - started, 3),
+            benchwright_version=__version__, judged_at=utc_now())
+
+
+def _blocked_error(previous: Previous) -> list[str]:
+    if previous.blocked != "error" or previous.task is None:
+        return []
+    return [f"{previous.task.record.checkpoint} could not be judged, so its flags cannot be "
+            "carried into this checkpoint; judging again finishes both (answers are cached)"]
+
+
+def _row(task: CheckpointTask, status: str, verdict: SnapshotVerdict,
+         flags: list[RubricFlag] | None, errors: list[str] | None = None) -> JudgedCheckpoint:
+    return JudgedCheckpoint(
+        problem=task.problem, trial=task.trial, checkpoint=task.record.checkpoint,
+        status=status, flags=len(flags) if flags is not None else None,
+        carried_over=sum(f.carried_over is not None for f in flags) if flags else 0,
+        requests=verdict.requests, requests_made=verdict.made,
+        requests_cached=verdict.cached, cost_usd=verdict.cost_usd,
+        paid_now=verdict.paid_now, errors=errors or [])
+
+
+def judge_run(run_dir: Path, config: RunConfig, settings: JudgeSettings, *,
+              problems: list[str] | None = None,
+              max_cost: float | None = None, overwrite: bool = False,
+              on_start: Callable[[int], None] = lambda _n: None,
+              on_checked: OnChecked = lambda _row: None,
+              environ: Mapping[str, str] = os.environ) -> JudgeRunSummary:
+    """Judge every journaled checkpoint not judged yet (all of them with `overwrite`); then the
+    run's quality records. The caller holds the run's lock and rewrites result.json."""
+    chosen = _chosen(problems, config.problems)
+    session = JudgeSession(run_dir, settings, max_cost, environ)
+    session.save_settings()
+    attempts = plan_attempts(session.layout, config, session.ctx, session.settings_sha, chosen,
+                             overwrite)
+    _refuse_conflicts(attempts)
+    todo = [t for a in attempts for t in a.tasks if t.state == "todo"]
+    on_start(len(todo))
+    rows: list[JudgedCheckpoint] = []
+    with session.pool() as pool:
+        futures = {id(t): pool.submit(t.plan) for t in todo if t.plan is not None}
+        for attempt in attempts:
+            rows += _attempt(session, attempt, futures, on_checked,
+                             chained=config.start_from is StartFrom.CHAIN)
+    sync_quality(run_dir, config, chosen)
+    return summarise(run_dir, session, rows, attempts)
+
+
+def _attempt(session: JudgeSession, attempt: Attempt, futures: dict[int, list[Future[Outcome]]],
+             on_checked: OnChecked, chained: bool) -> list[JudgedCheckpoint]:
+    """The attempt's checkpoints finished in order; from reference starts (not `chained`) a
+    checkpoint did not continue the one before, so nothing is carried."""
+    rows, previous = [], Previous()
+    for task in attempt.tasks:
+        if task.state == "done":
+            rows.append(JudgedCheckpoint(problem=task.problem, trial=task.trial,
+                                         checkpoint=task.record.checkpoint, status="skipped"))
+            previous = Previous(task=task, flags=task.saved_flags() or []) if chained \
+                else Previous()
+            continue
+        started = time.monotonic()
+        outcomes = [f.result() for f in futures.get(id(task), [])]
+        row, flags = session.finish(task, outcomes, previous, started)
+        rows.append(row)
+        on_checked(row)
+        blocked: Blocked | None = None if flags is not None else (
+            "unjudged" if row.status == "unjudged" else "error")
+        previous = Previous(task=task, flags=flags or [], blocked=blocked) if chained \
+            else Previous()
+    return rows
+
+
+def _chosen(wanted: list[str] | None, problems: list[str]) -> list[str]:
+    for name in wanted or []:
+        if name not in problems:
+            raise UserInputError(f"the run has no problem {name!r}",
+                                 hint=f"choose from: {', '.join(problems)}")
+    return [p for p in problems if not wanted or p in wanted]
+
+
+def _refuse_conflicts(attempts: list[Attempt]) -> None:
+    clashing = [t for a in attempts for t in a.tasks if t.state == "conflict"]
+    if clashing:
+        models = sorted({t.judged_with or "?" for t in clashing})
+        raise UserInputError(
+            f"{len(clashing)} checkpoint(s) were judged with other settings (model "
+            f"{', '.join(models)}, or another rubric, template or sample count), first: "
+            f"{clashing[0].label}",
+            hint="pass --overwrite to judge the whole selection again with these settings "
+            "(one setting per run keeps its figures comparable)")
+
+
+def check_judge(settings: JudgeSettings, environ: Mapping[str, str] = os.environ) -> None:
+    """What every checkpoint's judging would run into, checked before a run starts: the rubric,
+    the templates, the key, the SDK."""
+    rubric = load_rubric(settings.rubric)
+    check_templates(load_templates(settings.prefix_template, settings.criteria_template),
+                    list(rubric.items))
+    make_client(settings, environ)
+
+
+def judge_checkpoint(session: JudgeSession, problem: str, trial: int, record: CheckpointRecord,
+                     previous: CheckpointRecord | None, spec: str) -> CheckpointRecord:
+    """Judge one checkpoint as it finishes (`run coding --judge-model`): the record back, its
+    quality with the rubric metrics once judged. A failure is the checkpoint's judge error
+    (judge.json; the run's result lists it and the end of the run, or `metrics judge`, tries
+    again); it never stops the attempt."""
+    folder = session.layout.checkpoint_dir(problem, trial, record.checkpoint)
+    task = CheckpointTask(problem=problem, trial=trial, record=record, folder=folder)
+    try:
+        plan_task(task, session.ctx, lambda _checkpoint, _folder: spec)
+        started = time.monotonic()
+        with session.pool() as pool:
+            outcomes = [f.result() for f in pool.submit(task.plan)] if task.plan else []
+        session.finish(task, outcomes, _previous(session.layout, problem, trial, previous),
+                       started)
+    except BenchwrightError:
+        return record
+    quality = checkpoint_quality(folder, record, previous)
+    save_quality(folder, quality)
+    return record.model_copy(update={"quality": quality})
+
+
+def _previous(layout: RunLayout, problem: str, trial: int,
+              record: CheckpointRecord | None) -> Previous:
+    if record is None:
+        return Previous()
+    task = CheckpointTask(problem=problem, trial=trial, record=record,
+                          folder=layout.checkpoint_dir(problem, trial, record.checkpoint))
+    written, flags = read_judge_file(task.folder), task.saved_flags()
+    if written is None or written.status != "judged" or flags is None:
+        return Previous(task=task, blocked="error")
+    return Previous(task=task, flags=flags)
