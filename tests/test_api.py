@@ -116,9 +116,25 @@ def test_load_run_of_a_folder_without_a_run_is_the_users_error(tmp_path: Path) -
     assert benchwright.runs_frame([]).empty
 
 
-def test_resume_takes_no_other_option(tmp_path: Path) -> None:
+def test_resume_takes_no_other_option_but_where_jobs_run(tmp_path: Path) -> None:
     with pytest.raises(UserInputError, match="drop agent, model"):
-        benchwright.run_coding(resume=tmp_path, agent="mini", model="m")
+        benchwright.run_coding(resume=tmp_path, agent="mini", model="m", executor="local")
+    # where jobs run is not part of a run: the folder is read (and refused) as a run
+    with pytest.raises(UserInputError, match="not a run directory"):
+        benchwright.run_coding(resume=tmp_path, executor="local", job_cpus=2.0)
+    with pytest.raises(UserInputError, match="not a web run directory"):
+        benchwright.run_web(resume=tmp_path, executor="local")
+
+
+def test_a_run_asks_for_its_judge_through_the_api(tmp_path: Path) -> None:
+    config = coding_config(None, {"judge_model": "m", "judge_options": {"samples": 3}})
+    assert config.judge is not None and (config.judge.model, config.judge.samples) == ("m", 3)
+    with pytest.raises(UserInputError, match="unknown judge option 'sample'"):
+        coding_config(None, {"judge_model": "m", "judge_options": {"sample": 3}})
+    with pytest.raises(UserInputError, match="need --judge-model"):
+        coding_config(None, {"judge_options": {"samples": 3}})
+    with pytest.raises(UserInputError, match="rubric: no such file"):
+        coding_config(None, {"judge_model": "m", "judge_rubric": tmp_path / "none.jsonl"})
 
 
 def test_a_thinking_preset_is_scbenchs_budget_and_both_are_recorded() -> None:
