@@ -100,10 +100,13 @@ class SnapshotLimitError(BenchwrightError):
     agent's error (a run records it; it never ends the run)."""
 
 
-def install_command(extra: str, then: str | None = None) -> str:
-    """The exact command that installs an optional part of benchwright (`then`: a second step
-    the extra cannot express, chained with `&&`)."""
-    command = f"pip install 'benchwright[{extra}]'"
+def install_command(extra: str | None, then: str | None = None,
+                    version: str | None = None) -> str:
+    """The exact command that installs an optional part of benchwright (None: benchwright
+    itself; `then`: a second step the extra cannot express, chained with `&&`; `version`: that
+    release of benchwright). Every "pip install" benchwright prints is written here."""
+    pinned = f"=={version}" if version else ""
+    command = f"pip install 'benchwright{f'[{extra}]' if extra else ''}{pinned}'"
     return f"{command} && {then}" if then else command
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from benchwright.errors import EnvironmentBuildError, PrerequisiteError
+from benchwright.errors import EnvironmentBuildError, PrerequisiteError, install_command
 from benchwright.fileio import write_text_atomic
 from benchwright.interpreters import Interpreter
 from benchwright.sandbox import require_bwrap
@@ -176,7 +176,9 @@ def uv_binary() -> str:
         pass
     found = shutil.which("uv")
     if found is None:
-        raise PrerequisiteError("uv is not installed", hint="pip install uv")
+        # uv is one of benchwright's own dependencies: its install was broken or trimmed
+        raise PrerequisiteError("uv is not installed",
+                                hint=f"reinstall benchwright: {install_command(None)}")
     return found
 
 

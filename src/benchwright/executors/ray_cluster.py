@@ -30,6 +30,7 @@ from benchwright.errors import (
     InfrastructureError,
     PrerequisiteError,
     UserInputError,
+    install_command,
     missing_extra,
 )
 from benchwright.protocols import ExecutorSetup
@@ -328,11 +329,12 @@ def _node_result(ray: ModuleType, name: str, ref: Any) -> Any:
     except ray.exceptions.RayError as exc:
         raise PrerequisiteError(
             f"node {name}: benchwright could not run there ({_first_line(_cause(exc))})",
-            hint=f"install benchwright {__version__} there: pip install 'benchwright[ray]'",
+            hint=f"install benchwright {__version__} there: "
+            f"{install_command('ray', version=__version__)}",
         ) from None
     if version != __version__:
         raise PrerequisiteError(
             f"node {name} has benchwright {version}, this machine {__version__}",
-            hint=f"install the same version on every node: pip install 'benchwright[ray]=="
-            f"{__version__}'")
+            hint="install the same version on every node: "
+            f"{install_command('ray', version=__version__)}")
     return result

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from benchwright.errors import missing_extra
+from benchwright.errors import PrerequisiteError, missing_extra
 from benchwright.web.browser.launch import set_offline_env
 
 BROWSER_USE = "browser-use==0.13.14"
@@ -19,6 +19,11 @@ ones it imports for us): `pip install --no-deps` of it is the install's second s
 ANTHROPIC_CHAT = "browser_use.llm.anthropic.chat"
 QUIET_LOGGERS = ("browser_use", "cdp_use", "bubus", "BrowserSession", "Agent", "tools", "cost",
                  "service", "websockets")
+
+
+def missing_web(needs: str) -> PrerequisiteError:
+    """The missing-dependency error of the web track: its extra, then browser-use itself."""
+    return missing_extra(needs, "web", then=f"pip install --no-deps {BROWSER_USE}")
 
 
 def browser_use_module(name: str = "browser_use") -> ModuleType:
@@ -32,7 +37,7 @@ def browser_use_module(name: str = "browser_use") -> ModuleType:
         needs = ("the web track's browser trials need browser-use"
                  if missing.startswith("browser_use") else
                  f"browser-use needs {missing}, which is not installed")
-        raise missing_extra(needs, "web", then=f"pip install --no-deps {BROWSER_USE}") from None
+        raise missing_web(needs) from None
     for logger in QUIET_LOGGERS:
         logging.getLogger(logger).setLevel(logging.ERROR)
     _sweep_default_profile()

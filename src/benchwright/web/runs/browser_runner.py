@@ -7,8 +7,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from benchwright.errors import missing_extra
-from benchwright.web.browser.imports import BROWSER_USE
+from benchwright.web.browser.imports import missing_web
 from benchwright.web.runs.models import TrialOutcome, TrialRequest
 from benchwright.web.runs.trial_loop import run_on_trial_loop
 
@@ -17,8 +16,7 @@ def _trial_module() -> Any:
     try:
         return importlib.import_module("benchwright.web.browser.trial")
     except ImportError as exc:
-        raise missing_extra(f"the browser trial runner is not available ({exc})", "web",
-                            then=f"pip install --no-deps {BROWSER_USE}") from None
+        raise missing_web(f"the browser trial runner is not available ({exc})") from None
 
 
 class BrowserTrialRunner:
