@@ -158,6 +158,36 @@ def test_importing_the_package_loads_nothing_else() -> None:
     assert out.stdout.strip() == "[]"
 
 
+HEAVY = ("benchwright.coding", "benchwright.web", "benchwright.judge", "benchwright.metrics",
+         "benchwright.view", "benchwright.api", "numpy", "pandas", "browser_use", "ray")
+
+
+def _loaded_by(code: str) -> list[str]:
+    # third-party packages by their top name, ours by subpackage (the API by module)
+    code = (f"import sys\n{code}\nprint(sorted({{m.split('.')[0] if not m.startswith("
+            f"'benchwright') else '.'.join(m.split('.')[:3 if m.startswith('benchwright.api') "
+            f"else 2]) for m in sys.modules}}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
+    return [m for m in eval(out.stdout) if m.startswith(HEAVY)]
+
+
+def test_the_cli_starts_without_loading_a_track() -> None:
+    # every command runs through this start-up; a track is loaded by the command that uses it
+    assert _loaded_by("import benchwright.cli.main") == []
+
+
+def test_eval_checkpoint_loads_only_what_grading_needs() -> None:
+    # its start-up is part of grading's overhead against plain pytest (bench/grade_overhead.py)
+    loaded = _loaded_by("from benchwright.cli.main import app\n"
+                        "from benchwright.cli.entry import command\n"
+                        "command(app).commands['eval'].commands['checkpoint']")
+    assert loaded == ["benchwright.api", "benchwright.api.placement"]  # --executor's names
+    wanted = "import benchwright.cli.eval_cmd, benchwright.api.grading, benchwright.coding.grading"
+    assert _loaded_by(wanted) == ["benchwright.api", "benchwright.api.grading",
+                                  "benchwright.api.placement", "benchwright.coding"]
+
+
 def test_the_cycle_finder_finds_a_cycle() -> None:
     # the checks above pass on an empty graph too: show they can fail
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

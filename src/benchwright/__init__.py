@@ -20,7 +20,7 @@ _PUBLIC: dict[str, str] = {
     # running and grading
     "run_coding": "benchwright.api.coding:run_coding",
     "run_web": "benchwright.api.web:run_web",
-    "grade_checkpoint": "benchwright.api.coding:grade_checkpoint",
+    "grade_checkpoint": "benchwright.api.grading:grade_checkpoint",
     "CodingOptions": "benchwright.api.coding:CodingOptions",
     "CodingHooks": "benchwright.api.coding:CodingHooks",
     "WebOptions": "benchwright.api.web:WebOptions",
@@ -112,8 +112,9 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and editors see; nothing of this is imported at run time
-    from benchwright.api.coding import CodingHooks, CodingOptions, grade_checkpoint, run_coding
+    from benchwright.api.coding import CodingHooks, CodingOptions, run_coding
     from benchwright.api.frames import checkpoints_frame, runs_frame, trials_frame
+    from benchwright.api.grading import grade_checkpoint
     from benchwright.api.runs import CodingRun, WebRun, load_run
     from benchwright.api.web import WebOptions, run_web
     from benchwright.coding.agents.base import (

@@ -38,8 +38,13 @@ def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
 
 
 def command(app: typer.Typer) -> Any:
-    """The app as click runs it: a flag (`--help` too) shows no `<bool>` type in `--help`."""
-    root = typer.main.get_command(app)
+    """The app as click runs it: a flag (`--help` too) shows no `<bool>` type in `--help`
+    (a lazily loaded subcommand gets the same when it is loaded: `prepared`)."""
+    return prepared(typer.main.get_command(app))
+
+
+def prepared(root: Any) -> Any:
+    """`root` and the subcommands it has loaded, with flags shown without a `<bool>` type."""
     for each in _commands(root):
         for option in each.params:
             _no_bool_type(option)
@@ -48,8 +53,9 @@ def command(app: typer.Typer) -> Any:
 
 
 def _commands(command: Any) -> list[Any]:
-    return [command, *(c for sub in getattr(command, "commands", {}).values()
-                       for c in _commands(sub))]
+    commands = getattr(command, "commands", {})
+    loaded = getattr(commands, "_loaded", commands)  # a lazy group: only what it has built
+    return [command, *(c for sub in loaded.values() for c in _commands(sub))]
 
 
 def _no_bool_type(option: Any) -> Any:

@@ -7,10 +7,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from typer.core import TyperGroup
 
-from benchwright.api.coding import grade_checkpoint
 from benchwright.cli.executor_options import (
     ExecutorOption,
     JobCpusOption,
@@ -28,20 +26,11 @@ from benchwright.cli.option_checks import (
     new_dir,
     seconds,
 )
-from benchwright.cli.render import evaluation_view, failing_tests_view
-from benchwright.cli.verbosity import notes_console
-from benchwright.coding.evaluation import GradeStatus
-from benchwright.coding.examples import example_problem_dir
-from benchwright.coding.loader import get_checkpoint, load_problem
-from benchwright.coding.report.failures import failing_tests
-from benchwright.coding.scratch import sweep_leftovers
 from benchwright.errors import GradingInfrastructureError, UserInputError
-from benchwright.protocols import RegradeSettings
-from benchwright.registry import REGRADE_VIEWS
-from benchwright.runs import open_run
-from benchwright.runs.clock import folder_stamp
-from benchwright.runs.lock import run_lock
 
+# The tracks are imported inside the commands: this module is loaded by every
+# `benchwright eval checkpoint`, whose start-up is part of the grading time measured against
+# plain pytest (bench/grade_overhead.py).
 
 class _EvalGroup(TyperGroup):
     """`eval RUN_DIR` and `eval checkpoint ...` side by side: a path means the `run` command."""
@@ -81,6 +70,13 @@ def run_dir_cmd(
 ) -> None:
     """`eval RUN_DIR`: re-grade every saved snapshot of a run offline (or re-score a web run)
     and list each verdict that changed."""
+    from benchwright.cli.verbosity import notes_console
+    from benchwright.coding.scratch import sweep_leftovers
+    from benchwright.protocols import RegradeSettings
+    from benchwright.registry import REGRADE_VIEWS
+    from benchwright.runs import open_run
+    from benchwright.runs.lock import run_lock
+
     where = make_executor(locals(), workers)
     sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
     if _is_web_layout(run_dir):
@@ -107,6 +103,8 @@ def _is_web_layout(folder: Path) -> bool:
 
 def _problem_dir(problems_dir: Path | None, problem: str) -> Path:
     """The problem `--problem` names in `--problems-dir` (default: the bundled examples)."""
+    from benchwright.coding.examples import example_problem_dir
+
     if problems_dir is None:
         return example_problem_dir(problem)
     folder = problems_dir / problem
@@ -120,7 +118,7 @@ def _problem_dir(problems_dir: Path | None, problem: str) -> Path:
     return folder
 
 
-def _warn_without_entry_file(err: Console, entry_file: str, snapshot: Path) -> None:
+def _warn_without_entry_file(err: Any, entry_file: str, snapshot: Path) -> None:
     """An empty workspace (or one without the entry file) is graded, as SCBench and `run coding`
     grade it, so its failures count; the warning says why every test will fail."""
     if snapshot.is_dir() and not (snapshot / entry_file).is_file():
@@ -131,6 +129,8 @@ def _warn_without_entry_file(err: Console, entry_file: str, snapshot: Path) -> N
 
 
 def _default_out(problem: str, checkpoint: str) -> Path:
+    from benchwright.runs.clock import folder_stamp
+
     stamp = folder_stamp()
     return Path("benchwright-out") / "eval" / problem / f"{checkpoint}-{stamp}"
 
@@ -168,6 +168,13 @@ def checkpoint_cmd(
         min=1, max=MAX_PROCESSES, metavar="N", help="Processes the sandbox may hold.")] = 256,
 ) -> None:
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
+    from rich.console import Console
+
+    from benchwright.api.grading import grade_checkpoint
+    from benchwright.cli.verbosity import notes_console
+    from benchwright.coding.evaluation import GradeStatus
+    from benchwright.coding.loader import get_checkpoint, load_problem
+
     folder = _problem_dir(problems_dir, problem)
     loaded = load_problem(folder)
     get_checkpoint(loaded, checkpoint)  # an unknown one is named before anything is said
@@ -181,12 +188,7 @@ def checkpoint_cmd(
             unsafe_no_sandbox=unsafe_no_sandbox, wall_clock_s=wall_clock, memory_mb=memory_mb,
             max_processes=max_processes,
             progress=lambda msg: status.update(f"{loaded.name}/{checkpoint}: {msg}"))
-    if as_json:
-        typer.echo(json.dumps({**evaluation.model_dump(mode="json"), "out_dir": str(out_dir)},
-                              indent=2))
-    else:
-        Console().print(evaluation_view(evaluation))
-        Console(soft_wrap=True).print(failing_tests_view(failing_tests(evaluation, out_dir)))
+    _show(evaluation, out_dir, as_json)
     if evaluation.status is GradeStatus.INFRASTRUCTURE_FAILURE:
         raise GradingInfrastructureError(
             evaluation.infrastructure_reason or "pytest could not run the tests",
@@ -195,3 +197,18 @@ def checkpoint_cmd(
         )
     if not as_json:
         err.print(f"[dim]wrote {out_dir}/evaluation.json[/]")
+
+
+def _show(evaluation: Any, out_dir: Path, as_json: bool) -> None:
+    """The verdict on stdout: JSON, or the counts and the failing tests."""
+    if as_json:
+        typer.echo(json.dumps({**evaluation.model_dump(mode="json"), "out_dir": str(out_dir)},
+                              indent=2))
+        return
+    from rich.console import Console
+
+    from benchwright.cli.render import evaluation_view, failing_tests_view
+    from benchwright.coding.report.failures import failing_tests
+
+    Console().print(evaluation_view(evaluation))
+    Console(soft_wrap=True).print(failing_tests_view(failing_tests(evaluation, out_dir)))

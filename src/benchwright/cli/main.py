@@ -1,4 +1,5 @@
-"""The `benchwright` command: every command group registered in one place."""
+"""The `benchwright` command: every command group registered in one place, by name, and imported
+only when it runs (`lazy_group.py`): start-up loads no track."""
 
 from __future__ import annotations
 
@@ -7,19 +8,22 @@ from typing import Annotated
 import typer
 
 from benchwright import __version__
-from benchwright.cli import (
-    agents_cmd,
-    eval_cmd,
-    metrics_cmd,
-    problems_cmd,
-    report_cmd,
-    run_cmd,
-    testing_cmd,
-    view_cmd,
-    web_cmd,
-)
-from benchwright.cli.entry import run_app
+from benchwright.cli.entry import prepared, run_app
+from benchwright.cli.lazy_group import lazy_group
 from benchwright.cli.verbosity import set_verbosity
+
+# name -> the Typer app (a group) or the function (a command) it runs, in `--help`'s order
+COMMANDS = {
+    "run": "benchwright.cli.run_cmd:app",
+    "eval": "benchwright.cli.eval_cmd:app",
+    "report": "benchwright.cli.report_cmd:report_cmd",
+    "metrics": "benchwright.cli.metrics_cmd:app",
+    "problems": "benchwright.cli.problems_cmd:app",
+    "agents": "benchwright.cli.agents_cmd:app",
+    "web": "benchwright.cli.web_cmd:app",
+    "testing": "benchwright.cli.testing_cmd:app",
+    "view": "benchwright.cli.view_cmd:view_cmd",
+}
 
 app = typer.Typer(
     name="benchwright",
@@ -28,16 +32,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    cls=lazy_group(COMMANDS, prepared),
 )
-app.add_typer(run_cmd.app, name="run")
-app.add_typer(eval_cmd.app, name="eval")
-app.command("report")(report_cmd.report_cmd)
-app.add_typer(metrics_cmd.app, name="metrics")
-app.add_typer(problems_cmd.app, name="problems")
-app.add_typer(agents_cmd.app, name="agents")
-app.add_typer(web_cmd.app, name="web")
-app.add_typer(testing_cmd.app, name="testing")
-app.command("view")(view_cmd.view_cmd)
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,54 @@
+"""`grade_checkpoint`: one checkpoint of a problem graded on a workspace snapshot, as SCBench
+grades it. `benchwright eval checkpoint` parses its options and calls it. Kept apart from the
+runs (`api/coding.py`) so grading one checkpoint loads only what grading needs."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchwright.coding.examples import example_problem_dir
+from benchwright.coding.loader import get_checkpoint, load_problem
+
+if TYPE_CHECKING:
+    from benchwright.coding.evaluation import CheckpointEvaluation
+
+log = logging.getLogger(__name__)
+
+
+def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str | None = None,
+                     *, out: Path | str | None = None, python: str | None = None,
+                     unsafe_no_sandbox: bool = False, wall_clock_s: float = 1800.0,
+                     memory_mb: int | None = None, max_processes: int = 256,
+                     progress: Callable[[str], None] | None = None) -> CheckpointEvaluation:
+    """Grade one checkpoint of a problem (a folder, or a bundled example's name) on a workspace
+    snapshot (default: the checkpoint's reference solution), as SCBench grades it. With `out`,
+    evaluation.json, grading.json and pytest's raw output are written there."""
+    from benchwright.coding import grading
+    from benchwright.coding.artifacts import save_grade_output
+    from benchwright.coding.scratch import sweep_leftovers
+    from benchwright.sandbox import Limits, get_runtime
+
+    sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
+    loaded = load_problem(problem_folder(problem))
+    config = get_checkpoint(loaded, checkpoint)
+    snapshot = Path(workspace) if workspace is not None else loaded.solution_dir(checkpoint)
+    limits = Limits(wall_clock_s=wall_clock_s, memory_mb=memory_mb, max_processes=max_processes)
+    options = grading.GradeOptions(runtime=get_runtime(unsafe_no_sandbox), limits=limits,
+                                   python=python)
+    log.info("grading %s/%s on %s", loaded.name, checkpoint, snapshot)
+    output = grading.grade_checkpoint(loaded, config, snapshot, options,
+                                      progress=progress or (lambda _message: None))
+    log.info("%s/%s: %s", loaded.name, checkpoint, output.evaluation.status)
+    if out is not None:
+        save_grade_output(output, Path(out))
+    return output.evaluation
+
+
+def problem_folder(problem: Path | str) -> Path:
+    """A problem folder as given, or the bundled example of that name."""
+    if isinstance(problem, Path) or "/" in problem or Path(problem).is_dir():
+        return Path(problem)
+    return example_problem_dir(problem)
