@@ -72,6 +72,6 @@ def lazy_group(table: Mapping[str, str], prepare: Callable[[Any], Any] = lambda 
     class LazyGroup(TyperGroup):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self.commands = LazyCommands(self.commands, table, prepare)  # type: ignore[assignment]
+            self.commands = LazyCommands(self.commands, table, prepare)
 
     return LazyGroup
