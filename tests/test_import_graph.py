@@ -186,6 +186,12 @@ def test_eval_checkpoint_loads_only_what_grading_needs() -> None:
     wanted = "import benchwright.cli.eval_cmd, benchwright.api.grading, benchwright.coding.grading"
     assert _loaded_by(wanted) == ["benchwright.api", "benchwright.api.grading",
                                   "benchwright.api.placement", "benchwright.coding"]
+    code = f"import sys\n{wanted}\nprint(sorted(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
+    runs_or_reports = ("benchwright.coding.runs", "benchwright.coding.report",
+                       "benchwright.coding.agents")
+    assert [m for m in eval(out.stdout) if m.startswith(runs_or_reports)] == []
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
