@@ -642,7 +642,7 @@ function metricsTable(d) {
 }
 
 function symbols(s) {
-  if (!s || !(s.added.length + s.removed.length + s.modified.length)) return null;
+  if (!s || !s.added || !(s.added.length + s.removed.length + s.modified.length)) return null; // none measured: --no-metrics
   return h("div", { class: "small" }, [["added", s.added], ["removed", s.removed], ["modified", s.modified]].filter(([, l]) => l.length)
     .map(([k, l]) => h("div", {}, h("b", {}, k + ": "), h("span", { class: "mono" }, l.join(", ")))));
 }
