@@ -8,8 +8,9 @@ headless Chromium (the system's, through Playwright) to look at both.
   answer, its last step and one HAR response hold the planted script, and `eval` re-scores it;
 - `cf_chain`, `cf_ref`: kv_server with a `command` agent that breaks code it inherited from
   itself (tests/fixtures/counterfactual/sloppy_agent.sh), from chain and from reference starts;
-- `judged`: a copy of `oracle` judged by `metrics judge` against the fake LLM server, with
-  scripted flags on ledger_cli (one flag's explanation holds the planted script).
+- `judged`: a copy of `oracle` whose ledger_cli (not kv_server) is judged by `metrics judge`
+  against the fake LLM server, with scripted flags (one flag's explanation holds the planted
+  script).
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def _judge(run: Path) -> None:
     with FakeLLMServer(Script.model_validate({"rules": rules})) as server:
         done = run_cli("metrics", "judge", str(run), "--model", "fake-judge", "--base-url",
                        f"{server.base_url}/v1", "--api-key-env", JUDGE_KEY_ENV,
-                       "--retry-backoff", "0", "--json", env=env)
+                       "--retry-backoff", "0", "--problem", "ledger_cli", "--json", env=env)
     assert done.returncode == 0, done.stderr[-3000:]
 
 
