@@ -72,6 +72,41 @@ def test_judge_data_only_for_judged_runs(runs: Runs) -> None:
         Counter(f["criteria"] for f in _flags(runs.judged, "checkpoint_1")))
 
 
+def test_judge_files_are_read_as_an_attacker_would_leave_them(runs: Runs,
+                                                             tmp_path: Path) -> None:
+    """A run folder may come from anyone: a rubric.jsonl that is a link is not followed, and a
+    judge.json that is a FIFO or past its bound reads as not judged on its checkpoint's page."""
+    import os
+    import shutil
+
+    from benchwright.errors import UserInputError
+
+    copy = tmp_path / "runs" / "judged"
+    shutil.copytree(runs.judged, copy, symlinks=True)
+    cps = copy / "ledger_cli" / "trial_1"
+    (cps / "checkpoint_1" / "rubric.jsonl").unlink()
+    (cps / "checkpoint_1" / "rubric.jsonl").symlink_to("/etc/passwd")
+    (cps / "checkpoint_2" / "judge.json").unlink()
+    os.mkfifo(cps / "checkpoint_2" / "judge.json")
+    model = ReadModel([copy.parent], live=False)
+    first = _data(model.file(f"run/{rid(copy)}/cp/ledger_cli/1/checkpoint_1"))
+    assert first["judge"]["flags"] == [] and "root:" not in json.dumps(first)
+    assert _data(model.file(f"run/{rid(copy)}/cp/ledger_cli/1/checkpoint_2"))["judge"] is None
+    page = _data(model.file(f"run/{rid(copy)}"))
+    assert page["report"]["judge"]["n_judged"] == 2  # checkpoints 1 and 3
+    assert page["judge_criteria"]["n_judged"] == 2
+    assert sum(c["flags"] for c in page["judge_criteria"]["criteria"]) == len(
+        _flags(copy, "checkpoint_3"))  # checkpoint 1's link was not followed
+    with (cps / "checkpoint_3" / "judge.json").open("r+b") as big:
+        big.truncate(300 * 2**20)  # sparse: past the reader's 256 MiB bound
+    third = ReadModel([copy.parent], live=False).file(f"run/{rid(copy)}/cp/ledger_cli/1/"
+                                                      "checkpoint_3")
+    assert _data(third)["judge"] is None
+    # the run page is the report's, which refuses such a run as `benchwright report` does
+    with pytest.raises(UserInputError, match=r"judge\.json is larger than"):
+        ReadModel([copy.parent], live=False).file(f"run/{rid(copy)}")
+
+
 def _table(tab: Any, table_id: str) -> list[list[str]]:
     rows = tab.locator(f"#{table_id} tbody tr")
     return [[c.strip() for c in rows.nth(i).locator("td").all_inner_texts()]
