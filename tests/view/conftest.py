@@ -187,7 +187,9 @@ def rid(path: Path) -> str:
     return run_id(path.resolve())
 
 
-@pytest.fixture(scope="session")
+# Module scope: a live sync Playwright keeps its event loop running in this thread, and later
+# tests (the web track) call asyncio.run, which refuses to start inside a running loop.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip("needs Debian's chromium (/usr/bin/chromium)")
