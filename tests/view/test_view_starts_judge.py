@@ -29,7 +29,7 @@ def _data(body: bytes | None) -> dict[str, Any]:
 
 def _counterfactual(runs: Runs) -> dict[str, Any]:
     done = run_cli("report", str(runs.cf_chain), "--counterfactual", str(runs.cf_ref),
-                   "--format", "json")
+                   "--json")
     assert done.returncode == 0, done.stderr
     section: dict[str, Any] = json.loads(done.stdout)["counterfactual"]
     return section
@@ -216,7 +216,7 @@ def test_judge_results_on_the_checkpoint_and_run_pages(page: Page, viewer: str, 
     tab = settled(page, f"{base}#/run/{rid(run)}/cp/ledger_cli/1/checkpoint_1")
     assert XSS in tab.inner_text("#judge-flags") and tab.title() == TITLE
     # the run page: flags per rubric item over every judged checkpoint, and the judge's cost
-    report = json.loads(run_cli("report", str(run), "--format", "json").stdout)["judge"]
+    report = json.loads(run_cli("report", str(run), "--json").stdout)["judge"]
     tab = settled(page, f"{base}#/run/{rid(run)}")
     cards = tab.inner_text("#s-llm-judge + .cards")
     assert _money(report["cost_usd"]) in cards and "3 of 6" in cards  # ledger_cli only
