@@ -25,6 +25,9 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlsplit
 
+# The forwarder is standard-library only (it runs inside the sandbox); both ends pump alike.
+from benchwright.egress_forwarder import _pump
+
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Endpoint = tuple[str, int]
 DEFAULT_INDEXES: tuple[Endpoint, ...] = (("pypi.org", 443), ("files.pythonhosted.org", 443))
@@ -287,11 +290,3 @@ def _relay(a: socket.socket, b: socket.socket) -> None:
     other.start()
     _pump(a, b)
     other.join()
-
-
-def _pump(source: socket.socket, sink: socket.socket) -> None:
-    with contextlib.suppress(OSError):
-        while chunk := source.recv(65536):
-            sink.sendall(chunk)
-    with contextlib.suppress(OSError):
-        sink.shutdown(socket.SHUT_WR)

@@ -9,6 +9,7 @@ over problems with at least k trials, with a bootstrap CI that resamples problem
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from statistics import mean, pstdev
 
 from pydantic import BaseModel, Field
@@ -88,3 +89,18 @@ def _overall(rows: list[ClusterTrials], k: int) -> PassAtK:
 def fmt_rate(value: float) -> str:
     """`66.7%`, or `-` for NaN."""
     return "-" if math.isnan(value) else f"{100 * value:.1f}%"
+
+
+def pass_k_lines(stats: TrialStats, unit: str, ci: Callable[[Estimate], str]) -> list[str]:
+    """Markdown: the run's pass@k and pass^k table, then one row per `unit` (problem, task),
+    each interval written by `ci` (the tracks write intervals each in their own way)."""
+    top = stats.max_trials
+    lines = ["| k | pass@k [95% CI] | pass^k (all k) [95% CI] |", "|---|---|---|"]
+    lines += [f"| {p.k} | {ci(p.pass_at_k)} | {ci(p.pass_hat_k)} |" for p in stats.overall]
+    lines += ["", f"| {unit} | outcomes | pass@1 | pass@{top} | pass^{top} |",
+              "|---|---|---|---|---|"]
+    lines += [f"| {c.name} | {''.join('✔' if o else '✘' for o in c.outcomes)} | "
+              f"{fmt_rate(c.pass_at.get(1, math.nan))} | "
+              f"{fmt_rate(c.pass_at.get(top, math.nan))} | "
+              f"{fmt_rate(c.pass_hat.get(top, math.nan))} |" for c in stats.per_cluster]
+    return lines

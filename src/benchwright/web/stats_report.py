@@ -23,7 +23,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, Field
 
 from benchwright.report.header import RunHeader, header_lines
-from benchwright.report.trials import TrialStats, fmt_rate, trial_stats
+from benchwright.report.trials import TrialStats, pass_k_lines, trial_stats
 from benchwright.stats import (
     MIN_CLUSTERS,
     Estimate,
@@ -532,16 +532,7 @@ def _md_trials(trials: TrialVariance, pass_k: TrialStats | None) -> str:
 def _md_pass_k(stats: TrialStats | None) -> list[str]:
     if stats is None:
         return []
-    top = stats.max_trials
-    lines = ["", "| k | pass@k [95% CI] | pass^k (all k) [95% CI] |", "|---|---|---|"]
-    lines += [f"| {p.k} | {pct(p.pass_at_k)} | {pct(p.pass_hat_k)} |" for p in stats.overall]
-    lines += ["", f"| task | outcomes | pass@1 | pass@{top} | pass^{top} |",
-              "|---|---|---|---|---|"]
-    lines += [f"| {c.name} | {''.join('✔' if o else '✘' for o in c.outcomes)} | "
-              f"{fmt_rate(c.pass_at.get(1, math.nan))} | "
-              f"{fmt_rate(c.pass_at.get(top, math.nan))} | "
-              f"{fmt_rate(c.pass_hat.get(top, math.nan))} |" for c in stats.per_cluster]
-    return lines
+    return ["", *pass_k_lines(stats, "task", pct)]
 
 
 def _md_variance(trials: TrialVariance) -> list[str]:

@@ -10,7 +10,7 @@ from benchwright.coding.report.figures import CodingReport, Comparison, Metric
 from benchwright.coding.runs.judge_summary import JudgeOverview
 from benchwright.coding.runs.models import RunTotals
 from benchwright.report.header import header_lines
-from benchwright.report.trials import TrialStats, fmt_rate
+from benchwright.report.trials import TrialStats, fmt_rate, pass_k_lines
 from benchwright.stats import Estimate, few_clusters, verdict_text
 
 FEW = "†"
@@ -93,16 +93,7 @@ def _trials(trials: TrialStats | None) -> list[str]:
     if trials is None:
         return []
     lines = ["## Trials", "", f"A trial succeeds when {trials.success}.", "",
-             "| k | pass@k [95% CI] | pass^k (all k) [95% CI] |", "|---|---|---|"]
-    lines += [f"| {p.k} | {_ci(p.pass_at_k, True)} | {_ci(p.pass_hat_k, True)} |"
-              for p in trials.overall]
-    top = trials.max_trials
-    lines += ["", f"| problem | outcomes | pass@1 | pass@{top} | pass^{top} |",
-              "|---|---|---|---|---|"]
-    lines += [f"| {c.name} | {''.join('✔' if o else '✘' for o in c.outcomes)} | "
-              f"{fmt_rate(c.pass_at.get(1, math.nan))} | "
-              f"{fmt_rate(c.pass_at.get(top, math.nan))} | "
-              f"{fmt_rate(c.pass_hat.get(top, math.nan))} |" for c in trials.per_cluster]
+             *pass_k_lines(trials, "problem", lambda e: _ci(e, True))]
     per_trial = ", ".join(f"trial {k}: {fmt_rate(v)}" for k, v in trials.per_trial_rate.items())
     lines += ["", f"- success rate per trial: {per_trial}",
               f"- std between trials: {_num(trials.between_trial_std)}; mean std within a "
