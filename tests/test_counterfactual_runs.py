@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
@@ -67,6 +68,8 @@ def test_the_oracle_from_reference_starts_solves_every_checkpoint(tmp_path: Path
     ledger = layout.checkpoint_dir("ledger_cli", 1, "checkpoint_2")
     assert not (ledger / "start" / "samples").exists()  # the asset is placed, not copied in
     assert "start from: `reference`" in (out / "report.md").read_text()
+    config = yaml.safe_load((out / "config.yaml").read_text())  # SCBench's, derived
+    assert config["environment"]["start_from"] == "reference"
 
 
 def test_failures_from_inherited_code_are_attributed_as_computed_by_hand(

@@ -144,6 +144,9 @@ def test_config_yaml_has_what_the_dashboard_reads(run_dir: Path) -> None:
     assert config["model"]["name"] == "none" and config["thinking"] == "none"
     assert Path(config["prompt_path"]).stem == "just-solve"
     assert config["problems"] == ["kv_server", "ledger_cli"]
+    # --start-from, which SCBench has no key for, in its free-form environment mapping
+    assert config["environment"] == {"type": "local", "name": "benchwright",
+                                     "sandbox": "bubblewrap", "start_from": "chain"}
 
 
 def test_result_json_has_scbench_statistics_beside_ours(run_dir: Path) -> None:

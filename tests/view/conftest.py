@@ -5,7 +5,12 @@ headless Chromium (the system's, through Playwright) to look at both.
 - `evil`: ledger_cli with a `command` agent whose code prints a planted <script> (the attempt
   fails at checkpoint 1, so its tests' output holds the script too);
 - `web_a`, `web_b`: four local-suite tasks through the fake trial runner; in `web_a` the agent's
-  answer, its last step and one HAR response hold the planted script, and `eval` re-scores it.
+  answer, its last step and one HAR response hold the planted script, and `eval` re-scores it;
+- `cf_chain`, `cf_ref`: kv_server with a `command` agent that breaks code it inherited from
+  itself (tests/fixtures/counterfactual/sloppy_agent.sh), from chain and from reference starts;
+- `judged`: a copy of `oracle` whose ledger_cli (not kv_server) is judged by `metrics judge`
+  against the fake LLM server, with scripted flags (one flag's explanation holds the planted
+  script).
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+from benchwright.testing import FakeLLMServer, Script
+from tests.conftest import FIXTURES, run_cli
 
 XSS = "<script>document.title='pwned'</script>"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -45,6 +51,9 @@ class Runs:
     evil: Path
     web_a: Path
     web_b: Path
+    cf_chain: Path
+    cf_ref: Path
+    judged: Path
     stderr: dict[str, str] = field(default_factory=dict)
 
 
@@ -77,6 +86,56 @@ def _plant(trial: Path) -> None:
     (trial / "network.har").write_text(json.dumps(har))
 
 
+SLOPPY = FIXTURES / "counterfactual" / "sloppy_agent.sh"
+JUDGE_KEY_ENV = "VIEW_JUDGE_KEY"
+JUDGE_COST = 0.01
+"""Cost of one judge call, as the fake server reports it."""
+# (a snapshot's first line, a rubric category) -> the flags of that request
+JUDGE_FLAGS = {
+    ("ledger_cli, checkpoint 1:", "commentary"): [
+        ("comment_restates_code", 20, 22, "restates its line"),
+        ("docstring_echoes_name", 1, 1, XSS)],
+    ("ledger_cli, checkpoint 1:", "error_handling"): [
+        ("catch_all_handler", 30, 31, "catches everything")],
+    ("ledger_cli, checkpoint 2:", "error_handling"): [
+        ("catch_all_handler", 31, 32, "still catches everything")],
+}
+
+
+def _judge_reply(flags: list[tuple[str, int, int, str]]) -> dict[str, Any]:
+    body = {"flags": [{"criteria": c, "file_name": "ledger.py", "start": a, "end": b,
+                       "confidence": 4, "explanation": why} for c, a, b, why in flags]}
+    return {"text": json.dumps(body),
+            "usage": {"input_tokens": 1000, "output_tokens": 100, "cost_usd": JUDGE_COST}}
+
+
+def _judge(run: Path) -> None:
+    """`metrics judge` on the run, against the fake server speaking Chat Completions."""
+    from benchwright.judge.rubric import load_rubric
+
+    first = {c: items[0].name for c, items in load_rubric(None).categories().items()}
+    # a request's criteria part names its category's items, the first one first
+    rules = [{"match": [cp, f"## {first[category]} ("], "replies": [_judge_reply(flags)]}
+             for (cp, category), flags in JUDGE_FLAGS.items()]
+    rules.append({"match": [], "replies": [_judge_reply([])]})
+    env = {**os.environ, JUDGE_KEY_ENV: "view-judge-key-0123456789"}
+    with FakeLLMServer(Script.model_validate({"rules": rules})) as server:
+        done = run_cli("metrics", "judge", str(run), "--model", "fake-judge", "--base-url",
+                       f"{server.base_url}/v1", "--api-key-env", JUDGE_KEY_ENV,
+                       "--retry-backoff", "0", "--problem", "ledger_cli", "--json", env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def _sloppy(root: Path, name: str, *args: str) -> str:
+    from benchwright.coding.examples import examples_dir
+
+    problems = examples_dir()
+    return _coding(root, name, "--agent", "command", "--agent-command",
+                   f"bash {SLOPPY} {problems}", "--agent-mount", str(SLOPPY),
+                   "--agent-mount", str(problems), "--no-metrics", "--problem", "kv_server",
+                   *args)
+
+
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     root = tmp_path_factory.mktemp("view") / "runs"
@@ -84,11 +143,16 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     script = root.parent / "evil.sh"
     script.write_text(EVIL_AGENT)
     made = Runs(root=root, oracle=root / "oracle", evil=root / "evil", web_a=root / "web_a",
-                web_b=root / "web_b")
+                web_b=root / "web_b", cf_chain=root / "cf_chain", cf_ref=root / "cf_ref",
+                judged=root / "judged")
     made.stderr["oracle"] = _coding(root, "oracle", "--agent", "oracle")
     made.stderr["evil"] = _coding(root, "evil", "--agent", "command", "--agent-command",
                                   f"sh {script}", "--agent-mount", str(script),
                                   "--problem", "ledger_cli")
+    made.stderr["cf_chain"] = _sloppy(root, "cf_chain")
+    made.stderr["cf_ref"] = _sloppy(root, "cf_ref", "--start-from", "reference")
+    shutil.copytree(made.oracle, made.judged, symlinks=True)
+    _judge(made.judged)
     made.stderr["web_a"] = _web(root, "web_a")
     made.stderr["web_b"] = _web(root, "web_b")
     _plant(made.web_a / "tasks" / "9001" / "trial_1")
@@ -123,7 +187,9 @@ def rid(path: Path) -> str:
     return run_id(path.resolve())
 
 
-@pytest.fixture(scope="session")
+# Module scope: a live sync Playwright keeps its event loop running in this thread, and later
+# tests (the web track) call asyncio.run, which refuses to start inside a running loop.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip("needs Debian's chromium (/usr/bin/chromium)")

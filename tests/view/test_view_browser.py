@@ -23,7 +23,14 @@ def routes(runs: Runs) -> list[str]:
     return ["#/", f"#/run/{o}", f"#/run/{e}", f"#/run/{o}/p/kv_server",
             f"#/run/{o}/cp/kv_server/1/checkpoint_2", f"#/run/{e}/cp/ledger_cli/1/checkpoint_1",
             f"#/cmp/{o}/{e}", f"#/run/{a}", f"#/run/{a}/t/9001/1", f"#/run/{a}/t/9002/1",
-            f"#/cmp/{a}/{b}"]
+            f"#/cmp/{a}/{b}", *start_and_judge_routes(runs)]
+
+
+def start_and_judge_routes(runs: Runs) -> list[str]:
+    """Pages of a reference-start run, a counterfactual head-to-head and a judged run."""
+    c, r, j = (rid(p) for p in (runs.cf_chain, runs.cf_ref, runs.judged))
+    return [f"#/run/{r}", f"#/run/{r}/cp/kv_server/1/checkpoint_2", f"#/cmp/{c}/{r}",
+            f"#/run/{j}", f"#/run/{j}/cp/ledger_cli/1/checkpoint_2"]
 
 
 def settled(page: Page, url: str) -> Any:
@@ -126,11 +133,17 @@ def test_planted_scripts_show_as_text(page: Page, viewer: str, bundle: Path, run
 
 
 def test_screenshots(page: Page, viewer: str, runs: Runs, tmp_path: Path) -> None:
-    """The README's pictures (kept when BENCHWRIGHT_SCREENSHOTS names a folder)."""
-    for route, name in (("#/", "view-overview.png"),
-                        (f"#/run/{rid(runs.oracle)}/cp/kv_server/1/checkpoint_2",
-                         "view-checkpoint.png")):
+    """The README's and docs' pictures (kept when BENCHWRIGHT_SCREENSHOTS names a folder)."""
+    judged, chain, ref = (rid(p) for p in (runs.judged, runs.cf_chain, runs.cf_ref))
+    for route, name, at in (
+            ("#/", "view-overview.png", None),
+            (f"#/run/{rid(runs.oracle)}/cp/kv_server/1/checkpoint_2", "view-checkpoint.png",
+             None),
+            (f"#/cmp/{chain}/{ref}", "view-counterfactual.png", None),
+            (f"#/run/{judged}/cp/ledger_cli/1/checkpoint_2", "view-judge.png", "#s-llm-judge")):
         tab = settled(page, viewer + route)
+        if at:  # the page's section at the top of the picture, below the sticky header
+            tab.evaluate(f"document.querySelector('{at}').scrollIntoView(); scrollBy(0, -60)")
         shot = tmp_path / name
         tab.screenshot(path=str(shot), full_page=False)
         assert shot.stat().st_size > 10_000

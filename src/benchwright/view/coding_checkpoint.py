@@ -68,6 +68,7 @@ def checkpoint_page(record: CheckpointRecord, previous: CheckpointRecord | None,
     grading = files.grading()
     return {
         "record": _record(record), "previous": previous.checkpoint if previous else None,
+        "reference_start": files.reference_start() is not None,
         "prompt": files.prompt(), "changes": _changes(files, previous),
         "tests": _tests(grading.tests if grading else [], files.test_outputs()),
         "grading": _grading(grading), "pytest_output": files.pytest_output(),

@@ -12,15 +12,17 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from benchwright.coding.report.counterfactual import CounterfactualReport, compare_starts
 from benchwright.coding.report.figures import CodingReport, solve_rate_metrics
 from benchwright.coding.runs.checkpoint_files import CheckpointFiles
 from benchwright.coding.runs.journal import read_infra_error, read_records
 from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunResult
+from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunResult, StartFrom
 from benchwright.coding.runs.runner import load_manifest
 from benchwright.coding.runs.tallies import RunDigest, read_run_digest
 from benchwright.view.catalog import RunRef, read_result
 from benchwright.view.coding_checkpoint import checkpoint_page, metric_rows
+from benchwright.view.coding_judge import checkpoint_judge, run_criteria
 from benchwright.view.run_state import RunState
 
 Chains = dict[tuple[str, int], list[CheckpointRecord]]
@@ -111,7 +113,8 @@ class CodingPages:
                              "unit": "checkpoints"},
                 "report": report, "result": result,
                 "checkpoints": manifest.problem_checkpoints,
-                "tallies": digest.tallies}
+                "tallies": digest.tallies,
+                "judge_criteria": _judge_criteria(ref, manifest) if report.judge else None}
 
     def detail(self, ref: RunRef, rest: list[str]) -> dict[str, Any] | None:
         """A page below the run: `p/<problem>`, `cp/<problem>/<trial>/<checkpoint>`, `qd`."""
@@ -149,6 +152,8 @@ class CodingPages:
             return None
         files = CheckpointFiles(ref.path, problem, trial, checkpoint)
         page = checkpoint_page(records[at], records[at - 1] if at else None, files)
+        page["judge"] = checkpoint_judge(
+            RunLayout(ref.path).checkpoint_dir(problem, trial, checkpoint))
         names = manifest.problem_checkpoints.get(problem, [])
         return {**_identity(ref, manifest), **page, "checkpoint_names": names,
                 "reached": [r.checkpoint for r in records], "trials": manifest.config.trials}
@@ -177,7 +182,8 @@ class CodingPages:
         pairs = _paired(chains_of(a, ma), chains_of(b, mb))
         return {"a": _identity(a, ma), "b": _identity(b, mb), "report": report,
                 "overlap": _overlap(pairs), "pairs": [_pair_row(k, x, y) for k, x, y in pairs],
-                "tallies": {"a": self.digest(a, ma).tallies, "b": self.digest(b, mb).tallies}}
+                "tallies": {"a": self.digest(a, ma).tallies, "b": self.digest(b, mb).tallies},
+                "counterfactual": _counterfactual(a, ma, b, mb)}
 
     def keys(self, ref: RunRef) -> list[str]:
         """Every data key of the run's pages (what a bundle writes)."""
@@ -190,6 +196,24 @@ class CodingPages:
         return keys
 
 
+def _judge_criteria(ref: RunRef, manifest: Manifest) -> dict[str, Any]:
+    """Flags per rubric item over the run's judged checkpoints."""
+    layout, (chains, _infra) = RunLayout(ref.path), chains_of(ref, manifest)
+    return run_criteria(layout.checkpoint_dir(p, t, r.checkpoint)
+                        for (p, t), records in chains.items() for r in records)
+
+
+def _counterfactual(a: RunRef, ma: Manifest, b: RunRef,
+                    mb: Manifest) -> dict[str, Any] | None:
+    """Chain against reference starts (`report --counterfactual`), and which run (`a` or `b`)
+    is the chain, when one run started its checkpoints from the agent's own code and the other
+    from the reference solutions."""
+    if ma.config.start_from is mb.config.start_from:
+        return None
+    report: CounterfactualReport = compare_starts(a.path, b.path)
+    return {"report": report, "chain": "a" if ma.config.start_from is StartFrom.CHAIN else "b"}
+
+
 def _identity(ref: RunRef, manifest: Manifest) -> dict[str, Any]:
     config = manifest.config
     return {"rid": ref.rid, "track": "coding", "path": str(ref.path), "name": ref.path.name,
@@ -197,6 +221,7 @@ def _identity(ref: RunRef, manifest: Manifest) -> dict[str, Any]:
             "suite_path": str(config.problems_dir), "problems": config.problems,
             "trials": config.trials, "agent": config.agent, "model": config.model,
             "prompt": config.prompt, "policy": str(config.pass_policy),
+            "start_from": str(config.start_from),
             "created": manifest.created_at, "version": manifest.benchwright_version}
 
 

@@ -20,6 +20,7 @@ from benchwright.coding.artifacts import GRADING_JSON
 from benchwright.coding.evaluation import CheckpointEvaluation
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.snapshots import text_lines
+from benchwright.coding.runs.starts import START
 from benchwright.nofollow import TreeWalk, read_regular
 
 MAX_TEXT = 512 * 1024
@@ -150,13 +151,22 @@ class CheckpointFiles:
                 found[test["nodeid"]] = _test_output(test)
         return found
 
+    def reference_start(self) -> Path | None:
+        """What a reference-start checkpoint started from (its `start/` folder: the reference
+        solution of the checkpoint before); None for a checkpoint that continued the agent's
+        own code."""
+        folder = self.run_dir / self._at(START)
+        return folder if folder.is_dir() and not folder.is_symlink() else None
+
     def changed_files(self, previous: str | None) -> list[ChangedFile]:
-        """What changed since the checkpoint `previous` (everything, at the first)."""
+        """What changed since the checkpoint `previous` (everything, at the first), or since
+        the reference solution it started from (as diff.json measures it)."""
         diff = _read_json(self.run_dir, self._at(DIFF_JSON))
         if not isinstance(diff, dict):
             return []
         here = self.run_dir / self._at(SNAPSHOT)
-        before = (self.run_dir / self.rel).parent / previous / SNAPSHOT if previous else None
+        before = self.reference_start() or (
+            (self.run_dir / self.rel).parent / previous / SNAPSHOT if previous else None)
         files = []
         for change in ("added", "removed", "modified"):
             for rel in _strings(diff.get(change))[:MAX_FILES]:

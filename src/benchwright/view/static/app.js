@@ -294,7 +294,8 @@ function runColumns(st, redraw) {
       onclick: (e) => { e.stopPropagation(); e.target.checked ? st.selected.add(r.rid) : st.selected.delete(r.rid); redraw(); } }) },
     { key: "name", label: "run", render: (r) => h("div", {}, link(r.name, "run", r.rid), h("div", { class: "small muted mono" }, r.path)) , text: (r) => r.name + " " + r.path },
     { key: "track", label: "track", render: (r) => badge(r.track) },
-    { key: "suite", label: "suite", render: (r) => h("span", { title: r.suite_path || r.suite }, r.suite) },
+    { key: "suite", label: "suite", text: (r) => r.suite + (r.start_from ? " start from " + r.start_from : ""),
+      render: (r) => h("span", { title: r.suite_path || r.suite }, r.suite, r.start_from ? h("div", { class: "small muted", title: START_TITLE[r.start_from] }, "start from " + r.start_from) : null) },
     { key: "agent", label: "agent / model", get: (r) => r.agent + " " + (r.model || ""), render: (r) => [r.agent, r.model ? h("div", { class: "small muted" }, r.model) : null] },
     { key: "created", label: "started", fmt: when },
     { key: "status", label: "status", render: status },
@@ -414,11 +415,13 @@ async function pageRun(rid, refresh) {
   return codingRunPage(d);
 }
 
+const START_TITLE = { chain: "checkpoints 2+ continue the agent's own code", reference: "checkpoints 2+ start from the reference solution of the checkpoint before (a counterfactual start)" };
 function identity(d) {
   return h("div", {},
     h("h1", {}, d.name, " ", badge(d.track), " ", status(d)),
     h("p", { class: "ident" }, "agent ", h("b", {}, d.agent), d.model ? [" · model ", h("b", {}, d.model)] : null,
       " · suite ", h("b", {}, d.suite), d.prompt ? [" · prompt ", h("b", {}, d.prompt)] : null, d.policy ? [" · pass policy ", h("b", {}, d.policy)] : null,
+      d.start_from ? [" · start from ", h("b", { title: START_TITLE[d.start_from] }, d.start_from)] : null,
       " · trials ", h("b", {}, String(d.trials)), " · started ", when(d.created), " · benchwright ", d.version),
     h("p", { class: "ident small mono" }, d.path),
     d.running ? h("div", { class: "notice" }, "This run is in progress: " + d.progress.done + " of " + d.progress.planned + " " + d.progress.unit + " finished. The page refreshes as they finish.") : null);
@@ -445,7 +448,7 @@ function codingRunPage(d) {
       card("model cost", money(t.cost_usd), tokens(t.input_tokens) + " in · " + tokens(t.output_tokens) + " out"),
       card("agent time", secs(t.agent_time_s), t.steps + " steps"),
       card("grading time", secs(t.grading_time_s))),
-    tabsNav(["Attempts", "Solve rates", "By checkpoint", "Failures", "Compare"]),
+    tabsNav(["Attempts", "Solve rates", "By checkpoint", "Failures", r.judge ? "LLM judge" : null, "Compare"].filter(Boolean)),
     section("Attempts", h("div", { class: "legend" }, legend()), gridTable(d)),
     section("Solve rates", metricTable("solve", r.solve_rates, true), h("h3", {}, "Tests passed by group"), metricTable("groups", r.group_pass_rates, true),
       r.quality.length ? [h("h3", {}, "Code quality (mean per checkpoint)"), metricTable("quality", r.quality, false)] : null,
@@ -454,6 +457,7 @@ function codingRunPage(d) {
     section("By checkpoint", h("div", { class: "grid2" }, perCheckpointCharts(r.per_checkpoint))),
     section("Failures", failures(d)),
     d.result && (d.result.errors.length || d.result.agent_errors.length) ? section("Errors", d.result.errors.map((e) => pre(e)), d.result.agent_errors.map((e) => pre(e))) : null,
+    r.judge ? section("LLM judge", judgeRun(r.judge, d.judge_criteria)) : null,
     section("Compare", compareWith(d)));
   return d.live;
 }
@@ -571,16 +575,19 @@ async function pageCheckpoint(rid, problem, trial, checkpoint, refresh) {
       at > 0 ? link("‹ " + d.reached[at - 1], "run", rid, "cp", problem, trial, d.reached[at - 1]) : null,
       at >= 0 && at < d.reached.length - 1 ? link(d.reached[at + 1] + " ›", "run", rid, "cp", problem, trial, d.reached[at + 1]) : null),
     h("p", { class: "ident" }, "run ", link(d.name, "run", rid), " · agent ", h("b", {}, d.agent), d.model ? [" · model ", h("b", {}, d.model)] : null,
-      " · checkpoint " + rec.index + " of " + d.checkpoint_names.length, " · graded ", when(rec.finished_at)),
+      " · checkpoint " + rec.index + " of " + d.checkpoint_names.length,
+      d.reference_start ? [" · started from ", h("b", { title: START_TITLE.reference }, "the reference solution of " + (d.checkpoint_names[rec.index - 2] || "the checkpoint before"))] : null,
+      " · graded ", when(rec.finished_at)),
     h("div", { class: "cards" },
       Object.entries(rec.groups).map(([g, [p, t]]) => card(g + " tests", p + "/" + t, pct(t ? p / t : null))),
       card("agent", rec.agent.status, money(rec.agent.usage.cost_usd) + " · " + tokens(rec.agent.usage.input_tokens + rec.agent.usage.output_tokens) + " tokens · " + secs(rec.agent.duration_s)),
-      card("grading", rec.grade_status, secs(rec.grade_duration_s))),
+      card("grading", rec.grade_status, secs(rec.grade_duration_s)),
+      d.judge ? card("LLM judge", d.judge.verdict.status === "judged" ? d.judge.n_flags + " flag(s)" : "error", money(d.judge.verdict.cost_usd) + " · " + d.judge.verdict.model) : null),
     d.grading && (d.grading.tampering_reason || d.grading.infrastructure_reason || d.grading.memory_exceeded) ? h("div", { class: "error" },
       d.grading.tampering_reason ? "Tampering: " + d.grading.tampering_reason : null, d.grading.infrastructure_reason ? " Infrastructure: " + d.grading.infrastructure_reason : null,
       d.grading.memory_exceeded ? " The memory limit was reached." : null) : null,
     rec.agent.error ? h("div", { class: "error" }, "Agent error: ", rec.agent.error) : null,
-    tabsNav(["Tests", "Changes", "Prompt", "Metrics", "Agent", "pytest output"]),
+    tabsNav(["Tests", "Changes", "Prompt", "Metrics", d.judge ? "LLM judge" : null, "Agent", "pytest output"].filter(Boolean)),
     section("Tests", h("p", { class: "muted" }, failing.length ? failing.length + " of " + d.tests.length + " tests did not pass (failing first)." : d.tests.length + " tests, all passed."),
       h("div", { id: "tests" }, d.tests.map((t, i) => (t.passed ? null : testItem(t, i))),
         d.tests.length > failing.length ? h("details", { class: "passing", open: d.tests.length - failing.length <= 5 },
@@ -589,6 +596,7 @@ async function pageCheckpoint(rid, problem, trial, checkpoint, refresh) {
     section("Changes", changes(d)),
     section("Prompt", textFile(d.prompt, "No prompt.txt.")),
     section("Metrics", metricsTable(d), symbols(d.symbols)),
+    d.judge ? section("LLM judge", judgeCheckpoint(d.judge)) : null,
     section("Agent", agentSection(d.agent_files)),
     section("pytest output", h("details", {}, h("summary", {}, "show pytest's whole output"), textFile(d.pytest_output, "No pytest output."))));
   return d.live;
@@ -608,7 +616,7 @@ function testItem(t, i) {
 
 function changes(d) {
   if (!d.changes.length) return h("p", { class: "muted" }, d.previous ? "No file changed since " + d.previous + "." : "No files.");
-  const head = h("p", { class: "muted" }, d.previous ? "Against " + d.previous + " (" : "The first checkpoint: every file is new (", d.changes.length + " file(s) changed).");
+  const head = h("p", { class: "muted" }, d.reference_start ? "Against the reference solution it started from (" : d.previous ? "Against " + d.previous + " (" : "The first checkpoint: every file is new (", d.changes.length + " file(s) changed).");
   return [head, d.changes.map((f) => [
     h("div", { class: "filehead" }, badge(f.change, f.change === "removed" ? "failed" : f.change === "added" ? "solved" : "passed"), h("span", { class: "grow" }, f.path),
       h("span", { class: "plus" }, "+" + f.added), h("span", { class: "minus" }, "−" + f.removed)),
@@ -634,7 +642,7 @@ function metricsTable(d) {
 }
 
 function symbols(s) {
-  if (!s || !(s.added.length + s.removed.length + s.modified.length)) return null;
+  if (!s || !s.added || !(s.added.length + s.removed.length + s.modified.length)) return null; // none measured: --no-metrics
   return h("div", { class: "small" }, [["added", s.added], ["removed", s.removed], ["modified", s.modified]].filter(([, l]) => l.length)
     .map(([k, l]) => h("div", {}, h("b", {}, k + ": "), h("span", { class: "mono" }, l.join(", ")))));
 }
@@ -655,6 +663,78 @@ function trajectory(tr) {
     s.text ? pre(s.text) : null,
     s.tool_calls.map((c) => h("div", {}, h("span", { class: "badge b-none" }, "call " + c.name), pre(typeof c.arguments === "string" ? c.arguments : json(c.arguments)))),
     s.tool_results.map((r) => h("div", {}, h("span", { class: "badge " + (r.is_error ? "b-failed" : "b-none") }, "result" + (r.name ? " " + r.name : "")), pre(r.output)))));
+}
+
+/* ---------- the LLM judge (docs/judge.md): nothing of it on a run nobody judged ---------- */
+function criteriaTable(id, rows, perCheckpoint) {
+  if (!rows.length) return h("p", { class: "muted" }, "The judge raised no flag.");
+  return table(id, [
+    { key: "criterion", label: "rubric item", render: (c) => h("span", { class: "mono" }, c.criterion) },
+    { key: "category", label: "category" },
+    { key: "type", label: "type", render: (c) => badge(c.type, "none") },
+    { key: "flags", label: "flags", num: true },
+    { key: "new", label: "new", num: true },
+    { key: "carried", label: "carried over", num: true },
+    perCheckpoint ? { key: "per_checkpoint", label: "per judged checkpoint", num: true, fmt: (v) => num(v) } : null,
+    { key: "confidence", label: "mean confidence (1–5)", num: true, fmt: (v) => num(v, 2) },
+  ].filter(Boolean), rows, { filter: rows.length > 10, pageSize: 100, sort: "flags", dir: -1 });
+}
+
+function agreementTable(rows) {
+  return [h("h3", {}, "Agreement of the samples, per rubric item"),
+    h("p", { class: "small muted" }, "Krippendorff's alpha over lines (1: every sample agreed; about 0: no better than chance) and the mean share of samples raising each flag. Items with low agreement are noise."),
+    table("judge-agreement", [
+      { key: "criterion", label: "rubric item", render: (a) => h("span", { class: "mono" }, a.criterion) },
+      { key: "samples", label: "samples", num: true }, { key: "lines", label: "lines", num: true },
+      { key: "lines_flagged", label: "lines flagged", num: true }, { key: "flags", label: "flags raised", num: true },
+      { key: "flags_kept", label: "kept (majority)", num: true },
+      { key: "alpha", label: "alpha", num: true, fmt: (v) => num(v, 3) }, { key: "stability", label: "stability", num: true, fmt: (v) => num(v, 3) },
+    ], rows, { filter: rows.length > 10, pageSize: 100 })];
+}
+
+function judgeRun(j, criteria) {
+  return [
+    h("div", { class: "cards" },
+      card("checkpoints judged", j.n_judged + " of " + j.n_checkpoints, j.models.join(", ")),
+      card("judge cost", money(j.cost_usd), j.samples + " sample(s) per request"),
+      card("judge errors", String(j.errors.length), j.errors.length ? "not scored as zero flags" : null)),
+    j.errors.length ? h("div", { class: "error" }, j.errors.length + " checkpoint(s) could not be judged (`benchwright metrics judge RUN_DIR` tries them again):",
+      j.errors.map((e) => h("div", { class: "small mono" }, e))) : null,
+    h("h3", {}, "Flags per rubric item" + (criteria ? " over " + criteria.n_judged + " judged checkpoint(s)" : "")),
+    criteria ? criteriaTable("judge-criteria", criteria.criteria, true) : null,
+    h("p", { class: "small muted" }, "Items not listed raised no flag. The rubric metrics with their 95% CIs are under Solve rates (code quality), by checkpoint under By checkpoint."),
+    j.agreement.length ? agreementTable(j.agreement) : null];
+}
+
+function judgeCheckpoint(j) {
+  const v = j.verdict, m = v.metrics, u = v.usage, dropped = v.dropped;
+  const nDropped = dropped.unknown_criterion + dropped.unknown_file + dropped.outside_lines;
+  return [
+    kv([["verdict", badge(v.status, v.status === "judged" ? "solved" : "failed")],
+      ["model", v.model + " (" + v.protocol + (v.endpoint ? ", " + v.endpoint : "") + ")"],
+      ["rubric", v.rubric.source + " (" + v.rubric.items + " items)"], ["samples", String(v.samples)],
+      ["cost", money(v.cost_usd) + " (" + v.cost_source + (v.cost_usd_paid_now !== v.cost_usd ? "; paid by the last judging " + money(v.cost_usd_paid_now) : "") + ")"],
+      ["tokens", tokens(u.input_tokens) + " in · " + tokens(u.output_tokens) + " out (" + tokens(u.cached_input_tokens) + " cached)"],
+      ["requests", v.requests + " (" + v.requests_made + " sent, " + v.requests_cached + " from the cache" + (v.invalid_retries ? ", " + v.invalid_retries + " invalid replies asked again" : "") + ")"],
+      ["files judged", String(v.files.length)],
+      ["flags dropped", nDropped ? nDropped + " (unknown item " + dropped.unknown_criterion + ", unknown file " + dropped.unknown_file + ", lines outside the file " + dropped.outside_lines + ")" : "0"],
+      ["judged", when(v.judged_at) + " · " + secs(v.duration_s)]]),
+    v.errors.length ? h("div", { class: "error" }, "Not judged (not scored as zero flags): ", v.errors.map((e) => h("div", { class: "small mono" }, e))) : null,
+    m ? h("div", { class: "cards" },
+      card("rubric flags", String(m.total_flags), m.carried_over + " carried over"),
+      card("verbosity flags", String(m.verbosity_flags)), card("erosion flags", String(m.erosion_flags)),
+      card("flags per LOC", num(m.per_loc, 3), "new: " + num(m.new_violations_per_loc, 3))) : null,
+    m && Object.keys(m.by_category).length ? h("p", { class: "small" }, h("span", { class: "muted" }, "by category: "), Object.entries(m.by_category).map(([k, n]) => k + " " + n).join(" · ")) : null,
+    v.status === "judged" ? [h("h3", {}, "Flags per rubric item"), criteriaTable("cp-judge-criteria", j.criteria, false)] : null,
+    j.flags.length ? [h("h3", {}, "Every flag" + (j.n_flags > j.flags.length ? " (the first " + j.flags.length + " of " + j.n_flags + ")" : "")),
+      table("judge-flags", [
+        { key: "criteria", label: "rubric item", render: (f) => h("span", { class: "mono" }, f.criteria) },
+        { key: "file_name", label: "file", render: (f) => h("span", { class: "mono small" }, f.file_name) },
+        { key: "start", label: "lines", num: true, render: (f) => f.start === f.end ? String(f.start) : f.start + "–" + f.end },
+        { key: "confidence", label: "confidence", num: true },
+        { key: "carried_over", label: "carried from", render: (f) => f.carried_over || "" },
+        { key: "explanation", label: "why", render: (f) => h("span", { class: "small" }, f.explanation || "") },
+      ], j.flags, { pageSize: 100, placeholder: "Filter flags (item, file, why)…" })] : null];
 }
 
 /* ---------- web: one run ---------- */
@@ -819,7 +899,7 @@ async function pageCompare(a, b, refresh) {
   crumbs(h("a", { href: "#/" }, "runs"), link(d.a.name, "run", a), "vs", link(d.b.name, "run", b));
   const head = [h("h1", {}, d.a.name + " vs " + d.b.name, " ", badge(d.a.track)),
     h("div", { class: "cmpcols" }, [["A", d.a, a], ["B", d.b, b]].map(([k, x, rid]) => h("div", { class: "panel" }, h("b", {}, k + ": "), link(x.name, "run", rid),
-      h("div", { class: "small muted" }, x.agent + (x.model ? " · " + x.model : "") + " · " + x.suite + " · started " + when(x.created)))))];
+      h("div", { class: "small muted" }, x.agent + (x.model ? " · " + x.model : "") + " · " + x.suite + (x.start_from ? " · start from " + x.start_from : "") + " · started " + when(x.created)))))];
   main(head, d.a.track === "web" ? webCompare(d) : codingCompare(d));
   return d.live;
 }
@@ -831,6 +911,47 @@ function overlapChart(o, unit) {
   const labels = ["solved by both", "A only", "B only", "neither"].map((s) => s.replace("solved", unit));
   return chart("Overlap (" + (o.both + o.a_only + o.b_only + o.neither) + " paired)", [{ type: "bar", x: labels, y: [o.both, o.a_only, o.b_only, o.neither],
     marker: { color: ["#2ea866", "#2f5fd0", "#f0b429", "#d64545"] } }], {}, { height: 280 });
+}
+
+/* chain against reference starts: compare_starts' figures, as `report --counterfactual` */
+function counterfactual(d) {
+  const cf = d.counterfactual.report, chain = d.counterfactual.chain;
+  const who = (k) => (k === "a" ? "A (" + d.a.name + ")" : "B (" + d.b.name + ")");
+  const ref = chain === "a" ? "b" : "a";
+  const rows = [...cf.per_checkpoint, cf.overall].filter(Boolean);
+  const signed = (e) => (e && isNum(e.value) ? (e.value > 0 ? "+" : "") + ciText(e) : "–");
+  const kind = (v) => (v === "inherited code hurts" ? "failed" : v === "inherited code helps" ? "solved" : "none");
+  const perPos = cf.per_checkpoint;
+  const err = (key) => ({ type: "data", symmetric: false, array: perPos.map((r) => r[key].high - r[key].value), arrayminus: perPos.map((r) => r[key].value - r[key].low) });
+  const x = perPos.map((r) => "checkpoint " + r.checkpoints);
+  return section("Chain against reference starts",
+    h("p", { class: "muted" }, who(chain) + " continued the agent's own code at checkpoints 2+ (chain); " + who(ref) +
+      " started each from the reference solution of the checkpoint before. Over the same problem, trial and checkpoint pairs: each start's solve rate, their paired difference (reference − chain, problems resampled together, 95% CI), and the share of the chain's failures the reference start solved: the failures attributable to inherited code. The same figures as `benchwright report CHAIN --counterfactual REFERENCE`."),
+    cf.differences.length ? h("div", { class: "notice" }, "Besides the start, these settings differ, and are mixed into every figure below: ", cf.differences.map((t) => h("div", { class: "small mono" }, t))) : null,
+    cf.n_paired ? null : h("div", { class: "notice" }, "The runs have no problem in common: nothing to pair."),
+    cf.only_chain.length || cf.only_reference.length ? h("div", { class: "notice" }, cf.only_chain.length ? "Only in the chain run (left out): " + cf.only_chain.join(", ") + ". " : "", cf.only_reference.length ? "Only in the reference-start run (left out): " + cf.only_reference.join(", ") + "." : "") : null,
+    rows.length ? table("counterfactual", [
+      { key: "checkpoints", label: "checkpoint", render: (r) => (r.checkpoints === "2+" ? h("b", {}, "2+ (overall)") : r.checkpoints) },
+      { key: "n_problems", label: "problems", num: true },
+      { key: "pairs", label: "pairs", num: true, get: (r) => r.counts.pairs },
+      { key: "chain", label: "chain solved [95% CI]", get: (r) => r.chain.value, render: (r) => ciText(r.chain) },
+      { key: "reference", label: "reference start solved [95% CI]", get: (r) => r.reference.value, render: (r) => ciText(r.reference) },
+      { key: "difference", label: "reference − chain [95% CI]", get: (r) => r.difference.value, render: (r) => signed(r.difference) },
+      { key: "verdict", label: "verdict", render: (r) => badge(verdictText(r.verdict, r.n_problems, "problems"), kind(r.verdict)) },
+      { key: "attributable", label: "failures from inherited code [95% CI]", get: (r) => (r.attributable ? r.attributable.value : null),
+        render: (r) => (r.attributable ? ciText(r.attributable) : h("span", { class: "small muted" }, r.checkpoints === "1" ? "same start" : "no chain failure")) },
+      { key: "outcomes", label: "both · chain only · reference only · neither", nosort: true, render: (r) => [r.counts.both_solved, r.counts.chain_only, r.counts.reference_only, r.counts.neither].join(" · ") },
+    ], rows, { filter: false }) : null,
+    perPos.length ? h("div", { class: "grid2" },
+      chart("Solve rate by checkpoint and start (95% CI)", [
+        { type: "bar", name: "chain", x, y: perPos.map((r) => r.chain.value), error_y: err("chain"), marker: { color: "#d64545" } },
+        { type: "bar", name: "reference start", x, y: perPos.map((r) => r.reference.value), error_y: err("reference"), marker: { color: "#2ea866" } }],
+      { barmode: "group", yaxis: { tickformat: ".0%", range: [0, 1.05] } }, { height: 300 }),
+      chart("Pairs by outcome", [["both_solved", "solved both ways", "#2ea866"], ["chain_only", "chain only", "#2f5fd0"], ["reference_only", "reference start only (inherited code)", "#f0b429"], ["neither", "neither", "#d64545"]]
+        .map(([k, name, color]) => ({ type: "bar", name, x, y: perPos.map((r) => r.counts[k]), marker: { color } })),
+      { barmode: "stack", yaxis: { title: { text: "pairs" } } }, { height: 300 })) : null,
+    cf.left_out.length ? h("details", {}, h("summary", { class: "small muted" }, cf.left_out.length + " pair(s) left out, and why"), cf.left_out.map((t) => h("div", { class: "small mono" }, t))) : null,
+    h("p", { class: "small muted" }, "† fewer than " + cf.min_clusters + " problems: the interval is not to be trusted, and the difference gets no verdict."));
 }
 
 function codingCompare(d) {
@@ -849,6 +970,7 @@ function codingCompare(d) {
   const rate = (t) => (t && t.checkpoints * t.attempts ? t.solved / (t.checkpoints * t.attempts) : null);
   const problems = [...new Set([...Object.keys(ta), ...Object.keys(tb)])].sort();
   return [
+    d.counterfactual ? counterfactual(d) : null,
     section("Paired differences", h("p", { class: "muted" }, "A minus B on the " + r.n_paired + " problems both runs scored, with paired 95% CIs (problems resampled together; the same figures as `benchwright report A --baseline B`). A verdict needs at least " + r.min_clusters + " paired problems."),
       table("cmp", [
         { key: "name", label: "figure" },

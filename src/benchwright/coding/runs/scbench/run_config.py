@@ -1,6 +1,8 @@
 """SCBench's `config.yaml` for a coding run, from its manifest: the keys SCBench's resolved run
-configuration has (its loader validates them, unknown keys refused), with our values. Its
-dashboard reads `agent.type`, `agent.version`, `model.name`, `thinking` and `prompt_path`."""
+configuration has (its loader validates them, unknown keys refused), with our values; what
+SCBench has no key for (the checkpoints' start, `--start-from`) goes into the free-form
+`environment` mapping. Its dashboard reads `agent.type`, `agent.version`, `model.name`,
+`thinking` and `prompt_path`."""
 
 from __future__ import annotations
 
@@ -80,8 +82,10 @@ def run_config(manifest: Manifest, run_dir: Path) -> dict[str, Any]:
         "agent": {"type": config.agent,
                   "version": agent_version(config, manifest.benchwright_version)},
         "environment_config_path": None,
+        # SCBench's loader refuses unknown top-level keys but takes any keys in `environment`
         "environment": {"type": "local", "name": "benchwright",
-                        "sandbox": "none" if config.unsafe_no_sandbox else "bubblewrap"},
+                        "sandbox": "none" if config.unsafe_no_sandbox else "bubblewrap",
+                        "start_from": str(config.start_from)},
         "prompt_path": str(path), "prompt_content": content,
         "model": {"provider": model.partition("/")[0] if "/" in model else "unknown",
                   "name": model},
