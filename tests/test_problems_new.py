@@ -55,3 +55,9 @@ def test_an_existing_folder_or_a_bad_name_exits_2(tmp_path: Path) -> None:
     bad = run_cli("problems", "new", "../escape", "--out", str(tmp_path))
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert not (tmp_path.parent / "escape").exists()
+
+
+def test_without_out_the_problem_is_made_in_the_working_folder(tmp_path: Path) -> None:
+    proc = run_cli("problems", "new", "demo", cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert (tmp_path / "demo" / "config.yaml").is_file()

@@ -171,16 +171,22 @@ def test_web_run_on_ray_passes_the_local_suite(lab: RayLab, hidden_root: Path) -
         assert (trial / "history.json").is_file()
 
 
-def test_ctrl_c_leaves_no_sandbox_on_any_node(lab: RayLab, problems: Path,
-                                              hidden_root: Path) -> None:
-    out = hidden_root / "interrupted-run"
+# SIGTERM too: `ray.init` puts a SIGTERM handler of its own (a bare exit 15) in the driver
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+                         ids=["ctrl_c", "sigterm"])
+def test_ctrl_c_leaves_no_sandbox_on_any_node(lab: RayLab, problems: Path, hidden_root: Path,
+                                              signum: int, code: int) -> None:
+    out = hidden_root / f"interrupted-run-{signum}"
     driver = subprocess.Popen(lab.command([*coding_args(problems, out), *ray_args(lab)]),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_for_journaled(out, at_least=1, process=driver)
-    driver.send_signal(signal.SIGINT)
+    driver.send_signal(signum)
     _stdout, stderr = driver.communicate(timeout=120)
-    assert driver.returncode == 130, stderr[-2000:]
-    assert "interrupted" in stderr
+    assert driver.returncode == code, stderr[-2000:]
+    errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "interrupted" in errors[0], stderr[-2000:]
+    # no Python traceback, no dump of Ray's C++ signal or check-failure handlers ("*** ...")
+    assert "Traceback" not in stderr and "***" not in stderr, stderr[-2000:]
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and _sandboxed(lab):
         time.sleep(0.5)

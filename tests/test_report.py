@@ -121,6 +121,7 @@ def test_one_common_problem_gets_no_verdict_and_unpaired_problems_are_named(
     assert "too few problems to tell (n=1)" in section
     assert "| regression |" not in section and "| improvement |" not in section
     assert "Only in the baseline: gamma" in section and "Only in this run: beta" in section
+    assert "Paired over the 1 problem both runs scored." in section
 
 
 def test_six_common_problems_with_a_clear_drop_is_a_regression(tmp_path: Path) -> None:

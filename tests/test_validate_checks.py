@@ -1,5 +1,6 @@
 """What `problems validate` concludes from failure messages (no grading: evaluations written
-here): a missing program is not a missing data file, and a package fetcher means the network."""
+here): a missing program is not a missing data file, and a package fetcher means the network;
+and from the specs: a placeholder left in, but not a template syntax the spec shows as code."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from benchwright.coding.evaluation import (
 )
 from benchwright.coding.loader import load_problem
 from benchwright.coding.problem import Group
-from benchwright.coding.validate_checks import run_findings
+from benchwright.coding.validate_checks import run_findings, static_findings
 from benchwright.sandbox import Limits
 from tests.conftest import write_problem
 
@@ -67,3 +68,18 @@ def test_missing_programs_data_files_and_a_fetchers_network_need(tmp_path: Path)
         ("missing_data", "test_checkpoint_1.py::test_expected",  # the same in every run
          ".evaluation_tests/cases/checkpoint_4/bane_invent/materials.csv is missing"),
     }
+
+
+def test_template_syntax_shown_as_code_is_not_a_placeholder(tmp_path: Path) -> None:
+    spec = ("# one\nA value equal to `{{fragment:<name>}}` is replaced; nested `{{fragment:...}}`"
+            " too:\n\n```yaml\nlogging: \"{{fragment:json_logger}}\"\n```\n\n"
+            "Run it as {{ entry_command }}, or `%%%ENTRYPOINT:entry_commnd%%% --help`.\n")
+    problem = load_problem(write_problem(tmp_path / "p", """
+        name: p
+        entry_file: p
+        checkpoints: {checkpoint_1: {version: 1}}
+    """, {"checkpoint_1.md": spec}))
+    found = [f.detail for f in static_findings(problem, problem.checkpoints["checkpoint_1"])]
+    # layered_config_synthesizer's fragments (in code) are its own syntax; the rest is unfilled
+    assert found == ["checkpoint_1.md: %%%ENTRYPOINT:entry_commnd%%%",
+                     "checkpoint_1.md: {{ entry_command }}"]

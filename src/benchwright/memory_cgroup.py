@@ -95,7 +95,7 @@ def make(limit_mb: int) -> MemoryCgroup | None:
         return None
     parent, version = found
     _remove_stale(parent, version)
-    folder = parent / f"{_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+    folder = parent / f"{_PREFIX}{os.getpid()}-{_pid_namespace()}-{secrets.token_hex(4)}"
     try:
         folder.mkdir()
     except OSError:
@@ -132,11 +132,24 @@ def join(procs_file: str) -> None:
 @functools.cache
 def _remove_stale(parent: Path, version: int) -> None:
     """Once per process: remove the cgroups of harness processes that died (SIGKILL) before
-    removing their own."""
+    removing their own. Only those made in this process's pid namespace: a pid means nothing in
+    another (Ray lab nodes, containers), and removing a live harness's group there between its
+    `mkdir` and the command's `join` made that command fail to start."""
     for folder in parent.glob(f"{_PREFIX}*-*"):
-        pid = folder.name.removeprefix(_PREFIX).split("-", 1)[0]
+        pid, *namespace, _token = folder.name.removeprefix(_PREFIX).split("-")
+        if namespace not in ([], [_pid_namespace()]):  # [] : named before namespaces were
+            continue
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             MemoryCgroup(folder, version).remove(deadline_s=1.0)
+
+
+@functools.cache
+def _pid_namespace() -> str:
+    """This process's pid namespace, as its inode number ("0" where that cannot be read)."""
+    try:
+        return str(Path("/proc/self/ns/pid").stat().st_ino)
+    except OSError:
+        return "0"
 
 
 def _set_limit(group: MemoryCgroup, limit: int) -> None:

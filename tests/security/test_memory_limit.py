@@ -100,10 +100,19 @@ def test_without_a_cgroup_the_limit_falls_back_to_address_space(
 def test_the_cgroup_of_a_killed_harness_is_removed_by_the_next(tmp_path: Path) -> None:
     found = memory_cgroup._parent()
     assert found is not None
-    stale = found[0] / "benchwright-999999999-deadbeef"
-    stale.mkdir()
-    memory_cgroup._remove_stale.cache_clear()
-    group = memory_cgroup.make(64)
-    assert group is not None
-    group.remove()
-    assert not stale.exists()
+    here = memory_cgroup._pid_namespace()
+    stale = [found[0] / "benchwright-999999999-deadbeef",
+             found[0] / f"benchwright-999999998-{here}-deadbeef"]
+    # a harness in another pid namespace (a Ray lab node, a container): its pid is not ours
+    elsewhere = found[0] / "benchwright-999999997-1-deadbeef"
+    for folder in [*stale, elsewhere]:
+        folder.mkdir()
+    try:
+        memory_cgroup._remove_stale.cache_clear()
+        group = memory_cgroup.make(64)
+        assert group is not None
+        group.remove()
+        assert not any(folder.exists() for folder in stale)
+        assert elsewhere.is_dir()
+    finally:
+        memory_cgroup.MemoryCgroup(elsewhere, found[1]).remove()

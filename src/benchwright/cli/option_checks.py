@@ -40,9 +40,10 @@ def seconds(high: float) -> Callable[[float | None], float | None]:
     return check
 
 
-def new_dir(raw: str) -> Path:
+def new_dir(raw: str | os.PathLike[str]) -> Path:
     """A parser for an option naming a folder to create or reuse (`--out`): not empty, not a
     file, not under a file, not in /proc, /sys or /dev, and somewhere we may write."""
+    raw = os.fspath(raw)  # typer passes an option's default (`Path()`) through the parser too
     if not raw.strip():
         raise typer.BadParameter("an empty path: give the folder to write into")
     path = Path(raw)

@@ -38,4 +38,5 @@ def show_web(run_dir: Path, outcome: Rescored, as_json: bool) -> None:
     if as_json:
         echo_json(eval_json(outcome.summary, outcome.report))
         return
-    print_report(Console(), outcome.summary, outcome.report)
+    # a run's title names the run, as its report does, not its tasks/ folder
+    print_report(Console(), outcome.summary, outcome.report, title=f"web run {run_dir}")

@@ -118,12 +118,14 @@ def eval_json(summary: WebEvalSummary, report: WebReport) -> dict[str, Any]:
     }
 
 
-def print_report(console: Console, summary: WebEvalSummary, report: WebReport) -> None:
-    """The scored folder's tables: per site, failure modes, totals."""
+def print_report(console: Console, summary: WebEvalSummary, report: WebReport,
+                 title: str | None = None) -> None:
+    """The scored folder's tables (per site, failure modes, totals) under TITLE (default: the
+    folder scored)."""
     from benchwright.web.stats_report import pct
 
-    table = Table(title=f"WebArena Verified  {summary.output_dir}", title_justify="left",
-                  show_edge=False)
+    table = Table(title=title or f"WebArena Verified  {summary.output_dir}",
+                  title_justify="left", show_edge=False)
     for name in ("site", "tasks", "pass rate [95% CI]", "steps", "tokens", "cost $", "time s"):
         table.add_column(name, justify="left" if name == "site" else "right", no_wrap=True)
     for row in report.per_site:

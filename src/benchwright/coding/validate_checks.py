@@ -26,7 +26,11 @@ _FETCHERS = {"cargo": "crates.io", "npm": "the npm registry", "npx": "the npm re
 # The grading scratch folder a path lies in (`.../grade-<pid>-<start>-<random>/workspace/`): a
 # different folder every run, so a missing file is named from the workspace on.
 _SCRATCH = re.compile(r"^/(?:[^/]+/)*grade-[^/]+/workspace/")
-_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|%%%[A-Z_]+:[^%]*%%%", re.S)
+_PLACEHOLDER = re.compile(r"\{\{.*?\}\}", re.S)
+_ENTRYPOINT = re.compile(r"%%%[A-Z_]+:[^%]*%%%")
+# Markdown code (fenced blocks, inline spans): where a spec shows the program's own template
+# syntax (layered_config_synthesizer's `{{fragment:name}}`), not a placeholder left unfilled.
+_CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`", re.S)
 _MESSAGE_CHARS = 240
 _LARGEST_COMPARED = 4 << 20  # bytes: data files beyond this are not test files
 
@@ -136,9 +140,15 @@ def static_findings(problem: ProblemConfig, checkpoint: CheckpointConfig) -> lis
     found = []
     spec = problem.spec_path(checkpoint.name)
     if spec.is_file():
-        for hit in sorted(set(_PLACEHOLDER.findall(problem.render_spec(checkpoint.name)))):
+        for hit in _placeholders(problem.render_spec(checkpoint.name)):
             found.append(Finding(kind=FindingKind.PLACEHOLDER, detail=f"{spec.name}: {hit}"))
     return [*found, *_visible_early(problem, checkpoint)]
+
+
+def _placeholders(spec: str) -> list[str]:
+    """`{{ ... }}` outside Markdown code, and any SCBench `%%%...%%%` left unreplaced."""
+    prose = _CODE.sub(" ", spec)
+    return sorted({*_PLACEHOLDER.findall(prose), *_ENTRYPOINT.findall(spec)})
 
 
 def _visible_early(problem: ProblemConfig, checkpoint: CheckpointConfig) -> list[Finding]:

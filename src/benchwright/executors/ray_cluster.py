@@ -17,8 +17,9 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import signal
 import socket
-import time
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -69,12 +70,22 @@ def connect(address: str) -> ModuleType:
     if ray.is_initialized():
         return ray
     _require_listening(address)
+    on_sigterm = signal.getsignal(signal.SIGTERM)
     try:
         ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise UserInputError(f"no Ray cluster at --ray-address {address} ({_first_line(exc)})",
                              hint=START_CLUSTER) from None
+    finally:
+        _restore_sigterm(on_sigterm)
     return ray
+
+
+def _restore_sigterm(handler: Any) -> None:
+    """The SIGTERM handler the process had before `ray.init` put its own (a bare
+    `sys.exit(15)`): the CLI's takes Ctrl-C's path, so jobs stop and the exit code is 143."""
+    if handler is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)
 
 
 def _require_listening(address: str) -> None:
@@ -290,13 +301,19 @@ def _cause(exc: Any) -> BaseException:
 
 def _cancel(ray: ModuleType, generators: list[Any], grace_s: float = CANCEL_GRACE_S) -> None:
     """Stop running jobs: a KeyboardInterrupt in each (its clean-up runs), then kill those that
-    have not ended after `grace_s`."""
+    have not ended after `grace_s`.
+
+    A job whose end has arrived is never force-cancelled: its end reaches the driver before
+    Ray's reply that the task is over, and a force-cancel in between makes Ray 2.60's driver
+    abort (a failed check in its task manager, "Tried to complete task that was not pending":
+    a C++ stack trace and exit 1 instead of the interrupted run's 130)."""
     for generator in generators:
         ray.cancel(generator, force=False)
-    deadline = time.monotonic() + grace_s
-    ends = [generator.completed() for generator in generators]
-    ray.wait(ends, num_returns=len(ends), timeout=max(0.0, deadline - time.monotonic()))
-    for generator in generators:
+    ends = {generator.completed(): generator for generator in generators}
+    ray.wait(list(ends), num_returns=len(ends), timeout=grace_s)
+    for end, generator in ends.items():
+        if ray.wait([end], timeout=0)[0]:  # asked again just before: one that ended meanwhile
+            continue
         try:
             ray.cancel(generator, force=True)
         except Exception:  # already over

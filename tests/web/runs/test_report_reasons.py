@@ -31,7 +31,9 @@ def test_failing_tasks_header_pass_k_and_result(tmp_path: Path) -> None:
     _answer(run_dir, 7001, 1, retrieved_data=[40.0])
     _answer(run_dir, 7001, 2, retrieved_data=[40.0])
     _answer(run_dir, 7002, 1, status="UNKNOWN_ERROR")
-    assert run_cli("eval", str(run_dir)).returncode == 0
+    regraded = run_cli("eval", str(run_dir))
+    assert regraded.returncode == 0, regraded.stderr
+    assert "web run " in regraded.stdout and "/tasks" not in regraded.stdout  # as report.md
 
     report = run_cli("report", str(run_dir)).stdout
     assert report.startswith(f"# benchwright report: web run {run_dir}\n")

@@ -82,7 +82,11 @@ def _totals(totals: RunTotals) -> list[str]:
 def _denominators(report: CodingReport) -> str:
     return ("Checkpoint rates count every checkpoint of every scored attempt (a checkpoint "
             "never reached counts as not solved); problem rates count attempts (problem x "
-            f"trial). {report.n_problems} problems x {report.n_trials} trials.")
+            f"trial). {_count(report.n_problems, 'problem')} x {_count(report.n_trials, 'trial')}.")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _trials(trials: TrialStats | None) -> list[str]:
@@ -145,7 +149,7 @@ def _comparisons(report: CodingReport) -> list[str]:
     if report.baseline is None:
         return []
     lines = [f"## Against baseline {report.baseline}", "",
-             f"Paired over the {report.n_paired} problems both runs scored. "
+             f"Paired over the {_count(report.n_paired, 'problem')} both runs scored. "
              f"Only in this run: {', '.join(report.only_run) or 'none'}. "
              f"Only in the baseline: {', '.join(report.only_baseline) or 'none'}. "
              f"A verdict needs at least {report.min_clusters} paired problems and a 95% CI "
