@@ -219,7 +219,9 @@ def _assert_nothing_left(out: Path) -> None:
     deadline = time.monotonic() + 10
     while _agent_sleeping() and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _agent_sleeping()
+    assert not _agent_sleeping(), subprocess.run(
+        ["ps", "-eo", "pid,ppid,pgid,stat,etimes,args", "--forest"], capture_output=True,
+        text=True).stdout
     time.sleep(0.5)
     leftover = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
     assert leftover.stdout.strip() == ""

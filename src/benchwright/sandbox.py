@@ -45,6 +45,7 @@ SANDBOX_UID = 1000
 _SANDBOX_UID_BASE = 1_900_000_000
 _SANDBOX_UID_SPAN = 10_000_000
 _PR_SET_PDEATHSIG = 1
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 # /etc entries Python programs need (certificates, name service, zone); never shadow or ssh.
 _ETC_ALLOWED = (
     "alternatives", "ca-certificates", "ca-certificates.conf", "debian_version", "gai.conf",
@@ -215,25 +216,33 @@ def _run_killable(
             update={"max_processes": limits.max_processes + _processes_of(os.getuid())})
     start = time.monotonic()
     group = _memory_group(limits)
+    # A stop (Ctrl-C, SIGTERM) waits until the command is started and ours to kill: one landing
+    # inside the fork (in an at-fork hook) is lost, and one just after it loses the process handle,
+    # either way leaving a sandbox that nothing kills (bwrap's parent-death signal does not hold).
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
     try:
         fds = (*(info_fds[1:] if info_fds else ()), *pass_fds)
         proc = _popen(argv, env, limits, stdout, stderr, cwd, fds, stdin, group)
     except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         if group is not None:
             group.remove()
         for fd in info_fds or ():  # nobody will read the info pipe: do not leak it
             with contextlib.suppress(OSError):
                 os.close(fd)
         raise
-    namespace = _read_pid_namespace(info_fds) if info_fds else None
-    if stdin is not None and proc.stdin is not None:
-        _feed(proc.stdin, stdin)
     timed_out = False
+    namespace = None
     try:
+        namespace = _read_pid_namespace(info_fds) if info_fds else None
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if stdin is not None and proc.stdin is not None:
+            _feed(proc.stdin, stdin)
         proc.wait(timeout=limits.wall_clock_s)
     except subprocess.TimeoutExpired:
         timed_out = True
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         _kill_group(proc)
         if namespace is not None:
             _sweep_namespace(namespace)
@@ -381,6 +390,7 @@ def _limiter(limits: Limits, cgroup_procs: str | None) -> Callable[[], None]:
     address_space_mb = limits.address_space_mb or memory_limit_mb(limits)
 
     def apply() -> None:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked only while launching
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:  # the parent died before the line above took effect
             os._exit(137)
