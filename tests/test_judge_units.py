@@ -30,9 +30,9 @@ from benchwright.judge.budget import Budget
 from benchwright.judge.cache import VerdictCache
 from benchwright.judge.carry import carry_forward, line_map, patch_between
 from benchwright.judge.flags import RubricFlag, count_flags
-from benchwright.judge.models import SupportCounts, TokenUsage
+from benchwright.judge.models import JudgeSettings, SupportCounts, TokenUsage
 from benchwright.judge.prompt import load_templates, render_criteria, render_prefix
-from benchwright.judge.providers import Exchange, Refused, Transient
+from benchwright.judge.providers import Exchange, Refused, Transient, make_client
 from benchwright.judge.requests import Request, Requester
 from benchwright.judge.rubric import load_rubric
 from benchwright.judge.verdicts import Flag, InvalidReply, check_flags, parse_payload
@@ -302,3 +302,13 @@ def test_rubric_metrics_enter_the_quality_once() -> None:
     assert judged.values["verbosity_static"] == 0.5 and judged.values["rubric_total_flags"] == 5
     assert judged.delta["rubric_total_flags"] == 4 and "new_violations_per_loc" not in judged.delta
     assert with_rubric(judged, counts, previous) == judged  # judging again replaces, never adds
+
+
+@pytest.mark.parametrize(("protocol", "module"), [("openai", "openai.resources.chat"),
+                                                   ("anthropic", "anthropic.resources.messages")])
+def test_a_client_resolves_its_endpoint_before_any_request(protocol: str, module: str) -> None:
+    """The SDKs import an endpoint's module on first use; made by the first requests, that import
+    held every other thread on the import lock (half a second of a 4 s judging)."""
+    settings = JudgeSettings(model="m", protocol=protocol, base_url="http://127.0.0.1:9/v1")
+    client = make_client(settings, environ={})
+    assert type(client.endpoint).__module__.startswith(module)  # type: ignore[attr-defined]

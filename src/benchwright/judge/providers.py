@@ -118,6 +118,12 @@ class _SDKClient:
         self.client = getattr(self.sdk, self.client_class)(
             api_key=key, base_url=settings.base_url, max_retries=0,
             timeout=settings.request_timeout_s)
+        # the SDK imports an endpoint's module on first use: done here, once, rather than by
+        # the first requests while the others wait on the import lock
+        self.endpoint = self._endpoint()
+
+    def _endpoint(self) -> Any:
+        raise NotImplementedError
 
 
 class OpenAIClient(_SDKClient):
@@ -125,10 +131,13 @@ class OpenAIClient(_SDKClient):
 
     sdk_name, client_class = "openai", "OpenAI"
 
+    def _endpoint(self) -> Any:
+        return self.client.chat.completions
+
     def ask(self, prefix: str, criteria: str, schema: dict[str, Any]) -> Exchange:
         s = self.settings
         try:
-            response = self.client.chat.completions.create(
+            response = self.endpoint.create(
                 model=s.model, temperature=s.effective_temperature,
                 messages=[{"role": "system", "content": SYSTEM},
                           {"role": "user", "content": f"{prefix}\n\n{criteria}"}],
@@ -152,10 +161,13 @@ class AnthropicClient(_SDKClient):
 
     sdk_name, client_class = "anthropic", "Anthropic"
 
+    def _endpoint(self) -> Any:
+        return self.client.messages
+
     def ask(self, prefix: str, criteria: str, schema: dict[str, Any]) -> Exchange:
         s = self.settings
         try:
-            message = self.client.messages.create(
+            message = self.endpoint.create(
                 model=s.model, max_tokens=s.max_output_tokens, system=SYSTEM,
                 tools=[{"name": TOOL, "description": "Report the rubric flags found.",
                         "input_schema": schema}],
