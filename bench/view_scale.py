@@ -115,7 +115,9 @@ def _grading(record: CheckpointRecord) -> CheckpointEvaluation:
 def _write_checkpoint(layout: RunLayout, record: CheckpointRecord) -> None:
     folder = layout.checkpoint_dir(record.problem, record.trial, record.checkpoint)
     (folder / "snapshot").mkdir(parents=True)
-    code = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(record.index * 5))
+    # each attempt's code its own (as agents' are), so no page is a copy of another's
+    code = f"# {record.problem}, trial {record.trial}\n" + "".join(
+        f"def f{i}(x):\n    return x + {i}\n\n" for i in range(record.index * 5))
     (folder / "snapshot" / "main.py").write_text(code)
     (folder / "prompt.txt").write_text(f"Implement {record.checkpoint} of {record.problem}.\n")
     (folder / "grading.json").write_text(_grading(record).model_dump_json())

@@ -149,3 +149,34 @@ def test_a_finished_runs_digest_is_its_journals(runs: Runs) -> None:
         assert _finished_records(run) is not None  # the one-file path is the one taken
         assert read_run_digest(run, manifest) == _tallied(manifest,
                                                           *_journal_records(run, manifest))
+
+
+def test_a_page_checks_the_folders_it_reads_not_the_whole_runs(tmp_path: Path) -> None:
+    """A trial's folder replaced by hand (a pipe for its journal) makes the pages that read it
+    one clear error; another trial's checkpoint page is still shown, and costs no check of
+    the whole run (a 10,000-checkpoint bundle did 3,000 checks a page)."""
+    from benchwright.errors import UserInputError
+
+    run = write_run(tmp_path / "run", {"p": ["SS", "SS"], "q": ["SS"]}, 2)
+    journal = run / "p" / "trial_2" / "journal.jsonl"
+    journal.unlink()
+    os.mkfifo(journal)
+    model, rid = ReadModel([tmp_path], live=False), run_id(run)
+    page = _data(model.file(f"run/{rid}/cp/q/1/checkpoint_2") or b"")
+    assert page["record"]["checkpoint"] == "checkpoint_2"
+    assert page["reached"] == ["checkpoint_1", "checkpoint_2"]
+    assert model.file(f"run/{rid}/cp/p/1/checkpoint_1") is not None
+    for key in (f"run/{rid}/cp/p/2/checkpoint_1", f"run/{rid}/p/p", f"run/{rid}"):
+        with pytest.raises(UserInputError, match="should be a regular file"):
+            model.file(key)
+
+
+def test_highlighting_is_kept_for_the_next_checkpoints_old_side() -> None:
+    """Checkpoint N's new file is N+1's old one: highlighted once, the same tokens both times."""
+    from benchwright.view.diffview import _highlighted, highlight
+
+    _highlighted.cache_clear()
+    first = highlight(["def f(x):", "    return x"], "main.py")
+    again = highlight(["def f(x):", "    return x"], "main.py")
+    assert again == first and _highlighted.cache_info().hits == 1
+    assert "".join(t[1] for t in first[0]) == "def f(x):" and first[0][0] == ["k", "def"]

@@ -18,7 +18,7 @@ from benchwright.coding.runs.checkpoint_files import CheckpointFiles
 from benchwright.coding.runs.journal import read_infra_error, read_records
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunResult, StartFrom
-from benchwright.coding.runs.runner import load_manifest
+from benchwright.coding.runs.runner import check_trial_folder, load_manifest
 from benchwright.coding.runs.tallies import RunDigest, read_run_digest
 from benchwright.view.catalog import RunRef, read_result
 from benchwright.view.coding_checkpoint import checkpoint_page, metric_rows
@@ -34,6 +34,18 @@ def manifest_of(ref: RunRef) -> Manifest:
     """The coding manifest, read by the run's own track."""
     manifest = ref.track.read(ref.path)
     assert isinstance(manifest, Manifest), "a coding run's track reads a coding manifest"
+    return manifest
+
+
+def trials_manifest(ref: RunRef, problem: str, trials: list[int] | None = None) -> Manifest:
+    """The manifest for a page that reads one problem's attempts (`trials`, or all of them):
+    only their folders are checked, so a page's cost does not grow with the run's size."""
+    manifest = load_manifest(ref.path, check_folders=False)
+    if problem in manifest.config.problems:
+        layout = RunLayout(ref.path)
+        for trial in trials or range(1, manifest.config.trials + 1):
+            if 1 <= trial <= manifest.config.trials:
+                check_trial_folder(layout, problem, trial)
     return manifest
 
 
@@ -129,7 +141,7 @@ class CodingPages:
 
     def problem_page(self, ref: RunRef, problem: str) -> dict[str, Any] | None:
         """One problem across its checkpoints, every trial."""
-        manifest = manifest_of(ref)
+        manifest = trials_manifest(ref, problem)
         if problem not in manifest.config.problems:
             return None
         chains, infra = chains_of(ref, manifest, only=problem)
@@ -143,7 +155,7 @@ class CodingPages:
     def checkpoint_page(self, ref: RunRef, problem: str, trial: int,
                         checkpoint: str) -> dict[str, Any] | None:
         """One graded checkpoint."""
-        manifest = manifest_of(ref)
+        manifest = trials_manifest(ref, problem, [trial])
         if problem not in manifest.config.problems or not 1 <= trial <= manifest.config.trials:
             return None
         records = read_records(RunLayout(ref.path).journal(problem, trial))

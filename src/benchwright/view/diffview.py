@@ -10,6 +10,7 @@ so a file's content can never become markup. Highlighting is pygments' lexer for
 from __future__ import annotations
 
 import difflib
+import functools
 from typing import Any
 
 CONTEXT = 3
@@ -30,24 +31,36 @@ def highlight(lines: list[str], filename: str) -> list[list[Token]]:
         return []
     if len(cut) > MAX_HIGHLIGHT:
         return [[["", line]] for line in cut]
-    from pygments.lexers import get_lexer_for_filename
-    from pygments.lexers.special import TextLexer
-    from pygments.token import STANDARD_TYPES
-    from pygments.util import ClassNotFound
+    return _highlighted("\n".join(cut), len(cut), filename)
 
-    try:
-        lexer = get_lexer_for_filename(filename, stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        lexer = TextLexer()
+
+@functools.lru_cache(maxsize=32)
+def _highlighted(text: str, count: int, filename: str) -> list[list[Token]]:
+    """Kept for a while: checkpoint N's new file is N+1's old one (callers only read it)."""
+    from pygments.token import STANDARD_TYPES
+
     out: list[list[Token]] = [[]]
-    for kind, value in lexer.get_tokens("\n".join(cut)):
+    for kind, value in _lexer(filename).get_tokens(text):
         css = _css(kind, STANDARD_TYPES)
         for i, part in enumerate(value.split("\n")):
             if i:
                 out.append([])
             if part:
                 out[-1].append([css, part])
-    return (out + [[] for _ in cut])[: len(cut)]
+    return (out + [[] for _ in range(count)])[:count]
+
+
+@functools.lru_cache(maxsize=64)
+def _lexer(filename: str) -> Any:
+    """pygments' lexer for the name (finding it scans every lexer's patterns: milliseconds)."""
+    from pygments.lexers import get_lexer_for_filename
+    from pygments.lexers.special import TextLexer
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_for_filename(filename, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return TextLexer()
 
 
 def _css(kind: Any, table: dict[Any, str]) -> str:

@@ -82,6 +82,7 @@ class ReadModel:
         self._cached_bytes = 0
         self._rows: dict[str, tuple[Stamp, dict[str, Any]]] = {}
         self._lock = threading.Lock()
+        self._frozen_locks: LockTable | None = None
         self.scan()
 
     def scan(self) -> list[RunRef]:
@@ -114,7 +115,7 @@ class ReadModel:
         refs = self._refs_of(parts)
         if refs is None:
             return None
-        locks = LockTable()
+        locks = self._locks()
         states = [locks.state(r.path) for r in refs]
         stamp = None if any(s.running for s in states) else self._joint_stamp(refs)
         cached = self._cached(key, stamp)
@@ -157,12 +158,21 @@ class ReadModel:
         """Every run's row (cached for runs not being worked on), and the folders that could
         not be read as runs."""
         refs = self.scan()
-        locks = LockTable()
+        locks = self._locks()
         rows = [self._row(ref, locks.state(ref.path)) for ref in refs]
         return {"runs": rows, "unreadable": [{"path": str(b.path), "error": b.error}
                                              for b in self._bad],
                 "folders": [str(f) for f in self.folders],
                 "live": self.live and any(r.get("running") for r in rows)}
+
+    def _locks(self) -> LockTable:
+        """/proc/locks as it is now; read once for a bundle (not live), whose pages all show
+        the moment it was written."""
+        if self.live or self._frozen_locks is None:
+            table = LockTable()
+            self._frozen_locks = None if self.live else table
+            return table
+        return self._frozen_locks
 
     def _row(self, ref: RunRef, state: RunState) -> dict[str, Any]:
         stamp = None if state.running else _stamp(ref.path)

@@ -95,13 +95,17 @@ def _check_trial_folders(layout: RunLayout, config: RunConfig) -> None:
     """A trial's folder, journal or infrastructure-error record that is there but of the wrong
     kind (replaced by hand: a file for a folder, a folder or a pipe for a file) is refused up
     front, before anything reads or deletes it."""
-    root = layout.root  # each path built once: a viewer reads thousands of these manifests
     for problem in config.problems:
         for trial in range(1, config.trials + 1):
-            folder = f"{root}/{problem}/trial_{trial}"
-            require_kind(Path(folder), folder=True)
-            require_kind(Path(f"{folder}/{JOURNAL}"), folder=False)
-            require_kind(Path(f"{folder}/{INFRA_ERROR}"), folder=False)
+            check_trial_folder(layout, problem, trial)
+
+
+def check_trial_folder(layout: RunLayout, problem: str, trial: int) -> None:
+    """One trial's part of `_check_trial_folders` (what reads only that trial checks only it)."""
+    folder = f"{layout.root}/{problem}/trial_{trial}"  # each path built once: a viewer reads
+    require_kind(Path(folder), folder=True)          # thousands of these
+    require_kind(Path(f"{folder}/{JOURNAL}"), folder=False)
+    require_kind(Path(f"{folder}/{INFRA_ERROR}"), folder=False)
 
 
 def refresh_checksums(run_dir: Path, manifest: Manifest) -> Manifest:
