@@ -135,37 +135,49 @@ def _default_out(problem: str, checkpoint: str) -> Path:
     return Path("benchwright-out") / "eval" / problem / f"{checkpoint}-{stamp}"
 
 
+CheckpointOption = Annotated[str, typer.Option(metavar="NAME",
+    help="The checkpoint, e.g. checkpoint_2.")]
+ProblemOption = Annotated[str, typer.Option(metavar="NAME", help="The problem, in --problems-dir "
+    "(default: a bundled example).")]
+ProblemsDirOption = Annotated[Path | None, typer.Option(
+    parser=existing_dir, metavar="DIR",
+    help="Folder of problems (SCBench format); default: the bundled examples.")]
+WorkspaceOption = Annotated[Path | None, typer.Option(
+    metavar="DIR",
+    help="The snapshot to grade; default: the checkpoint's reference solution.")]
+OutOption = Annotated[Path | None, typer.Option(
+    parser=new_dir, metavar="DIR",
+    help="Where to write evaluation.json and the raw output.")]
+PythonOption = Annotated[str | None, typer.Option(
+    metavar="VERSION|PATH",
+    help="Python version or path for the environments (default 3.12 when present).")]
+UnsafeNoSandboxOption = Annotated[bool, typer.Option(
+    "--unsafe-no-sandbox",
+    help="Run the code on this machine without bubblewrap isolation.")]
+WallClockOption = Annotated[float, typer.Option(
+    callback=seconds(MAX_WALL_CLOCK_S), metavar="SECONDS",
+    help="Seconds before the whole checkpoint is killed.")]
+MemoryMbOption = Annotated[int | None, typer.Option(
+    min=MIN_MEMORY_MB, max=MAX_MEMORY_MB, metavar="MIB",
+    help="Resident memory (MiB) the submission's processes may use together; "
+    "default: half of this machine's memory.")]
+MaxProcessesOption = Annotated[int, typer.Option(
+    min=1, max=MAX_PROCESSES, metavar="N", help="Processes the sandbox may hold.")]
+
+
 @app.command("checkpoint")
 def checkpoint_cmd(
-    checkpoint: Annotated[str, typer.Option(metavar="NAME",
-                                            help="The checkpoint, e.g. checkpoint_2.")],
-    problem: Annotated[str, typer.Option(metavar="NAME", help="The problem, in --problems-dir "
-                                         "(default: a bundled example).")],
-    problems_dir: Annotated[Path | None, typer.Option(
-        parser=existing_dir, metavar="DIR",
-        help="Folder of problems (SCBench format); default: the bundled examples.")] = None,
-    workspace: Annotated[Path | None, typer.Option(
-        metavar="DIR",
-        help="The snapshot to grade; default: the checkpoint's reference solution.")] = None,
-    out: Annotated[Path | None, typer.Option(
-        parser=new_dir, metavar="DIR",
-        help="Where to write evaluation.json and the raw output.")] = None,
+    checkpoint: CheckpointOption,
+    problem: ProblemOption,
+    problems_dir: ProblemsDirOption = None,
+    workspace: WorkspaceOption = None,
+    out: OutOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
-    python: Annotated[str | None, typer.Option(
-        metavar="VERSION|PATH",
-        help="Python version or path for the environments (default 3.12 when present).")] = None,
-    unsafe_no_sandbox: Annotated[bool, typer.Option(
-        "--unsafe-no-sandbox",
-        help="Run the code on this machine without bubblewrap isolation.")] = False,
-    wall_clock: Annotated[float, typer.Option(
-        callback=seconds(MAX_WALL_CLOCK_S), metavar="SECONDS",
-        help="Seconds before the whole checkpoint is killed.")] = 1800.0,
-    memory_mb: Annotated[int | None, typer.Option(
-        min=MIN_MEMORY_MB, max=MAX_MEMORY_MB, metavar="MIB",
-        help="Resident memory (MiB) the submission's processes may use together; "
-        "default: half of this machine's memory.")] = None,
-    max_processes: Annotated[int, typer.Option(
-        min=1, max=MAX_PROCESSES, metavar="N", help="Processes the sandbox may hold.")] = 256,
+    python: PythonOption = None,
+    unsafe_no_sandbox: UnsafeNoSandboxOption = False,
+    wall_clock: WallClockOption = 1800.0,
+    memory_mb: MemoryMbOption = None,
+    max_processes: MaxProcessesOption = 256,
 ) -> None:
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
     from rich.console import Console

@@ -62,95 +62,118 @@ app.command("web")(run_web_cmd)
 BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
 JUDGE_OPTION_KEYS = [k for k in JudgeSettings.model_fields if k not in ("model", "rubric")]
 
+ProblemsDirOption = Annotated[Path | None, typer.Option(
+    parser=existing_dir, metavar="DIR",
+    help="Folder of problems (SCBench format); default: the bundled examples.")]
+ProblemOption = Annotated[list[str] | None, typer.Option(
+    metavar="NAME",
+    help="A problem to run (repeatable); default: every problem in the folder.")]
+AgentOption = Annotated[str, typer.Option(
+    metavar="NAME", help=f"One of: {', '.join(CODING_AGENTS.table)}; a plugin's "
+    "(`benchwright agents list`), or module:Class.")]
+AgentVersionOption = Annotated[str | None, typer.Option(
+    metavar="X.Y.Z", help="Install and run this version of a CLI agent (claude_code, "
+    "codex, gemini, opencode, openhands); default: the version benchwright pins.")]
+AgentCommandOption = Annotated[str | None, typer.Option(
+    metavar="CMD", help="Shell command for the `command` agent (prompt on stdin).")]
+AgentMountOption = Annotated[list[Path] | None, typer.Option(
+    parser=existing_path, metavar="PATH",
+    help="A host file or folder bound read-only into the `command` agent's sandbox at the "
+    "same path, e.g. the agent's own scripts (repeatable).")]
+ReplayFromOption = Annotated[Path | None, typer.Option(
+    metavar="RUN_DIR", help="Run directory whose snapshots the `replay` agent re-applies.")]
+ModelOption = Annotated[str | None, typer.Option(metavar="MODEL",
+    help="Model name passed to the agent.")]
+ThinkingOption = Annotated[Thinking | None, typer.Option(
+    help="SCBench's thinking preset: none (the agent's default), disabled, low (4,000 "
+    "tokens), medium (10,000), high (31,999); effort-level agents read low, medium, high.")]
+ThinkingBudgetOption = Annotated[int | None, typer.Option(
+    min=0, max=10**9, metavar="TOKENS",
+    help="Reasoning tokens per model call, instead of a --thinking preset.")]
+StepLimitOption = Annotated[int | None, typer.Option(
+    min=0, max=1_000_000, metavar="N",
+    help="Model calls per checkpoint (0: no limit); default 100.")]
+PromptOption = Annotated[str, typer.Option(
+    metavar="NAME|FILE",
+    help="Prompt template: just-solve, plan-first or a .jinja file.")]
+TrialsOption = Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Attempts per problem.")]
+WorkersOption = Annotated[int, typer.Option(min=1, max=MAX_WORKERS, help="Attempts run at once.")]
+PassPolicyOption = Annotated[PassPolicy, typer.Option(
+    help="A checkpoint failing it ends the attempt.")]
+StartFromOption = Annotated[StartFrom, typer.Option(
+    help="What checkpoints 2+ start from: chain (the agent's own code) or reference (the "
+    "previous checkpoint's reference solution; every checkpoint is attempted).")]
+OutOption = Annotated[Path | None, typer.Option(
+    parser=new_dir, metavar="RUN_DIR", help="The run directory to create.")]
+ResumeOption = Annotated[Path | None, typer.Option(
+    metavar="RUN_DIR",
+    help="Finish an interrupted run (its saved configuration is used; only --workers and "
+    "--json may be given with it).")]
+PythonOption = Annotated[str | None, typer.Option(
+    metavar="VERSION|PATH", help="Python for grading environments.")]
+BaseUrlOption = Annotated[str | None, typer.Option(
+    envvar=BASE_URL_ENV, metavar="URL",
+    help="The model provider's base URL (e.g. a fake LLM server's http://HOST:PORT/v1).")]
+AgentKeyValueOption = Annotated[list[str] | None, typer.Option(
+    "--agent-option", "-A", metavar="KEY=VALUE",
+    help="Any other LLM-agent setting (repeatable), e.g. cost_limit_usd=1, llm_retries=3, "
+    "infra_retries=0 (docs/agents.md).")]
+AgentNetworkOption = Annotated[bool, typer.Option(
+    "--agent-network", help="Give the agent's sandbox the network.")]
+UnsafeNoSandboxOption = Annotated[bool, typer.Option(
+    "--unsafe-no-sandbox", help="Run agents and tests without bubblewrap.")]
+MetricsOption = Annotated[bool, typer.Option(
+    "--metrics/--no-metrics", help="Measure code quality at every checkpoint.")]
+MaxSnapshotMbOption = Annotated[float, typer.Option(
+    min=0.001, max=MAX_SNAPSHOT_MB, metavar="MIB",
+    help="Cap on one checkpoint's snapshot (MiB, apparent size); past it the checkpoint "
+    "fails as the agent's error.")]
+MaxSnapshotFilesOption = Annotated[int, typer.Option(
+    min=1, max=MAX_SNAPSHOT_FILES, metavar="N",
+    help="Cap on the files of one checkpoint's snapshot; past it, as above.")]
+JudgeModelOption = Annotated[str | None, typer.Option(
+    metavar="MODEL",
+    help="Judge each checkpoint's code with this LLM as it finishes (as `metrics judge`).")]
+JudgeRubricOption = Annotated[Path | None, typer.Option(
+    metavar="FILE",
+    help="The judge's rubric (JSONL, SCBench's format); default: benchwright's.")]
+JudgeKeyValueOption = Annotated[list[str] | None, typer.Option(
+    "--judge-option", "-J", metavar="KEY=VALUE", help="A judge setting (repeatable), e.g. "
+    "base_url=..., protocol=anthropic, api_key_env=NAME, samples=3.")]
+
+
 @app.command("coding")
 def coding_cmd(
     ctx: typer.Context,
-    problems_dir: Annotated[Path | None, typer.Option(
-        parser=existing_dir, metavar="DIR",
-        help="Folder of problems (SCBench format); default: the bundled examples.")] = None,
-    problem: Annotated[list[str] | None, typer.Option(
-        metavar="NAME",
-        help="A problem to run (repeatable); default: every problem in the folder.")] = None,
-    agent: Annotated[str, typer.Option(
-        metavar="NAME", help=f"One of: {', '.join(CODING_AGENTS.table)}; a plugin's "
-        "(`benchwright agents list`), or module:Class.")] = "oracle",
-    agent_version: Annotated[str | None, typer.Option(
-        metavar="X.Y.Z", help="Install and run this version of a CLI agent (claude_code, "
-        "codex, gemini, opencode, openhands); default: the version benchwright pins.")] = None,
-    agent_command: Annotated[str | None, typer.Option(
-        metavar="CMD", help="Shell command for the `command` agent (prompt on stdin).")] = None,
-    agent_mount: Annotated[list[Path] | None, typer.Option(
-        parser=existing_path, metavar="PATH",
-        help="A host file or folder bound read-only into the `command` agent's sandbox at the "
-        "same path, e.g. the agent's own scripts (repeatable).")] = None,
-    replay_from: Annotated[Path | None, typer.Option(
-        metavar="RUN_DIR", help="Run directory whose snapshots the `replay` agent re-applies.")
-    ] = None,
-    model: Annotated[str | None, typer.Option(metavar="MODEL",
-                                              help="Model name passed to the agent.")] = None,
-    thinking: Annotated[Thinking | None, typer.Option(
-        help="SCBench's thinking preset: none (the agent's default), disabled, low (4,000 "
-        "tokens), medium (10,000), high (31,999); effort-level agents read low, medium, high.")
-    ] = None,
-    thinking_budget: Annotated[int | None, typer.Option(
-        min=0, max=10**9, metavar="TOKENS",
-        help="Reasoning tokens per model call, instead of a --thinking preset.")] = None,
-    step_limit: Annotated[int | None, typer.Option(
-        min=0, max=1_000_000, metavar="N",
-        help="Model calls per checkpoint (0: no limit); default 100.")] = None,
-    prompt: Annotated[str, typer.Option(
-        metavar="NAME|FILE",
-        help="Prompt template: just-solve, plan-first or a .jinja file.")] = "just-solve",
-    trials: Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Attempts per problem.")
-                      ] = 1,
-    workers: Annotated[int, typer.Option(min=1, max=MAX_WORKERS, help="Attempts run at once.")
-                       ] = 1,
-    pass_policy: Annotated[PassPolicy, typer.Option(
-        help="A checkpoint failing it ends the attempt.")] = PassPolicy.CORE_CASES,
-    start_from: Annotated[StartFrom, typer.Option(
-        help="What checkpoints 2+ start from: chain (the agent's own code) or reference (the "
-        "previous checkpoint's reference solution; every checkpoint is attempted).")
-    ] = StartFrom.CHAIN,
-    out: Annotated[Path | None, typer.Option(
-        parser=new_dir, metavar="RUN_DIR", help="The run directory to create.")] = None,
-    resume: Annotated[Path | None, typer.Option(
-        metavar="RUN_DIR",
-        help="Finish an interrupted run (its saved configuration is used; only --workers and "
-        "--json may be given with it).")] = None,
-    python: Annotated[str | None, typer.Option(
-        metavar="VERSION|PATH", help="Python for grading environments.")] = None,
-    base_url: Annotated[str | None, typer.Option(
-        envvar=BASE_URL_ENV, metavar="URL",
-        help="The model provider's base URL (e.g. a fake LLM server's http://HOST:PORT/v1).")
-    ] = None,
-    agent_option: Annotated[list[str] | None, typer.Option(
-        "--agent-option", "-A", metavar="KEY=VALUE",
-        help="Any other LLM-agent setting (repeatable), e.g. cost_limit_usd=1, llm_retries=3, "
-        "infra_retries=0 (docs/agents.md).")] = None,
-    agent_network: Annotated[bool, typer.Option(
-        "--agent-network", help="Give the agent's sandbox the network.")] = False,
-    unsafe_no_sandbox: Annotated[bool, typer.Option(
-        "--unsafe-no-sandbox", help="Run agents and tests without bubblewrap.")] = False,
-    metrics: Annotated[bool, typer.Option(
-        "--metrics/--no-metrics", help="Measure code quality at every checkpoint.")] = True,
-    max_snapshot_mb: Annotated[float, typer.Option(
-        min=0.001, max=MAX_SNAPSHOT_MB, metavar="MIB",
-        help="Cap on one checkpoint's snapshot (MiB, apparent size); past it the checkpoint "
-        "fails as the agent's error.")] = DEFAULT_MAX_SNAPSHOT_MB,
-    max_snapshot_files: Annotated[int, typer.Option(
-        min=1, max=MAX_SNAPSHOT_FILES, metavar="N",
-        help="Cap on the files of one checkpoint's snapshot; past it, as above.")
-    ] = DEFAULT_MAX_SNAPSHOT_FILES,
-    judge_model: Annotated[str | None, typer.Option(
-        metavar="MODEL",
-        help="Judge each checkpoint's code with this LLM as it finishes (as `metrics judge`).")
-    ] = None,
-    judge_rubric: Annotated[Path | None, typer.Option(
-        metavar="FILE",
-        help="The judge's rubric (JSONL, SCBench's format); default: benchwright's.")] = None,
-    judge_option: Annotated[list[str] | None, typer.Option(
-        "--judge-option", "-J", metavar="KEY=VALUE", help="A judge setting (repeatable), e.g. "
-        "base_url=..., protocol=anthropic, api_key_env=NAME, samples=3.")] = None,
+    problems_dir: ProblemsDirOption = None,
+    problem: ProblemOption = None,
+    agent: AgentOption = "oracle",
+    agent_version: AgentVersionOption = None,
+    agent_command: AgentCommandOption = None,
+    agent_mount: AgentMountOption = None,
+    replay_from: ReplayFromOption = None,
+    model: ModelOption = None,
+    thinking: ThinkingOption = None,
+    thinking_budget: ThinkingBudgetOption = None,
+    step_limit: StepLimitOption = None,
+    prompt: PromptOption = "just-solve",
+    trials: TrialsOption = 1,
+    workers: WorkersOption = 1,
+    pass_policy: PassPolicyOption = PassPolicy.CORE_CASES,
+    start_from: StartFromOption = StartFrom.CHAIN,
+    out: OutOption = None,
+    resume: ResumeOption = None,
+    python: PythonOption = None,
+    base_url: BaseUrlOption = None,
+    agent_option: AgentKeyValueOption = None,
+    agent_network: AgentNetworkOption = False,
+    unsafe_no_sandbox: UnsafeNoSandboxOption = False,
+    metrics: MetricsOption = True,
+    max_snapshot_mb: MaxSnapshotMbOption = DEFAULT_MAX_SNAPSHOT_MB,
+    max_snapshot_files: MaxSnapshotFilesOption = DEFAULT_MAX_SNAPSHOT_FILES,
+    judge_model: JudgeModelOption = None,
+    judge_rubric: JudgeRubricOption = None,
+    judge_option: JudgeKeyValueOption = None,
     executor: ExecutorOption = "local",
     ray_address: RayAddressOption = "auto",
     job_cpus: JobCpusOption = 1.0,

@@ -37,61 +37,75 @@ BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
 __all__ = ["RUNNER_ENV", "run_web_cmd", "web_options"]
 
 
+SuiteOption = Annotated[str, typer.Option(
+    metavar="NAME|FILE",
+    help="local, webarena-verified, or a tasks JSON file in the WebArena Verified format.")]
+TaskIdsOption = Annotated[str | None, typer.Option(metavar="IDS",
+    help="Ids and ranges: 0-50,77.")]
+SitesOption = Annotated[str | None, typer.Option(
+    metavar="SITES", help="Tasks touching any of: shopping,reddit.")]
+AgentOption = Annotated[str, typer.Option(
+    metavar="NAME", help=f"One of: {', '.join(WEB_AGENTS.table)}; a plugin's "
+    "(`benchwright agents list`), or module:Class.")]
+ModelOption = Annotated[str | None, typer.Option(metavar="MODEL",
+    help="Model name (browser-use).")]
+BaseUrlOption = Annotated[str | None, typer.Option(
+    envvar=BASE_URL_ENV, metavar="URL",
+    help="OpenAI-compatible endpoint of the model; the key comes from --api-key-env.")]
+ApiKeyEnvOption = Annotated[str, typer.Option(metavar="VAR",
+    help="Variable holding the API key.")]
+StepLimitOption = Annotated[int, typer.Option(min=1, max=MAX_WEB_STEPS, metavar="N",
+    help="Agent steps per trial.")]
+ScriptsOption = Annotated[Path | None, typer.Option(
+    metavar="DIR",
+    help="Folder of <task_id>.yaml action scripts (scripted agent); default: the suite's.")]
+ExtractModelOption = Annotated[str | None, typer.Option(
+    metavar="MODEL",
+    help="A model that reads ambiguous answers into retrieved_data (off by default; uses "
+    "--base-url and --api-key-env).")]
+OutOption = Annotated[Path | None, typer.Option(parser=new_dir, metavar="RUN_DIR",
+    help="The run directory to create.")]
+ResumeOption = Annotated[Path | None, typer.Option(
+    metavar="RUN_DIR", help="Finish an interrupted run (its saved settings are used; only "
+    "--json may be given with it).")]
+ConfigOption = Annotated[Path | None, typer.Option(
+    metavar="ENV.yaml", help="Site URLs (YAML) for suites not served by benchwright.")]
+KeepBrowserFilesOption = Annotated[bool, typer.Option(
+    "--keep-browser-files", help="Keep each trial's browser profile and downloads.")]
+CookiesOption = Annotated[list[Path] | None, typer.Option(
+    metavar="FILE", help="A cookie file from `benchwright web auth capture`, set in every "
+    "trial before it navigates (repeatable).")]
+PromptOption = Annotated[str, typer.Option(
+    metavar="KIND|FILE",
+    help="structured (ask for the official final response, validated by a schema), plain "
+    "(free text read by the response adapter), or a template FILE ({task}, {start_urls}, "
+    "{sites}, {response_format}).")]
+ConcurrencyPerSiteOption = Annotated[int, typer.Option(
+    min=1, max=MAX_CONCURRENCY_PER_SITE, metavar="N",
+    help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many at a time, each in "
+    "its own browser; MUTATE trials always run alone.")]
+
+
 def run_web_cmd(
     ctx: typer.Context,
-    suite: Annotated[str, typer.Option(
-        metavar="NAME|FILE",
-        help="local, webarena-verified, or a tasks JSON file in the WebArena Verified format.")]
-    = LOCAL,
-    task_ids: Annotated[str | None, typer.Option(metavar="IDS",
-                                                 help="Ids and ranges: 0-50,77.")] = None,
-    sites: Annotated[str | None, typer.Option(
-        metavar="SITES", help="Tasks touching any of: shopping,reddit.")] = None,
-    agent: Annotated[str, typer.Option(
-        metavar="NAME", help=f"One of: {', '.join(WEB_AGENTS.table)}; a plugin's "
-        "(`benchwright agents list`), or module:Class.")] = "scripted",
-    model: Annotated[str | None, typer.Option(metavar="MODEL",
-                                              help="Model name (browser-use).")] = None,
-    base_url: Annotated[str | None, typer.Option(
-        envvar=BASE_URL_ENV, metavar="URL",
-        help="OpenAI-compatible endpoint of the model; the key comes from --api-key-env.")]
-    = None,
-    api_key_env: Annotated[str, typer.Option(metavar="VAR",
-                                             help="Variable holding the API key.")]
-    = "OPENAI_API_KEY",
+    suite: SuiteOption = LOCAL,
+    task_ids: TaskIdsOption = None,
+    sites: SitesOption = None,
+    agent: AgentOption = "scripted",
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
     trials: Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Attempts per task.")] = 1,
-    step_limit: Annotated[int, typer.Option(min=1, max=MAX_WEB_STEPS, metavar="N",
-                                            help="Agent steps per trial.")] = 30,
-    scripts: Annotated[Path | None, typer.Option(
-        metavar="DIR",
-        help="Folder of <task_id>.yaml action scripts (scripted agent); default: the suite's.")]
-    = None,
-    extract_model: Annotated[str | None, typer.Option(
-        metavar="MODEL",
-        help="A model that reads ambiguous answers into retrieved_data (off by default; uses "
-        "--base-url and --api-key-env).")] = None,
-    out: Annotated[Path | None, typer.Option(parser=new_dir, metavar="RUN_DIR",
-                                             help="The run directory to create.")] = None,
-    resume: Annotated[Path | None, typer.Option(
-        metavar="RUN_DIR", help="Finish an interrupted run (its saved settings are used; only "
-        "--json may be given with it).")] = None,
-    config: Annotated[Path | None, typer.Option(
-        metavar="ENV.yaml", help="Site URLs (YAML) for suites not served by benchwright.")]
-    = None,
-    keep_browser_files: Annotated[bool, typer.Option(
-        "--keep-browser-files", help="Keep each trial's browser profile and downloads.")] = False,
-    cookies: Annotated[list[Path] | None, typer.Option(
-        metavar="FILE", help="A cookie file from `benchwright web auth capture`, set in every "
-        "trial before it navigates (repeatable).")] = None,
-    prompt: Annotated[str, typer.Option(
-        metavar="KIND|FILE",
-        help="structured (ask for the official final response, validated by a schema), plain "
-        "(free text read by the response adapter), or a template FILE ({task}, {start_urls}, "
-        "{sites}, {response_format}).")] = STRUCTURED,
-    concurrency_per_site: Annotated[int, typer.Option(
-        min=1, max=MAX_CONCURRENCY_PER_SITE, metavar="N",
-        help="Read-only trials (RETRIEVE, NAVIGATE) of a site run this many at a time, each in "
-        "its own browser; MUTATE trials always run alone.")] = 1,
+    step_limit: StepLimitOption = 30,
+    scripts: ScriptsOption = None,
+    extract_model: ExtractModelOption = None,
+    out: OutOption = None,
+    resume: ResumeOption = None,
+    config: ConfigOption = None,
+    keep_browser_files: KeepBrowserFilesOption = False,
+    cookies: CookiesOption = None,
+    prompt: PromptOption = STRUCTURED,
+    concurrency_per_site: ConcurrencyPerSiteOption = 1,
     executor: placement.ExecutorOption = "local",
     ray_address: placement.RayAddressOption = "auto",
     job_cpus: placement.JobCpusOption = 1.0,
