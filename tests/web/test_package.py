@@ -12,6 +12,7 @@ from pathlib import Path
 from benchwright.cli.run_web_cmd import RUNNER_ENV
 from benchwright.web.package import TrialChoice, pick_trial
 from benchwright.web.tasks import WebDataset
+from tests.coding_run_fixture import write_run as write_coding_run
 from tests.conftest import run_cli
 
 
@@ -41,18 +42,23 @@ def _scores(scored: dict[str, object]) -> dict[int, float]:
     return {int(t["task_id"]): float(t["score"]) for t in scored["tasks"]}  # type: ignore[attr-defined, index]
 
 
-def _rescore_package(package: Path, run_dir: Path, tmp_path: Path) -> dict[int, float]:
-    manifest = json.loads((run_dir / "manifest.json").read_text())
-    config = tmp_path / "sites.yaml"
-    config.write_text("sites:\n" + "".join(f"  {site}:\n    urls: {json.dumps(urls)}\n"
-                                          for site, urls in manifest["site_urls"].items()))
+def _rescore_package(package: Path, run_dir: Path, tmp_path: Path,
+                     by_hand: bool = False) -> dict[int, float]:
+    """The package scored again: with `--run` (the URLs and dataset from the run), or with a
+    config and dataset written `by_hand` from its manifest."""
     folder = package
     if package.name.endswith(".tar.gz"):
         folder = tmp_path / "unpacked"
         with tarfile.open(package) as archive:
             archive.extractall(folder, filter="data")
-    done = run_cli("web", "eval", str(folder), "--config", str(config),
-                   "--dataset", manifest["dataset_file"], "--json")
+    how = ["--run", str(run_dir)]
+    if by_hand:
+        manifest = json.loads((run_dir / "manifest.json").read_text())
+        config = tmp_path / "sites.yaml"
+        config.write_text("sites:\n" + "".join(f"  {site}:\n    urls: {json.dumps(urls)}\n"
+                                              for site, urls in manifest["site_urls"].items()))
+        how = ["--config", str(config), "--dataset", manifest["dataset_file"]]
+    done = run_cli("web", "eval", str(folder), *how, "--json")
     assert done.returncode == 0, done.stderr
     return _scores(json.loads(done.stdout))
 
@@ -71,6 +77,7 @@ def test_a_local_run_packaged_scores_as_its_chosen_trials(tmp_path: Path) -> Non
     assert first.returncode == 0, first.stderr
     assert "3 tasks packaged" in first.stdout
     assert "nothing to trim, and the packager writes indented JSON" in first.stdout
+    assert f"--run {run_dir}" in first.stderr
     assert sorted(p.name for p in (tmp_path / "first").iterdir()) == [
         "9001", "9003", "9005", "summary.json"]
     assert _rescore_package(tmp_path / "first", run_dir, tmp_path) == {
@@ -78,8 +85,11 @@ def test_a_local_run_packaged_scores_as_its_chosen_trials(tmp_path: Path) -> Non
     best = run_cli("web", "package", str(run_dir), "--out", str(tmp_path / "best.tar.gz"),
                    "--trial", "best")
     assert best.returncode == 0, best.stderr
-    assert _rescore_package(tmp_path / "best.tar.gz", run_dir, tmp_path) == {
+    assert _rescore_package(tmp_path / "best.tar.gz", run_dir, tmp_path, by_hand=True) == {
         9001: 1.0, 9003: 1.0, 9005: 1.0}
+    coding = run_cli("web", "eval", str(tmp_path / "first"), "--run",
+                     str(write_coding_run(tmp_path / "coding", {"p": ["SS"]})))
+    assert coding.returncode == 2 and "Traceback" not in coding.stderr, coding.stderr
     again = run_cli("web", "package", str(run_dir), "--out", str(tmp_path / "first"))
     assert again.returncode == 2 and "already exists" in again.stderr
 

@@ -83,12 +83,15 @@ def eval_cmd(
     dataset: Annotated[Path | None, typer.Option(
         help="A tasks JSON file (dataset format) for tasks that are not the official 812, "
         "e.g. the local suite's.")] = None,
+    run: Annotated[Path | None, typer.Option(
+        metavar="RUN_DIR", help="The web run the logs come from (e.g. its package): the URLs "
+        "its browser used and its dataset, so no --config or --dataset needs writing.")] = None,
 ) -> None:
     """Score every task folder with the official evaluator; per-site table and macro average."""
     from benchwright.web.stats_report import build_report, render_markdown
     from benchwright.web.tasks import load_task_file
 
-    env_config = load_web_config(config)
+    env_config, dataset = _scoring_inputs(config, dataset, run)
     before = load_summary(baseline) if baseline is not None else None
     err = notes_console()
     with err.status("scoring") as status:
@@ -104,6 +107,20 @@ def eval_cmd(
     print_report(Console(), summary, report)
     err.print(f"[dim]wrote {logs_dir}/eval_summary.json, {REPORT_MD}, {REPORT_JSON} and "
               "eval_result.json per task[/]")
+
+
+def _scoring_inputs(config: Path | None, dataset: Path | None,
+                    run: Path | None) -> tuple[WebEnvConfig, Path | None]:
+    """The sites' settings and the dataset: from --config and --dataset, and with --run from
+    that run's manifest (what --config or --dataset give wins)."""
+    if run is None:
+        return load_web_config(config), dataset
+    from benchwright.runs import open_run
+    from benchwright.web.runs.runner import load_web_manifest, scoring_config
+
+    open_run(run, expect="web")  # the manifest's track, never a guess: a coding run is refused
+    manifest = load_web_manifest(run)
+    return scoring_config(manifest, config), dataset or manifest.dataset_file
 
 
 def eval_json(summary: WebEvalSummary, report: WebReport) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from benchwright.cli.json_output import echo_json
 from benchwright.cli.verbosity import notes_console
+from benchwright.runs.layout import MANIFEST
 from benchwright.web.package import TrialChoice
 
 
@@ -41,6 +42,10 @@ def package_cmd(
         f"{len(result.packaged)} tasks packaged ({trial} trial each): {result.path}\n"
         f"network.har: {_size_change(result.har_bytes_before, result.har_bytes_after)}",
         highlight=False)
+    if (run_dir / MANIFEST).is_file():
+        folder = result.path if result.path.is_dir() else "FOLDER (the archive unpacked)"
+        notes_console().print(f"[dim]re-score it: benchwright web eval {folder} --run "
+                              f"{run_dir}[/]", soft_wrap=True, highlight=False)
     left_out = sorted(set(result.trials) - set(result.packaged))
     if left_out:
         Console(stderr=True).print(f"[yellow]left out by the packager (see its summary.json): "
