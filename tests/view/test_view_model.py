@@ -180,3 +180,26 @@ def test_highlighting_is_kept_for_the_next_checkpoints_old_side() -> None:
     again = highlight(["def f(x):", "    return x"], "main.py")
     assert again == first and _highlighted.cache_info().hits == 1
     assert "".join(t[1] for t in first[0]) == "def f(x):" and first[0][0] == ["k", "def"]
+
+
+def test_a_web_runs_journal_is_read_once_until_it_changes(runs: Runs, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every trial page needs its record: the parsed journal is kept, and read again as soon as
+    the file changes (a trial added changes its size, even if its time were the same)."""
+    import shutil
+
+    from benchwright.view import web_pages
+
+    reads: list[Path] = []
+    real = web_pages.read_jsonl
+    monkeypatch.setattr(web_pages, "read_jsonl", lambda p, m: reads.append(p) or real(p, m))
+    run = tmp_path / "web"
+    shutil.copytree(runs.web_a, run, symlinks=True)
+    [ref], _bad = open_runs([tmp_path], {})
+    pages, journal = web_pages.WebPages(), run / "journal.jsonl"
+    first = pages.journal(ref)
+    assert first and pages.journal(ref) == first and len(reads) == 1
+    stamp = journal.stat().st_mtime_ns
+    journal.write_text(journal.read_text().splitlines(keepends=True)[0])
+    os.utime(journal, ns=(stamp, stamp))
+    assert pages.journal(ref) == first[:1] and len(reads) == 2

@@ -9,6 +9,7 @@ result.json; a trial's files are read by `web.runs.trial_files`.
 from __future__ import annotations
 
 import functools
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -64,16 +65,45 @@ def _summary_rows(path: Path) -> list[TaskRow] | None:
         return None
 
 
+MAX_JOURNALS = 64
+"""Runs whose parsed journal is kept (every trial page needs its record: reading a journal of
+2,400 trials takes 11 ms, a page's worth)."""
+
+
 class WebPages:
     """The web track's pages."""
 
     track = "web"
 
+    def __init__(self) -> None:
+        self._journals: dict[Path, tuple[tuple[int, int], list[TrialRecord]]] = {}
+        self._lock = threading.Lock()
+
+    def journal(self, ref: RunRef) -> list[TrialRecord]:
+        """The run's journal records; kept while the file's time and size stay the same (it is
+        stamped before it is read, so a line added meanwhile only makes the next read afresh)."""
+        path = WebRunLayout(ref.path).journal
+        try:
+            info = path.stat()
+        except OSError:
+            return read_jsonl(path, TrialRecord)
+        stamp = (info.st_mtime_ns, info.st_size)
+        with self._lock:
+            kept = self._journals.get(path)
+        if kept is not None and kept[0] == stamp:
+            return list(kept[1])
+        records = read_jsonl(path, TrialRecord)
+        with self._lock:
+            if len(self._journals) >= MAX_JOURNALS:
+                self._journals.clear()
+            self._journals[path] = (stamp, records)
+        return list(records)
+
     def row(self, ref: RunRef, state: RunState) -> dict[str, Any]:
         """What the run list and the overview show of a run."""
         manifest = manifest_of(ref)
         result = None if state.running else result_of(ref.path)
-        done = len(read_jsonl(WebRunLayout(ref.path).journal, TrialRecord))
+        done = len(self.journal(ref))
         totals = result.totals if result else None
         return {**_identity(ref, manifest), **state.fields(result.complete if result else None),
                 "progress": {"done": done, "planned": len(manifest.tasks)
@@ -102,7 +132,7 @@ class WebPages:
         manifest = manifest_of(ref)
         report = _report(ref, None)
         result = result_of(ref.path)
-        records = read_jsonl(WebRunLayout(ref.path).journal, TrialRecord)
+        records = self.journal(ref)
         return {**_identity(ref, manifest), **state.fields(result.complete if result else None),
                 "progress": {"done": len(records), "planned": len(manifest.tasks)
                              * manifest.config.trials, "unit": "trials"},
@@ -126,7 +156,7 @@ class WebPages:
         if not folder.is_dir():
             return None
         task = tasks_of(manifest).get(task_id)
-        record = next((r for r in read_jsonl(WebRunLayout(ref.path).journal, TrialRecord)
+        record = next((r for r in self.journal(ref)
                        if r.task_id == task_id and r.trial == trial), None)
         return {**_identity(ref, manifest), "task_id": task_id, "trial": trial,
                 "task": _task(task, planned[task_id].sites), "record": record,
@@ -147,7 +177,7 @@ class WebPages:
 
     def keys(self, ref: RunRef) -> list[str]:
         """Every data key of the run's pages (what a bundle writes)."""
-        records = read_jsonl(WebRunLayout(ref.path).journal, TrialRecord)
+        records = self.journal(ref)
         return [f"run/{ref.rid}", f"run/{ref.rid}/ci",
                 *(f"run/{ref.rid}/t/{r.task_id}/{r.trial}" for r in records)]
 
