@@ -8,7 +8,6 @@ files from `coding.runs.checkpoint_files`. Nothing here computes a statistic of 
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from benchwright.view.catalog import RunRef, read_result
 from benchwright.view.coding_checkpoint import checkpoint_page, metric_rows
 from benchwright.view.coding_judge import checkpoint_judge, run_criteria
 from benchwright.view.run_state import RunState
+from benchwright.view.stamped import StampedCache
 
 Chains = dict[tuple[str, int], list[CheckpointRecord]]
 MAX_DIGESTS = 5000
@@ -77,26 +77,16 @@ class CodingPages:
     track = "coding"
 
     def __init__(self) -> None:
-        self._digests: dict[Path, tuple[int, RunDigest]] = {}
-        self._lock = threading.Lock()
+        self._digests: StampedCache[Path, RunDigest] = StampedCache(MAX_DIGESTS)
 
     def digest(self, ref: RunRef, manifest: Manifest) -> RunDigest:
         """The run's digest; kept while its result.json stays the same (a run being worked on
         has none yet, or rewrites it when it ends, so it is read afresh)."""
         try:
-            stamp = RunLayout(ref.path).result_json.stat().st_mtime_ns
+            stamp: int | None = RunLayout(ref.path).result_json.stat().st_mtime_ns or None
         except OSError:
-            stamp = 0
-        with self._lock:
-            kept = self._digests.get(ref.path)
-        if stamp and kept is not None and kept[0] == stamp:
-            return kept[1]
-        digest = read_run_digest(ref.path, manifest)
-        with self._lock:
-            if len(self._digests) >= MAX_DIGESTS:
-                self._digests.clear()
-            self._digests[ref.path] = (stamp, digest)
-        return digest
+            stamp = None
+        return self._digests.get(ref.path, stamp, lambda: read_run_digest(ref.path, manifest))
 
     def row(self, ref: RunRef, state: RunState) -> dict[str, Any]:
         """What the run list and the overview show of a run."""

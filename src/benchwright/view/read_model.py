@@ -31,6 +31,7 @@ from benchwright.runs.layout import MANIFEST, RESULT_JSON
 from benchwright.view.catalog import RunRef, Unreadable, open_runs
 from benchwright.view.jsdata import encode
 from benchwright.view.run_state import LockTable, RunState
+from benchwright.view.stamped import StampedCache
 from benchwright.view.track_pages import TrackPages
 
 PART = re.compile(NAME_PATTERN)
@@ -80,9 +81,10 @@ class ReadModel:
         self._scanned = 0.0
         self._cache: OrderedDict[str, tuple[Stamp, bytes]] = OrderedDict()
         self._cached_bytes = 0
-        self._rows: dict[str, tuple[Stamp, dict[str, Any]]] = {}
+        self._rows: StampedCache[str, dict[str, Any]] = StampedCache()
         self._lock = threading.Lock()
-        self._frozen_locks: LockTable | None = None
+        # a bundle (not live) shows one moment: /proc/locks read once, not once a page
+        self._frozen_locks = None if live else LockTable()
         self.scan()
 
     def scan(self) -> list[RunRef]:
@@ -166,25 +168,12 @@ class ReadModel:
                 "live": self.live and any(r.get("running") for r in rows)}
 
     def _locks(self) -> LockTable:
-        """/proc/locks as it is now; read once for a bundle (not live), whose pages all show
-        the moment it was written."""
-        if self.live or self._frozen_locks is None:
-            table = LockTable()
-            self._frozen_locks = None if self.live else table
-            return table
-        return self._frozen_locks
+        """/proc/locks as it is now (as it was when a bundle began)."""
+        return self._frozen_locks if self._frozen_locks is not None else LockTable()
 
     def _row(self, ref: RunRef, state: RunState) -> dict[str, Any]:
         stamp = None if state.running else _stamp(ref.path)
-        with self._lock:
-            hit = self._rows.get(ref.rid)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-        row = pages_of(ref).row(ref, state)
-        if stamp is not None:
-            with self._lock:
-                self._rows[ref.rid] = (stamp, row)
-        return row
+        return self._rows.get(ref.rid, stamp, lambda: pages_of(ref).row(ref, state))
 
     def _joint_stamp(self, refs: list[RunRef]) -> Stamp:
         stamps = [_stamp(r.path) for r in refs]

@@ -9,7 +9,6 @@ result.json; a trial's files are read by `web.runs.trial_files`.
 from __future__ import annotations
 
 import functools
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from benchwright.errors import BenchwrightError
 from benchwright.runs.journal import read_jsonl
 from benchwright.view.catalog import RunRef, read_result
 from benchwright.view.run_state import RunState
+from benchwright.view.stamped import StampedCache
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import TrialRecord, WebManifest, WebRunResult
 from benchwright.web.runs.trial_files import har_entries, read_trial
@@ -76,8 +76,7 @@ class WebPages:
     track = "web"
 
     def __init__(self) -> None:
-        self._journals: dict[Path, tuple[tuple[int, int], list[TrialRecord]]] = {}
-        self._lock = threading.Lock()
+        self._journals: StampedCache[Path, list[TrialRecord]] = StampedCache(MAX_JOURNALS)
 
     def journal(self, ref: RunRef) -> list[TrialRecord]:
         """The run's journal records; kept while the file's time and size stay the same (it is
@@ -85,19 +84,10 @@ class WebPages:
         path = WebRunLayout(ref.path).journal
         try:
             info = path.stat()
+            stamp: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
         except OSError:
-            return read_jsonl(path, TrialRecord)
-        stamp = (info.st_mtime_ns, info.st_size)
-        with self._lock:
-            kept = self._journals.get(path)
-        if kept is not None and kept[0] == stamp:
-            return list(kept[1])
-        records = read_jsonl(path, TrialRecord)
-        with self._lock:
-            if len(self._journals) >= MAX_JOURNALS:
-                self._journals.clear()
-            self._journals[path] = (stamp, records)
-        return list(records)
+            stamp = None
+        return list(self._journals.get(path, stamp, lambda: read_jsonl(path, TrialRecord)))
 
     def row(self, ref: RunRef, state: RunState) -> dict[str, Any]:
         """What the run list and the overview show of a run."""
