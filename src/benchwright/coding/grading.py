@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -13,6 +14,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from benchwright import __version__
+from benchwright.coding import jail
 from benchwright.coding import pytest_report as pr
 from benchwright.coding import scratch as sc
 from benchwright.coding import verdict_channel as vc
@@ -205,12 +207,15 @@ def entrypoint_command(problem: ProblemConfig) -> str:
     return f"python {problem.entry_filename}"
 
 
-def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Path) -> list[str]:
-    """pytest's arguments: SCBench's, plus guards against a workspace that plants a conftest."""
+def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Path,
+                jail: Sequence[str] = ()) -> list[str]:
+    """pytest's arguments: SCBench's, plus guards against a workspace that plants a conftest.
+    `jail` is the launcher the submission's command is prefixed with (see `coding.jail`)."""
     timeout = problem.timeout_for(checkpoint)
+    entrypoint = shlex.join([*jail, *shlex.split(entrypoint_command(problem))])
     return [
         *([f"--timeout={int(timeout)}"] if timeout is not None else []),
-        f"--entrypoint={entrypoint_command(problem)}",
+        f"--entrypoint={entrypoint}",
         f"--checkpoint={checkpoint.name}",
         "--json-report", f"--json-report-file={report}",
         "--json-report-omit=streams", "--json-report-omit=log", "--json-report-omit=warnings",
@@ -222,11 +227,13 @@ def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Pa
 
 
 def graded_pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig,
-                       report: Path, reverse_files: bool = False) -> list[str]:
-    """`pytest_args` with our verdict plugin first (see `verdict_plugin`), and the plugin that
-    reverses the order of the test files when asked."""
+                       report: Path, reverse_files: bool = False,
+                       jail: Sequence[str] = ()) -> list[str]:
+    """`pytest_args` with our verdict plugin first (see `verdict_plugin`), the jail's when the
+    submission is jailed, and the plugin that reverses the order of the test files when asked."""
     reverse = ["-p", vc.REVERSE_PLUGIN] if reverse_files else []
-    return ["-p", vc.PLUGIN, *reverse, *pytest_args(problem, checkpoint, report)]
+    jailed = ["-p", vc.JAIL_PLUGIN] if jail else []
+    return ["-p", vc.PLUGIN, *jailed, *reverse, *pytest_args(problem, checkpoint, report, jail)]
 
 
 def _run_pytest(
@@ -238,12 +245,13 @@ def _run_pytest(
     options: GradeOptions,
 ) -> _Ran:
     out, logs = prepared.scratch / "out", prepared.scratch / "logs"
+    jail_command, jail_mounts = _jail(prepared, interpreter, envs, options)
     argv = [str(envs.test.python), "-P", "-m", "pytest",
             *graded_pytest_args(problem, checkpoint, out / "report.json",
-                                options.reverse_files)]
+                                options.reverse_files, jail_command)]
     env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
     mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
-              *uv_mounts()]
+              *uv_mounts(), *jail_mounts]
     channel = vc.Channel()
     env[vc.FD_ENV] = str(channel.write_fd)
     # pytest's output goes to files outside the sandbox's view: only the pipe decides a verdict.
@@ -258,6 +266,26 @@ def _run_pytest(
     return _Ran(result=result, stdout=_read(logs / "stdout.txt"),
                 stderr=_read(logs / "stderr.txt"), pipe=pipe,
                 file_report=vc.read_report_file(out / "report.json"))
+
+
+def jailed(options: GradeOptions) -> bool:
+    """Whether the submission runs in the jail: always in the bubblewrap sandbox (nested
+    bubblewrap), never on the host (`--unsafe-no-sandbox`)."""
+    return options.runtime.name == "bwrap"
+
+
+def _jail(prepared: _Prepared, interpreter: Interpreter, envs: _Envs,
+          options: GradeOptions) -> tuple[list[str], list[Mount]]:
+    """Set up the jail in the plugin tree: the launcher's command ([] when not jailed) and the
+    mount bubblewrap needs when it lives outside /usr."""
+    if not jailed(options):
+        return [], []
+    bwrap = Path(getattr(options.runtime, "bwrap", None) or "/usr/bin/bwrap").resolve()
+    command = jail.launcher(str(envs.test.python), prepared.plugin_path)
+    jail.write_config(prepared.plugin_path, bwrap=str(bwrap), workspace=prepared.workspace,
+                      tests=prepared.workspace / ws.TESTS_DIR,
+                      readonly=[interpreter.prefix, envs.solution.path], launcher_argv=command)
+    return command, [] if bwrap.is_relative_to("/usr") else [Mount(path=bwrap)]
 
 
 def _sandbox_env(
@@ -334,9 +362,10 @@ def _evaluate(
         grader=GraderInfo(
             benchwright_version=__version__, runtime=result.runtime,
             limits=_in_force(options.limits),
-            entrypoint=entrypoint_command(problem),
-            pytest_args=graded_pytest_args(problem, checkpoint, Path("report.json"),
-                                           options.reverse_files),
+            entrypoint=entrypoint_command(problem), jailed=jailed(options),
+            pytest_args=graded_pytest_args(
+                problem, checkpoint, Path("report.json"), options.reverse_files,
+                jail.launcher("python", Path("plugin")) if jailed(options) else ()),
             test_env=_info(envs.test), solution_env=_info(envs.solution, envs.solution_error),
         ),
     )
