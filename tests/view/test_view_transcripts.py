@@ -129,3 +129,24 @@ def test_a_heredoc_write_is_lifted_out_of_the_command() -> None:
     shown = "\n".join("".join(t[1] for t in line) for line in call["lines"])
     assert "import os" not in shown and "2 lines shown below" in shown
     assert "python src/m.py" in shown
+
+
+def test_web_steps_name_each_action_and_its_target(tmp_path: Path) -> None:
+    import json
+
+    from benchwright.web.runs.trial_files import read_trial
+
+    history = {"history": [{
+        "model_output": {"next_goal": "open **sign in**", "action": [
+            {"click_element_by_index": {"index": 12}},
+            {"input_text": {"index": 5, "text": "alice"}}, {"go_to_url": {"url": "http://a/b"}}]},
+        "state": {"url": "http://a/", "title": "Home", "interacted_element": [
+            {"node_name": "A", "attributes": {"aria-label": "Sign in"}}, None, None]},
+        "result": [{"extracted_content": "clicked"}],
+        "metadata": {"step_start_time": 10.0, "step_end_time": 12.5}}]}
+    (tmp_path / "history.json").write_text(json.dumps(history))
+    [step] = read_trial(tmp_path).steps
+    assert [(a.name, a.target, a.detail) for a in step.calls] == [
+        ("click_element_by_index", 'index 12 <a> "Sign in"', ""),
+        ("input_text", "index 5", "alice"), ("go_to_url", "url http://a/b", "")]
+    assert step.title == "Home" and step.duration_s == 2.5

@@ -840,12 +840,20 @@ function verdict(f) {
 }
 
 function stepItem(s) {
-  return h("div", { class: "step" + (s.errors.length ? " err" : "") },
-    h("div", { class: "meta" }, "step " + s.number, s.duration_s !== null ? " · " + secs(s.duration_s) : "", s.url ? [" · ", h("span", { class: "mono" }, s.url)] : null, s.title ? " · “" + s.title + "”" : ""),
-    Object.entries(s.thoughts).map(([k, t]) => h("div", { class: "small" }, h("span", { class: "muted" }, k.replace(/_/g, " ") + ": "), t)),
-    s.actions.map((a) => h("div", {}, h("span", { class: "badge b-none" }, "action"), " ", h("span", { class: "mono small" }, a))),
+  const calls = s.calls && s.calls.length ? s.calls.map(webAction) : s.actions.map((a) => h("div", {}, h("span", { class: "badge b-none" }, "action"), " ", h("span", { class: "mono small" }, a)));
+  return h("div", { class: "step turn" + (s.errors.length ? " err" : ""), id: "step-" + s.number },
+    h("div", { class: "meta" }, h("b", {}, "step " + s.number), s.duration_s !== null ? " · " + secs(s.duration_s) : "", s.title ? " · page “" + s.title + "”" : "", s.url ? [" · ", h("span", { class: "mono" }, s.url)] : null),
+    Object.entries(s.thoughts).map(([k, t]) => h("div", { class: "thought" }, h("div", { class: "small muted" }, k.replace(/_/g, " ")), markdown(t))),
+    calls,
     s.results.map((r) => h("div", { class: "small muted" }, "→ " + r)),
     s.errors.map((e) => h("div", { class: "small msg", style: { color: "var(--bad)" } }, "✘ " + e)));
+}
+
+/* one browser action: its name, what it acted on (element or URL), what it typed or answered */
+function webAction(a) {
+  return h("div", { class: "call webaction" }, h("span", { class: "badge b-none" }, a.name.replace(/_/g, " ")),
+    a.target ? [" ", h("span", { class: "mono small target" }, a.target)] : null,
+    a.detail ? h("div", {}, pre(a.detail, "out")) : null);
 }
 
 function har(d) {
