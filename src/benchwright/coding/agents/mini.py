@@ -20,7 +20,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Self
 
-from benchwright import __version__
 from benchwright.coding.agents.base import (
     AgentContext,
     AgentResult,
@@ -45,6 +44,7 @@ from benchwright.interpreters import Interpreter
 from benchwright.pricing import run_price
 from benchwright.protocols import Runtime
 from benchwright.sandbox import ExecResult, Limits, Mount
+from benchwright.version import __version__
 
 if TYPE_CHECKING:
     from benchwright.coding.agents.setup import AgentSetup
