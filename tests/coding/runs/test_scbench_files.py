@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from benchwright import __version__
 from benchwright.coding.runs.models import RunResult
+from benchwright.version import __version__
 from tests.helpers import run_cli
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
