@@ -1,6 +1,6 @@
 """The executor interface without a cluster: packed trees (as an attacker would shape them),
 node checks, the missing extra, and the coding run's no-shared-filesystem path on an executor
-that streams in this process (the same code the Ray executor drives; tests/executors/test_ray_cluster.py
+that streams in this process (the same code the Ray executor drives; test_ray_cluster.py
 runs it on a real cluster)."""
 
 from __future__ import annotations
