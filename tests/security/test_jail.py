@@ -101,3 +101,14 @@ def test_only_earlier_checkpoints_data_is_copied(tmp_path: Path) -> None:
             assert not (tests / rel).exists()
         if name == "checkpoint_2":
             assert (tests / "data" / "checkpoint_2" / "core" / "secret_case").is_dir()
+
+
+def test_validate_reports_tests_that_import_the_submission() -> None:
+    from benchwright.coding.validate_checks import static_findings
+
+    problem = load_problem(FIXTURES / "inprocess")
+    findings = static_findings(problem, problem.checkpoints["checkpoint_1"])
+    assert [f.kind for f in findings] == ["unjailed"]
+    assert "imports main into pytest's own process" in findings[0].detail
+    casefiles = load_problem(CASEFILES)
+    assert not static_findings(casefiles, casefiles.checkpoints["checkpoint_1"])

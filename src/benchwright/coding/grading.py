@@ -67,6 +67,9 @@ class GradeOptions:
     """Variables over the grader's own (TZ, PYTHONHASHSEED): `problems validate` varies them."""
     reverse_files: bool = False
     """Run the test files in reverse order (each file's tests keep theirs): `problems validate`."""
+    jail_log: Path | None = None
+    """Append every jailed command (command, working folder, paths exposed) to this file, one
+    JSON line each: how `scripts/scbench_parity.py --jail-log` shows what the jail let through."""
 
 
 class GradeOutput(BaseModel):
@@ -263,6 +266,7 @@ def _run_pytest(
                                          pass_fds=(channel.write_fd,))
     finally:
         pipe = channel.received()
+        _keep_jail_log(prepared, options)
     return _Ran(result=result, stdout=_read(logs / "stdout.txt"),
                 stderr=_read(logs / "stderr.txt"), pipe=pipe,
                 file_report=vc.read_report_file(out / "report.json"))
@@ -284,8 +288,19 @@ def _jail(prepared: _Prepared, interpreter: Interpreter, envs: _Envs,
     command = jail.launcher(str(envs.test.python), prepared.plugin_path)
     jail.write_config(prepared.plugin_path, bwrap=str(bwrap), workspace=prepared.workspace,
                       tests=prepared.workspace / ws.TESTS_DIR,
-                      readonly=[interpreter.prefix, envs.solution.path], launcher_argv=command)
+                      readonly=[interpreter.prefix, envs.solution.path], launcher_argv=command,
+                      log=prepared.scratch / "out" / "jail.jsonl" if options.jail_log else None)
     return command, [] if bwrap.is_relative_to("/usr") else [Mount(path=bwrap)]
+
+
+def _keep_jail_log(prepared: _Prepared, options: GradeOptions) -> None:
+    """Append the sandbox's jail log to `options.jail_log` (a diagnostic: bounded, never
+    followed through a link)."""
+    if options.jail_log is None:
+        return
+    data = read_regular(prepared.scratch / "out", "jail.jsonl", limit=64 << 20) or b""
+    with options.jail_log.open("ab") as log:
+        log.write(data)
 
 
 def _sandbox_env(

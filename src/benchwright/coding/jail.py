@@ -33,7 +33,7 @@ beside it (`write_config`).
 
 # Paths are handled as strings with os.path here: lexical normalisation (a link is never
 # resolved to decide what to expose) and one cheap call per argument, in every test.
-# ruff: noqa: PTH100, PTH109, PTH112, PTH115, PTH118, PTH120
+# ruff: noqa: PTH100, PTH109, PTH112, PTH115, PTH118, PTH120, PTH123
 
 from __future__ import annotations
 
@@ -56,12 +56,14 @@ def launcher(python: str, tree: Path) -> list[str]:
 
 
 def write_config(tree: Path, *, bwrap: str, workspace: Path, tests: Path,
-                 readonly: Sequence[Path], launcher_argv: Sequence[str]) -> None:
+                 readonly: Sequence[Path], launcher_argv: Sequence[str],
+                 log: Path | None = None) -> None:
     """Write the jail's settings beside its copy in the plugin tree (paths as the grading sandbox
-    sees them)."""
+    sees them). With `log`, every jailed command is appended to it (a JSON line: command, cwd,
+    the paths exposed beyond the workspace)."""
     config = {"bwrap": bwrap, "workspace": str(workspace), "tests": str(tests),
               "readonly": [str(p) for p in readonly], "system": system_args(),
-              "launcher": list(launcher_argv)}
+              "launcher": list(launcher_argv), "log": str(log) if log else None}
     path = tree / "benchwright" / "coding" / CONFIG_NAME
     path.write_text(json.dumps(config))
     path.chmod(0o644)
@@ -146,6 +148,14 @@ def jail_command(config: Mapping[str, Any], command: Sequence[str], cwd: str) ->
     return [*args, "--chdir", cwd, "--", *command]
 
 
+def _log(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> None:
+    if config.get("log"):
+        record = {"command": list(command), "cwd": cwd,
+                  "exposed": exposed_paths(config, command, cwd)}
+        with open(config["log"], "a", encoding="utf-8") as log:
+            log.write(json.dumps(record) + "\n")
+
+
 def jail_env(env: Mapping[str, str]) -> dict[str, str]:
     """The environment without pytest's variables and the harness's."""
     return {k: v for k, v in env.items() if not k.startswith(HIDDEN_PREFIXES)}
@@ -157,6 +167,7 @@ def main(argv: Sequence[str]) -> None:
     if not argv:
         sys.exit("jail.py: no command given")
     full = jail_command(config, list(argv), os.getcwd())
+    _log(config, list(argv), os.getcwd())
     os.execve(full[0], full, jail_env(os.environ))
 
 
@@ -177,11 +188,28 @@ def _rewritten(config: Mapping[str, Any], args: Any, kwargs: dict[str, Any]) -> 
     cwd = os.path.abspath(os.fsdecode(kwargs.get("cwd") or os.getcwd()))
     env = kwargs.get("env")
     kwargs["env"] = jail_env(os.environ if env is None else env)
+    _log(config, command, cwd)
     return jail_command(config, command, cwd)
+
+
+def _probe(config: Mapping[str, Any]) -> None:
+    """Start an empty jail once, before any test: where nested user namespaces are refused (an
+    AppArmor or sysctl policy), grading stops with this reason instead of failing every test."""
+    argv = [config["bwrap"], "--unshare-user", "--unshare-pid", "--disable-userns",
+            *config["system"], "--", "/bin/true"]
+    probe = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        import pytest
+
+        raise pytest.UsageError(
+            "benchwright's jail for the code under test cannot start here (nested bubblewrap: "
+            f"{probe.stderr.strip() or f'exit code {probe.returncode}'}); unprivileged user "
+            "namespaces must be allowed inside the grading sandbox")
 
 
 def _install() -> None:
     config = _load(Path(__file__).parent)
+    _probe(config)
     original = subprocess.Popen.__init__
 
     def __init__(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
