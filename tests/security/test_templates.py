@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import benchwright
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
 LIMIT_S = 30
@@ -75,7 +75,7 @@ def test_run_coding_refuses_a_hostile_prompt_before_the_run(tmp_path: Path, name
 
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_run_web_refuses_a_hostile_prompt_before_the_run(tmp_path: Path, name: str) -> None:
-    from tests.web.runs.tasks_fixture import write_suite
+    from tests.helpers.web_suites import write_suite
 
     text, fragment = HOSTILE[name]
     tasks, config = write_suite(tmp_path / "suite")
