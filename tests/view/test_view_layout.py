@@ -27,6 +27,9 @@ OVERFLOW = """() => {
 }"""
 
 
+ORDER = ["Core", "Functionality", "Error", "Regression"]
+
+
 def _slug(route: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in route)[:80] or "runs"
 
@@ -74,10 +77,9 @@ def test_identical_failures_are_grouped_core_first(page: Page, viewer: str, runs
     groups = tab.locator("#tests > .samefail")
     assert groups.count() >= 1
     first = groups.first.inner_text()
-    assert " \u00d7 failed" in first and "Core" in first
+    assert " \u00d7 failed" in first and "Core 3" in first
     badges = tab.locator("#tests > .samefail .row .badge").all_inner_texts()
-    kinds = [b for b in badges if b in ("Core", "Functionality", "Error", "Regression")]
-    order = ["Core", "Functionality", "Error", "Regression"]
-    assert kinds == sorted(kinds, key=order.index)
+    kinds = [b.split()[0] for b in badges if b.split()[0] in ORDER]
+    assert kinds[0] == "Core"  # the first group holds the Core failures
     height = tab.evaluate("document.documentElement.scrollHeight")
     assert height < 6000, height

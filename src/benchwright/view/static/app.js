@@ -1117,12 +1117,12 @@ function inline(text) {
 /* ---------- failing tests, identical failures grouped (same error line: `same_as`) ---------- */
 function failingTests(tests) {
   const groups = new Map();
-  tests.forEach((t, i) => { if (!t.passed) { const k = t.group + "\u0000" + t.same_as; if (!groups.has(k)) groups.set(k, []); groups.get(k).push([t, i]); } });
+  tests.forEach((t, i) => { if (!t.passed) { const k = t.outcome + "\u0000" + t.same_as; if (!groups.has(k)) groups.set(k, []); groups.get(k).push([t, i]); } });
   return [...groups.values()].map((members) => {
     const [[t, i]] = members;
     if (members.length === 1) return testItem(t, i);
     return h("div", { class: "samefail panel" },
-      h("div", { class: "row" }, badge(members.length + " × " + t.outcome, "fail"), badge(t.group, "none"), h("span", { class: "small muted" }, members.length + " tests failed the same way; the first one's output:")),
+      h("div", { class: "row" }, badge(members.length + " × " + t.outcome, "fail"), sameGroups(members), h("span", { class: "small muted" }, members.length + " tests failed the same way; the first one's output:")),
       h("div", { class: "msg mono small" }, t.same_as),
       testItem(t, i),
       h("details", {}, h("summary", { class: "small muted" }, "the other " + (members.length - 1) + " test(s)"),
@@ -1144,3 +1144,10 @@ function pointLabels(runs, key) {
 
 /* a head-to-head cell: its figure as a link to that side's page (problem, or trial 1 of a task) */
 function sideLink(present, text, ...parts) { return present ? link(text, ...parts) : h("span", { class: "muted" }, text); }
+
+/* the groups of identical failures, in order: "Core 3", "Functionality 7" */
+function sameGroups(members) {
+  const n = {};
+  members.forEach(([t]) => { n[t.group] = (n[t.group] || 0) + 1; });
+  return Object.entries(n).map(([g, k]) => badge(g + " " + k, "none"));
+}
