@@ -17,8 +17,8 @@ import pytest
 from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResult, Trajectory
 from benchwright.testing import FakeLLMServer, Script
 from benchwright.view.transcript import transcript
-from tests.conftest import run_cli
-from tests.view.conftest import Page, copy_screenshot, rid
+from tests.helpers import run_cli
+from tests.helpers.view_runs import Page, copy_screenshot, rid
 
 PLANTED = "<img src=x onerror=\"document.title='pwned'\">"
 MARKDOWN = f"I will **write** the program in `ledger.py`:\n\n- read the file\n- print {PLANTED}"
