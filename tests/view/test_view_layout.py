@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.view.conftest import Page, Runs, copy_screenshot, rid
-from tests.view.test_view_browser import routes, settled
+from tests.helpers.view_runs import Page, Runs, copy_screenshot, rid, routes, settled
 
 pytestmark = pytest.mark.slow
 
