@@ -240,8 +240,12 @@ class ChainSummary(BaseModel):
 class RunTotals(BaseModel):
     """What a coding run spent, summed over every agent turn (graded or stopped by the provider)."""
 
-    cost_usd: float = 0.0
-    """Model cost in US dollars."""
+    cost_usd: float | None = 0.0
+    """Model cost in US dollars: the known part when some turns' cost is unknown
+    (`cost_unknown`), None when every turn's is."""
+    cost_unknown: int = 0
+    """Agent turns whose cost is unknown (tokens spent on a model with no price): the cost is
+    then shown as "$x + unknown" or "unknown", never as 0."""
     input_tokens: int = 0
     """Prompt tokens."""
     output_tokens: int = 0
