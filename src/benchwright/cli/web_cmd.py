@@ -140,6 +140,7 @@ def print_report(console: Console, summary: WebEvalSummary, report: WebReport,
                  title: str | None = None) -> None:
     """The scored folder's tables (per site, failure modes, totals) under TITLE (default: the
     folder scored)."""
+    from benchwright.pricing import format_cost
     from benchwright.web.stats_report import pct
 
     table = Table(title=title or f"WebArena Verified  {summary.output_dir}",
@@ -148,7 +149,7 @@ def print_report(console: Console, summary: WebEvalSummary, report: WebReport,
         table.add_column(name, justify="left" if name == "site" else "right", no_wrap=True)
     for row in report.per_site:
         table.add_row(row.site, str(row.n_tasks), pct(row.pass_rate), _num(row.avg_steps),
-                      _num(row.avg_tokens, 0), _num(row.avg_cost_usd, 4),
+                      _num(row.avg_tokens, 0), format_cost(row.avg_cost_usd, dollar=False),
                       _num(row.avg_duration_s))
     table.add_row("all", str(report.n_tasks), pct(report.overall), "", "", "", "",
                   end_section=True)

@@ -22,6 +22,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
+from benchwright.pricing import CostSum, format_cost
 from benchwright.report.header import RunHeader, header_lines
 from benchwright.report.trials import TrialStats, pass_k_lines, trial_stats
 from benchwright.stats import (
@@ -88,7 +89,7 @@ class SiteStats(BaseModel):
     avg_tokens: float | None = None
     """Mean tokens."""
     avg_cost_usd: float | None = None
-    """Mean cost in US dollars."""
+    """Mean cost in US dollars; None when an attempt's cost is unknown (or none has metrics)."""
     avg_duration_s: float | None = None
     """Mean wall-clock seconds."""
 
@@ -188,8 +189,11 @@ class BaselineComparison(BaseModel):
 class WebTotals(BaseModel):
     """What the scored attempts spent, from their metrics.json."""
 
-    cost_usd: float = 0.0
-    """Model cost in US dollars."""
+    cost_usd: float | None = 0.0
+    """Model cost in US dollars: the known part when some attempts' is unknown (`cost_unknown`),
+    None when every one is."""
+    cost_unknown: int = 0
+    """Attempts whose cost is unknown (no price for the model, or no cost in metrics.json)."""
     input_tokens: int = 0
     """Model input tokens (the total when metrics.json does not split them)."""
     output_tokens: int = 0
@@ -321,6 +325,12 @@ def failing_attempts(rows: list[TaskRow]) -> list[FailingAttempt]:
             for r in sorted(rows, key=lambda r: (r.task_id, r.trial)) if r.score < 1.0]
 
 
+def _cost(m: TaskMetrics) -> float | None:
+    """An attempt's cost: unknown when it spent tokens and says no cost (never counted 0)."""
+    spent = (m.tokens or 0) + (m.input_tokens or 0) + (m.output_tokens or 0)
+    return m.cost_usd if m.cost_usd is not None or spent else 0.0
+
+
 def web_totals(rows: list[TaskRow]) -> WebTotals:
     """Sums over the attempts' metrics.json (missing values count as 0)."""
     metrics = [r.metrics for r in rows if r.metrics is not None]
@@ -328,8 +338,9 @@ def web_totals(rows: list[TaskRow]) -> WebTotals:
     def total(pick: Callable[[TaskMetrics], float | None]) -> float:
         return sum(v for v in (pick(m) for m in metrics) if v is not None)
 
+    cost = CostSum.of(_cost(m) for m in metrics)
     return WebTotals(
-        cost_usd=total(lambda m: m.cost_usd),
+        cost_usd=cost.partial_usd, cost_unknown=cost.unknown,
         input_tokens=int(total(lambda m: m.input_tokens if m.input_tokens is not None
                                else m.tokens)),
         output_tokens=int(total(lambda m: m.output_tokens)),
@@ -352,7 +363,8 @@ def _site_stats(site: str, rows: list[TaskRow]) -> SiteStats:
     return SiteStats(
         site=site, n_tasks=len(tasks), n_attempts=len(rows), pass_rate=pass_rate(tasks),
         avg_steps=_avg(metrics, lambda m: m.steps), avg_tokens=_avg(metrics, lambda m: m.tokens),
-        avg_cost_usd=_avg(metrics, lambda m: m.cost_usd),
+        avg_cost_usd=None if any(_cost(m) is None for m in metrics)
+        else _avg(metrics, lambda m: m.cost_usd),
         avg_duration_s=_avg(metrics, lambda m: m.duration_s))
 
 
@@ -451,7 +463,8 @@ def _md_totals(totals: WebTotals) -> str:
     return "\n".join([
         "## Totals", "", "| cost (USD) | tokens in | tokens out | tokens in, cached | steps | "
         "agent time (s) | grading time (s) |", "|---:|---:|---:|---:|---:|---:|---:|",
-        f"| {totals.cost_usd:.4f} | {totals.input_tokens:,} | {totals.output_tokens:,} | "
+        f"| {format_cost(totals.cost_usd, totals.cost_unknown > 0, dollar=False)} | "
+        f"{totals.input_tokens:,} | {totals.output_tokens:,} | "
         f"{totals.cached_input_tokens:,} | {totals.steps:,} | {totals.agent_time_s:.1f} | "
         f"{grading} |"])
 
@@ -500,7 +513,8 @@ def _md_sites(report: WebReport) -> str:
              "| site | tasks | pass rate [95% CI] | steps | tokens | cost $ | time s |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     lines += [f"| {s.site} | {s.n_tasks} | {pct(s.pass_rate)} | {_num(s.avg_steps)} | "
-              f"{_num(s.avg_tokens, 0)} | {_num(s.avg_cost_usd, 4)} | {_num(s.avg_duration_s)} |"
+              f"{_num(s.avg_tokens, 0)} | {format_cost(s.avg_cost_usd, dollar=False)} | "
+              f"{_num(s.avg_duration_s)} |"
               for s in report.per_site]
     return "\n".join(lines)
 

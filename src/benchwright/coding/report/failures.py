@@ -129,7 +129,8 @@ def attempt_failure(problem: str, trial: int, chain_dir: Path, records: list[Che
     if infra is not None:
         return AttemptFailure(problem=problem, trial=trial, checkpoint=infra.checkpoint,
                               reason="infrastructure error",
-                              detail=one_line(infra.agent.error) or "the model provider failed")
+                              detail=one_line(infra.grader_error or infra.agent.error)
+                              or "the model provider failed")
     if stops_at_failure and records and not records[-1].passed:
         return _failed_checkpoint(problem, trial, chain_dir, records[-1])
     if len(records) < len(checkpoints):

@@ -73,7 +73,16 @@ function num(v, digits = 3) {
   if (Number.isInteger(v)) return v.toLocaleString("en-US");
   return Math.abs(v) >= 1000 ? v.toLocaleString("en-US", { maximumFractionDigits: 0 }) : String(Number(v.toPrecision(digits)));
 }
-function money(v) { return isNum(v) ? "$" + (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4)) : "–"; }
+/* a cost: "unknown" when it is not known (never $0), "$x + unknown" when some parts are not */
+function money(v, someUnknown) {
+  if (!isNum(v) || (someUnknown && v === 0)) return "unknown";
+  const text = "$" + (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4));
+  return someUnknown ? text + " + unknown" : text;
+}
+function moneySum(items, pick, unknownOf) {
+  const known = items.map(pick).filter(isNum);
+  return money(known.reduce((s, v) => s + v, 0), items.some((x) => !isNum(pick(x)) || (unknownOf && unknownOf(x))));
+}
 function tokens(v) {
   if (!isNum(v)) return "–";
   if (v >= 1e6) return (v / 1e6).toFixed(2) + "M";
@@ -277,7 +286,7 @@ async function pageRuns(refresh) {
     h("div", { class: "cards" },
       card("runs", String(rows.length), coding.length + " coding · " + web.length + " web"),
       card("running now", String(rows.filter((r) => r.running).length)),
-      card("model cost", money(rows.reduce((s, r) => s + (r.cost || 0), 0)), "over every run"),
+      card("model cost", moneySum(rows, (r) => r.cost, (r) => r.cost_unknown > 0), "over every run"),
       card("agent time", secs(rows.reduce((s, r) => s + (r.agent_s || 0), 0)))),
     data.unreadable.length ? h("div", { class: "notice" }, data.unreadable.length + " folder(s) could not be read as runs: ",
       data.unreadable.slice(0, 5).map((u) => h("div", { class: "small mono" }, u.path + ": " + u.error))) : null,
@@ -303,7 +312,7 @@ function runColumns(st, redraw) {
       render: (r) => r.problems.length + (r.track === "coding" ? " problems" : " tasks") + " × " + r.trials },
     { key: "rate", label: "solve / pass rate", num: true, title: "coding: checkpoints solved; web: trials passed (95% CI, † fewer than 6 problems or tasks)",
       render: (r) => h("span", {}, rateBar(r.rate), pct(r.rate), h("div", { class: "small muted ci-cell", "data-rid": r.rid }, r.rate_ci ? ciText(r.rate_ci) : "")) },
-    { key: "cost", label: "cost", num: true, fmt: money },
+    { key: "cost", label: "cost", num: true, render: (r) => money(r.cost, r.cost_unknown > 0), text: (r) => money(r.cost, r.cost_unknown > 0) },
     { key: "tokens", label: "tokens", num: true, fmt: tokens },
     { key: "agent_s", label: "agent time", num: true, fmt: secs },
   ];
@@ -447,7 +456,7 @@ function codingRunPage(d) {
     h("div", { class: "cards" },
       card("checkpoints solved", solved ? pct(solved.estimate.value) : "–", solved ? "95% CI " + ciText(solved.estimate).replace(/^[^[]*/, "") : null),
       card("problems solved", probs ? pct(probs.estimate.value) : "–", probs ? "95% CI " + ciText(probs.estimate).replace(/^[^[]*/, "") : null),
-      card("model cost", money(t.cost_usd), tokens(t.input_tokens) + " in · " + tokens(t.output_tokens) + " out"),
+      card("model cost", money(t.cost_usd, t.cost_unknown > 0), tokens(t.input_tokens) + " in · " + tokens(t.output_tokens) + " out"),
       card("agent time", secs(t.agent_time_s), t.steps + " steps"),
       card("grading time", secs(t.grading_time_s))),
     tabsNav(["Attempts", "Solve rates", "By checkpoint", "Failures", r.judge ? "LLM judge" : null, "Compare"].filter(Boolean)),
@@ -584,7 +593,7 @@ async function pageCheckpoint(rid, problem, trial, checkpoint, refresh) {
       Object.entries(rec.groups).map(([g, [p, t]]) => card(g + " tests", p + "/" + t, pct(t ? p / t : null))),
       card("agent", rec.agent.status, money(rec.agent.usage.cost_usd) + " · " + tokens(rec.agent.usage.input_tokens + rec.agent.usage.output_tokens) + " tokens · " + secs(rec.agent.duration_s)),
       card("grading", rec.grade_status, secs(rec.grade_duration_s)),
-      d.judge ? card("LLM judge", d.judge.verdict.status === "judged" ? d.judge.n_flags + " flag(s)" : "error", money(d.judge.verdict.cost_usd) + " · " + d.judge.verdict.model) : null),
+      d.judge ? card("LLM judge", d.judge.verdict.status === "judged" ? d.judge.n_flags + " flag(s)" : "error", money(d.judge.verdict.cost_usd, d.judge.verdict.cost_source === "unknown") + " · " + d.judge.verdict.model) : null),
     d.grading && (d.grading.tampering_reason || d.grading.infrastructure_reason || d.grading.memory_exceeded) ? h("div", { class: "error" },
       d.grading.tampering_reason ? "Tampering: " + d.grading.tampering_reason : null, d.grading.infrastructure_reason ? " Infrastructure: " + d.grading.infrastructure_reason : null,
       d.grading.memory_exceeded ? " The memory limit was reached." : null) : null,
@@ -690,7 +699,7 @@ function judgeRun(j, criteria) {
   return [
     h("div", { class: "cards" },
       card("checkpoints judged", j.n_judged + " of " + j.n_checkpoints, j.models.join(", ")),
-      card("judge cost", money(j.cost_usd), j.samples + " sample(s) per request"),
+      card("judge cost", money(j.cost_usd, j.cost_unknown), j.samples + " sample(s) per request"),
       card("judge errors", String(j.errors.length), j.errors.length ? "not scored as zero flags" : null)),
     j.errors.length ? h("div", { class: "error" }, j.errors.length + " checkpoint(s) could not be judged (`benchwright metrics judge RUN_DIR` tries them again):",
       j.errors.map((e) => h("div", { class: "small mono" }, e))) : null,
@@ -707,7 +716,7 @@ function judgeCheckpoint(j) {
     kv([["verdict", badge(v.status, v.status === "judged" ? "solved" : "failed")],
       ["model", v.model + " (" + v.protocol + (v.endpoint ? ", " + v.endpoint : "") + ")"],
       ["rubric", v.rubric.source + " (" + v.rubric.items + " items)"], ["samples", String(v.samples)],
-      ["cost", money(v.cost_usd) + " (" + v.cost_source + (v.cost_usd_paid_now !== v.cost_usd ? "; paid by the last judging " + money(v.cost_usd_paid_now) : "") + ")"],
+      ["cost", money(v.cost_usd, v.cost_source === "unknown") + " (" + v.cost_source + (v.cost_usd_paid_now !== v.cost_usd ? "; paid by the last judging " + money(v.cost_usd_paid_now, v.cost_source === "unknown") : "") + ")"],
       ["tokens", tokens(u.input_tokens) + " in · " + tokens(u.output_tokens) + " out (" + tokens(u.cached_input_tokens) + " cached)"],
       ["requests", v.requests + " (" + v.requests_made + " sent, " + v.requests_cached + " from the cache" + (v.invalid_retries ? ", " + v.invalid_retries + " invalid replies asked again" : "") + ")"],
       ["files judged", String(v.files.length)],
@@ -740,7 +749,7 @@ function webRunPage(d) {
       card("pass rate", pct(r.overall.value), "95% CI " + ciText(r.overall).replace(/^[^[]*/, "")),
       card("template macro average", pct(r.macro.value), "95% CI " + ciText(r.macro).replace(/^[^[]*/, "") + " · " + r.macro.n_clusters + " templates"),
       card("tasks", String(r.n_tasks), r.n_attempts + " attempts"),
-      card("model cost", money(r.totals.cost_usd), tokens(r.totals.input_tokens) + " in · " + tokens(r.totals.output_tokens) + " out"),
+      card("model cost", money(r.totals.cost_usd, r.totals.cost_unknown > 0), tokens(r.totals.input_tokens) + " in · " + tokens(r.totals.output_tokens) + " out"),
       card("agent time", secs(r.totals.agent_time_s), r.totals.steps + " steps")) : h("div", { class: "notice" }, "Not scored yet: the figures appear once the run's trials are scored."),
     tabsNav(["Trials", "Sites", "Failure modes", "Unpassable", "Compare"]),
     section("Trials", webTrials(d)),

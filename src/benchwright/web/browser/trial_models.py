@@ -168,7 +168,7 @@ class TrialOutcome(BaseModel):
     """Completion tokens over all model calls."""
     cached_input_tokens: int = 0
     """Of the prompt tokens, those the provider read from its cache."""
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
     """Cost from the local price table (0 when the model has no price there)."""
     duration_s: float = 0.0
     """Wall-clock seconds of the trial, set-up and tear-down included."""
