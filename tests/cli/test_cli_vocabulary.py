@@ -284,6 +284,6 @@ def test_a_bad_key_of_another_command_is_a_warning(tmp_path: Path) -> None:
 
 def test_agent_network_help_says_what_it_allows() -> None:
     done = _cli("run", "coding", "--help")
-    text = " ".join(done.stdout.split())
+    text = " ".join(done.stdout.replace("\u2502", " ").split())  # the help box's sides
     assert "reach its LLM endpoint and nothing else" in text and "egress proxy" in text
     assert "package indexes" in text and "sandbox the network" not in text
