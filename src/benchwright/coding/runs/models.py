@@ -157,7 +157,8 @@ class CheckpointRecord(BaseModel):
 
 
 class InfraErrorRecord(BaseModel):
-    """`trial_N/infra_error.json`: the checkpoint where the model provider failed past every retry.
+    """`trial_N/infra_error.json`: the checkpoint where the model provider failed past every retry,
+    or whose grading sandbox was killed from outside (the OOM killer, an operator).
 
     It is not graded and not in the journal; the attempt stops there, is left out of scores,
     and `--resume` deletes this file and runs the checkpoint again."""
@@ -175,7 +176,11 @@ class InfraErrorRecord(BaseModel):
     attempts: int
     """Times the agent was started on it (1 + the re-runs)."""
     agent: AgentResult
-    """The last attempt's result (status `infra_error`, what it spent, the error)."""
+    """The last attempt's result (status `infra_error`, what it spent, the error; when grading
+    failed, the agent's own result)."""
+    grader_error: str | None = None
+    """Why grading could not give a verdict (the grading sandbox killed from outside); None when
+    the model provider failed."""
     finished_at: str
     """When the last attempt gave up (UTC, ISO 8601)."""
 
