@@ -73,6 +73,10 @@ class ExecResult(BaseModel):
     """Which runtime ran it."""
     memory_exceeded: bool = False
     """The memory limit made the kernel kill a process of the command."""
+    sandbox_killed_by: int | None = None
+    """The signal that killed the sandbox itself (bubblewrap, the harness's own child, out of
+    reach of the code inside) when the harness did not send it: the OOM killer or an operator.
+    None otherwise, and always None for the unsandboxed runtime (its child is the command)."""
 
 
 JobT = TypeVar("JobT")

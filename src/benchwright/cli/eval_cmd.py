@@ -26,7 +26,7 @@ from benchwright.cli.option_checks import (
     new_dir,
     seconds,
 )
-from benchwright.errors import GradingInfrastructureError, UserInputError
+from benchwright.errors import GradingInfrastructureError, SandboxKilled, UserInputError
 
 # The tracks are imported inside the commands: this module is loaded by every
 # `benchwright eval checkpoint`, whose start-up is part of the grading time measured against
@@ -201,6 +201,9 @@ def checkpoint_cmd(
             max_processes=max_processes,
             progress=lambda msg: status.update(f"{loaded.name}/{checkpoint}: {msg}"))
     _show(evaluation, out_dir, as_json)
+    if evaluation.sandbox_killed_by is not None:
+        raise SandboxKilled(evaluation.infrastructure_reason or "the grader was killed",
+                            hint=f"run the command again; pytest's output is in {out_dir}")
     if evaluation.status is GradeStatus.INFRASTRUCTURE_FAILURE:
         raise GradingInfrastructureError(
             evaluation.infrastructure_reason or "pytest could not run the tests",

@@ -114,6 +114,9 @@ class CheckpointEvaluation(BaseModel):
     memory_exceeded: bool = False
     """The sandbox's memory limit killed a process of the tests or the submission (a test that
     failed for it says so only here; pytest itself killed makes the reason say so)."""
+    sandbox_killed_by: int | None = None
+    """The signal that killed the grading sandbox from outside (the OOM killer, an operator):
+    an infrastructure error, left out of scores; a run redoes the checkpoint on `--resume`."""
     tampering_reason: str | None = None
     """When the status is `tampered`: what disagreed (the tests' outcomes are pytest's own)."""
     pytest_exit_code: int

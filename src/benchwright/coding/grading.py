@@ -371,6 +371,8 @@ def _evaluate(
         status=status, infrastructure_reason=reason if status is not GradeStatus.TAMPERED else None,
         tampering_reason=reason if status is GradeStatus.TAMPERED else None,
         memory_exceeded=result.memory_exceeded,
+        sandbox_killed_by=result.sandbox_killed_by
+        if status is GradeStatus.INFRASTRUCTURE_FAILURE else None,
         pytest_exit_code=result.exit_code, pytest_collected=collected,
         counts=counts, verdicts=all_verdicts(counts, status is not GradeStatus.COMPLETED),
         tests=cases, duration_s=result.duration_s, total_duration_s=round(total_s, 3),
@@ -404,6 +406,11 @@ def _status(result: ExecResult, ran: _Ran, collected: int) -> tuple[GradeStatus,
         return GradeStatus.MEMORY_LIMIT, (
             "the sandbox's memory limit was reached and the kernel killed pytest "
             f"(exit code {result.exit_code}); see --memory-mb")
+    if result.sandbox_killed_by is not None:  # from outside: not the submission's doing
+        return GradeStatus.INFRASTRUCTURE_FAILURE, (
+            f"the grading sandbox was killed from outside by "
+            f"{_signal_name(result.sandbox_killed_by)} (the OOM killer or an operator), not by "
+            "the code inside; grade it again")
     forged = _tampering(result, ran)
     if forged is not None:
         return GradeStatus.TAMPERED, forged
@@ -415,6 +422,13 @@ def _status(result: ExecResult, ran: _Ran, collected: int) -> tuple[GradeStatus,
     return GradeStatus.INFRASTRUCTURE_FAILURE, (
         f"pytest exited with code {result.exit_code} after collecting {collected} tests"
     )
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} ({number})"
+    except ValueError:
+        return f"signal {number}"
 
 
 def _tampering(result: ExecResult, ran: _Ran) -> str | None:

@@ -41,7 +41,7 @@ from benchwright.coding.agents.trajectory import (
 from benchwright.egress import index_endpoints
 from benchwright.errors import ProviderUnavailable, UserInputError
 from benchwright.interpreters import Interpreter
-from benchwright.pricing import run_price
+from benchwright.pricing import cost_of, run_price
 from benchwright.protocols import Runtime
 from benchwright.sandbox import ExecResult, Limits, Mount
 from benchwright.version import __version__
@@ -184,7 +184,7 @@ class _Session:
         settings = self.agent.settings
         if 0 < settings.step_limit <= self.usage.steps:
             return f"stopped at the step limit ({settings.step_limit} model calls)"
-        if 0 < settings.cost_limit_usd <= self.usage.cost_usd:
+        if 0 < settings.cost_limit_usd <= (self.usage.cost_usd or 0.0):
             return f"stopped at the cost limit (${settings.cost_limit_usd:g})"
         return None
 
@@ -193,10 +193,12 @@ class _Session:
         message = reply.choices[0].message
         tokens = (reply.usage.prompt_tokens, reply.usage.completion_tokens) if reply.usage \
             else (0, 0)
-        cost = self.agent.price.cost(*tokens) if self.agent.price else 0.0
+        cost = cost_of(self.agent.price, *tokens)
+        spent = self.usage.cost_usd
         self.usage = Usage(input_tokens=self.usage.input_tokens + tokens[0],
                            output_tokens=self.usage.output_tokens + tokens[1],
-                           cost_usd=round(self.usage.cost_usd + cost, 8),
+                           cost_usd=None if cost is None or spent is None
+                           else round(spent + cost, 8),
                            steps=self.usage.steps + 1)
         calls = [c.model_dump(exclude_none=True) for c in message.tool_calls or []
                  if c.type == "function"]
