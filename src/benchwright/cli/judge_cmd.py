@@ -130,12 +130,17 @@ def _judge(run_dir: Path, settings: JudgeSettings, problems: list[str] | None,
 
 def summary_view(summary: JudgeRunSummary) -> RenderableType:
     """Each checkpoint, the totals, why it stopped, the errors and the agreement."""
-    table = Table("checkpoint", "status", "flags (carried)", "requests (sent)", "cost USD",
-                  title=f"judge {summary.model} ({summary.protocol})", title_justify="left",
+    table = Table(title=f"judge {summary.model} ({summary.protocol})", title_justify="left",
                   show_edge=False)
+    names = {"problem": [r.problem for r in summary.checkpoints],
+             "checkpoint": [r.checkpoint for r in summary.checkpoints]}
+    for name in ("problem", "trial", "checkpoint", "status", "flags (carried)",
+                 "requests (sent)", "cost USD"):  # at 80 columns, headers wrap, names stay whole
+        longest = max((len(v) for v in names.get(name, [])), default=None)
+        table.add_column(name, overflow="fold", min_width=longest)
     for row in summary.checkpoints:
         flags = "-" if row.flags is None else f"{row.flags} ({row.carried_over})"
-        table.add_row(f"{row.problem}/trial_{row.trial}/{row.checkpoint}", row.status, flags,
+        table.add_row(row.problem, str(row.trial), row.checkpoint, row.status, flags,
                       f"{row.requests} ({row.requests_made})",
                       format_cost(row.cost_usd, row.cost_unknown, dollar=False))
     parts: list[RenderableType] = [table, _totals(summary)]

@@ -127,7 +127,11 @@ PriceInOption = Annotated[float | None, typer.Option(
 PriceOutOption = Annotated[float | None, typer.Option(
     min=0, metavar="USD", help="The model's price per million generated tokens.")]
 AgentNetworkOption = Annotated[bool, typer.Option(
-    "--agent-network", help="Give the agent's sandbox the network.")]
+    "--agent-network", help="Let the agent's sandbox reach its LLM endpoint and nothing else, "
+    "through an egress proxy: --base-url, else (CLI agents) the API host of the provider whose "
+    "key is set; `-A package_indexes=true` adds the package indexes. mini's commands reach "
+    "only the package indexes. Without it the sandbox has no network; under "
+    "--unsafe-no-sandbox, the host's.")]
 UnsafeNoSandboxOption = Annotated[bool, typer.Option(
     "--unsafe-no-sandbox", help="Run agents and tests without bubblewrap.")]
 MetricsOption = Annotated[bool, typer.Option(

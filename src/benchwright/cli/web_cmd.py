@@ -23,6 +23,7 @@ from benchwright.cli.web_package_cmd import package_cmd
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_text_atomic
 from benchwright.web.config import Site, WebEnvConfig, load_web_config
+from benchwright.web.runs.suites import WEBARENA, open_suite
 from benchwright.web.scoring import WebEvalSummary, load_summary, score_output_dir
 from benchwright.web.sites import (
     SiteHealth,
@@ -284,17 +285,23 @@ def tasks_list_cmd(
     template: Annotated[int | None, typer.Option(
         min=0, max=MAX_TEMPLATE_ID, help="Only this intent template id.")] = None,
     subset: Annotated[Subset | None, typer.Option(help="hard or non-hard.")] = None,
+    suite: Annotated[str, typer.Option(
+        metavar="NAME|FILE", help="webarena-verified, local, or a tasks JSON file in the "
+        "WebArena Verified format (as `run web --suite`).")] = WEBARENA,
     as_json: JsonOpt = False,
     python: PythonOpt = None,
 ) -> None:
-    """List tasks, filtered; known-unpassable ones are flagged."""
+    """List a suite's tasks, filtered; known-unpassable ones are flagged."""
     task_filter = TaskFilter(task_ids=parse_task_ids(task_ids) if task_ids is not None else None,
                              sites=parse_sites(sites) if sites is not None else None,
                              template_id=template, subset=subset)
-    dataset = load_env_dataset(python)
+    dataset = load_env_dataset(python) if suite == WEBARENA else open_suite(suite).dataset
+    if subset is not None and not any(dataset.subsets.values()):
+        raise UserInputError(f"the suite {suite} has no subsets",
+                             hint="--subset is for webarena-verified's tasks")
     require_known_ids(dataset, task_filter.task_ids)
     chosen = select(dataset, task_filter)
-    hard = dataset.subsets[Subset.HARD]
+    hard = dataset.subsets.get(Subset.HARD, frozenset())
     if as_json:
         typer.echo(json.dumps([_task_json(t, t.task_id in hard) for t in chosen], indent=2))
         return

@@ -359,7 +359,8 @@ function heatmap(runs) {
   const y = shown.map((r, i) => pt(r.name) + "\u2009#" + (i + 1));
   const height = Math.max(260, 120 + 18 * shown.length);
   return [
-    chart("Checkpoint solve rate, runs × problems", [{ type: "heatmap", z, x: problems.map(pt), y, text, hoverinfo: "text",
+    chart("Checkpoint solve rate, runs × problems", [{ type: "heatmap", z, x: problems.map(pt), y, customdata: text, hovertemplate: "%{customdata}<extra></extra>",
+      text: shown.map((r) => problems.map((p) => (r.heat && r.heat[p] ? r.heat[p][0] + "/" + r.heat[p][1] : ""))), texttemplate: "%{text}", textfont: { size: 11, color: "#1d2433" },
       colorscale: [[0, "#d64545"], [0.5, "#f0b429"], [1, "#2ea866"]], zmin: 0, zmax: 1, xgap: 2, ygap: 2, colorbar: { title: { text: "solved" }, tickformat: ".0%" } }],
     { yaxis: { autorange: "reversed", automargin: true }, xaxis: { automargin: true, side: "top" }, margin: { l: 10, r: 10, t: 60, b: 10 } },
     { height, onClick: (p) => { const run = shown[p.pointIndex[0]]; if (run) location.hash = route("run", run.rid, "p", problems[p.pointIndex[1]]); } }),
@@ -372,10 +373,11 @@ function scatters(runs) {
     ["cost_per_cp", "cost per checkpoint (USD)"], ["time_per_cp", "agent time per checkpoint (s)"]];
   return axes.map(([key, label]) => {
     const pts = runs.filter((r) => isNum(r[key]) && isNum(r.rate));
-    return chart("Solve rate vs " + label, [{ type: "scatter", mode: "markers", x: pts.map((r) => r[key]), y: pts.map((r) => r.rate),
-      text: pts.map((r) => pt(r.name + " · " + r.agent + (r.model ? " · " + r.model : ""))), hovertemplate: "%{text}<br>" + pt(label) + ": %{x}<br>solved: %{y:.1%}<extra></extra>",
+    return chart("Solve rate vs " + label, [{ type: "scatter", mode: "markers+text", x: pts.map((r) => r[key]), y: pts.map((r) => r.rate),
+      text: pointLabels(pts, key), textposition: "top center", textfont: { size: 10, color: "#475467" }, cliponaxis: false,
+      customdata: pts.map((r) => pt(r.name + " · " + r.agent + (r.model ? " · " + r.model : ""))), hovertemplate: "%{customdata}<br>" + pt(label) + ": %{x}<br>solved: %{y:.1%}<extra></extra>",
       marker: { size: 9, color: "#2f5fd0", opacity: 0.75 } }],
-    { xaxis: { title: { text: pt(label) }, zeroline: false }, yaxis: { title: { text: "checkpoints solved" }, tickformat: ".0%", range: [-0.05, 1.05] } },
+    { xaxis: { title: { text: pt(label) }, zeroline: false }, yaxis: { title: { text: "checkpoints solved" }, tickformat: ".0%", range: [-0.05, 1.15] } },
     { onClick: (p) => { const run = pts[p.pointIndex]; if (run) location.hash = route("run", run.rid); } });
   });
 }
@@ -598,7 +600,7 @@ async function pageCheckpoint(rid, problem, trial, checkpoint, refresh) {
     rec.agent.error ? h("div", { class: "error" }, "Agent error: ", rec.agent.error) : null,
     tabsNav(["Tests", "Changes", "Prompt", "Metrics", d.judge ? "LLM judge" : null, "Agent", "pytest output"].filter(Boolean)),
     section("Tests", h("p", { class: "muted" }, failing.length ? failing.length + " of " + d.tests.length + " tests did not pass (failing first)." : d.tests.length + " tests, all passed."),
-      h("div", { id: "tests" }, d.tests.map((t, i) => (t.passed ? null : testItem(t, i))),
+      h("div", { id: "tests" }, failingTests(d.tests),
         d.tests.length > failing.length ? h("details", { class: "passing", open: d.tests.length - failing.length <= 5 },
           h("summary", { class: "muted" }, (d.tests.length - failing.length) + " passed test(s)"),
           d.tests.map((t, i) => (t.passed ? testItem(t, i) : null))) : null)),
@@ -993,8 +995,8 @@ function codingCompare(d) {
     section("Checkpoints", h("div", { class: "grid2" }, overlapChart(d.overlap, "solved"), scatter("cost", "Cost (USD)"), scatter("tokens", "Tokens"), scatter("loc", "LOC"))),
     section("Problems", table("cmp-problems", [
       { key: "problem", label: "problem", get: (p) => p },
-      { key: "a", label: "A checkpoints solved", num: true, get: (p) => rate(ta[p]), fmt: (v) => pct(v) },
-      { key: "b", label: "B checkpoints solved", num: true, get: (p) => rate(tb[p]), fmt: (v) => pct(v) },
+      { key: "a", label: "A checkpoints solved", num: true, get: (p) => rate(ta[p]), render: (p) => sideLink(ta[p], pct(rate(ta[p])), "run", d.a.rid, "p", p) },
+      { key: "b", label: "B checkpoints solved", num: true, get: (p) => rate(tb[p]), render: (p) => sideLink(tb[p], pct(rate(tb[p])), "run", d.b.rid, "p", p) },
       { key: "d", label: "A − B", num: true, get: (p) => (isNum(rate(ta[p])) && isNum(rate(tb[p])) ? rate(ta[p]) - rate(tb[p]) : null), fmt: (v) => (isNum(v) ? (v > 0 ? "+" : "") + pct(v) : "–") },
     ], problems, { filter: true })),
   ];
@@ -1011,8 +1013,8 @@ function webCompare(d) {
       table("cmp-tasks", [
         { key: "task_id", label: "task", num: true },
         { key: "sites", label: "sites", get: (t) => t.sites.join(", ") },
-        { key: "a", label: "A mean score", num: true, fmt: (v) => num(v) },
-        { key: "b", label: "B mean score", num: true, fmt: (v) => num(v) },
+        { key: "a", label: "A mean score", num: true, render: (t) => sideLink(isNum(t.a), num(t.a), "run", d.a.rid, "t", t.task_id, 1) },
+        { key: "b", label: "B mean score", num: true, render: (t) => sideLink(isNum(t.b), num(t.b), "run", d.b.rid, "t", t.task_id, 1) },
         { key: "d", label: "A − B", num: true, get: (t) => (isNum(t.a) && isNum(t.b) ? t.a - t.b : null), render: (t) => { const v = isNum(t.a) && isNum(t.b) ? t.a - t.b : null; return v === null ? "–" : h("span", { class: v > 0 ? "down" : v < 0 ? "up" : "" }, (v > 0 ? "+" : "") + num(v)); } },
       ], d.tasks, { placeholder: "Filter tasks…" })),
   ];
@@ -1119,4 +1121,42 @@ function inline(text) {
   }
   if (last < text.length) out.push(text.slice(last));
   return out;
+}
+
+/* ---------- failing tests, identical failures grouped (same error line: `same_as`) ---------- */
+function failingTests(tests) {
+  const groups = new Map();
+  tests.forEach((t, i) => { if (!t.passed) { const k = t.outcome + "\u0000" + t.same_as; if (!groups.has(k)) groups.set(k, []); groups.get(k).push([t, i]); } });
+  return [...groups.values()].map((members) => {
+    const [[t, i]] = members;
+    if (members.length === 1) return testItem(t, i);
+    return h("div", { class: "samefail panel" },
+      h("div", { class: "row" }, badge(members.length + " × " + t.outcome, "fail"), sameGroups(members), h("span", { class: "small muted" }, members.length + " tests failed the same way; the first one's output:")),
+      h("div", { class: "msg mono small" }, t.same_as),
+      testItem(t, i),
+      h("details", {}, h("summary", { class: "small muted" }, "the other " + (members.length - 1) + " test(s)"),
+        members.slice(1).map(([o, j]) => testItem(o, j))));
+  });
+}
+
+/* a scatter point's label: the run's name (with agent and model when names repeat); runs on the
+ * same spot share one label, "a, b", so no two labels print over each other */
+function pointLabels(runs, key) {
+  const seen = {}, spot = {};
+  runs.forEach((r) => { seen[r.name] = (seen[r.name] || 0) + 1; });
+  const names = runs.map((r) => (seen[r.name] > 1 ? r.name + " (" + r.agent + (r.model ? ", " + r.model : "") + ")" : r.name));
+  runs.forEach((r, i) => { const k = Number(r[key]).toPrecision(3) + "|" + Number(r.rate).toPrecision(3); (spot[k] = spot[k] || []).push(i); });
+  const out = runs.map(() => "");
+  for (const at of Object.values(spot)) out[at[0]] = pt(at.map((i) => names[i]).join(", "));
+  return out;
+}
+
+/* a head-to-head cell: its figure as a link to that side's page (problem, or trial 1 of a task) */
+function sideLink(present, text, ...parts) { return present ? link(text, ...parts) : h("span", { class: "muted" }, text); }
+
+/* the groups of identical failures, in order: "Core 3", "Functionality 7" */
+function sameGroups(members) {
+  const n = {};
+  members.forEach(([t]) => { n[t.group] = (n[t.group] || 0) + 1; });
+  return Object.entries(n).map(([g, k]) => badge(g + " " + k, "none"));
 }
