@@ -163,6 +163,10 @@ MemoryMbOption = Annotated[int | None, typer.Option(
     "default: half of this machine's memory.")]
 MaxProcessesOption = Annotated[int, typer.Option(
     min=1, max=MAX_PROCESSES, metavar="N", help="Processes the sandbox may hold.")]
+MaxOutputOption = Annotated[int, typer.Option(
+    min=1, max=1024, metavar="MIB",
+    help="Of each of pytest's output streams, MiB kept (the head and the tail; the cut is "
+    "recorded in grading.json).")]
 
 
 @app.command("checkpoint")
@@ -178,6 +182,7 @@ def checkpoint_cmd(
     wall_clock: WallClockOption = 1800.0,
     memory_mb: MemoryMbOption = None,
     max_processes: MaxProcessesOption = 256,
+    max_output_mb: MaxOutputOption = 8,
 ) -> None:
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
     from rich.console import Console
@@ -198,7 +203,7 @@ def checkpoint_cmd(
         evaluation = grade_checkpoint(
             folder, checkpoint, snapshot, out=out_dir, python=python,
             unsafe_no_sandbox=unsafe_no_sandbox, wall_clock_s=wall_clock, memory_mb=memory_mb,
-            max_processes=max_processes,
+            max_processes=max_processes, max_output_mb=max_output_mb,
             progress=lambda msg: status.update(f"{loaded.name}/{checkpoint}: {msg}"))
     _show(evaluation, out_dir, as_json)
     if evaluation.sandbox_killed_by is not None:

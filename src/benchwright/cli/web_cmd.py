@@ -15,6 +15,7 @@ from benchwright.cli.option_checks import (
     MAX_HEALTH_TIMEOUT_S,
     MAX_START_TIMEOUT_S,
     MAX_TEMPLATE_ID,
+    new_dir,
     seconds,
 )
 from benchwright.cli.verbosity import notes_console
@@ -63,6 +64,9 @@ app.command("package")(package_cmd)
 ConfigOpt = Annotated[Path | None, typer.Option(
     "--config", help="Site URLs, credentials and headers (YAML); BENCHWRIGHT_WEB_<SITE>_URL "
     "variables override it.")]
+EVAL_FOLDER = Path("benchwright-out") / "web-eval"
+"""Where `web eval --run` scores a copy of the logs without --out (relative to the working
+folder)."""
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 PythonOpt = Annotated[str | None, typer.Option(
     help="Python version or path for the evaluator's environment.")]
@@ -87,12 +91,17 @@ def eval_cmd(
     run: Annotated[Path | None, typer.Option(
         metavar="RUN_DIR", help="The web run the logs come from (e.g. its package): the URLs "
         "its browser used and its dataset, so no --config or --dataset needs writing.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        parser=new_dir, metavar="DIR", help="Score a copy of the logs in this new folder (the "
+        "verdicts and reports go there); default: in LOGS_DIR, or with --run a new folder "
+        f"{EVAL_FOLDER}/<run>-<time>, never inside the run.")] = None,
 ) -> None:
     """Score every task folder with the official evaluator; per-site table and macro average."""
     from benchwright.web.stats_report import build_report, render_markdown
     from benchwright.web.tasks import load_task_file
 
     env_config, dataset = _scoring_inputs(config, dataset, run)
+    logs_dir = _scored_copy(logs_dir, out, run)
     before = load_summary(baseline) if baseline is not None else None
     err = notes_console()
     with err.status("scoring") as status:
@@ -108,6 +117,26 @@ def eval_cmd(
     print_report(Console(), summary, report)
     err.print(f"[dim]wrote {logs_dir}/eval_summary.json, {REPORT_MD}, {REPORT_JSON} and "
               "eval_result.json per task[/]")
+
+
+def _scored_copy(logs_dir: Path, out: Path | None, run: Path | None) -> Path:
+    """The folder to score: LOGS_DIR itself, or (with --out, or --run: a run folder is never
+    written by a re-scoring) a copy of it, links kept as links and never followed."""
+    from benchwright.nofollow import copy_tree
+    from benchwright.runs.clock import folder_stamp
+
+    if out is None and run is None:
+        return logs_dir
+    if not logs_dir.is_dir():
+        raise UserInputError("the logs to score: no such folder", path=logs_dir)
+    target = out or EVAL_FOLDER / f"{run.resolve().name if run else 'logs'}-{folder_stamp()}"
+    if target.exists() and any(target.iterdir()):
+        raise UserInputError("--out must be a new or empty folder", path=target)
+    if target.exists():
+        target.rmdir()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    copy_tree(logs_dir, target)
+    return target
 
 
 def _scoring_inputs(config: Path | None, dataset: Path | None,

@@ -15,6 +15,7 @@ from benchwright.coding.problem import Group
 from benchwright.coding.report.failures import error_line
 from benchwright.coding.runs.checkpoint_files import CheckpointFiles, TestOutput
 from benchwright.coding.runs.models import CheckpointRecord
+from benchwright.metrics.directions import better
 from benchwright.view.diffview import side_by_side
 from benchwright.view.transcript import transcript
 
@@ -63,7 +64,8 @@ def metric_rows(record: CheckpointRecord,
         group, name = _label(path)
         old = before.get(path)
         rows.append({"group": group, "name": name, "value": value, "previous": old,
-                     "change": value - old if old is not None else None})
+                     "change": value - old if old is not None else None,
+                     "better": better(name)})
     return rows
 
 

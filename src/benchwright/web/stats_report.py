@@ -38,6 +38,7 @@ from benchwright.stats import (
 )
 from benchwright.web.evaluator import EvaluatorIdentity
 from benchwright.web.mismatch import Mismatch
+from benchwright.web.outcomes import Cause, cause_counts
 from benchwright.web.scoring import TaskMetrics, TaskRow, WebEvalSummary
 from benchwright.web.tasks import Unpassable
 
@@ -97,6 +98,9 @@ class SiteStats(BaseModel):
 class FailureModes(BaseModel):
     """What went wrong, counted over attempts."""
 
+    cause: dict[str, int] = Field(default_factory=dict)
+    """Every attempt's outcome by cause, each of the closed set listed (`web/outcomes.py`):
+    passed, wrong answer, step limit, agent error, evaluator error, infrastructure."""
     agent_status: dict[str, int]
     """The status each agent reported (SUCCESS, NOT_FOUND_ERROR, ..., (missing), ...)."""
     evaluator_status: dict[str, int]
@@ -217,6 +221,8 @@ class FailingAttempt(BaseModel):
     """The trial."""
     status: str
     """The evaluator's verdict: failure or error."""
+    cause: Cause = Cause.WRONG_ANSWER
+    """Why it did not pass (`web/outcomes.py`)."""
     agent_status: str
     """The status the agent reported."""
     error_msg: str | None = None
@@ -319,7 +325,7 @@ def _pass_k(tasks: list[TaskScore]) -> TrialStats | None:
 def failing_attempts(rows: list[TaskRow]) -> list[FailingAttempt]:
     """Attempts scored below 1, by task and trial."""
     return [FailingAttempt(task_id=r.task_id, trial=r.trial, status=str(r.status),
-                           agent_status=r.agent_status, error_msg=r.error_msg,
+                           cause=r.cause, agent_status=r.agent_status, error_msg=r.error_msg,
                            mismatches=r.mismatches,
                            agent_error=r.metrics.agent_error if r.metrics else None)
             for r in sorted(rows, key=lambda r: (r.task_id, r.trial)) if r.score < 1.0]
@@ -376,6 +382,7 @@ def _avg(metrics: list[TaskMetrics], pick: Callable[[TaskMetrics], float | None]
 def failure_modes(rows: list[TaskRow]) -> FailureModes:
     """Counts of agent statuses, evaluator statuses and error origins."""
     return FailureModes(
+        cause=cause_counts([r.cause for r in rows]),
         agent_status=dict(Counter(r.agent_status for r in rows).most_common()),
         evaluator_status=dict(Counter(str(r.status) for r in rows).most_common()),
         error_origin=dict(Counter(str(r.error_origin) for r in rows
@@ -486,7 +493,8 @@ def _failing_line(f: FailingAttempt) -> str:
         why.append(f"error: {_code(f.error_msg)}")
     if f.agent_error:
         why.append(f"agent error: {_code(f.agent_error)}")
-    return (f"- task {f.task_id} trial {f.trial}: {f.status}, agent {f.agent_status}"
+    return (f"- task {f.task_id} trial {f.trial}: {f.cause} ({f.status}, agent "
+            f"{f.agent_status})"
             + (f"; {'; '.join(why)}" if why else ""))
 
 
@@ -521,10 +529,10 @@ def _md_sites(report: WebReport) -> str:
 
 def _md_failures(modes: FailureModes) -> str:
     lines = ["## Failure modes", "", "| kind | value | attempts |", "|---|---|---:|"]
-    for kind, counts in (("agent status", modes.agent_status),
+    for kind, counts in (("cause", modes.cause), ("agent status", modes.agent_status),
                          ("evaluator status", modes.evaluator_status),
                          ("error origin", modes.error_origin)):
-        lines += [f"| {kind} | {name} | {n} |" for name, n in counts.items()]
+        lines += [f"| {kind} | {name} | {n} |" for name, n in counts.items() if n]
     return "\n".join(lines)
 
 

@@ -217,7 +217,8 @@ def counterfactual_lines(cf: CounterfactualReport) -> list[str]:
              f"problem, trial and checkpoint position over the {cf.n_paired} problems both "
              f"scored (only in the chain run: {', '.join(cf.only_chain) or 'none'}; only in "
              f"the reference-start run: {', '.join(cf.only_reference) or 'none'}). Solved: "
-             "every test passed; a checkpoint the chain never reached counts as failed. "
+             "every test passed. Only checkpoints both runs reached are paired: one the chain "
+             "never got to (it stopped at an earlier failure) is listed below, not counted. "
              "Outcomes: both solved / chain only / reference start only / neither. "
              "Attributable to inherited code: of the checkpoints the chain failed, the share "
              "the reference start solved. Checkpoint 1 starts empty in both runs (a control). "
@@ -230,6 +231,7 @@ def counterfactual_lines(cf: CounterfactualReport) -> list[str]:
     lines += [_start_row(row) for row in rows]
     notes = [f"- runs differ besides the start: {d}" for d in cf.differences]
     notes += [f"- left out: {_cell(item)}" for item in cf.left_out]
+    notes += [f"- not reached, not counted: {_cell(item)}" for item in cf.not_reached]
     return [*lines, "", *notes, *([""] if notes else [])]
 
 

@@ -642,13 +642,21 @@ function diffTable(rows) {
       : h("tr", { class: kind }, h("td", { class: "ln" }, on ?? ""), h("td", { class: "o" }, tokensEl(ot)), h("td", { class: "ln" }, nn ?? ""), h("td", { class: "n" }, tokensEl(nt))))));
 }
 
+/* a change coloured by its metric's direction: "higher" / "lower" is better, "none": neither */
+function changeClass(change, better) {
+  if (better === "higher") return change > 0 ? "better" : "worse";
+  if (better === "lower") return change > 0 ? "worse" : "better";
+  return "muted";
+}
+
 function metricsTable(d) {
   if (!d.metrics.length) return h("p", { class: "muted" }, "No metrics.");
   return table("metrics", [
     { key: "group", label: "group" }, { key: "name", label: "metric", render: (m) => h("span", { class: "mono" }, m.name) },
     { key: "value", label: "value", num: true, fmt: (v) => num(v, 4) },
     { key: "previous", label: d.previous ? "at " + d.previous : "previous", num: true, fmt: (v) => num(v, 4) },
-    { key: "change", label: "change", num: true, render: (m) => (isNum(m.change) && m.change !== 0 ? h("span", { class: m.change > 0 ? "up" : "down" }, (m.change > 0 ? "+" : "") + num(m.change, 4)) : isNum(m.change) ? "0" : "–") },
+    { key: "change", label: "change", num: true, title: "green: better, red: worse, by each metric's direction (grey: a size, or no direction)",
+      render: (m) => (isNum(m.change) && m.change !== 0 ? h("span", { class: changeClass(m.change, m.better), title: m.better === "none" ? "no better direction" : m.better + " is better" }, (m.change > 0 ? "+" : "") + num(m.change, 4)) : isNum(m.change) ? "0" : "–") },
   ], d.metrics, { pageSize: 200, placeholder: "Filter metrics…" });
 }
 
@@ -755,7 +763,7 @@ function webRunPage(d) {
     section("Trials", webTrials(d)),
     r ? [
       section("Sites", webSites(r)),
-      section("Failure modes", h("div", { class: "grid2" }, [["agent_status", "Agent status"], ["evaluator_status", "Evaluator verdict"], ["error_origin", "Error origin"]].map(([k, t]) => {
+      section("Failure modes", h("div", { class: "grid2" }, causeChart(r.failure_modes.cause), [["agent_status", "Agent status"], ["evaluator_status", "Evaluator verdict"], ["error_origin", "Error origin"]].map(([k, t]) => {
         const counts = r.failure_modes[k];
         return Object.keys(counts).length ? chart(t, [{ type: "bar", x: Object.keys(counts).map(pt), y: Object.values(counts), marker: { color: "#7a3fb8" } }], {}, { height: 260 }) : null;
       }).filter(Boolean)), webFailing(d)),
@@ -773,6 +781,7 @@ function webTrials(d) {
     { key: "sites", label: "sites", get: (t) => t.sites.join(", ") },
     { key: "intent", label: "intent", render: (t) => h("span", { class: "small" }, t.intent || "–") },
     { key: "verdict", label: "verdict", get: (t) => (t.verdict ? t.verdict.status : "not scored"), render: (t) => (t.verdict ? badge(t.verdict.status) : badge("not scored", "none")) },
+    { key: "cause", label: "outcome", title: "passed, wrong answer, step limit, agent error, evaluator error or infrastructure", get: (t) => (t.verdict ? t.verdict.cause : "not scored"), render: (t) => causeBadge(t.verdict ? t.verdict.cause : null) },
     { key: "agent", label: "agent said", get: (t) => (t.verdict ? t.verdict.agent_status : t.response) },
     { key: "status", label: "trial ended", get: (t) => t.status },
     { key: "steps", label: "steps", num: true },
@@ -797,13 +806,13 @@ function webFailing(d) {
   const list = d.report.failing;
   if (!list.length) return h("p", { class: "muted" }, "Every attempt passed.");
   return [h("h3", {}, list.length + " attempt(s) did not pass"), list.map((f) => h("div", { class: "panel" },
-    h("div", { class: "row" }, link("task " + f.task_id + " · trial " + f.trial, "run", d.rid, "t", f.task_id, f.trial), badge(f.status), h("span", { class: "small muted" }, "agent said " + f.agent_status)),
+    h("div", { class: "row" }, link("task " + f.task_id + " · trial " + f.trial, "run", d.rid, "t", f.task_id, f.trial), causeBadge(f.cause), badge(f.status), h("span", { class: "small muted" }, "agent said " + f.agent_status)),
     f.error_msg ? pre(f.error_msg) : null, f.agent_error ? pre("agent error: " + f.agent_error) : null,
     f.mismatches.map((m) => mismatch(m))))];
 }
 
 function mismatch(m) {
-  return h("div", { class: "small" }, h("b", {}, m.evaluator + (m.field ? " · " + m.field : "")),
+  return h("div", { class: "small" }, m.passed !== undefined ? badge(m.passed ? "pass" : "fail") : null, " ", h("b", {}, m.evaluator + (m.field ? " · " + m.field : "")),
     h("div", { class: "cmpcols" }, h("div", {}, h("div", { class: "muted" }, "expected"), pre(m.expected)), h("div", {}, h("div", { class: "muted" }, "got"), pre(m.got))),
     m.message ? h("div", { class: "muted" }, m.message) : null);
 }
@@ -814,6 +823,16 @@ function unpassable(r) {
     ["macro average, every task", ciText(u.macro_all)], ["macro average, passable tasks only", ciText(u.macro_excluding)]]),
   u.flagged.length ? table("unpassable", [{ key: "task_id", label: "task", num: true }, { key: "flag", label: "flag" }, { key: "score", label: "mean score", num: true, fmt: (v) => num(v) }], u.flagged, { filter: false })
     : h("p", { class: "muted" }, "No task of this run is flagged as unpassable.")];
+}
+
+/* ---------- web: outcomes by cause (the closed set of web/outcomes.py) ---------- */
+const CAUSE_KIND = { passed: "pass", "wrong answer": "fail", "step limit": "passed", "agent error": "fail", "evaluator error": "infra", infrastructure: "infra" };
+function causeBadge(cause) { return cause ? badge(cause, CAUSE_KIND[cause] || "none") : badge("not scored", "none"); }
+function causeChart(counts) {
+  if (!counts || !Object.keys(counts).length) return null;
+  const colours = { passed: "#2ea866", "wrong answer": "#d64545", "step limit": "#f0b429", "agent error": "#b5489a", "evaluator error": "#7a7f8a", infrastructure: "#5d6bd6" };
+  return chart("Outcome by cause (every attempt)", [{ type: "bar", x: Object.keys(counts), y: Object.values(counts), text: Object.values(counts).map(String), textposition: "auto",
+    marker: { color: Object.keys(counts).map((k) => colours[k] || "#7a3fb8") }, hovertemplate: "%{x}: %{y} attempt(s)<extra></extra>" }], { yaxis: { title: { text: "attempts" }, rangemode: "tozero" } }, { height: 260 });
 }
 
 /* ---------- web: one trial ---------- */
@@ -840,9 +859,9 @@ async function pageTrial(rid, taskId, trial, refresh) {
 function verdict(f) {
   const v = f.verdict;
   if (!v) return h("p", { class: "muted" }, "Not scored yet.");
-  return [kv([["verdict", badge(v.status)], ["score", String(v.score)], ["agent status", v.agent_status], ["error", v.error_msg ? v.error_msg + (v.error_origin ? " (" + v.error_origin + ")" : "") : null],
+  return [kv([["verdict", badge(v.status)], ["outcome", causeBadge(f.cause)], ["score", String(v.score)], ["agent status", v.agent_status], ["error", v.error_msg ? v.error_msg + (v.error_origin ? " (" + v.error_origin + ")" : "") : null],
     ["evaluator", "webarena-verified " + v.webarena_verified_version]]),
-  f.mismatches.length ? [h("h3", {}, "What the evaluator expected and got"), f.mismatches.map(mismatch)] : null,
+  f.mismatches.length ? [h("h3", {}, "What each evaluator expected and got"), f.mismatches.map(mismatch)] : null,
   h("h3", {}, "Every evaluator"), v.evaluators_results.map((e) => h("details", { class: "test", open: e.status !== "success" },
     h("summary", {}, badge(String(e.status), e.status === "success" ? "pass" : "fail"), h("b", {}, String(e.evaluator_name || "evaluator")), h("span", { class: "small muted" }, "score " + e.score)),
     h("div", {}, h("div", { class: "cmpcols" }, h("div", {}, h("div", { class: "small muted" }, "expected"), pre(json(e.expected))),
@@ -878,7 +897,7 @@ function har(d) {
     const tr = document.querySelector('.har tr[data-key="' + e.index + '"]'); if (tr) tr.classList.add("on");
     detail.replaceChildren(h("h3", {}, e.method + " ", h("span", { class: "mono" }, e.url)), kv([["status", String(e.status)], ["type", e.mime], ["size", num(e.size)], ["time", num(e.time_ms) + " ms"], ["started", e.started]]),
       h("h3", {}, "Request headers"), headers(e.request_headers),
-      e.post_body ? [h("h3", {}, "Request body"), pre(e.post_body, "har-body")] : null,
+      ...(e.post_body ? [h("h3", {}, "Request body"), pre(e.post_body, "har-body")] : []),
       h("h3", {}, "Response headers"), headers(e.response_headers),
       h("details", {}, h("summary", {}, "Response body"), pre(e.response_body || "(none, or not text)")));
   };
@@ -962,6 +981,7 @@ function counterfactual(d) {
         .map(([k, name, color]) => ({ type: "bar", name, x, y: perPos.map((r) => r.counts[k]), marker: { color } })),
       { barmode: "stack", yaxis: { title: { text: "pairs" } } }, { height: 300 })) : null,
     cf.left_out.length ? h("details", {}, h("summary", { class: "small muted" }, cf.left_out.length + " pair(s) left out, and why"), cf.left_out.map((t) => h("div", { class: "small mono" }, t))) : null,
+    cf.not_reached && cf.not_reached.length ? h("details", {}, h("summary", { class: "small muted" }, cf.not_reached.length + " checkpoint(s) one run never reached: not counted"), cf.not_reached.map((t) => h("div", { class: "small mono" }, t))) : null,
     h("p", { class: "small muted" }, "† fewer than " + cf.min_clusters + " problems: the interval is not to be trusted, and the difference gets no verdict."));
 }
 
