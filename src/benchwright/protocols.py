@@ -37,6 +37,15 @@ class Limits(BaseModel):
     """Processes and threads the sandbox may have at once."""
     max_file_mb: int = 1024
     """Largest file a process may write, in MiB."""
+    max_output_mb: int = 8
+    """Of each output stream the harness reads back (stdout, stderr), MiB kept: the first and last
+    halves; the middle is cut (streamed past, never held) and the cut recorded."""
+    max_message_kb: int = 16
+    """Longest text of a test's report (an assertion message, a traceback) pytest sends the
+    harness, KiB; a longer one keeps its head and tail, and the cut is recorded."""
+    max_report_mb: int = 32
+    """The verdict channel and pytest's report file: the harness reads no more than this (past
+    it, grading is an infrastructure failure that names this limit)."""
 
 
 class Mount(BaseModel):
@@ -74,6 +83,10 @@ class ExecResult(BaseModel):
     """Which runtime ran it."""
     memory_exceeded: bool = False
     """The memory limit made the kernel kill a process of the command."""
+    sandbox_killed_by: int | None = None
+    """The signal that killed the sandbox itself (bubblewrap, the harness's own child, out of
+    reach of the code inside) when the harness did not send it: the OOM killer or an operator.
+    None otherwise, and always None for the unsandboxed runtime (its child is the command)."""
 
 
 JobT = TypeVar("JobT")

@@ -23,6 +23,7 @@ from benchwright.coding.track import TRACK, check_judge, require_metric_tools
 from benchwright.coding.track import CodingHooks as CodingHooks  # the API's name for it
 from benchwright.errors import UserInputError
 from benchwright.judge.models import JudgeSettings
+from benchwright.pricing import run_price
 from benchwright.registry import CODING_AGENTS
 from benchwright.version import __version__
 
@@ -35,6 +36,11 @@ RUNS_FOLDER = Path("benchwright-out") / "runs"
 log = logging.getLogger(__name__)
 # `AgentSettings` fields that are options of their own (the rest go in `agent_options`)
 NAMED_AGENT_SETTINGS = ("base_url", "step_limit", "thinking", "thinking_budget")
+# options named for people, and the `AgentSettings` field each sets
+PRICE_OPTIONS = {"max_cost": "cost_limit_usd", "price_in": "input_price_per_mtok",
+                 "price_out": "output_price_per_mtok"}
+# agents whose cost benchwright computes from a price (the others report their own)
+TABLE_PRICED_AGENTS = ("mini", "codex", "gemini")
 
 
 class CodingOptions(Placement, total=False):
@@ -57,6 +63,14 @@ class CodingOptions(Placement, total=False):
     """Model calls per checkpoint, 0: none [--step-limit]; default 100."""
     base_url: str
     """The model provider's base URL [--base-url, BENCHWRIGHT_LLM_BASE_URL]."""
+    max_cost: float
+    """Spend allowed per checkpoint, US dollars [--max-cost] (`cost_limit_usd`); refused up
+    front when the model has no known price and none is given (`price_in`, `price_out`)."""
+    price_in: float
+    """US dollars per million prompt tokens, for a model benchwright has no price for
+    [--price-in] (`input_price_per_mtok`)."""
+    price_out: float
+    """US dollars per million generated tokens [--price-out] (`output_price_per_mtok`)."""
     agent_options: Mapping[str, Any]
     """Any other `AgentSettings` field, e.g. cost_limit_usd [-A KEY=VALUE]."""
     prompt: str
@@ -128,8 +142,25 @@ def new_coding_run(problems_dir: Path | str | None, out: Path | str | None,
     if config.metrics:
         require_metric_tools()
     check_coding_run(config)
+    _check_cost_limit(config, options)
     check_judge(config.judge)
     return run_dir, config
+
+
+def _check_cost_limit(config: RunConfig, options: CodingOptions) -> None:
+    """A cost limit the run asks for must be enforceable: an agent whose cost benchwright
+    computes needs the model's price (the table's, or --price-in and --price-out)."""
+    given = {**(options.get("agent_options") or {}), **options}
+    s = config.agent_settings
+    if ("max_cost" not in given and "cost_limit_usd" not in given) or not s.cost_limit_usd \
+            or config.agent not in TABLE_PRICED_AGENTS:
+        return
+    if run_price(config.model, s.input_price_per_mtok, s.output_price_per_mtok) is None:
+        raise UserInputError(
+            f"{'--max-cost' if 'max_cost' in given else 'cost_limit_usd'} "
+            f"{s.cost_limit_usd:g} cannot be enforced: model {config.model!r} has no "
+            "known price", hint="give its price with --price-in and --price-out (US dollars "
+            "per million tokens), or leave --max-cost out")
 
 
 def coding_config(problems_dir: Path | str | None, options: CodingOptions) -> RunConfig:
@@ -158,6 +189,7 @@ def agent_settings(options: CodingOptions) -> AgentSettings:
     """The LLM-agent settings among the options (`agent_options` and the named ones)."""
     given: dict[str, Any] = dict(options)
     named = {key: given[key] for key in NAMED_AGENT_SETTINGS if key in given}
+    named |= {field: given[key] for key, field in PRICE_OPTIONS.items() if key in given}
     values: dict[str, Any] = {**(given.get("agent_options") or {}), **named}
     unknown = sorted(set(values) - set(AgentSettings.model_fields))
     if unknown:

@@ -41,7 +41,8 @@ def checkpoints_frame(paths: Paths) -> pandas.DataFrame:
 
 def trials_frame(paths: Paths) -> pandas.DataFrame:
     """One row per finished trial of the web runs among `paths` (coding runs are skipped): how
-    it ended, the evaluator's score (once scored) and the trial's steps, tokens and cost."""
+    it ended, the evaluator's score and `cause` (once scored: passed, wrong answer, step limit,
+    agent error, evaluator error, infrastructure) and the trial's steps, tokens and cost."""
     rows = [row for run in _runs(paths) if isinstance(run, WebRun) for row in _trial_rows(run)]
     return _frame(rows, ["run_dir", "task_id", "trial"])
 
@@ -125,6 +126,7 @@ def _trial_rows(run: WebRun) -> list[dict[str, Any]]:
             "steps": record.steps, "duration_s": record.duration_s,
             "score": row.score if row else None,
             "eval_status": str(row.status) if row else None,
+            "cause": str(row.cause) if row else None,
             "intent_template_id": row.intent_template_id if row else None,
             **_trial_metrics(row), "finished_at": record.finished_at})
     return rows

@@ -234,15 +234,17 @@ def _figures(digest: RunDigest, result: RunResult | None) -> dict[str, Any]:
     rate = result.checkpoint_solve_rate if result else (solved / planned if planned else None)
     totals = result.totals if result else None
     cost = totals.cost_usd if totals else digest.cost_usd
+    unknown = totals.cost_unknown if totals else digest.cost_unknown
     agent_s = totals.agent_time_s if totals else digest.agent_time_s
     done = digest.done
     return {
         "rate": rate, "finished": result.finished_at if result else digest.last_finished,
         "heat": {t.problem: [t.solved, t.planned] for t in digest.tallies},
-        "cost": cost, "tokens": (totals.input_tokens + totals.output_tokens) if totals
-        else digest.tokens, "agent_s": agent_s,
+        "cost": cost, "cost_unknown": unknown,
+        "tokens": (totals.input_tokens + totals.output_tokens) if totals else digest.tokens,
+        "agent_s": agent_s,
         "grading_s": totals.grading_time_s if totals else digest.grading_time_s,
-        "cost_per_cp": cost / done if done else None,
+        "cost_per_cp": cost / done if done and cost is not None and not unknown else None,
         "time_per_cp": agent_s / done if done else None,
         "erosion": digest.quality_means.get("erosion"),
         "verbosity": digest.quality_means.get("verbosity"),

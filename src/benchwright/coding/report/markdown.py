@@ -9,6 +9,7 @@ from benchwright.coding.report.failures import AttemptFailure, FailingTests
 from benchwright.coding.report.figures import CodingReport, Comparison, Metric
 from benchwright.coding.runs.judge_summary import JudgeOverview
 from benchwright.coding.runs.models import RunTotals
+from benchwright.pricing import format_cost
 from benchwright.report.header import header_lines
 from benchwright.report.trials import TrialStats, fmt_rate, pass_k_lines
 from benchwright.stats import Estimate, few_clusters, verdict_text
@@ -72,7 +73,8 @@ def render_markdown(report: CodingReport) -> str:
 def _totals(totals: RunTotals) -> list[str]:
     return ["## Totals", "", "| cost (USD) | tokens in | tokens out | tokens in, cached | "
             "steps | agent time (s) | grading time (s) |", "|---:|---:|---:|---:|---:|---:|---:|",
-            f"| {totals.cost_usd:.4f} | {totals.input_tokens:,} | {totals.output_tokens:,} | "
+            f"| {format_cost(totals.cost_usd, totals.cost_unknown > 0, dollar=False)} | "
+            f"{totals.input_tokens:,} | {totals.output_tokens:,} | "
             f"{totals.cached_input_tokens:,} | {totals.steps:,} | {totals.agent_time_s:.1f} | "
             f"{totals.grading_time_s:.1f} |", "",
             "Summed over every agent turn, those stopped by the provider included; times add "
@@ -134,13 +136,14 @@ def failing_test_lines(tests: FailingTests) -> list[str]:
 def _per_checkpoint(report: CodingReport) -> list[str]:
     if not report.per_checkpoint:
         return []
-    names = list(dict.fromkeys(m.name for row in report.per_checkpoint for m in row.metrics))
+    names = list(dict.fromkeys([*(m.name for row in report.per_checkpoint for m in row.metrics),
+                                *(n for row in report.per_checkpoint for n in row.unknown)]))
     lines = ["## By checkpoint (erosion per checkpoint included)", "",
              "| checkpoint | n | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
     for row in report.per_checkpoint:
         by_name = {m.name: m for m in row.metrics}
-        cells = [_ci(by_name[n].estimate, n == "solved rate") if n in by_name else "-"
-                 for n in names]
+        cells = [_ci(by_name[n].estimate, n == "solved rate") if n in by_name
+                 else "unknown" if n in row.unknown else "-" for n in names]
         lines.append(f"| {row.index} | {row.n} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 
@@ -184,7 +187,8 @@ def _judge(judge: JudgeOverview | None) -> list[str]:
     lines = ["## LLM judge", "",
              f"{judge.n_judged} of {judge.n_checkpoints} checkpoints judged by "
              f"{', '.join(judge.models)} ({judge.samples} sample(s) per request), "
-             f"{judge.cost_usd:.4f} USD. Verbosity above includes rubric flags per LOC.", ""]
+             f"{format_cost(judge.cost_usd, judge.cost_unknown, dollar=False)} USD. Verbosity "
+             "above includes rubric flags per LOC.", ""]
     if judge.errors:
         lines += [f"{len(judge.errors)} checkpoint(s) could not be judged (not scored as zero "
                   "flags; `benchwright metrics judge RUN_DIR` tries them again):", "",
@@ -213,7 +217,8 @@ def counterfactual_lines(cf: CounterfactualReport) -> list[str]:
              f"problem, trial and checkpoint position over the {cf.n_paired} problems both "
              f"scored (only in the chain run: {', '.join(cf.only_chain) or 'none'}; only in "
              f"the reference-start run: {', '.join(cf.only_reference) or 'none'}). Solved: "
-             "every test passed; a checkpoint the chain never reached counts as failed. "
+             "every test passed. Only checkpoints both runs reached are paired: one the chain "
+             "never got to (it stopped at an earlier failure) is listed below, not counted. "
              "Outcomes: both solved / chain only / reference start only / neither. "
              "Attributable to inherited code: of the checkpoints the chain failed, the share "
              "the reference start solved. Checkpoint 1 starts empty in both runs (a control). "
@@ -226,6 +231,7 @@ def counterfactual_lines(cf: CounterfactualReport) -> list[str]:
     lines += [_start_row(row) for row in rows]
     notes = [f"- runs differ besides the start: {d}" for d in cf.differences]
     notes += [f"- left out: {_cell(item)}" for item in cf.left_out]
+    notes += [f"- not reached, not counted: {_cell(item)}" for item in cf.not_reached]
     return [*lines, "", *notes, *([""] if notes else [])]
 
 
