@@ -86,7 +86,7 @@ class SandboxedBuild:
             raise EnvironmentBuildError(
                 f"uv {step} failed: {_tail(err) or 'no output'}",
                 hint="check the requirements and that the package index is reachable")
-        return out.read_text(errors="replace")
+        return _head(out, BUILD_LIMITS.max_output_mb * 1024 * 1024)
 
     def _cwd(self) -> Path:
         """The submission's folder when some of it is visible (relative paths resolve there)."""
@@ -116,6 +116,17 @@ def _certificates() -> list[str]:
             and Path(p).exists()]
 
 
-def _tail(path: Path) -> str:
-    lines = path.read_text(errors="replace").strip().splitlines() if path.is_file() else []
+def _head(path: Path, limit: int) -> str:
+    """At most `limit` bytes from the start of what the build wrote (it may write any amount)."""
+    with path.open("rb") as file:
+        return file.read(limit).decode(errors="replace")
+
+
+def _tail(path: Path, limit: int = 64 * 1024) -> str:
+    """The last three lines of what the build wrote, reading no more than its last `limit`."""
+    if not path.is_file():
+        return ""
+    with path.open("rb") as file:
+        file.seek(max(0, path.stat().st_size - limit))
+        lines = file.read(limit).decode(errors="replace").strip().splitlines()
     return " | ".join(lines[-3:])
