@@ -56,7 +56,7 @@ class CappedPipe:
         tail = b"".join(self._tail)[-self._tail_limit:] if self._tail_limit else b""
         if self.cut == 0:
             return bytes(self._head) + tail
-        note = f"\n[... {self.cut:,} bytes cut by benchwright (--max-output-mb) ...]\n"
+        note = f"\n[... {self.cut:,} bytes cut by benchwright ...]\n"
         return bytes(self._head) + note.encode() + tail
 
     @property

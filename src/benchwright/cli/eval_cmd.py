@@ -71,26 +71,21 @@ def run_dir_cmd(
     """`eval RUN_DIR`: re-grade every saved snapshot of a run offline (or re-score a web run)
     and list each verdict that changed."""
     from benchwright.cli.verbosity import notes_console
-    from benchwright.coding.scratch import sweep_leftovers
     from benchwright.protocols import RegradeSettings
     from benchwright.registry import REGRADE_VIEWS
-    from benchwright.runs import open_run
-    from benchwright.runs.lock import run_lock
+    from benchwright.runs import regrade
 
     where = make_executor(locals(), workers)
-    sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
     if _is_web_layout(run_dir):
         from benchwright.cli.web_cmd import eval_cmd as web_eval
 
         web_eval(logs_dir=run_dir, config=config, as_json=as_json, baseline=None, force=True,
                  python=None)
         return
-    run = open_run(run_dir)  # not a run: say so before taking a lock in the folder
-    with run_lock(run_dir), notes_console().status("re-grading") as status:
-        outcome = run.track.regrade(run_dir, RegradeSettings(config=config,
-                                                             progress=status.update,
-                                                             executor=where))
-    REGRADE_VIEWS.get(run.track.name)(run_dir, outcome, as_json)
+    with notes_console().status("re-grading") as status:  # the kernel opens, locks, sweeps
+        track, outcome = regrade(run_dir, RegradeSettings(config=config, progress=status.update,
+                                                          executor=where))
+    REGRADE_VIEWS.get(track.name)(run_dir, outcome, as_json)
 
 
 def _is_web_layout(folder: Path) -> bool:

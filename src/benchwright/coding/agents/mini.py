@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Self
 
+from benchwright.capped_output import CappedPipe
 from benchwright.coding.agents.base import (
     AgentContext,
     AgentResult,
@@ -131,7 +132,7 @@ class MiniAgent:
         return AgentStatus.ERROR, limit
 
     def _run(self, argv: list[str], ctx: AgentContext, env: dict[str, str],
-             mounts: list[Mount], out: IO[bytes]) -> ExecResult:
+             mounts: list[Mount], out: IO[bytes] | int) -> ExecResult:
         """A command; with `--agent-network` it reaches the package indexes and nothing else
         (the model is called by the harness, never from the sandbox)."""
         if not self.network:
@@ -149,10 +150,13 @@ class MiniAgent:
         env = {**sandbox_env(self.interpreter, home), "TERM": "dumb"}
         mounts = [Mount(path=self.interpreter.prefix), Mount(path=ctx.workspace, writable=True),
                   Mount(path=home, writable=True)]
-        with tempfile.TemporaryFile() as out:
-            result = self._run(["/bin/bash", "-c", command], ctx, env, mounts, out)
-            out.seek(0)
-            output = out.read().decode(errors="replace")
+        # Read through a capped pipe: a command that prints gigabytes costs the harness the head
+        # and tail it keeps (with how much was cut), streamed past, never the whole.
+        capture = CappedPipe(OUTPUT_LIMIT)
+        try:
+            result = self._run(["/bin/bash", "-c", command], ctx, env, mounts, capture.write_fd)
+        finally:
+            output = capture.finish().decode(errors="replace")
         if result.timed_out:
             return f"timed out after {self.limits.wall_clock_s:g} s\n{_clip(output)}"
         if result.memory_exceeded:
@@ -244,7 +248,7 @@ def _traj_call(call: dict[str, Any]) -> ToolCall:
 
 
 def _clip(output: str) -> str:
-    if len(output) <= OUTPUT_LIMIT:
+    if len(output) <= OUTPUT_LIMIT + 100:  # a capped read's note fits
         return output
     half = OUTPUT_LIMIT // 2
     return f"{output[:half]}\n[... {len(output) - OUTPUT_LIMIT} characters left out ...]\n" \
