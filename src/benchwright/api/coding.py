@@ -129,6 +129,7 @@ def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None
     finished again (its result files rewritten) without running anything.
     """
     from benchwright.coding.report.run_report import write_run_report
+    from benchwright.coding.runs.journal import check_journals
     from benchwright.coding.runs.layout import RunLayout
     from benchwright.coding.runs.preflight import node_checks
     from benchwright.coding.runs.runner import create_run, load_manifest, refresh_checksums
@@ -150,6 +151,7 @@ def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None
             create_run(config, run_dir)
         else:
             refresh_checksums(run_dir, load_manifest(run_dir))
+            check_journals(run_dir, config.problems, config.trials)
         log.info("%s coding run %s: agent %s, %d problem(s) x %d trial(s)",
                  "resuming" if resume else "new", run_dir, config.agent, len(config.problems),
                  config.trials)

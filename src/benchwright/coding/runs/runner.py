@@ -28,6 +28,7 @@ from benchwright.coding.runs.models import (
     RunConfig,
     RunResult,
 )
+from benchwright.coding.runs.record_rules import check_config
 from benchwright.coding.runs.remote import Ended, land, remote_attempts, run_remote_attempt
 from benchwright.coding.runs.scbench.export import export_scbench
 from benchwright.coding.runs.starts import unreachable
@@ -65,6 +66,7 @@ def load_manifest(run_dir: Path, check_folders: bool = True) -> Manifest:
     also refuses trial folders of the wrong kind (what reads nothing else may skip it)."""
     manifest = read_manifest(run_dir, Manifest, noun="run", command="benchwright run coding",
                              invalid="manifest.json is not readable")
+    check_config(RunLayout(run_dir).manifest, manifest.config.agent, manifest.config.prompt)
     if check_folders:
         _check_trial_folders(RunLayout(run_dir), manifest.config)
     return _with_credentials(manifest)
