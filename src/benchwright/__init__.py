@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from benchwright.version import __version__
 
 # name -> "module:attribute", imported when first asked for (as the registry does)
 _PUBLIC: dict[str, str] = {

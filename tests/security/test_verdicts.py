@@ -18,8 +18,8 @@ from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.sandbox import BwrapRuntime, Limits
-from tests.conftest import FIXTURES
-from tests.security.run_probes import records
+from tests.helpers import FIXTURES
+from tests.helpers.probes import records
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
                                 reason="bubblewrap is not installed (apt-get install bubblewrap)")

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
-from tests.view.conftest import TITLE, XSS, Page, Runs, copy_screenshot, rid
+from tests.helpers import run_cli
+from tests.helpers.view_runs import TITLE, XSS, Page, Runs, copy_screenshot, rid, settled
 
 pytestmark = pytest.mark.slow
 
@@ -31,13 +31,6 @@ def start_and_judge_routes(runs: Runs) -> list[str]:
     c, r, j = (rid(p) for p in (runs.cf_chain, runs.cf_ref, runs.judged))
     return [f"#/run/{r}", f"#/run/{r}/cp/kv_server/1/checkpoint_2", f"#/cmp/{c}/{r}",
             f"#/run/{j}", f"#/run/{j}/cp/ledger_cli/1/checkpoint_2"]
-
-
-def settled(page: Page, url: str) -> Any:
-    """The page at `url` with every chart drawn."""
-    tab = page.open(url)
-    tab.wait_for_selector(".chart .placeholder", state="detached", timeout=60_000)
-    return tab
 
 
 def check_every_page(page: Page, base: str, runs: Runs) -> None:

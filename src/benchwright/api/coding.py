@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import ValidationError
 
-from benchwright import __version__
 from benchwright.api.options import refuse_unknown
 from benchwright.api.placement import Placement, make_executor, take_placement
 from benchwright.coding.agents.settings import AgentSettings, Thinking
@@ -29,6 +28,7 @@ from benchwright.coding.runs.scbench.run_name import run_name, unused
 from benchwright.errors import Interrupted, PrerequisiteError, UserInputError
 from benchwright.judge.models import JudgeSettings
 from benchwright.registry import CODING_AGENTS
+from benchwright.version import __version__
 
 if TYPE_CHECKING:
     from benchwright.coding.report.figures import CodingReport

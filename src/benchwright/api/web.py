@@ -18,7 +18,7 @@ from benchwright.errors import Interrupted, UserInputError
 from benchwright.registry import WEB_AGENTS
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.secret_settings import refuse_secrets
-from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED
+from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED, check_prompt_file
 from benchwright.web.runs.extraction import ExtractorConfig
 from benchwright.web.runs.models import AgentSpec, WebRunConfig, WebRunResult
 from benchwright.web.runs.runner import RunHooks
@@ -165,6 +165,7 @@ def prompt(value: str) -> str:
     if not path.is_file():
         raise UserInputError("--prompt: no such prompt file", path=path,
                              hint=f"pass {' or '.join(PROMPT_KINDS)}, or a template file")
+    check_prompt_file(path)  # a broken or hostile template: one line, before any run folder
     return str(path)
 
 

@@ -12,7 +12,6 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from benchwright import __version__
 from benchwright.coding import pytest_report as pr
 from benchwright.coding import scratch as sc
 from benchwright.coding import verdict_channel as vc
@@ -31,6 +30,7 @@ from benchwright.nofollow import read_regular
 from benchwright.protocols import Runtime
 from benchwright.sandbox import ExecResult, Limits, Mount, memory_limit_mb
 from benchwright.toolenvs import BuiltEnv, ensure_env, parse_requirements, uv_binary
+from benchwright.version import __version__
 
 # The grader's own test environment: pinned, so a verdict does not drift with new releases.
 TEST_ENV_BASE = (

@@ -14,6 +14,7 @@ from typing import Any
 from benchwright.coding.runs.checkpoint_files import CheckpointFiles, TestOutput
 from benchwright.coding.runs.models import CheckpointRecord
 from benchwright.view.diffview import side_by_side
+from benchwright.view.transcript import transcript
 
 NOT_METRICS = {("format",), ("index",), ("trial",), ("counts",), ("quality", "delta"),
                ("agent", "exit_code")}
@@ -72,8 +73,16 @@ def checkpoint_page(record: CheckpointRecord, previous: CheckpointRecord | None,
         "prompt": files.prompt(), "changes": _changes(files, previous),
         "tests": _tests(grading.tests if grading else [], files.test_outputs()),
         "grading": _grading(grading), "pytest_output": files.pytest_output(),
-        "metrics": metric_rows(record, previous), "agent_files": files.agent(),
+        "metrics": metric_rows(record, previous), "agent_files": _agent(files),
         "symbols": _symbols(record)}
+
+
+def _agent(files: CheckpointFiles) -> dict[str, Any]:
+    """The agent's result and logs, its trajectory as a transcript (`view.transcript`)."""
+    agent = files.agent()
+    return {"result": agent.result.model_dump(mode="json") if agent.result else None,
+            "transcript": transcript(agent.trajectory) if agent.trajectory else None,
+            "logs": [log.model_dump(mode="json") for log in agent.logs]}
 
 
 def _record(record: CheckpointRecord) -> dict[str, Any]:

@@ -26,7 +26,6 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from benchwright import __version__
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.toolenvs import BuiltEnv
@@ -37,6 +36,7 @@ from benchwright.untrusted_files import (
     read_untrusted_json,
     read_untrusted_text,
 )
+from benchwright.version import __version__
 from benchwright.web.config import ENV_PREFIX, ENV_SUFFIX, WebEnvConfig
 from benchwright.web.evaluator import (
     WORKER_SCRIPT,

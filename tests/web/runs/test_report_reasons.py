@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from benchwright.cli.run_web_cmd import RUNNER_ENV
-from tests.conftest import run_cli
-from tests.web.runs.tasks_fixture import write_suite
+from tests.helpers import run_cli
+from tests.helpers.web_suites import write_suite
 
 
 def _answer(run_dir: Path, task_id: int, trial: int, **changes: object) -> None:

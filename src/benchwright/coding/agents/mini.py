@@ -16,10 +16,10 @@ import shutil
 import subprocess
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Self
 
-from benchwright import __version__
 from benchwright.coding.agents.base import (
     AgentContext,
     AgentResult,
@@ -44,6 +44,7 @@ from benchwright.interpreters import Interpreter
 from benchwright.pricing import run_price
 from benchwright.protocols import Runtime
 from benchwright.sandbox import ExecResult, Limits, Mount
+from benchwright.version import __version__
 
 if TYPE_CHECKING:
     from benchwright.coding.agents.setup import AgentSetup
@@ -113,6 +114,7 @@ class MiniAgent:
         import openai
 
         while (limit := session.limit_reached()) is None:
+            session.turn_started()
             try:
                 reply = self.client.complete(session.messages, [BASH_TOOL])
             except ProviderUnavailable as exc:
@@ -124,6 +126,7 @@ class MiniAgent:
                 return AgentStatus.COMPLETED, None
             for call in calls:
                 session.add_result(call, self._bash(call, session.ctx, home))
+            session.turn_ended()
             session.save(AgentStatus.COMPLETED, None)
         return AgentStatus.ERROR, limit
 
@@ -167,6 +170,15 @@ class _Session:
         self.steps = [Step(role=Role.SYSTEM, text=SYSTEM_PROMPT),
                       Step(role=Role.USER, text=ctx.prompt)]
         self.usage = Usage()
+        self.turn_start, self.turn_at = time.monotonic(), datetime.now(UTC)
+
+    def turn_started(self) -> None:
+        self.turn_start, self.turn_at = time.monotonic(), datetime.now(UTC)
+
+    def turn_ended(self) -> None:
+        """The turn's time: its model call and its commands."""
+        turn = next(s for s in reversed(self.steps) if s.role == Role.ASSISTANT)
+        turn.duration_s = round(time.monotonic() - self.turn_start, 3)
 
     def limit_reached(self) -> str | None:
         settings = self.agent.settings
@@ -192,7 +204,9 @@ class _Session:
                               **({"tool_calls": calls} if calls else {})})
         self.steps.append(Step(role=Role.ASSISTANT, text=message.content or "",
                                tool_calls=[_traj_call(c) for c in calls],
-                               input_tokens=tokens[0], output_tokens=tokens[1]))
+                               input_tokens=tokens[0], output_tokens=tokens[1],
+                               timestamp=self.turn_at.isoformat(timespec="seconds"),
+                               duration_s=round(time.monotonic() - self.turn_start, 3)))
         return calls
 
     def add_result(self, call: dict[str, Any], output: str) -> None:

@@ -89,6 +89,8 @@ class Step(BaseModel):
     """Prompt tokens served from the provider's cache, when reported."""
     timestamp: str | None = None
     """When the step happened (ISO 8601), when the log says."""
+    duration_s: float | None = None
+    """Seconds the step took (a model turn: the call and its tools' runs), when measured."""
 
 
 class Trajectory(BaseModel):

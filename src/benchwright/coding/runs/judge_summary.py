@@ -4,7 +4,7 @@ judged, errors, cost, and the samples' agreement per rubric item."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -17,7 +17,9 @@ from benchwright.judge.models import CriterionAgreement, JudgeFile
 
 if TYPE_CHECKING:
     from benchwright.coding.runs.judge_tasks import Attempt
-    from benchwright.coding.runs.judging import JudgeSession
+    from benchwright.judge.budget import Budget
+    from benchwright.judge.models import JudgeSettings
+    from benchwright.judge.snapshot import JudgeContext
 
 RowStatus = Literal["judged", "error", "unjudged", "skipped"]
 
@@ -94,7 +96,18 @@ class JudgeRunSummary(BaseModel):
     more)."""
 
 
-def summarise(run_dir: Path, session: JudgeSession, rows: list[JudgedCheckpoint],
+class Judged(Protocol):
+    """What a summary reads of a judging (`judging.JudgeSession`, which imports this module)."""
+
+    @property
+    def settings(self) -> JudgeSettings: ...
+    @property
+    def ctx(self) -> JudgeContext: ...
+    @property
+    def budget(self) -> Budget: ...
+
+
+def summarise(run_dir: Path, session: Judged, rows: list[JudgedCheckpoint],
               attempts: list[Attempt]) -> JudgeRunSummary:
     """The summary of a judging."""
     s, ctx = session.settings, session.ctx

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from benchwright import __version__
 from benchwright.coding.runs.judge_files import (
     JudgeRecord,
     append_judge_record,
@@ -58,6 +57,7 @@ from benchwright.judge.rubric import load_rubric
 from benchwright.judge.snapshot import SnapshotVerdict, combine, judge_context
 from benchwright.redaction import Redactor
 from benchwright.runs.clock import utc_now
+from benchwright.version import __version__
 
 Blocked = Literal["unjudged", "error"]
 OnChecked = Callable[[JudgedCheckpoint], None]

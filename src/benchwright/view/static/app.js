@@ -649,20 +649,12 @@ function symbols(s) {
 
 function agentSection(a) {
   const out = [];
+  const tr = a.transcript;
   if (a.result) out.push(kv([["status", a.result.status], ["cost", money(a.result.usage.cost_usd)], ["tokens", tokens(a.result.usage.input_tokens) + " in · " + tokens(a.result.usage.output_tokens) + " out (" + tokens(a.result.usage.cached_input_tokens) + " cached)"],
-    ["steps", String(a.result.usage.steps)], ["time", secs(a.result.duration_s)], ["exit code", a.result.exit_code === null ? "–" : String(a.result.exit_code)], ["error", a.result.error]]));
-  if (a.trajectory) out.push(h("h3", {}, "Trajectory: " + a.trajectory.steps.length + " steps (" + a.trajectory.agent + (a.trajectory.model ? ", " + a.trajectory.model : "") + ")"), trajectory(a.trajectory));
+    ["steps", String(a.result.usage.steps) + " (model calls)"], ["time", secs(a.result.duration_s)], ["exit code", a.result.exit_code === null ? "–" : String(a.result.exit_code)], ["error", a.result.error]]));
+  if (tr) out.push(h("h3", {}, "Transcript: " + tr.turns + " step" + (tr.turns === 1 ? "" : "s") + " (" + tr.agent + (tr.model ? ", " + tr.model : "") + ")"), transcriptView(tr));
   if (a.logs.length) out.push(h("h3", {}, "Logs"), a.logs.map((f) => h("details", { open: a.logs.length <= 2 }, h("summary", { class: "mono" }, f.name), textFile(f))));
   return out.length ? out : h("p", { class: "muted" }, "The agent left nothing here.");
-}
-
-function trajectory(tr) {
-  return tr.steps.map((s, i) => h("div", { class: "step" + (s.tool_results.some((r) => r.is_error) ? " err" : "") },
-    h("div", { class: "meta" }, "#" + (i + 1) + " · " + s.role, isNum(s.input_tokens) ? " · " + tokens(s.input_tokens) + " in / " + tokens(s.output_tokens) + " out" : "", s.timestamp ? " · " + when(s.timestamp) : ""),
-    s.thinking ? h("details", {}, h("summary", { class: "small muted" }, "thinking"), pre(s.thinking)) : null,
-    s.text ? pre(s.text) : null,
-    s.tool_calls.map((c) => h("div", {}, h("span", { class: "badge b-none" }, "call " + c.name), pre(typeof c.arguments === "string" ? c.arguments : json(c.arguments)))),
-    s.tool_results.map((r) => h("div", {}, h("span", { class: "badge " + (r.is_error ? "b-failed" : "b-none") }, "result" + (r.name ? " " + r.name : "")), pre(r.output)))));
 }
 
 /* ---------- the LLM judge (docs/judge.md): nothing of it on a run nobody judged ---------- */
@@ -848,12 +840,20 @@ function verdict(f) {
 }
 
 function stepItem(s) {
-  return h("div", { class: "step" + (s.errors.length ? " err" : "") },
-    h("div", { class: "meta" }, "step " + s.number, s.duration_s !== null ? " · " + secs(s.duration_s) : "", s.url ? [" · ", h("span", { class: "mono" }, s.url)] : null, s.title ? " · “" + s.title + "”" : ""),
-    Object.entries(s.thoughts).map(([k, t]) => h("div", { class: "small" }, h("span", { class: "muted" }, k.replace(/_/g, " ") + ": "), t)),
-    s.actions.map((a) => h("div", {}, h("span", { class: "badge b-none" }, "action"), " ", h("span", { class: "mono small" }, a))),
+  const calls = s.calls && s.calls.length ? s.calls.map(webAction) : s.actions.map((a) => h("div", {}, h("span", { class: "badge b-none" }, "action"), " ", h("span", { class: "mono small" }, a)));
+  return h("div", { class: "step turn" + (s.errors.length ? " err" : ""), id: "step-" + s.number },
+    h("div", { class: "meta" }, h("b", {}, "step " + s.number), s.duration_s !== null ? " · " + secs(s.duration_s) : "", s.title ? " · page “" + s.title + "”" : "", s.url ? [" · ", h("span", { class: "mono" }, s.url)] : null),
+    Object.entries(s.thoughts).map(([k, t]) => h("div", { class: "thought" }, h("div", { class: "small muted" }, k.replace(/_/g, " ")), markdown(t))),
+    calls,
     s.results.map((r) => h("div", { class: "small muted" }, "→ " + r)),
     s.errors.map((e) => h("div", { class: "small msg", style: { color: "var(--bad)" } }, "✘ " + e)));
+}
+
+/* one browser action: its name, what it acted on (element or URL), what it typed or answered */
+function webAction(a) {
+  return h("div", { class: "call webaction" }, h("span", { class: "badge b-none" }, a.name.replace(/_/g, " ")),
+    a.target ? [" ", h("span", { class: "mono small target" }, a.target)] : null,
+    a.detail ? h("div", {}, pre(a.detail, "out")) : null);
 }
 
 function har(d) {
@@ -1007,4 +1007,107 @@ function webCompare(d) {
         { key: "d", label: "A − B", num: true, get: (t) => (isNum(t.a) && isNum(t.b) ? t.a - t.b : null), render: (t) => { const v = isNum(t.a) && isNum(t.b) ? t.a - t.b : null; return v === null ? "–" : h("span", { class: v > 0 ? "down" : v < 0 ? "up" : "" }, (v > 0 ? "+" : "") + num(v)); } },
       ], d.tasks, { placeholder: "Filter tasks…" })),
   ];
+}
+
+/* ================================================================ transcripts ================================================================
+ * An agent's steps as people read them (view/transcript.py): one step per model turn, tool calls by
+ * kind (a shell command highlighted, a file written with its path, an edit as a diff), long results
+ * folded, the model's text as Markdown built from DOM nodes (never markup). */
+
+function transcriptView(tr) {
+  const intro = tr.preamble.map((m) => h("details", { class: "step preamble" }, h("summary", { class: "meta" }, m.role === "system" ? "system prompt" : m.role === "user" ? "task (" + m.role + ")" : m.role), markdown(m.text)));
+  const note = tr.model_calls && tr.model_calls !== tr.turns ? h("p", { class: "small muted" }, "The agent counted " + tr.model_calls + " model calls; its log holds " + tr.turns + " turns.") : null;
+  return [intro, note, tr.steps.map(stepView)];
+}
+
+function stepView(s) {
+  const failed = s.calls.some((c) => c.result && c.result.is_error) || s.results.some((r) => r.is_error);
+  const usage = isNum(s.input_tokens) ? tokens(s.input_tokens) + " in · " + tokens(s.output_tokens) + " out" + (s.cache_read_tokens ? " (" + tokens(s.cache_read_tokens) + " cached)" : "") : null;
+  return h("div", { class: "step turn" + (failed ? " err" : ""), id: "step-" + s.number },
+    h("div", { class: "meta" }, h("b", {}, "step " + s.number), usage ? " · " + usage : "", isNum(s.duration_s) ? " · " + secs(s.duration_s) : "", s.timestamp ? " · " + when(s.timestamp) : ""),
+    s.thinking ? h("details", {}, h("summary", { class: "small muted" }, "thinking"), markdown(s.thinking)) : null,
+    s.text ? markdown(s.text) : null,
+    s.calls.map(callView),
+    s.results.map((r) => resultView(r)),
+    s.notes.map((n) => h("div", { class: "note" }, h("span", { class: "badge b-none" }, n.role), markdown(n.text))));
+}
+
+function codeLines(lines, cls) {
+  return h("pre", { class: "code " + (cls || "") }, lines.map((toks, i) => [i ? "\n" : null, tokensEl(toks)]));
+}
+
+function callView(c) {
+  const tag = h("span", { class: "badge b-none" }, c.name);
+  let body;
+  if (c.kind === "shell") {
+    body = [h("div", { class: "callhead" }, tag, h("span", { class: "small muted" }, "shell command")), codeLines(c.lines, "shell"),
+      c.writes.map((w) => [h("div", { class: "filehead" }, badge("writes", "solved"), h("span", { class: "mono grow" }, w.path), h("span", { class: "small muted" }, w.lines.length + " lines")), codeLines(w.lines)])];
+  } else if (c.kind === "write") {
+    body = [h("div", { class: "filehead" }, tag, badge("writes", "solved"), h("span", { class: "mono grow" }, c.path), h("span", { class: "small muted" }, c.lines.length + " lines")), codeLines(c.lines)];
+  } else if (c.kind === "edit") {
+    body = [h("div", { class: "filehead" }, tag, badge("edits", "passed"), h("span", { class: "mono grow" }, c.path)), diffTable(c.rows)];
+  } else if (c.kind === "patch") {
+    body = [h("div", { class: "callhead" }, tag, h("span", { class: "small muted" }, "patch")), codeLines(c.lines)];
+  } else {
+    body = [h("div", { class: "callhead" }, tag, h("span", { class: "small muted" }, "tool call")), pre(c.text)];
+  }
+  return h("div", { class: "call call-" + c.kind }, body, c.result ? resultView(c.result) : null);
+}
+
+function resultView(r) {
+  const label = h("span", { class: "badge " + (r.is_error ? "b-failed" : "b-none") }, (r.is_error ? "failed" : "output") + (r.name ? " · " + r.name : ""));
+  if (!r.output) return h("div", { class: "result" }, label, h("span", { class: "small muted" }, " (no output)"));
+  if (!r.fold) return h("div", { class: "result" }, label, pre(r.output, "out"));
+  const head = r.output.split("\n").slice(0, 6).join("\n");
+  return h("details", { class: "result" }, h("summary", {}, label, h("span", { class: "small muted" }, " " + r.lines + " lines, " + r.output.length.toLocaleString("en-US") + " characters: click to show all"),
+    pre(head + "\n…", "out head")), pre(r.output, "out"));
+}
+
+/* Markdown, the common part (headings, lists, quotes, fenced code, `code`, **bold**, *em*, links as
+ * text with their address): built as elements and text nodes, so no HTML in it is ever markup. */
+function markdown(text) {
+  const box = h("div", { class: "md" });
+  const lines = String(text).split("\n");
+  for (let i = 0; i < lines.length;) {
+    const line = lines[i];
+    const fence = line.match(/^\s*(```|~~~)\s*([\w+.-]*)/);
+    if (fence) {
+      const body = [];
+      for (i++; i < lines.length && !lines[i].trim().startsWith(fence[1]); i++) body.push(lines[i]);
+      i++;
+      box.appendChild(h("pre", { class: "code", "data-lang": fence[2] || null }, body.join("\n")));
+    } else if (/^#{1,6}\s/.test(line)) {
+      box.appendChild(h("div", { class: "mdh" }, inline(line.replace(/^#+\s*/, "")))); i++;
+    } else if (/^\s*([-*+]|\d+[.)])\s+/.test(line)) {
+      const ordered = /^\s*\d/.test(line), items = [];
+      for (; i < lines.length && /^\s*([-*+]|\d+[.)])\s+/.test(lines[i]); i++) items.push(h("li", {}, inline(lines[i].replace(/^\s*([-*+]|\d+[.)])\s+/, ""))));
+      box.appendChild(h(ordered ? "ol" : "ul", {}, items));
+    } else if (/^\s*>/.test(line)) {
+      const quote = [];
+      for (; i < lines.length && /^\s*>/.test(lines[i]); i++) quote.push(lines[i].replace(/^\s*>\s?/, ""));
+      box.appendChild(h("blockquote", {}, inline(quote.join(" "))));
+    } else if (!line.trim()) { i++; } else {
+      const para = [];
+      for (; i < lines.length && lines[i].trim() && !/^\s*(```|~~~|#{1,6}\s|[-*+]\s|\d+[.)]\s|>)/.test(lines[i]); i++) para.push(lines[i]);
+      if (!para.length) { para.push(line); i++; }
+      box.appendChild(h("p", {}, inline(para.join("\n"))));
+    }
+  }
+  return box;
+}
+
+const INLINE = /(`+)([\s\S]*?)\1|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|\[([^\]]+)\]\(([^)\s]+)\)/g;
+function inline(text) {
+  const out = [];
+  let last = 0;
+  for (const m of String(text).matchAll(INLINE)) {
+    if (m.index > last) out.push(text.slice(last, m.index));
+    if (m[1]) out.push(h("code", {}, m[2]));
+    else if (m[3] || m[4]) out.push(h("b", {}, m[3] || m[4]));
+    else if (m[5]) out.push(h("i", {}, m[5]));
+    else out.push(h("span", {}, m[6], h("span", { class: "small muted mono" }, " <" + m[7] + ">")));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
 }
