@@ -86,6 +86,17 @@ class RunIncomplete(BenchwrightError):
     exit_code = 4
 
 
+class WorkersLost(InfrastructureError):
+    """Worker processes died (killed, out of memory) while running jobs. Raised once every
+    other job has run; `lost` holds each lost job and why, so the caller can mark just those
+    (a run: their attempts broke off, `--resume` redoes them)."""
+
+    def __init__(self, message: str, *, lost: list[tuple[object, str]],
+                 hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.lost = lost
+
+
 class ProviderUnavailable(InfrastructureError):
     """The model provider kept failing (429, 5xx, timeouts, broken replies) after retries."""
 

@@ -129,10 +129,14 @@ def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None
     finished again (its result files rewritten) without running anything.
     """
     from benchwright.coding.report.run_report import write_run_report
-    from benchwright.coding.runs.journal import check_journals
     from benchwright.coding.runs.layout import RunLayout
     from benchwright.coding.runs.preflight import node_checks
-    from benchwright.coding.runs.runner import create_run, load_manifest, refresh_checksums
+    from benchwright.coding.runs.runner import (
+        check_journals,
+        create_run,
+        load_manifest,
+        refresh_checksums,
+    )
     from benchwright.coding.scratch import sweep_leftovers
     from benchwright.runs.lock import locked_run_folder
     from benchwright.runs.node_checks import require_on_every_node
@@ -151,7 +155,7 @@ def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None
             create_run(config, run_dir)
         else:
             refresh_checksums(run_dir, load_manifest(run_dir))
-            check_journals(run_dir, config.problems, config.trials)
+            check_journals(run_dir, config)
         log.info("%s coding run %s: agent %s, %d problem(s) x %d trial(s)",
                  "resuming" if resume else "new", run_dir, config.agent, len(config.problems),
                  config.trials)

@@ -45,15 +45,3 @@ def read_attempt_error(path: Path) -> str | None:
     except ValidationError:
         return f"the attempt broke off (its {path.name} is unreadable)"
 
-
-def check_journals(run_dir: Path, problems: list[str], trials: int) -> None:
-    """Read every attempt's journal once, so an edited or repeated line is refused before a
-    resume does anything (`JournalError`, naming the file and line)."""
-    from benchwright.coding.runs.judge_files import latest_records
-    from benchwright.coding.runs.layout import RunLayout
-
-    layout = RunLayout(run_dir)
-    for problem in problems:
-        for trial in range(1, trials + 1):
-            read_records(layout.journal(problem, trial))
-            latest_records(layout, problem, trial)
