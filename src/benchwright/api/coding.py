@@ -150,7 +150,7 @@ def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None
     executor = make_executor(where, workers, on_event=hooks.on_event)
     # every node has what attempts need there, before a run folder is made
     require_on_every_node(executor, node_checks(config))
-    with locked_run_folder(run_dir):
+    with locked_run_folder(run_dir, "benchwright run coding --resume"):
         if resume is None:
             create_run(config, run_dir)
         else:

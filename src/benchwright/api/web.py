@@ -95,7 +95,7 @@ def run_web(suite: str | Path = LOCAL, *, out: Path | str | None = None,
     # trials run where the executor puts them (one hosted runner per site worker)
     executor = make_executor(where, workers=1)
     require_on_every_node(executor, node_checks(config or load_web_manifest(run_dir).config))
-    with locked_run_folder(run_dir):
+    with locked_run_folder(run_dir, "benchwright run web --resume"):
         if opened is not None and config is not None:
             create_web_run(config, run_dir, opened)
         log.info("%s web run %s", "resuming" if resume else "new", run_dir)

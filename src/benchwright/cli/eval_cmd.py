@@ -86,7 +86,7 @@ def run_dir_cmd(
                  python=None)
         return
     run = open_run(run_dir)  # not a run: say so before taking a lock in the folder
-    with run_lock(run_dir), notes_console().status("re-grading") as status:
+    with run_lock(run_dir, "benchwright eval"), notes_console().status("re-grading") as status:
         outcome = run.track.regrade(run_dir, RegradeSettings(config=config,
                                                              progress=status.update,
                                                              executor=where))
