@@ -44,9 +44,8 @@ class CheckpointRules:
             return f"a record of trial {record.trial} in the folder of trial {self.trial}"
         if record.trial < 1 or record.index < 1:
             return "trial and index count from 1"
-        same = previous is not None and (previous.problem, previous.trial) == (
-            record.problem, record.trial)
-        if same and record.index <= previous.index:
+        if previous is not None and (previous.problem, previous.trial) == (
+                record.problem, record.trial) and record.index <= previous.index:
             return f"checkpoint {record.index} after checkpoint {previous.index}"
         return _spent(record)
 
