@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from benchwright.capped_output import CappedPipe
 from benchwright.coding import pytest_report as pr
 from benchwright.coding import scratch as sc
 from benchwright.coding import verdict_channel as vc
@@ -21,6 +22,7 @@ from benchwright.coding.evaluation import (
     EnvInfo,
     GraderInfo,
     GradeStatus,
+    OutputCut,
 )
 from benchwright.coding.policies import all_verdicts
 from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
@@ -43,6 +45,7 @@ TEST_ENV_BASE = (
     "httpx==0.28.1",
 )
 Progress = Callable[[str], None]
+MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class _Ran(BaseModel):
     stderr: str
     pipe: vc.PipeReport
     file_report: dict[str, Any] | None
+    cut: OutputCut
 
 
 class Grader(Protocol):
@@ -160,7 +164,7 @@ def _prepare(problem: ProblemConfig, checkpoint: CheckpointConfig, snapshot: Pat
         tests_dir = ws.copy_tests(problem, checkpoint, workspace)
         asset_env = ws.copy_assets(problem, tests_dir)
         ws.write_pytest_ini(problem, workspace)
-        for sub in ("tmp", "out", "logs"):
+        for sub in ("tmp", "out"):
             (scratch / sub).mkdir()
         plugin_path = vc.plugin_tree(scratch / "plugin")
     except BaseException:
@@ -237,27 +241,44 @@ def _run_pytest(
     envs: _Envs,
     options: GradeOptions,
 ) -> _Ran:
-    out, logs = prepared.scratch / "out", prepared.scratch / "logs"
+    out = prepared.scratch / "out"
     argv = [str(envs.test.python), "-P", "-m", "pytest",
             *graded_pytest_args(problem, checkpoint, out / "report.json",
                                 options.reverse_files)]
     env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
     mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
               *uv_mounts()]
-    channel = vc.Channel()
+    limits = options.limits
+    channel = vc.Channel(max_bytes=limits.max_report_mb * MIB)
     env[vc.FD_ENV] = str(channel.write_fd)
-    # pytest's output goes to files outside the sandbox's view: only the pipe decides a verdict.
+    env[vc.MESSAGE_ENV] = str(limits.max_message_kb * 1024)
+    # pytest's output goes to pipes outside the sandbox's view, streamed and capped: only the
+    # verdict pipe decides a verdict, and no amount of output grows the harness.
+    stdout, stderr = CappedPipe(limits.max_output_mb * MIB), CappedPipe(limits.max_output_mb * MIB)
     try:
-        with (logs / "stdout.txt").open("wb") as stdout, \
-                (logs / "stderr.txt").open("wb") as stderr:
-            result = options.runtime.run(argv, cwd=prepared.workspace, env=env, mounts=mounts,
-                                         limits=options.limits, stdout=stdout, stderr=stderr,
-                                         pass_fds=(channel.write_fd,))
+        result = options.runtime.run(argv, cwd=prepared.workspace, env=env, mounts=mounts,
+                                     limits=limits, stdout=stdout.write_fd,
+                                     stderr=stderr.write_fd, pass_fds=(channel.write_fd,))
     finally:
         pipe = channel.received()
-    return _Ran(result=result, stdout=_read(logs / "stdout.txt"),
-                stderr=_read(logs / "stderr.txt"), pipe=pipe,
-                file_report=vc.read_report_file(out / "report.json"))
+        out_text, err_text = (_text(p.finish()) for p in (stdout, stderr))
+    return _Ran(result=result, stdout=out_text, stderr=err_text, pipe=pipe,
+                file_report=vc.read_report_file(out / "report.json", limits.max_report_mb * MIB),
+                cut=OutputCut(stdout_bytes=stdout.cut, stderr_bytes=stderr.cut,
+                              verdict_bytes=pipe.cut_bytes, **_message_cuts(pipe)))
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _message_cuts(pipe: vc.PipeReport) -> dict[str, int]:
+    """What the plugin cut of the report's texts, as it said."""
+    cut = (pipe.json_report or {}).get(vc.CUT_KEY)
+    if not isinstance(cut, dict):
+        return {}
+    return {"messages": int(cut.get("texts") or 0),
+            "message_characters": int(cut.get("characters") or 0)}
 
 
 def _sandbox_env(
@@ -304,10 +325,6 @@ def _mounts(prepared: _Prepared, interpreter: Interpreter, envs: list[Path]) -> 
     ]
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-
-
 def _evaluate(
     problem: ProblemConfig,
     checkpoint: CheckpointConfig,
@@ -320,14 +337,16 @@ def _evaluate(
     result, report = ran.result, ran.pipe.json_report
     cases = pr.test_cases(report or {}, checkpoint.name, custom)
     collected = ran.pipe.collected
-    status, reason = _status(result, ran, collected)
+    status, reason = _status(result, ran, collected, options)
     counts = pr.count_groups(cases)
     return CheckpointEvaluation(
         problem=problem.name, problem_version=problem.version,
         checkpoint=checkpoint.name, checkpoint_version=checkpoint.version,
         status=status, infrastructure_reason=reason if status is not GradeStatus.TAMPERED else None,
         tampering_reason=reason if status is GradeStatus.TAMPERED else None,
-        memory_exceeded=result.memory_exceeded,
+        memory_exceeded=result.memory_exceeded, output_cut=ran.cut,
+        sandbox_killed_by=result.sandbox_killed_by
+        if status is GradeStatus.INFRASTRUCTURE_FAILURE else None,
         pytest_exit_code=result.exit_code, pytest_collected=collected,
         counts=counts, verdicts=all_verdicts(counts, status is not GradeStatus.COMPLETED),
         tests=cases, duration_s=result.duration_s, total_duration_s=round(total_s, 3),
@@ -351,7 +370,8 @@ def _in_force(limits: Limits) -> Limits:
 _KILLED = (-signal.SIGKILL, 128 + signal.SIGKILL)
 
 
-def _status(result: ExecResult, ran: _Ran, collected: int) -> tuple[GradeStatus, str | None]:
+def _status(result: ExecResult, ran: _Ran, collected: int,
+            options: GradeOptions) -> tuple[GradeStatus, str | None]:
     if result.timed_out:
         return GradeStatus.WALL_CLOCK_TIMEOUT, (
             f"the checkpoint ran past its {result.duration_s:.0f} s wall-clock limit and was killed"
@@ -360,6 +380,15 @@ def _status(result: ExecResult, ran: _Ran, collected: int) -> tuple[GradeStatus,
         return GradeStatus.MEMORY_LIMIT, (
             "the sandbox's memory limit was reached and the kernel killed pytest "
             f"(exit code {result.exit_code}); see --memory-mb")
+    if result.sandbox_killed_by is not None:  # from outside: not the submission's doing
+        return GradeStatus.INFRASTRUCTURE_FAILURE, (
+            f"the grading sandbox was killed from outside by "
+            f"{_signal_name(result.sandbox_killed_by)} (the OOM killer or an operator), not by "
+            "the code inside; grade it again")
+    if ran.pipe.cut_bytes:
+        return GradeStatus.INFRASTRUCTURE_FAILURE, (
+            f"pytest sent the harness more than {options.limits.max_report_mb} MiB of results "
+            "(max_report_mb); raise it for a problem this big")
     forged = _tampering(result, ran)
     if forged is not None:
         return GradeStatus.TAMPERED, forged
@@ -371,6 +400,13 @@ def _status(result: ExecResult, ran: _Ran, collected: int) -> tuple[GradeStatus,
     return GradeStatus.INFRASTRUCTURE_FAILURE, (
         f"pytest exited with code {result.exit_code} after collecting {collected} tests"
     )
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} ({number})"
+    except ValueError:
+        return f"signal {number}"
 
 
 def _tampering(result: ExecResult, ran: _Ran) -> str | None:

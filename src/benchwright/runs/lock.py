@@ -24,10 +24,10 @@ PROC_LOCKS = Path("/proc/locks")
 
 
 @contextlib.contextmanager
-def run_lock(run_dir: Path, resume: str | None = None) -> Iterator[None]:
+def run_lock(run_dir: Path, then: str | None = None) -> Iterator[None]:
     """Hold the run folder's lock for the block; a held lock is an error naming its holder. A
     full or read-only disk in the block is one `DiskError` naming the path (else the run
-    folder), with `resume RUN_DIR` (the command that goes on) in its hint."""
+    folder), with `then` (the command that goes on) in its hint."""
     fd = _open(run_dir / LOCK)
     try:
         try:
@@ -41,7 +41,7 @@ def run_lock(run_dir: Path, resume: str | None = None) -> Iterator[None]:
         remove_torn_writes(run_dir)  # a predecessor killed while rewriting manifest.json, say
         yield
     except OSError as exc:  # what finished is journaled: the run goes on from there
-        full = disk_error(exc, run_dir, then=f"{resume} {run_dir}" if resume else None)
+        full = disk_error(exc, run_dir, then=then)
         if full is None:
             raise
         raise full from None
@@ -50,15 +50,15 @@ def run_lock(run_dir: Path, resume: str | None = None) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def locked_run_folder(run_dir: Path, resume: str | None = None) -> Iterator[None]:
+def locked_run_folder(run_dir: Path, then: str | None = None) -> Iterator[None]:
     """The run folder, created if missing, locked for the block. A folder this call created is
     removed again if the block fails before a manifest is written: a refused run leaves nothing.
-    A full or read-only disk is one `DiskError` naming the path, with `resume` (the command
-    that continues the run, e.g. `benchwright run coding --resume`) in its hint."""
+    A full or read-only disk is one `DiskError` naming the path, with `then` (the command
+    that continues the run) in its hint."""
     made = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        with run_lock(run_dir, resume):
+        with run_lock(run_dir, then):
             yield
     except BaseException:
         if made and not (run_dir / MANIFEST).exists():
