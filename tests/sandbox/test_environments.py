@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -72,7 +71,7 @@ def test_uninstallable_requirement_fails_cleanly(cache: Path) -> None:
         ensure_env("solution", resolve_python(None), ["benchwright-no-such-package-xyz==0.0.1"])
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.sandbox
 def test_grading_uses_the_solution_requirements_and_caches_both_envs(
     cache: Path, tmp_path: Path
 ) -> None:

@@ -21,8 +21,7 @@ from benchwright.coding.scratch import new_scratch, private_root, sweep_leftover
 from benchwright.errors import WorkspaceError
 from tests.helpers import FIXTURES, run_cli
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed (apt-get install bubblewrap)")
+pytestmark = pytest.mark.sandbox
 HIDDEN = "test_checkpoint_3.py"
 
 

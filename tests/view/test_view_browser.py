@@ -15,7 +15,7 @@ import pytest
 from tests.helpers import run_cli
 from tests.helpers.view_runs import TITLE, XSS, Page, Runs, copy_screenshot, rid, settled
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
 
 def routes(runs: Runs) -> list[str]:
