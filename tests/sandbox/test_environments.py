@@ -49,6 +49,7 @@ def test_interpreter_resolution() -> None:
         resolve_python("2.1")
 
 
+@pytest.mark.sandbox  # environments are built in the sandbox
 def test_built_once_then_reused(cache: Path) -> None:
     python = resolve_python(None)
     first = ensure_env("solution", python, ["six==1.16.0"])
@@ -59,6 +60,7 @@ def test_built_once_then_reused(cache: Path) -> None:
     assert (first.path / ".benchwright-env.json").stat().st_mtime_ns == marker_mtime
 
 
+@pytest.mark.sandbox  # environments are built in the sandbox
 def test_half_built_environment_is_rebuilt(cache: Path) -> None:
     python = resolve_python(None)
     built = ensure_env("solution", python, [])
@@ -66,6 +68,7 @@ def test_half_built_environment_is_rebuilt(cache: Path) -> None:
     assert not ensure_env("solution", python, []).reused
 
 
+@pytest.mark.sandbox  # environments are built in the sandbox
 def test_uninstallable_requirement_fails_cleanly(cache: Path) -> None:
     with pytest.raises(EnvironmentBuildError, match="uv pip failed"):
         ensure_env("solution", resolve_python(None), ["benchwright-no-such-package-xyz==0.0.1"])
