@@ -33,6 +33,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for tier in tiers.TIERS:
         config.addinivalue_line("markers", f"{tier}: {tiers.DESCRIPTIONS[tier]}")
+    config.addinivalue_line("markers", "slow: old spelling, kept for branches begun before the "
+                            "tiers: say which (sandbox, browser, ray, e2e); out of the fast tier")
     PROCESSES.install()
 
 
@@ -76,7 +78,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = _group(item)
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
-        (slow if marked else fast).append(item)
+        (slow if marked or item.get_closest_marker("slow") else fast).append(item)
     if config.getoption("all_tiers") or config.getoption("markexpr") or not slow:
         return
     config.hook.pytest_deselected(items=slow)

@@ -267,3 +267,23 @@ def test_a_hostile_defaults_file_is_one_error_never_a_hang(tmp_path: Path, kind:
         path.write_text("# " + "x" * (2**20 + 10) + "\n")
     with pytest.raises(UserInputError, match=r"defaults file|benchwright\.toml"):
         default_map(ROOT, cwd=tmp_path)
+
+
+def test_a_bad_key_of_another_command_is_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "benchwright.toml").write_text('[run.coding]\nmax-steps = 3\n'
+                                               '[problems.list]\njson = true\n')
+    done = _cli("problems", "list", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.lstrip().startswith("["), done.stderr
+    assert "warning:" in done.stderr and "'run.coding.max-steps'" in done.stderr
+    assert "ignored" in done.stderr
+    done = _cli("view", "--help", cwd=tmp_path)
+    assert done.returncode == 0 and "Usage" in done.stdout
+    done = _cli("run", "coding", "--help", cwd=tmp_path)
+    assert done.returncode == 2 and "unknown key 'run.coding.max-steps'" in done.stderr
+
+
+def test_agent_network_help_says_what_it_allows() -> None:
+    done = _cli("run", "coding", "--help")
+    text = " ".join(done.stdout.replace("\u2502", " ").split())  # the help box's sides
+    assert "reach its LLM endpoint and nothing else" in text and "egress proxy" in text
+    assert "package indexes" in text and "sandbox the network" not in text

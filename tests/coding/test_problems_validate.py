@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import textwrap
 import time
@@ -130,10 +131,15 @@ def test_flaky_tests_are_flagged_and_named(tmp_path: Path) -> None:
 
 def test_the_table_names_the_flaky_test(tmp_path: Path) -> None:
     flaky_problem(tmp_path)
-    proc = run_cli("problems", "validate", str(tmp_path / "flaky"), "--repeat", "2")
+    proc = run_cli("problems", "validate", str(tmp_path / "flaky"), "--repeat", "2",
+                   env={**os.environ, "COLUMNS": "80"})
     assert proc.returncode == 1
-    assert "test_epoch_in_local_time" in proc.stdout.replace("\n", "").replace("│", "").replace(
-        " ", "")
+    # piped at 80 columns: each finding on a line of its own, progress, a one-line summary
+    lines = [ln for ln in proc.stdout.splitlines() if "test_epoch_in_local_time" in ln]
+    assert lines[0].startswith("flaky/checkpoint_1 flaky test_checkpoint_1.py::test_epoch")
+    assert len([ln for ln in proc.stdout.splitlines() if ln.strip()]) < 20, proc.stdout
+    assert "[1/4] flaky/checkpoint_1" in proc.stderr and "[4/4] " in proc.stderr
+    assert proc.stdout.splitlines()[-1].startswith("1 problem(s), 2 checkpoint(s) graded 2x: ")
 
 
 def test_missing_data_placeholders_and_early_tests_are_flagged(tmp_path: Path) -> None:

@@ -164,6 +164,39 @@ def rid(path: Path) -> str:
     return run_id(path.resolve())
 
 
+def routes(runs: Runs) -> list[str]:
+    o, e, a, b = (rid(p) for p in (runs.oracle, runs.evil, runs.web_a, runs.web_b))
+    return ["#/", f"#/run/{o}", f"#/run/{e}", f"#/run/{o}/p/kv_server",
+            f"#/run/{o}/cp/kv_server/1/checkpoint_2", f"#/run/{e}/cp/ledger_cli/1/checkpoint_1",
+            f"#/cmp/{o}/{e}", f"#/run/{a}", f"#/run/{a}/t/9001/1", f"#/run/{a}/t/9002/1",
+            f"#/cmp/{a}/{b}", *start_and_judge_routes(runs)]
+
+
+def start_and_judge_routes(runs: Runs) -> list[str]:
+    """Pages of a reference-start run, a counterfactual head-to-head and a judged run."""
+    c, r, j = (rid(p) for p in (runs.cf_chain, runs.cf_ref, runs.judged))
+    return [f"#/run/{r}", f"#/run/{r}/cp/kv_server/1/checkpoint_2", f"#/cmp/{c}/{r}",
+            f"#/run/{j}", f"#/run/{j}/cp/ledger_cli/1/checkpoint_2"]
+
+
+# what sticks out: the page wider than the window, or a table wider than its box
+_OVERFLOW = """() => {
+  const out = [], doc = document.documentElement;
+  if (doc.scrollWidth > window.innerWidth) out.push('page ' + doc.scrollWidth);
+  document.querySelectorAll('.tablewrap').forEach((w) => {
+    const id = (w.querySelector('table') || {}).id;
+    if (w.scrollWidth > w.clientWidth + 1) out.push(id + ' ' + w.scrollWidth + '>' + w.clientWidth);
+  });
+  return out;
+}"""
+
+
+def cut_off(tab: Any) -> list[str]:
+    """What a page cuts off: the page wider than its window, or a table wider than its box."""
+    found: list[str] = tab.evaluate(_OVERFLOW)
+    return found
+
+
 class Page:
     """A browser tab that records every console error and uncaught exception."""
 

@@ -430,3 +430,40 @@ def test_reference_starts_carry_nothing(run: Path) -> None:
     cp2 = _rubric(run, "ledger_cli", 2)
     assert _spans(cp2, carried=True) == set() and _spans(cp2, carried=False) == set(CP2)
     assert [r.quality.rubric.total_flags for r in _records(run, "ledger_cli")] == [6, 2, 0]
+
+
+def test_the_judges_duration_is_measured_from_its_first_request(run: Path) -> None:
+    """Requests are sent before the checkpoint is finished; judge.json times them all."""
+    with _server("openai", _rules("openai", {}), latency_s=0.4) as server:
+        _judge(run, server, "openai", "--problem", "ledger_cli", "--concurrency", "1")
+    # one connection: the checkpoint's requests one after the other, 0.4 s each at least
+    assert _judge_file(run, "ledger_cli", 1)["duration_s"] >= 0.4 * REQUESTS_PER_CHECKPOINT
+
+
+def test_an_unpriced_judge_without_a_reported_cost_spends_unknown(run: Path) -> None:
+    """No provider cost and no price: "unknown", never "spent 0.0000 USD"."""
+    rules = [{"match": [], "replies": [{"text": json.dumps({"flags": []}),
+                                        "usage": {"input_tokens": 1000, "output_tokens": 100}}]}]
+    env = {**os.environ, KEY_ENV: KEY}
+    with _server("openai", rules) as server:
+        done = run_cli("metrics", "judge", str(run), "--model", "fake-judge", "--base-url",
+                       _base(server, "openai"), "--api-key-env", KEY_ENV, "--problem",
+                       "kv_server", env=env)
+        as_json = _judge(run, server, "openai", "--problem", "ledger_cli")
+    assert done.returncode == 0, done.stderr
+    assert "spent unknown USD" in done.stdout and "0.0000" not in done.stdout
+    assert as_json["cost_unknown"] is True
+    assert _judge_file(run, "kv_server", 1)["cost_source"] == "unknown"
+    report = run_cli("report", str(run))
+    assert report.returncode == 0, report.stderr
+    assert "unknown USD" in (run / "report.md").read_text()
+
+
+def test_max_cost_with_an_unpriced_anthropic_model_is_refused_up_front(run: Path) -> None:
+    env = {**os.environ, KEY_ENV: KEY}
+    done = run_cli("metrics", "judge", str(run), "--model", "claude-unpriced", "--protocol",
+                   "anthropic", "--base-url", "http://127.0.0.1:9", "--api-key-env", KEY_ENV,
+                   "--max-cost", "1", env=env)
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert "--max-cost 1 cannot be enforced: model 'claude-unpriced' has no known price" in line

@@ -118,7 +118,7 @@ def test_a_malformed_rubric_is_one_line(tmp_path: Path, text: str, message: str)
 def test_templates_render_in_a_sandbox(tmp_path: Path) -> None:
     (tmp_path / "evil.j2").write_text("{{ ''.__class__.__mro__[1].__subclasses__() }}")
     templates = load_templates(tmp_path / "evil.j2", None)
-    with pytest.raises(UserInputError, match="does not render"):
+    with pytest.raises(UserInputError, match="is refused: access to attribute"):
         render_prefix(templates, "spec", [])
 
 

@@ -103,14 +103,20 @@ def test_a_native_cli_gets_its_folder_and_no_node(
 @pytest.mark.parametrize(("model", "override", "cost"), [
     ("gpt-5", {"input_price_per_mtok": 2.0}, 2.0 + 1.0),  # output stays the table's 10.0
     ("gpt-5", {"output_price_per_mtok": 1.0}, 1.25 + 0.1),
-    ("my-model", {"input_price_per_mtok": 2.0}, 2.0),  # unlisted: output costs 0
+    # unlisted with one price: the other is not known, so neither is the cost (never 0)
+    ("my-model", {"input_price_per_mtok": 2.0}, None),
+    ("my-model", {"input_price_per_mtok": 2.0, "output_price_per_mtok": 0.0}, 2.0),
 ])
 def test_a_cli_agent_honours_one_price_override(
         tmp_path: Path, installs: list[toolchain.NpmTool], model: str,
-        override: dict[str, float], cost: float) -> None:
+        override: dict[str, float], cost: float | None) -> None:
     result = _agent(CodexAgent, model, StubRuntime(CODEX_LOG), **override).act(_ctx(tmp_path))
-    assert result.usage.cost_usd == pytest.approx(cost)
     trajectory = json.loads((tmp_path / "checkpoint_1/agent/trajectory.json").read_text())
+    if cost is None:
+        assert result.usage.cost_usd is None
+        assert trajectory["cost_source"] == "unknown"
+        return
+    assert result.usage.cost_usd == pytest.approx(cost)
     assert trajectory["cost_source"] == "price_table"
 
 

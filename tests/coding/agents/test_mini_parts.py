@@ -51,7 +51,8 @@ def test_cost_limit_stops_the_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     script = LOOP.replace("command: 'echo hi'}}]}", "command: 'echo hi'}}], "
                           "usage: {input_tokens: 1000000, output_tokens: 0}}")
     with FakeLLMServer(Script.from_yaml(script)) as server:
-        agent = _agent(server, monkeypatch, cost_limit_usd=2.5, input_price_per_mtok=1.0)
+        agent = _agent(server, monkeypatch, cost_limit_usd=2.5, input_price_per_mtok=1.0,
+                           output_price_per_mtok=0.0)
         result = agent.act(_ctx(tmp_path))
     assert "cost limit" in (result.error or "") and result.usage.cost_usd == 3.0
 

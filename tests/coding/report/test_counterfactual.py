@@ -17,8 +17,8 @@ from tests.helpers.coding_runs import report_json, write_run
 # Six problems, three checkpoints, one trial. Chain: the attempt ends at a failure. Reference
 # start: every checkpoint attempted.
 #           chain   reference    pairs at 2 (chain, ref)   pairs at 3
-#   p0..p2  SF      SSS          F S  (x3: rescued)         F S (x3, never reached: rescued)
-#   p3      SF      SFF          F F  (hard either way)     F F
+#   p0..p2  SF      SSS          F S  (x3: rescued)         none: the chain never reached it
+#   p3      SF      SFF          F F  (hard either way)     none: the chain never reached it
 #   p4      SSS     SSS          S S                        S S
 #   p5      SSS     SSF          S S                        S F (chain only)
 CHAIN = {"p0": ["SF"], "p1": ["SF"], "p2": ["SF"], "p3": ["SF"], "p4": ["SSS"], "p5": ["SSS"]}
@@ -60,24 +60,26 @@ def test_rates_differences_and_attribution_equal_the_hand_computation(
     assert rows["2"].attributable is not None
     assert rows["2"].attributable.value == pytest.approx(3 / 4)
     assert rows["2"].attributable.n_clusters == 4  # the problems where the chain failed
-    # checkpoint 3: chain 2/6, reference 4/6 (p5 solved only in the chain); 3 of 4 failures
-    assert _outcomes(rows["3"]) == (6, 1, 1, 3, 1)
-    assert rows["3"].difference.value == pytest.approx(2 / 6)
-    assert rows["3"].attributable is not None
-    assert rows["3"].attributable.value == pytest.approx(3 / 4)
-    # overall (2+): 12 pairs; chain 4, reference 9; the chain failed 8, 6 rescued
-    assert _outcomes(rows["2+"]) == (12, 3, 1, 6, 2)
-    assert (rows["2+"].chain.value, rows["2+"].reference.value) == pytest.approx((4 / 12,
-                                                                                 9 / 12))
-    assert rows["2+"].difference.value == pytest.approx(5 / 12)
+    # checkpoint 3: only p4 and p5 reached it in the chain: chain 2/2, reference 1/2; the chain
+    # failed nothing there, so nothing is attributed to it (p0..p3 are listed, not counted)
+    assert _outcomes(rows["3"]) == (2, 1, 1, 0, 0)
+    assert rows["3"].difference.value == pytest.approx(-1 / 2)
+    assert rows["3"].attributable is None and rows["3"].n_problems == 2
+    assert compare_starts(*six).not_reached == [
+        f"p{i}/trial_1/checkpoint_3: not reached by the chain run" for i in range(4)]
+    # overall (2+): 8 pairs; chain 4, reference 6; the chain failed 4, 3 rescued
+    assert _outcomes(rows["2+"]) == (8, 3, 1, 3, 1)
+    assert (rows["2+"].chain.value, rows["2+"].reference.value) == pytest.approx((4 / 8,
+                                                                                 6 / 8))
+    assert rows["2+"].difference.value == pytest.approx(2 / 8)
     assert rows["2+"].attributable is not None
-    assert rows["2+"].attributable.value == pytest.approx(6 / 8)
+    assert rows["2+"].attributable.value == pytest.approx(3 / 4)
     # six problems: a verdict where the CI excludes zero (checkpoint 2: [16.7%, 83.3%]), none
-    # overall, where p5's reverse pair pulls the interval under zero ([-8.3%, 83.3%])
+    # overall, where p5's reverse pair pulls the interval under zero
     assert rows["2"].verdict == "inherited code hurts"
     assert rows["2"].difference.low == pytest.approx(1 / 6)
     assert rows["2+"].n_problems == 6 and rows["2+"].verdict == "no significant change"
-    assert rows["2+"].difference.low == pytest.approx(-1 / 12)
+    assert rows["2+"].difference.low < 0
 
 
 def test_either_order_gives_the_same_figures(six: tuple[Path, Path]) -> None:
@@ -95,9 +97,11 @@ def test_fewer_than_six_problems_get_no_verdict_however_unanimous(tmp_path: Path
     text = run_cli("report", str(chain), "--counterfactual", str(reference)).stdout
     section = text[text.index("## Chain against reference starts"):text.index("## Attempts")]
     assert "too few problems to tell (n=2)" in section and "inherited code hurts" not in section
-    assert ("| **2+ (overall)** | 2 | 0 / 0 / 4 / 0 | 0.0% [0.0%, 0.0%]† | "
+    assert ("| **2+ (overall)** | 2 | 0 / 0 / 2 / 0 | 0.0% [0.0%, 0.0%]† | "
             "100.0% [100.0%, 100.0%]† | 100.0% [100.0%, 100.0%]† | "
-            "too few problems to tell (n=2) | 100.0% [100.0%, 100.0%]† (4/4) |") in section
+            "too few problems to tell (n=2) | 100.0% [100.0%, 100.0%]† (2/2) |") in section
+    assert "- not reached, not counted: a/trial_1/checkpoint_3: not reached by the chain run" \
+        in section
 
 
 def test_two_runs_of_the_same_start_are_refused_with_exit_2(tmp_path: Path) -> None:
@@ -126,10 +130,11 @@ def test_trials_pair_by_number_and_what_cannot_pair_is_named(tmp_path: Path) -> 
                                "b/trial_2: scored in the chain run only",
                                "b/checkpoint_3: no reference solution of checkpoint_2"]
     rows = {r.checkpoints: r for r in report.per_checkpoint}
-    # a trial 1 against a trial 1 only; b at 1 and 2 only
+    # a trial 1 against a trial 1 only (its chain never reached 3); b at 1 and 2 only
     assert _outcomes(rows["2"]) == (2, 1, 0, 1, 0)
-    assert _outcomes(rows["3"]) == (1, 0, 0, 0, 1)
-    assert report.overall is not None and _outcomes(report.overall) == (3, 1, 0, 1, 1)
+    assert "3" not in rows
+    assert report.not_reached == ["a/trial_1/checkpoint_3: not reached by the chain run"]
+    assert report.overall is not None and _outcomes(report.overall) == (2, 1, 0, 1, 0)
 
 
 def test_json_output_and_settings_that_differ(tmp_path: Path) -> None:
@@ -139,11 +144,12 @@ def test_json_output_and_settings_that_differ(tmp_path: Path) -> None:
     report = report_json(reference, "--counterfactual", str(chain))
     section = report["counterfactual"]
     assert isinstance(section, dict)
-    assert section["format"] == "benchwright.counterfactual/1"
+    assert section["format"] == "benchwright.counterfactual/2"
     assert section["differences"] == ["model: model-a (chain) vs model-b (reference)"]
     overall = section["overall"]
-    assert overall["counts"] == {"pairs": 2, "both_solved": 0, "chain_only": 0,
-                                 "reference_only": 2, "neither": 0}
+    assert overall["counts"] == {"pairs": 1, "both_solved": 0, "chain_only": 0,
+                                 "reference_only": 1, "neither": 0}
+    assert section["not_reached"] == ["a/trial_1/checkpoint_3: not reached by the chain run"]
     assert report["header"]["start_from"] == "reference"  # type: ignore[index]
     text = run_cli("report", str(reference), "--counterfactual", str(chain)).stdout
     assert "runs differ besides the start: model: model-a (chain) vs model-b" in text

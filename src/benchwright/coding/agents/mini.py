@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Self
 
+from benchwright.capped_output import CappedPipe
 from benchwright.coding.agents.base import (
     AgentContext,
     AgentResult,
@@ -41,7 +42,7 @@ from benchwright.coding.agents.trajectory import (
 from benchwright.egress import index_endpoints
 from benchwright.errors import ProviderUnavailable, UserInputError
 from benchwright.interpreters import Interpreter
-from benchwright.pricing import run_price
+from benchwright.pricing import cost_of, run_price
 from benchwright.protocols import Runtime
 from benchwright.sandbox import ExecResult, Limits, Mount
 from benchwright.version import __version__
@@ -131,7 +132,7 @@ class MiniAgent:
         return AgentStatus.ERROR, limit
 
     def _run(self, argv: list[str], ctx: AgentContext, env: dict[str, str],
-             mounts: list[Mount], out: IO[bytes]) -> ExecResult:
+             mounts: list[Mount], out: IO[bytes] | int) -> ExecResult:
         """A command; with `--agent-network` it reaches the package indexes and nothing else
         (the model is called by the harness, never from the sandbox)."""
         if not self.network:
@@ -149,10 +150,13 @@ class MiniAgent:
         env = {**sandbox_env(self.interpreter, home), "TERM": "dumb"}
         mounts = [Mount(path=self.interpreter.prefix), Mount(path=ctx.workspace, writable=True),
                   Mount(path=home, writable=True)]
-        with tempfile.TemporaryFile() as out:
-            result = self._run(["/bin/bash", "-c", command], ctx, env, mounts, out)
-            out.seek(0)
-            output = out.read().decode(errors="replace")
+        # Read through a capped pipe: a command that prints gigabytes costs the harness the head
+        # and tail it keeps (with how much was cut), streamed past, never the whole.
+        capture = CappedPipe(OUTPUT_LIMIT)
+        try:
+            result = self._run(["/bin/bash", "-c", command], ctx, env, mounts, capture.write_fd)
+        finally:
+            output = capture.finish().decode(errors="replace")
         if result.timed_out:
             return f"timed out after {self.limits.wall_clock_s:g} s\n{_clip(output)}"
         if result.memory_exceeded:
@@ -184,7 +188,7 @@ class _Session:
         settings = self.agent.settings
         if 0 < settings.step_limit <= self.usage.steps:
             return f"stopped at the step limit ({settings.step_limit} model calls)"
-        if 0 < settings.cost_limit_usd <= self.usage.cost_usd:
+        if 0 < settings.cost_limit_usd <= (self.usage.cost_usd or 0.0):
             return f"stopped at the cost limit (${settings.cost_limit_usd:g})"
         return None
 
@@ -193,10 +197,12 @@ class _Session:
         message = reply.choices[0].message
         tokens = (reply.usage.prompt_tokens, reply.usage.completion_tokens) if reply.usage \
             else (0, 0)
-        cost = self.agent.price.cost(*tokens) if self.agent.price else 0.0
+        cost = cost_of(self.agent.price, *tokens)
+        spent = self.usage.cost_usd
         self.usage = Usage(input_tokens=self.usage.input_tokens + tokens[0],
                            output_tokens=self.usage.output_tokens + tokens[1],
-                           cost_usd=round(self.usage.cost_usd + cost, 8),
+                           cost_usd=None if cost is None or spent is None
+                           else round(spent + cost, 8),
                            steps=self.usage.steps + 1)
         calls = [c.model_dump(exclude_none=True) for c in message.tool_calls or []
                  if c.type == "function"]
@@ -242,7 +248,7 @@ def _traj_call(call: dict[str, Any]) -> ToolCall:
 
 
 def _clip(output: str) -> str:
-    if len(output) <= OUTPUT_LIMIT:
+    if len(output) <= OUTPUT_LIMIT + 100:  # a capped read's note fits
         return output
     half = OUTPUT_LIMIT // 2
     return f"{output[:half]}\n[... {len(output) - OUTPUT_LIMIT} characters left out ...]\n" \

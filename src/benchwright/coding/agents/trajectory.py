@@ -120,8 +120,8 @@ class Trajectory(BaseModel):
     """The native log's file name beside this file, if one was kept."""
 
     @property
-    def cost_usd(self) -> float:
-        """The checkpoint's cost in US dollars (0.0 when unknown)."""
+    def cost_usd(self) -> float | None:
+        """The checkpoint's cost in US dollars (None when unknown)."""
         return self.usage.cost_usd
 
     def write(self, folder: Path) -> Path:

@@ -73,7 +73,16 @@ function num(v, digits = 3) {
   if (Number.isInteger(v)) return v.toLocaleString("en-US");
   return Math.abs(v) >= 1000 ? v.toLocaleString("en-US", { maximumFractionDigits: 0 }) : String(Number(v.toPrecision(digits)));
 }
-function money(v) { return isNum(v) ? "$" + (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4)) : "–"; }
+/* a cost: "unknown" when it is not known (never $0), "$x + unknown" when some parts are not */
+function money(v, someUnknown) {
+  if (!isNum(v) || (someUnknown && v === 0)) return "unknown";
+  const text = "$" + (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4));
+  return someUnknown ? text + " + unknown" : text;
+}
+function moneySum(items, pick, unknownOf) {
+  const known = items.map(pick).filter(isNum);
+  return money(known.reduce((s, v) => s + v, 0), items.some((x) => !isNum(pick(x)) || (unknownOf && unknownOf(x))));
+}
 function tokens(v) {
   if (!isNum(v)) return "–";
   if (v >= 1e6) return (v / 1e6).toFixed(2) + "M";
@@ -277,14 +286,14 @@ async function pageRuns(refresh) {
     h("div", { class: "cards" },
       card("runs", String(rows.length), coding.length + " coding · " + web.length + " web"),
       card("running now", String(rows.filter((r) => r.running).length)),
-      card("model cost", money(rows.reduce((s, r) => s + (r.cost || 0), 0)), "over every run"),
+      card("model cost", moneySum(rows, (r) => r.cost, (r) => r.cost_unknown > 0), "over every run"),
       card("agent time", secs(rows.reduce((s, r) => s + (r.agent_s || 0), 0)))),
     data.unreadable.length ? h("div", { class: "notice" }, data.unreadable.length + " folder(s) could not be read as runs: ",
       data.unreadable.slice(0, 5).map((u) => h("div", { class: "small mono" }, u.path + ": " + u.error))) : null,
     table("runs", cols, rows, { sort: "created", dir: -1, tools, placeholder: "Filter runs (name, agent, model, suite, status)…",
       where: (r) => st.track === "all" || r.track === st.track, rowClass: (r) => (st.selected.has(r.rid) ? "sel" : null),
       after: (slice) => fillCis(slice) }),
-    overview(focus.filter((r) => r.track === "coding"), focus.filter((r) => r.track === "web"), picked.length > 0));
+    overview(focus.filter((r) => r.track === "coding"), focus.filter((r) => r.track === "web"), picked.length > 0, data.frontier));
   return data.live;
 }
 
@@ -303,7 +312,7 @@ function runColumns(st, redraw) {
       render: (r) => r.problems.length + (r.track === "coding" ? " problems" : " tasks") + " × " + r.trials },
     { key: "rate", label: "solve / pass rate", num: true, title: "coding: checkpoints solved; web: trials passed (95% CI, † fewer than 6 problems or tasks)",
       render: (r) => h("span", {}, rateBar(r.rate), pct(r.rate), h("div", { class: "small muted ci-cell", "data-rid": r.rid }, r.rate_ci ? ciText(r.rate_ci) : "")) },
-    { key: "cost", label: "cost", num: true, fmt: money },
+    { key: "cost", label: "cost", num: true, render: (r) => money(r.cost, r.cost_unknown > 0), text: (r) => money(r.cost, r.cost_unknown > 0) },
     { key: "tokens", label: "tokens", num: true, fmt: tokens },
     { key: "agent_s", label: "agent time", num: true, fmt: secs },
   ];
@@ -326,11 +335,12 @@ function compareButton(picked) {
     onclick: () => { location.hash = route("cmp", picked[0].rid, picked[1].rid); } }, "compare the two selected");
 }
 
-function overview(coding, web, focused) {
+function overview(coding, web, focused, frontier) {
   const out = [];
   if (coding.length) {
     out.push(section("Coding overview", h("p", { class: "muted" }, (focused ? "The selected" : "All listed") + " coding runs (" + coding.length + "). Solve rates with 95% CIs for each run are in the table above and on its page.")));
     out.push(heatmap(coding));
+    out.push(frontierCharts(coding, frontier));
     out.push(h("div", { class: "grid2" }, scatters(coding)));
     out.push(qualityDistributions(coding));
   }
@@ -350,7 +360,8 @@ function heatmap(runs) {
   const y = shown.map((r, i) => pt(r.name) + "\u2009#" + (i + 1));
   const height = Math.max(260, 120 + 18 * shown.length);
   return [
-    chart("Checkpoint solve rate, runs × problems", [{ type: "heatmap", z, x: problems.map(pt), y, text, hoverinfo: "text",
+    chart("Checkpoint solve rate, runs × problems", [{ type: "heatmap", z, x: problems.map(pt), y, customdata: text, hovertemplate: "%{customdata}<extra></extra>",
+      text: shown.map((r) => problems.map((p) => (r.heat && r.heat[p] ? r.heat[p][0] + "/" + r.heat[p][1] : ""))), texttemplate: "%{text}", textfont: { size: 11, color: "#1d2433" },
       colorscale: [[0, "#d64545"], [0.5, "#f0b429"], [1, "#2ea866"]], zmin: 0, zmax: 1, xgap: 2, ygap: 2, colorbar: { title: { text: "solved" }, tickformat: ".0%" } }],
     { yaxis: { autorange: "reversed", automargin: true }, xaxis: { automargin: true, side: "top" }, margin: { l: 10, r: 10, t: 60, b: 10 } },
     { height, onClick: (p) => { const run = shown[p.pointIndex[0]]; if (run) location.hash = route("run", run.rid, "p", problems[p.pointIndex[1]]); } }),
@@ -363,10 +374,11 @@ function scatters(runs) {
     ["cost_per_cp", "cost per checkpoint (USD)"], ["time_per_cp", "agent time per checkpoint (s)"]];
   return axes.map(([key, label]) => {
     const pts = runs.filter((r) => isNum(r[key]) && isNum(r.rate));
-    return chart("Solve rate vs " + label, [{ type: "scatter", mode: "markers", x: pts.map((r) => r[key]), y: pts.map((r) => r.rate),
-      text: pts.map((r) => pt(r.name + " · " + r.agent + (r.model ? " · " + r.model : ""))), hovertemplate: "%{text}<br>" + pt(label) + ": %{x}<br>solved: %{y:.1%}<extra></extra>",
+    return chart("Solve rate vs " + label, [{ type: "scatter", mode: "markers+text", x: pts.map((r) => r[key]), y: pts.map((r) => r.rate),
+      text: pointLabels(pts, key), textposition: "top center", textfont: { size: 10, color: "#475467" }, cliponaxis: false,
+      customdata: pts.map((r) => pt(r.name + " · " + r.agent + (r.model ? " · " + r.model : ""))), hovertemplate: "%{customdata}<br>" + pt(label) + ": %{x}<br>solved: %{y:.1%}<extra></extra>",
       marker: { size: 9, color: "#2f5fd0", opacity: 0.75 } }],
-    { xaxis: { title: { text: pt(label) }, zeroline: false }, yaxis: { title: { text: "checkpoints solved" }, tickformat: ".0%", range: [-0.05, 1.05] } },
+    { xaxis: { title: { text: pt(label) }, zeroline: false }, yaxis: { title: { text: "checkpoints solved" }, tickformat: ".0%", range: [-0.05, 1.15] } },
     { onClick: (p) => { const run = pts[p.pointIndex]; if (run) location.hash = route("run", run.rid); } });
   });
 }
@@ -445,7 +457,7 @@ function codingRunPage(d) {
     h("div", { class: "cards" },
       card("checkpoints solved", solved ? pct(solved.estimate.value) : "–", solved ? "95% CI " + ciText(solved.estimate).replace(/^[^[]*/, "") : null),
       card("problems solved", probs ? pct(probs.estimate.value) : "–", probs ? "95% CI " + ciText(probs.estimate).replace(/^[^[]*/, "") : null),
-      card("model cost", money(t.cost_usd), tokens(t.input_tokens) + " in · " + tokens(t.output_tokens) + " out"),
+      card("model cost", money(t.cost_usd, t.cost_unknown > 0), tokens(t.input_tokens) + " in · " + tokens(t.output_tokens) + " out"),
       card("agent time", secs(t.agent_time_s), t.steps + " steps"),
       card("grading time", secs(t.grading_time_s))),
     tabsNav(["Attempts", "Solve rates", "By checkpoint", "Failures", r.judge ? "LLM judge" : null, "Compare"].filter(Boolean)),
@@ -582,14 +594,14 @@ async function pageCheckpoint(rid, problem, trial, checkpoint, refresh) {
       Object.entries(rec.groups).map(([g, [p, t]]) => card(g + " tests", p + "/" + t, pct(t ? p / t : null))),
       card("agent", rec.agent.status, money(rec.agent.usage.cost_usd) + " · " + tokens(rec.agent.usage.input_tokens + rec.agent.usage.output_tokens) + " tokens · " + secs(rec.agent.duration_s)),
       card("grading", rec.grade_status, secs(rec.grade_duration_s)),
-      d.judge ? card("LLM judge", d.judge.verdict.status === "judged" ? d.judge.n_flags + " flag(s)" : "error", money(d.judge.verdict.cost_usd) + " · " + d.judge.verdict.model) : null),
+      d.judge ? card("LLM judge", d.judge.verdict.status === "judged" ? d.judge.n_flags + " flag(s)" : "error", money(d.judge.verdict.cost_usd, d.judge.verdict.cost_source === "unknown") + " · " + d.judge.verdict.model) : null),
     d.grading && (d.grading.tampering_reason || d.grading.infrastructure_reason || d.grading.memory_exceeded) ? h("div", { class: "error" },
       d.grading.tampering_reason ? "Tampering: " + d.grading.tampering_reason : null, d.grading.infrastructure_reason ? " Infrastructure: " + d.grading.infrastructure_reason : null,
       d.grading.memory_exceeded ? " The memory limit was reached." : null) : null,
     rec.agent.error ? h("div", { class: "error" }, "Agent error: ", rec.agent.error) : null,
     tabsNav(["Tests", "Changes", "Prompt", "Metrics", d.judge ? "LLM judge" : null, "Agent", "pytest output"].filter(Boolean)),
     section("Tests", h("p", { class: "muted" }, failing.length ? failing.length + " of " + d.tests.length + " tests did not pass (failing first)." : d.tests.length + " tests, all passed."),
-      h("div", { id: "tests" }, d.tests.map((t, i) => (t.passed ? null : testItem(t, i))),
+      h("div", { id: "tests" }, failingTests(d.tests),
         d.tests.length > failing.length ? h("details", { class: "passing", open: d.tests.length - failing.length <= 5 },
           h("summary", { class: "muted" }, (d.tests.length - failing.length) + " passed test(s)"),
           d.tests.map((t, i) => (t.passed ? testItem(t, i) : null))) : null)),
@@ -631,13 +643,21 @@ function diffTable(rows) {
       : h("tr", { class: kind }, h("td", { class: "ln" }, on ?? ""), h("td", { class: "o" }, tokensEl(ot)), h("td", { class: "ln" }, nn ?? ""), h("td", { class: "n" }, tokensEl(nt))))));
 }
 
+/* a change coloured by its metric's direction: "higher" / "lower" is better, "none": neither */
+function changeClass(change, better) {
+  if (better === "higher") return change > 0 ? "better" : "worse";
+  if (better === "lower") return change > 0 ? "worse" : "better";
+  return "muted";
+}
+
 function metricsTable(d) {
   if (!d.metrics.length) return h("p", { class: "muted" }, "No metrics.");
   return table("metrics", [
     { key: "group", label: "group" }, { key: "name", label: "metric", render: (m) => h("span", { class: "mono" }, m.name) },
     { key: "value", label: "value", num: true, fmt: (v) => num(v, 4) },
     { key: "previous", label: d.previous ? "at " + d.previous : "previous", num: true, fmt: (v) => num(v, 4) },
-    { key: "change", label: "change", num: true, render: (m) => (isNum(m.change) && m.change !== 0 ? h("span", { class: m.change > 0 ? "up" : "down" }, (m.change > 0 ? "+" : "") + num(m.change, 4)) : isNum(m.change) ? "0" : "–") },
+    { key: "change", label: "change", num: true, title: "green: better, red: worse, by each metric's direction (grey: a size, or no direction)",
+      render: (m) => (isNum(m.change) && m.change !== 0 ? h("span", { class: changeClass(m.change, m.better), title: m.better === "none" ? "no better direction" : m.better + " is better" }, (m.change > 0 ? "+" : "") + num(m.change, 4)) : isNum(m.change) ? "0" : "–") },
   ], d.metrics, { pageSize: 200, placeholder: "Filter metrics…" });
 }
 
@@ -688,7 +708,7 @@ function judgeRun(j, criteria) {
   return [
     h("div", { class: "cards" },
       card("checkpoints judged", j.n_judged + " of " + j.n_checkpoints, j.models.join(", ")),
-      card("judge cost", money(j.cost_usd), j.samples + " sample(s) per request"),
+      card("judge cost", money(j.cost_usd, j.cost_unknown), j.samples + " sample(s) per request"),
       card("judge errors", String(j.errors.length), j.errors.length ? "not scored as zero flags" : null)),
     j.errors.length ? h("div", { class: "error" }, j.errors.length + " checkpoint(s) could not be judged (`benchwright metrics judge RUN_DIR` tries them again):",
       j.errors.map((e) => h("div", { class: "small mono" }, e))) : null,
@@ -705,7 +725,7 @@ function judgeCheckpoint(j) {
     kv([["verdict", badge(v.status, v.status === "judged" ? "solved" : "failed")],
       ["model", v.model + " (" + v.protocol + (v.endpoint ? ", " + v.endpoint : "") + ")"],
       ["rubric", v.rubric.source + " (" + v.rubric.items + " items)"], ["samples", String(v.samples)],
-      ["cost", money(v.cost_usd) + " (" + v.cost_source + (v.cost_usd_paid_now !== v.cost_usd ? "; paid by the last judging " + money(v.cost_usd_paid_now) : "") + ")"],
+      ["cost", money(v.cost_usd, v.cost_source === "unknown") + " (" + v.cost_source + (v.cost_usd_paid_now !== v.cost_usd ? "; paid by the last judging " + money(v.cost_usd_paid_now, v.cost_source === "unknown") : "") + ")"],
       ["tokens", tokens(u.input_tokens) + " in · " + tokens(u.output_tokens) + " out (" + tokens(u.cached_input_tokens) + " cached)"],
       ["requests", v.requests + " (" + v.requests_made + " sent, " + v.requests_cached + " from the cache" + (v.invalid_retries ? ", " + v.invalid_retries + " invalid replies asked again" : "") + ")"],
       ["files judged", String(v.files.length)],
@@ -738,13 +758,13 @@ function webRunPage(d) {
       card("pass rate", pct(r.overall.value), "95% CI " + ciText(r.overall).replace(/^[^[]*/, "")),
       card("template macro average", pct(r.macro.value), "95% CI " + ciText(r.macro).replace(/^[^[]*/, "") + " · " + r.macro.n_clusters + " templates"),
       card("tasks", String(r.n_tasks), r.n_attempts + " attempts"),
-      card("model cost", money(r.totals.cost_usd), tokens(r.totals.input_tokens) + " in · " + tokens(r.totals.output_tokens) + " out"),
+      card("model cost", money(r.totals.cost_usd, r.totals.cost_unknown > 0), tokens(r.totals.input_tokens) + " in · " + tokens(r.totals.output_tokens) + " out"),
       card("agent time", secs(r.totals.agent_time_s), r.totals.steps + " steps")) : h("div", { class: "notice" }, "Not scored yet: the figures appear once the run's trials are scored."),
     tabsNav(["Trials", "Sites", "Failure modes", "Unpassable", "Compare"]),
     section("Trials", webTrials(d)),
     r ? [
       section("Sites", webSites(r)),
-      section("Failure modes", h("div", { class: "grid2" }, [["agent_status", "Agent status"], ["evaluator_status", "Evaluator verdict"], ["error_origin", "Error origin"]].map(([k, t]) => {
+      section("Failure modes", h("div", { class: "grid2" }, causeChart(r.failure_modes.cause), [["agent_status", "Agent status"], ["evaluator_status", "Evaluator verdict"], ["error_origin", "Error origin"]].map(([k, t]) => {
         const counts = r.failure_modes[k];
         return Object.keys(counts).length ? chart(t, [{ type: "bar", x: Object.keys(counts).map(pt), y: Object.values(counts), marker: { color: "#7a3fb8" } }], {}, { height: 260 }) : null;
       }).filter(Boolean)), webFailing(d)),
@@ -762,6 +782,7 @@ function webTrials(d) {
     { key: "sites", label: "sites", get: (t) => t.sites.join(", ") },
     { key: "intent", label: "intent", render: (t) => h("span", { class: "small" }, t.intent || "–") },
     { key: "verdict", label: "verdict", get: (t) => (t.verdict ? t.verdict.status : "not scored"), render: (t) => (t.verdict ? badge(t.verdict.status) : badge("not scored", "none")) },
+    { key: "cause", label: "outcome", title: "passed, wrong answer, step limit, agent error, evaluator error or infrastructure", get: (t) => (t.verdict ? t.verdict.cause : "not scored"), render: (t) => causeBadge(t.verdict ? t.verdict.cause : null) },
     { key: "agent", label: "agent said", get: (t) => (t.verdict ? t.verdict.agent_status : t.response) },
     { key: "status", label: "trial ended", get: (t) => t.status },
     { key: "steps", label: "steps", num: true },
@@ -778,7 +799,7 @@ function webSites(r) {
     { key: "site", label: "site" }, { key: "n_tasks", label: "tasks", num: true }, { key: "n_attempts", label: "attempts", num: true },
     { key: "rate", label: "pass rate [95% CI]", get: (x) => x.pass_rate.value, render: (x) => ciText(x.pass_rate) },
     { key: "avg_steps", label: "mean steps", num: true, fmt: (v) => num(v) }, { key: "avg_tokens", label: "mean tokens", num: true, fmt: tokens },
-    { key: "avg_cost_usd", label: "mean cost", num: true, fmt: money }, { key: "avg_duration_s", label: "mean time", num: true, fmt: secs },
+    { key: "avg_cost_usd", label: "mean cost", num: true, fmt: (v) => money(v) }, { key: "avg_duration_s", label: "mean time", num: true, fmt: secs },
   ], s, { filter: false })];
 }
 
@@ -786,13 +807,13 @@ function webFailing(d) {
   const list = d.report.failing;
   if (!list.length) return h("p", { class: "muted" }, "Every attempt passed.");
   return [h("h3", {}, list.length + " attempt(s) did not pass"), list.map((f) => h("div", { class: "panel" },
-    h("div", { class: "row" }, link("task " + f.task_id + " · trial " + f.trial, "run", d.rid, "t", f.task_id, f.trial), badge(f.status), h("span", { class: "small muted" }, "agent said " + f.agent_status)),
+    h("div", { class: "row" }, link("task " + f.task_id + " · trial " + f.trial, "run", d.rid, "t", f.task_id, f.trial), causeBadge(f.cause), badge(f.status), h("span", { class: "small muted" }, "agent said " + f.agent_status)),
     f.error_msg ? pre(f.error_msg) : null, f.agent_error ? pre("agent error: " + f.agent_error) : null,
     f.mismatches.map((m) => mismatch(m))))];
 }
 
 function mismatch(m) {
-  return h("div", { class: "small" }, h("b", {}, m.evaluator + (m.field ? " · " + m.field : "")),
+  return h("div", { class: "small" }, m.passed !== undefined ? badge(m.passed ? "pass" : "fail") : null, " ", h("b", {}, m.evaluator + (m.field ? " · " + m.field : "")),
     h("div", { class: "cmpcols" }, h("div", {}, h("div", { class: "muted" }, "expected"), pre(m.expected)), h("div", {}, h("div", { class: "muted" }, "got"), pre(m.got))),
     m.message ? h("div", { class: "muted" }, m.message) : null);
 }
@@ -803,6 +824,62 @@ function unpassable(r) {
     ["macro average, every task", ciText(u.macro_all)], ["macro average, passable tasks only", ciText(u.macro_excluding)]]),
   u.flagged.length ? table("unpassable", [{ key: "task_id", label: "task", num: true }, { key: "flag", label: "flag" }, { key: "score", label: "mean score", num: true, fmt: (v) => num(v) }], u.flagged, { filter: false })
     : h("p", { class: "muted" }, "No task of this run is flagged as unpassable.")];
+}
+
+/* ---------- the cost-accuracy frontier (report/frontier.py computes it; this draws it) ---------- */
+const FRONTIER_CI_RUNS = 60;
+function frontierCharts(runs, frontier) {
+  const shown = new Set(runs.map((r) => r.path));
+  const pts = ((frontier && frontier.points) || []).filter((p) => shown.has(p.run_dir));
+  if (!pts.length) return null;
+  const rid = Object.fromEntries(runs.map((r) => [r.path, r.rid]));
+  const box = h("div", { class: "grid2" }, h("div", { class: "chart" }, h("div", { class: "placeholder" }, "Loading the runs' intervals…")));
+  Promise.all(pts.slice(0, FRONTIER_CI_RUNS).map((p) => load("run/" + rid[p.run_dir] + "/ci").then((d) => {
+    const m = d.metrics.find((x) => x.name === "checkpoints solved");
+    return [p.run_dir, m ? m.estimate : null];
+  }).catch(() => [p.run_dir, null]))).then((found) => {
+    const ci = Object.fromEntries(found);
+    box.replaceChildren(frontierChart(pts, frontier.cost, ci, rid, "cost_per_problem", "cost per problem (USD)"),
+      frontierChart(pts, frontier.time, ci, rid, "time_per_problem", "agent time per problem (s)"));
+  });
+  const off = frontier.cost_left_off.filter((l) => pts.some((p) => p.label === l));
+  const named = (labels) => labels.filter((l) => pts.some((p) => p.label === l)).join(" → ") || "none";
+  return [h("h3", {}, "Cost-accuracy frontier"),
+    h("p", { class: "muted" }, "Each run (agent × model) at its checkpoint solve rate (95% CI) against what an attempt (problem × trial) cost, and took. On the Pareto frontier: no other run solves as much for less."),
+    box,
+    h("p", { class: "small frontier-names" }, h("b", {}, "Cost frontier: "), named(frontier.cost), h("br"), h("b", {}, "Time frontier: "), named(frontier.time)),
+    off.length ? h("p", { class: "small muted" }, "Left off the cost chart (cost unknown: the model has no price): " + off.join(", ") + ".") : null];
+}
+
+function frontierChart(pts, onFrontier, ci, rid, key, label) {
+  const drawn = pts.filter((p) => isNum(p[key]));
+  const line = drawn.filter((p) => onFrontier.includes(p.label)).sort((a, b) => a[key] - b[key]);
+  const xs = drawn.map((p) => p[key]), hi = Math.max(...xs, 0), lo = Math.min(...xs, 0), pad = (hi - lo || 1) * 0.12;
+  // labels lean inwards, and alternate above and below so close runs stay readable
+  const order = drawn.map((p, i) => i).sort((a, b) => xs[a] - xs[b]);
+  const place = drawn.map(() => "top center");
+  order.forEach((i, rank) => { place[i] = (rank % 2 ? "bottom " : "top ") + (xs[i] > (lo + hi) / 2 ? "left" : "right"); });
+  const err = (p, side) => { const e = ci[p.run_dir]; return e && isNum(e.low) ? (side > 0 ? e.high - p.solve_rate : p.solve_rate - e.low) : 0; };
+  return chart("Solve rate vs " + label, [
+    { type: "scatter", mode: "lines", name: "Pareto frontier", x: line.map((p) => p[key]), y: line.map((p) => p.solve_rate), line: { color: "#2ea866", width: 2, dash: "dot" }, hoverinfo: "skip" },
+    { type: "scatter", mode: "markers+text", name: "runs", x: drawn.map((p) => p[key]), y: drawn.map((p) => p.solve_rate), text: drawn.map((p) => pt(p.label)), textposition: place,
+      error_y: { type: "data", symmetric: false, array: drawn.map((p) => err(p, 1)), arrayminus: drawn.map((p) => err(p, -1)), thickness: 1, color: "#9aa5b1" },
+      marker: { size: 10, color: drawn.map((p) => (onFrontier.includes(p.label) ? "#2ea866" : "#2f5fd0")) },
+      hovertemplate: "%{text}<br>" + pt(label) + ": %{x}<br>solved: %{y:.1%}<extra></extra>" }],
+  { xaxis: { title: { text: pt(label) }, zeroline: false, range: [lo - pad, hi + pad] }, yaxis: { title: { text: "checkpoints solved" }, tickformat: ".0%", range: [-0.12, 1.12] },
+    legend: { orientation: "h", y: -0.25 }, margin: { l: 60, r: 30, t: 36, b: 80 } },
+  { height: 380, onClick: (c) => { const p = drawn[c.pointIndex]; if (c.curveNumber === 1 && p) location.hash = route("run", rid[p.run_dir]); } });
+}
+
+/* ---------- web: outcomes by cause (the closed set of web/outcomes.py) ---------- */
+const CAUSE_KIND = { passed: "pass", "wrong answer": "fail", "step limit": "passed", "agent error": "fail", "evaluator error": "infra", infrastructure: "infra" };
+function causeBadge(cause) { return cause ? badge(cause, CAUSE_KIND[cause] || "none") : badge("not scored", "none"); }
+function causeChart(counts) {
+  if (!counts || !Object.keys(counts).length) return null;
+  const colours = { passed: "#2ea866", "wrong answer": "#d64545", "step limit": "#f0b429", "agent error": "#b5489a", "evaluator error": "#7a7f8a", infrastructure: "#5d6bd6" };
+  return chart("Outcome by cause (every attempt)", [{ type: "bar", x: Object.keys(counts), y: Object.values(counts), text: Object.values(counts).map(String), textposition: "auto",
+    marker: { color: Object.keys(counts).map((k) => colours[k] || "#7a3fb8") }, hovertemplate: "%{x}: %{y} attempt(s)<extra></extra>" }],
+  { yaxis: { title: { text: "attempts" }, rangemode: "tozero" }, xaxis: { automargin: true, tickangle: -30 }, margin: { l: 60, r: 40, t: 36, b: 90 } }, { height: 300 });
 }
 
 /* ---------- web: one trial ---------- */
@@ -829,9 +906,9 @@ async function pageTrial(rid, taskId, trial, refresh) {
 function verdict(f) {
   const v = f.verdict;
   if (!v) return h("p", { class: "muted" }, "Not scored yet.");
-  return [kv([["verdict", badge(v.status)], ["score", String(v.score)], ["agent status", v.agent_status], ["error", v.error_msg ? v.error_msg + (v.error_origin ? " (" + v.error_origin + ")" : "") : null],
+  return [kv([["verdict", badge(v.status)], ["outcome", causeBadge(f.cause)], ["score", String(v.score)], ["agent status", v.agent_status], ["error", v.error_msg ? v.error_msg + (v.error_origin ? " (" + v.error_origin + ")" : "") : null],
     ["evaluator", "webarena-verified " + v.webarena_verified_version]]),
-  f.mismatches.length ? [h("h3", {}, "What the evaluator expected and got"), f.mismatches.map(mismatch)] : null,
+  f.mismatches.length ? [h("h3", {}, "What each evaluator expected and got"), f.mismatches.map(mismatch)] : null,
   h("h3", {}, "Every evaluator"), v.evaluators_results.map((e) => h("details", { class: "test", open: e.status !== "success" },
     h("summary", {}, badge(String(e.status), e.status === "success" ? "pass" : "fail"), h("b", {}, String(e.evaluator_name || "evaluator")), h("span", { class: "small muted" }, "score " + e.score)),
     h("div", {}, h("div", { class: "cmpcols" }, h("div", {}, h("div", { class: "small muted" }, "expected"), pre(json(e.expected))),
@@ -867,7 +944,7 @@ function har(d) {
     const tr = document.querySelector('.har tr[data-key="' + e.index + '"]'); if (tr) tr.classList.add("on");
     detail.replaceChildren(h("h3", {}, e.method + " ", h("span", { class: "mono" }, e.url)), kv([["status", String(e.status)], ["type", e.mime], ["size", num(e.size)], ["time", num(e.time_ms) + " ms"], ["started", e.started]]),
       h("h3", {}, "Request headers"), headers(e.request_headers),
-      e.post_body ? [h("h3", {}, "Request body"), pre(e.post_body, "har-body")] : null,
+      ...(e.post_body ? [h("h3", {}, "Request body"), pre(e.post_body, "har-body")] : []),
       h("h3", {}, "Response headers"), headers(e.response_headers),
       h("details", {}, h("summary", {}, "Response body"), pre(e.response_body || "(none, or not text)")));
   };
@@ -951,6 +1028,7 @@ function counterfactual(d) {
         .map(([k, name, color]) => ({ type: "bar", name, x, y: perPos.map((r) => r.counts[k]), marker: { color } })),
       { barmode: "stack", yaxis: { title: { text: "pairs" } } }, { height: 300 })) : null,
     cf.left_out.length ? h("details", {}, h("summary", { class: "small muted" }, cf.left_out.length + " pair(s) left out, and why"), cf.left_out.map((t) => h("div", { class: "small mono" }, t))) : null,
+    cf.not_reached && cf.not_reached.length ? h("details", {}, h("summary", { class: "small muted" }, cf.not_reached.length + " checkpoint(s) one run never reached: not counted"), cf.not_reached.map((t) => h("div", { class: "small mono" }, t))) : null,
     h("p", { class: "small muted" }, "† fewer than " + cf.min_clusters + " problems: the interval is not to be trusted, and the difference gets no verdict."));
 }
 
@@ -984,8 +1062,8 @@ function codingCompare(d) {
     section("Checkpoints", h("div", { class: "grid2" }, overlapChart(d.overlap, "solved"), scatter("cost", "Cost (USD)"), scatter("tokens", "Tokens"), scatter("loc", "LOC"))),
     section("Problems", table("cmp-problems", [
       { key: "problem", label: "problem", get: (p) => p },
-      { key: "a", label: "A checkpoints solved", num: true, get: (p) => rate(ta[p]), fmt: (v) => pct(v) },
-      { key: "b", label: "B checkpoints solved", num: true, get: (p) => rate(tb[p]), fmt: (v) => pct(v) },
+      { key: "a", label: "A checkpoints solved", num: true, get: (p) => rate(ta[p]), render: (p) => sideLink(ta[p], pct(rate(ta[p])), "run", d.a.rid, "p", p) },
+      { key: "b", label: "B checkpoints solved", num: true, get: (p) => rate(tb[p]), render: (p) => sideLink(tb[p], pct(rate(tb[p])), "run", d.b.rid, "p", p) },
       { key: "d", label: "A − B", num: true, get: (p) => (isNum(rate(ta[p])) && isNum(rate(tb[p])) ? rate(ta[p]) - rate(tb[p]) : null), fmt: (v) => (isNum(v) ? (v > 0 ? "+" : "") + pct(v) : "–") },
     ], problems, { filter: true })),
   ];
@@ -1002,8 +1080,8 @@ function webCompare(d) {
       table("cmp-tasks", [
         { key: "task_id", label: "task", num: true },
         { key: "sites", label: "sites", get: (t) => t.sites.join(", ") },
-        { key: "a", label: "A mean score", num: true, fmt: (v) => num(v) },
-        { key: "b", label: "B mean score", num: true, fmt: (v) => num(v) },
+        { key: "a", label: "A mean score", num: true, render: (t) => sideLink(isNum(t.a), num(t.a), "run", d.a.rid, "t", t.task_id, 1) },
+        { key: "b", label: "B mean score", num: true, render: (t) => sideLink(isNum(t.b), num(t.b), "run", d.b.rid, "t", t.task_id, 1) },
         { key: "d", label: "A − B", num: true, get: (t) => (isNum(t.a) && isNum(t.b) ? t.a - t.b : null), render: (t) => { const v = isNum(t.a) && isNum(t.b) ? t.a - t.b : null; return v === null ? "–" : h("span", { class: v > 0 ? "down" : v < 0 ? "up" : "" }, (v > 0 ? "+" : "") + num(v)); } },
       ], d.tasks, { placeholder: "Filter tasks…" })),
   ];
@@ -1110,4 +1188,42 @@ function inline(text) {
   }
   if (last < text.length) out.push(text.slice(last));
   return out;
+}
+
+/* ---------- failing tests, identical failures grouped (same error line: `same_as`) ---------- */
+function failingTests(tests) {
+  const groups = new Map();
+  tests.forEach((t, i) => { if (!t.passed) { const k = t.outcome + "\u0000" + t.same_as; if (!groups.has(k)) groups.set(k, []); groups.get(k).push([t, i]); } });
+  return [...groups.values()].map((members) => {
+    const [[t, i]] = members;
+    if (members.length === 1) return testItem(t, i);
+    return h("div", { class: "samefail panel" },
+      h("div", { class: "row" }, badge(members.length + " × " + t.outcome, "fail"), sameGroups(members), h("span", { class: "small muted" }, members.length + " tests failed the same way; the first one's output:")),
+      h("div", { class: "msg mono small" }, t.same_as),
+      testItem(t, i),
+      h("details", {}, h("summary", { class: "small muted" }, "the other " + (members.length - 1) + " test(s)"),
+        members.slice(1).map(([o, j]) => testItem(o, j))));
+  });
+}
+
+/* a scatter point's label: the run's name (with agent and model when names repeat); runs on the
+ * same spot share one label, "a, b", so no two labels print over each other */
+function pointLabels(runs, key) {
+  const seen = {}, spot = {};
+  runs.forEach((r) => { seen[r.name] = (seen[r.name] || 0) + 1; });
+  const names = runs.map((r) => (seen[r.name] > 1 ? r.name + " (" + r.agent + (r.model ? ", " + r.model : "") + ")" : r.name));
+  runs.forEach((r, i) => { const k = Number(r[key]).toPrecision(3) + "|" + Number(r.rate).toPrecision(3); (spot[k] = spot[k] || []).push(i); });
+  const out = runs.map(() => "");
+  for (const at of Object.values(spot)) out[at[0]] = pt(at.map((i) => names[i]).join(", "));
+  return out;
+}
+
+/* a head-to-head cell: its figure as a link to that side's page (problem, or trial 1 of a task) */
+function sideLink(present, text, ...parts) { return present ? link(text, ...parts) : h("span", { class: "muted" }, text); }
+
+/* the groups of identical failures, in order: "Core 3", "Functionality 7" */
+function sameGroups(members) {
+  const n = {};
+  members.forEach(([t]) => { n[t.group] = (n[t.group] || 0) + 1; });
+  return Object.entries(n).map(([g, k]) => badge(g + " " + k, "none"));
 }

@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from benchwright.nofollow import read_regular
-from benchwright.web.mismatch import Mismatch, compact, mismatches
+from benchwright.web.mismatch import Mismatch, compact, expectations
+from benchwright.web.outcomes import Cause, cause_of
 from benchwright.web.runs.models import TrialMetrics
 from benchwright.web.scoring import (
     AGENT_RESPONSE,
@@ -116,7 +117,9 @@ class TrialFiles(BaseModel):
     verdict: TaskEvalRecord | None = None
     """eval_result.json."""
     mismatches: list[Mismatch] = Field(default_factory=list)
-    """What the evaluator expected and got, where it did not pass."""
+    """What each evaluator expected and got, passing ones too (`passed`)."""
+    cause: Cause | None = None
+    """Why it scored what it did (`web/outcomes.py`), once scored."""
     metrics: TrialMetrics | None = None
     """metrics.json."""
     har_note: str | None = None
@@ -147,11 +150,14 @@ def read_trial(folder: Path) -> TrialFiles:
     response_text = raw_response.decode("utf-8", errors="replace") if raw_response else None
     verdict = _validated(TaskEvalRecord, _json(folder, EVAL_RESULT))
     steps, final = _history(_json(folder, HISTORY))
+    metrics = _validated(TrialMetrics, _json(folder, METRICS))
     return TrialFiles(
         steps=steps, final_answer=final, response_text=response_text,
         response=_parsed(response_text), verdict=verdict,
-        mismatches=mismatches(verdict.evaluators_results) if verdict and verdict.score < 1 else [],
-        metrics=_validated(TrialMetrics, _json(folder, METRICS)), har_note=_har_note(folder))
+        mismatches=expectations(verdict.evaluators_results) if verdict else [],
+        metrics=metrics, har_note=_har_note(folder), cause=None if verdict is None else cause_of(
+            verdict.score, verdict.error_origin, metrics.trial_status if metrics else None,
+            verdict.agent_status))
 
 
 def _validated(model: type[Any], raw: Any) -> Any:
