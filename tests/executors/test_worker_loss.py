@@ -17,6 +17,8 @@ import pytest
 
 from tests.helpers import FIXTURES
 
+pytestmark = [pytest.mark.e2e, pytest.mark.sandbox]
+
 
 def _children(pid: int) -> list[int]:
     found: list[int] = []

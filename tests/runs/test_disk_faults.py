@@ -16,7 +16,8 @@ import pytest
 
 from tests.helpers import FIXTURES
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root")
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root"),
+              pytest.mark.e2e, pytest.mark.sandbox]
 LIMIT_S = 30
 """Each probe's time limit (a run's, which grades, gets more)."""
 
