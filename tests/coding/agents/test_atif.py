@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +155,7 @@ def _script() -> Any:
     return Script.model_validate({"turns": turns})
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.sandbox
 def test_mini_run_then_export_every_file_validates_and_holds_no_key(
         problems_dir: Path, tmp_path: Path) -> None:
     pytest.importorskip("openai")
