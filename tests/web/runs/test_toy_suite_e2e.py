@@ -1,7 +1,7 @@
 """A second web benchmark is a plugin (issue 28 point 3): the `toy` suite, its `toyshop` site and
-its own evaluator, registered from a test package outside src/ (tests/web/runs/toy_suite) through the
-registry's entry-point groups, run end to end through the CLI with the scripted agent in real
-Chromium against the toy shop served on loopback, then re-scored by `eval RUN_DIR`."""
+its own evaluator, registered from a test package outside src/ (tests/web/runs/toy_suite)
+through the registry's entry-point groups, run end to end through the CLI with the scripted agent
+in real Chromium against the toy shop served on loopback, then re-scored by `eval RUN_DIR`."""
 
 from __future__ import annotations
 

@@ -104,7 +104,8 @@ class ToyEvaluator:
         parsed = json.loads(answer) if isinstance(answer, str) else answer
         got = parsed.get("retrieved_data") if isinstance(parsed, dict) else None
         visited = _visited_toyshop(request)
-        right = got == task.expected_response.get("retrieved_data") and visited
+        expected = task.expected_response.get("retrieved_data") or []
+        right = _amounts(got) == _amounts(expected) and visited
         return EvaluatorVerdict(
             id=request.id, task_id=request.task_id, score=1.0 if right else 0.0,
             status=EvalStatus.SUCCESS if right else EvalStatus.FAILURE,
@@ -112,6 +113,14 @@ class ToyEvaluator:
                                             1.0 if right else 0.0, "answer": got,
                                             "visited_toyshop": visited}]},
             evaluator=self.identity)
+
+
+def _amounts(values: Any) -> list[float] | None:
+    """Answers as amounts ("12.50", 12.5 and "$12.5" are one answer), or None."""
+    try:
+        return [float(str(v).strip().lstrip("$")) for v in values]
+    except (TypeError, ValueError):
+        return None
 
 
 def _visited_toyshop(request: EvalRequest) -> bool:
