@@ -177,6 +177,24 @@ def start_and_judge_routes(runs: Runs) -> list[str]:
             f"#/run/{j}", f"#/run/{j}/cp/ledger_cli/1/checkpoint_2"]
 
 
+# what sticks out: the page wider than the window, or a table wider than its box
+_OVERFLOW = """() => {
+  const out = [], doc = document.documentElement;
+  if (doc.scrollWidth > window.innerWidth) out.push('page ' + doc.scrollWidth);
+  document.querySelectorAll('.tablewrap').forEach((w) => {
+    const id = (w.querySelector('table') || {}).id;
+    if (w.scrollWidth > w.clientWidth + 1) out.push(id + ' ' + w.scrollWidth + '>' + w.clientWidth);
+  });
+  return out;
+}"""
+
+
+def cut_off(tab: Any) -> list[str]:
+    """What a page cuts off: the page wider than its window, or a table wider than its box."""
+    found: list[str] = tab.evaluate(_OVERFLOW)
+    return found
+
+
 class Page:
     """A browser tab that records every console error and uncaught exception."""
 

@@ -58,3 +58,30 @@ def test_a_mini_agent_command_printing_a_gigabyte_costs_the_harness_what_it_keep
     assert output.startswith("exit code 0\nxxx") and output.endswith("the-end\n")
     assert "999,99" in output and "bytes cut by benchwright" in output and len(output) < 11_000
     assert grown < 100, grown
+
+
+def test_a_gigabyte_agent_log_is_swept_for_keys_in_chunks(tmp_path: Path) -> None:
+    """The redaction sweep read every file of a checkpoint whole (a command agent's stdout.txt
+    may be a GiB), twice over; a key split across two reads must still be found."""
+    from benchwright.redaction import Redactor
+
+    key = "sk-flood-key-0123456789"
+    redactor = Redactor({"FLOOD_API_KEY": key})
+    log = tmp_path / "stdout.txt"
+    block = b"x" * (1 << 20)
+    with log.open("wb") as out:
+        out.write(block[:(4 << 20) - 7 - (3 << 20)] + block * 3 + key.encode())  # across a read
+        for _ in range(300):
+            out.write(block)
+        out.write(key.encode() + b"\n")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    assert redactor.file(log)
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before
+    print(f"\nredacting a 304 MB log: harness peak RSS grew {grown:.1f} MB")
+    found = marks = 0
+    with log.open("rb") as swept:
+        while chunk := swept.read(64 << 20):
+            found += chunk.count(key.encode())
+            marks += chunk.count(b"<redacted:FLOOD_API_KEY>")
+    assert found == 0 and marks == 2
+    assert grown < 100, grown

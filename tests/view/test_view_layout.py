@@ -10,21 +10,17 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.view_runs import Page, Runs, copy_screenshot, rid, routes, settled
+from tests.helpers.view_runs import (
+    Page,
+    Runs,
+    copy_screenshot,
+    cut_off,
+    rid,
+    routes,
+    settled,
+)
 
 pytestmark = pytest.mark.slow
-
-# what sticks out: the page wider than the window, or a table wider than its box
-OVERFLOW = """() => {
-  const out = [], doc = document.documentElement;
-  if (doc.scrollWidth > window.innerWidth) out.push('page ' + doc.scrollWidth);
-  document.querySelectorAll('.tablewrap').forEach((w) => {
-    const id = (w.querySelector('table') || {}).id;
-    if (w.scrollWidth > w.clientWidth + 1) out.push(id + ' ' + w.scrollWidth + '>' + w.clientWidth);
-  });
-  return out;
-}"""
-
 
 ORDER = ["Core", "Functionality", "Error", "Regression"]
 
@@ -38,7 +34,7 @@ def test_every_page_fits_1400_px(page: Page, viewer: str, runs: Runs, tmp_path: 
     for route in routes(runs):
         tab = settled(page, viewer + route)
         assert tab.viewport_size["width"] == 1400
-        found = tab.evaluate(OVERFLOW)
+        found = cut_off(tab)
         if found:
             cut[route] = found
         shot = tmp_path / f"fit-{_slug(route)}.png"
@@ -82,3 +78,10 @@ def test_identical_failures_are_grouped_core_first(page: Page, viewer: str, runs
     assert kinds[0] == "Core"  # the first group holds the Core failures
     height = tab.evaluate("document.documentElement.scrollHeight")
     assert height < 6000, height
+
+
+def test_web_steps_show_each_action(page: Page, viewer: str, runs: Runs) -> None:
+    tab = settled(page, f"{viewer}#/run/{rid(runs.web_b)}/t/9001/1")
+    action = tab.locator("#s-steps ~ .step .webaction").first
+    assert action.locator(".badge").inner_text() == "done"
+    assert page.errors == []

@@ -18,7 +18,7 @@ from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResul
 from benchwright.testing import FakeLLMServer, Script
 from benchwright.view.transcript import transcript
 from tests.helpers import run_cli
-from tests.helpers.view_runs import Page, copy_screenshot, rid
+from tests.helpers.view_runs import Page, copy_screenshot, cut_off, rid
 
 PLANTED = "<img src=x onerror=\"document.title='pwned'\">"
 MARKDOWN = f"I will **write** the program in `ledger.py`:\n\n- read the file\n- print {PLANTED}"
@@ -90,7 +90,7 @@ def test_a_checkpoint_page_reads_as_a_transcript(page: Page, served: str, mini_r
     assert " in · " in meta and " s" in meta  # tokens and time per step
     folded = tab.locator(".step.turn").nth(1).locator("details.result")
     assert folded.count() == 1 and not folded.get_attribute("open")
-    assert page.errors == []
+    assert cut_off(tab) == [] and page.errors == []
 
 
 def _call(name: str, **arguments: Any) -> ToolCall:

@@ -13,6 +13,7 @@ from typing import Any
 
 from benchwright.coding.report.counterfactual import CounterfactualReport, compare_starts
 from benchwright.coding.report.figures import CodingReport, solve_rate_metrics
+from benchwright.coding.report.frontier_points import coding_point
 from benchwright.coding.runs.checkpoint_files import CheckpointFiles
 from benchwright.coding.runs.journal import read_infra_error, read_records
 from benchwright.coding.runs.layout import RunLayout
@@ -93,10 +94,12 @@ class CodingPages:
         manifest = listed_manifest(ref)
         digest = self.digest(ref, manifest)
         result = None if state.running else result_of(ref.path)
+        point = coding_point(ref.path, manifest, digest, with_ci=False)
         return {**_identity(ref, manifest), **state.fields(result.complete if result else None),
                 "progress": {"done": digest.done, "planned": digest.planned,
                              "unit": "checkpoints"},
-                **_figures(digest, result)}
+                **_figures(digest, result),
+                "frontier_point": point.model_dump(mode="json") if point else None}
 
     def ci(self, ref: RunRef) -> dict[str, Any]:
         """The overview's solve rates with 95% CIs (report.md's numbers)."""

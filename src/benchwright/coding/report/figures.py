@@ -24,6 +24,7 @@ from benchwright.coding.runs.judge_summary import JudgeOverview, judge_overview
 from benchwright.coding.runs.models import CheckpointRecord, RunTotals
 from benchwright.coding.runs.tallies import ProblemTally
 from benchwright.coding.runs.totals import last_finished, run_totals
+from benchwright.report.frontier import Frontier
 from benchwright.report.header import RunHeader
 from benchwright.report.trials import TrialStats, trial_stats
 from benchwright.stats import (
@@ -158,6 +159,9 @@ class CodingReport(BaseModel):
     judged)."""
     counterfactual: CounterfactualReport | None = None
     """Chain against reference starts (`--counterfactual RUN2`), when asked for."""
+    frontier: Frontier | None = None
+    """This run among others on the cost-accuracy frontier (`--frontier RUNS`), when asked
+    for (`benchwright.frontier` gives the same)."""
 
 
 

@@ -10,6 +10,7 @@ from benchwright.coding.report.figures import CodingReport, Comparison, Metric
 from benchwright.coding.runs.judge_summary import JudgeOverview
 from benchwright.coding.runs.models import RunTotals
 from benchwright.pricing import format_cost
+from benchwright.report.frontier import Frontier
 from benchwright.report.header import header_lines
 from benchwright.report.trials import TrialStats, fmt_rate, pass_k_lines
 from benchwright.stats import Estimate, few_clusters, verdict_text
@@ -59,6 +60,7 @@ def render_markdown(report: CodingReport) -> str:
     out += _per_checkpoint(report)
     out += _comparisons(report)
     out += counterfactual_lines(report.counterfactual) if report.counterfactual else []
+    out += frontier_lines(report.frontier) if report.frontier else []
     out += ["## Attempts", "", "| problem | trial | checkpoints |", "|---|---|---|"]
     out += [f"| {row.problem} | {row.trial} | {' '.join(_mark(c) for c in row.cells)} |"
             for row in report.problems]
@@ -208,6 +210,28 @@ def _judge(judge: JudgeOverview | None) -> list[str]:
 def _mark(cell: str) -> str:
     return {"solved": "✔", "passed": "◐", "failed": "✘", "infra": "⚠",
             "no reference": "∅"}.get(cell, "·")
+
+
+def frontier_lines(frontier: Frontier) -> list[str]:
+    """The cost-accuracy frontier section (`report --frontier`)."""
+    lines = ["## Cost-accuracy frontier", "",
+             "Each run (agent x model): checkpoints solved against cost and agent time per "
+             "attempt (problem x trial). On a frontier: no other run solves as much for less.", "",
+             "| run | solved [95% CI] | cost per problem (USD) | agent time per problem (s) | "
+             "frontier |", "|---|---|---|---|---|"]
+    for p in frontier.points:
+        on = [name for name, labels in (("cost", frontier.cost), ("time", frontier.time))
+              if p.label in labels]
+        rate = _ci(p.solve_rate_ci, True) if p.solve_rate_ci else f"{100 * p.solve_rate:.1f}%"
+        time = "-" if p.time_per_problem is None else f"{p.time_per_problem:.1f}"
+        cost = format_cost(p.cost_per_problem, dollar=False)
+        lines.append(f"| {_cell(p.label)} | {rate} | {cost} | {time} | {', '.join(on) or '-'} |")
+    lines += ["", f"- cost frontier: {' → '.join(frontier.cost) or 'none'}",
+              f"- time frontier: {' → '.join(frontier.time) or 'none'}"]
+    if frontier.cost_left_off:
+        lines.append(f"- left off the cost frontier (cost unknown): "
+                     f"{', '.join(frontier.cost_left_off)}")
+    return [*lines, ""]
 
 
 def counterfactual_lines(cf: CounterfactualReport) -> list[str]:

@@ -293,7 +293,7 @@ async function pageRuns(refresh) {
     table("runs", cols, rows, { sort: "created", dir: -1, tools, placeholder: "Filter runs (name, agent, model, suite, status)…",
       where: (r) => st.track === "all" || r.track === st.track, rowClass: (r) => (st.selected.has(r.rid) ? "sel" : null),
       after: (slice) => fillCis(slice) }),
-    overview(focus.filter((r) => r.track === "coding"), focus.filter((r) => r.track === "web"), picked.length > 0));
+    overview(focus.filter((r) => r.track === "coding"), focus.filter((r) => r.track === "web"), picked.length > 0, data.frontier));
   return data.live;
 }
 
@@ -335,11 +335,12 @@ function compareButton(picked) {
     onclick: () => { location.hash = route("cmp", picked[0].rid, picked[1].rid); } }, "compare the two selected");
 }
 
-function overview(coding, web, focused) {
+function overview(coding, web, focused, frontier) {
   const out = [];
   if (coding.length) {
     out.push(section("Coding overview", h("p", { class: "muted" }, (focused ? "The selected" : "All listed") + " coding runs (" + coding.length + "). Solve rates with 95% CIs for each run are in the table above and on its page.")));
     out.push(heatmap(coding));
+    out.push(frontierCharts(coding, frontier));
     out.push(h("div", { class: "grid2" }, scatters(coding)));
     out.push(qualityDistributions(coding));
   }
@@ -798,7 +799,7 @@ function webSites(r) {
     { key: "site", label: "site" }, { key: "n_tasks", label: "tasks", num: true }, { key: "n_attempts", label: "attempts", num: true },
     { key: "rate", label: "pass rate [95% CI]", get: (x) => x.pass_rate.value, render: (x) => ciText(x.pass_rate) },
     { key: "avg_steps", label: "mean steps", num: true, fmt: (v) => num(v) }, { key: "avg_tokens", label: "mean tokens", num: true, fmt: tokens },
-    { key: "avg_cost_usd", label: "mean cost", num: true, fmt: money }, { key: "avg_duration_s", label: "mean time", num: true, fmt: secs },
+    { key: "avg_cost_usd", label: "mean cost", num: true, fmt: (v) => money(v) }, { key: "avg_duration_s", label: "mean time", num: true, fmt: secs },
   ], s, { filter: false })];
 }
 
@@ -825,6 +826,51 @@ function unpassable(r) {
     : h("p", { class: "muted" }, "No task of this run is flagged as unpassable.")];
 }
 
+/* ---------- the cost-accuracy frontier (report/frontier.py computes it; this draws it) ---------- */
+const FRONTIER_CI_RUNS = 60;
+function frontierCharts(runs, frontier) {
+  const shown = new Set(runs.map((r) => r.path));
+  const pts = ((frontier && frontier.points) || []).filter((p) => shown.has(p.run_dir));
+  if (!pts.length) return null;
+  const rid = Object.fromEntries(runs.map((r) => [r.path, r.rid]));
+  const box = h("div", { class: "grid2" }, h("div", { class: "chart" }, h("div", { class: "placeholder" }, "Loading the runs' intervals…")));
+  Promise.all(pts.slice(0, FRONTIER_CI_RUNS).map((p) => load("run/" + rid[p.run_dir] + "/ci").then((d) => {
+    const m = d.metrics.find((x) => x.name === "checkpoints solved");
+    return [p.run_dir, m ? m.estimate : null];
+  }).catch(() => [p.run_dir, null]))).then((found) => {
+    const ci = Object.fromEntries(found);
+    box.replaceChildren(frontierChart(pts, frontier.cost, ci, rid, "cost_per_problem", "cost per problem (USD)"),
+      frontierChart(pts, frontier.time, ci, rid, "time_per_problem", "agent time per problem (s)"));
+  });
+  const off = frontier.cost_left_off.filter((l) => pts.some((p) => p.label === l));
+  const named = (labels) => labels.filter((l) => pts.some((p) => p.label === l)).join(" → ") || "none";
+  return [h("h3", {}, "Cost-accuracy frontier"),
+    h("p", { class: "muted" }, "Each run (agent × model) at its checkpoint solve rate (95% CI) against what an attempt (problem × trial) cost, and took. On the Pareto frontier: no other run solves as much for less."),
+    box,
+    h("p", { class: "small frontier-names" }, h("b", {}, "Cost frontier: "), named(frontier.cost), h("br"), h("b", {}, "Time frontier: "), named(frontier.time)),
+    off.length ? h("p", { class: "small muted" }, "Left off the cost chart (cost unknown: the model has no price): " + off.join(", ") + ".") : null];
+}
+
+function frontierChart(pts, onFrontier, ci, rid, key, label) {
+  const drawn = pts.filter((p) => isNum(p[key]));
+  const line = drawn.filter((p) => onFrontier.includes(p.label)).sort((a, b) => a[key] - b[key]);
+  const xs = drawn.map((p) => p[key]), hi = Math.max(...xs, 0), lo = Math.min(...xs, 0), pad = (hi - lo || 1) * 0.12;
+  // labels lean inwards, and alternate above and below so close runs stay readable
+  const order = drawn.map((p, i) => i).sort((a, b) => xs[a] - xs[b]);
+  const place = drawn.map(() => "top center");
+  order.forEach((i, rank) => { place[i] = (rank % 2 ? "bottom " : "top ") + (xs[i] > (lo + hi) / 2 ? "left" : "right"); });
+  const err = (p, side) => { const e = ci[p.run_dir]; return e && isNum(e.low) ? (side > 0 ? e.high - p.solve_rate : p.solve_rate - e.low) : 0; };
+  return chart("Solve rate vs " + label, [
+    { type: "scatter", mode: "lines", name: "Pareto frontier", x: line.map((p) => p[key]), y: line.map((p) => p.solve_rate), line: { color: "#2ea866", width: 2, dash: "dot" }, hoverinfo: "skip" },
+    { type: "scatter", mode: "markers+text", name: "runs", x: drawn.map((p) => p[key]), y: drawn.map((p) => p.solve_rate), text: drawn.map((p) => pt(p.label)), textposition: place,
+      error_y: { type: "data", symmetric: false, array: drawn.map((p) => err(p, 1)), arrayminus: drawn.map((p) => err(p, -1)), thickness: 1, color: "#9aa5b1" },
+      marker: { size: 10, color: drawn.map((p) => (onFrontier.includes(p.label) ? "#2ea866" : "#2f5fd0")) },
+      hovertemplate: "%{text}<br>" + pt(label) + ": %{x}<br>solved: %{y:.1%}<extra></extra>" }],
+  { xaxis: { title: { text: pt(label) }, zeroline: false, range: [lo - pad, hi + pad] }, yaxis: { title: { text: "checkpoints solved" }, tickformat: ".0%", range: [-0.12, 1.12] },
+    legend: { orientation: "h", y: -0.25 }, margin: { l: 60, r: 30, t: 36, b: 80 } },
+  { height: 380, onClick: (c) => { const p = drawn[c.pointIndex]; if (c.curveNumber === 1 && p) location.hash = route("run", rid[p.run_dir]); } });
+}
+
 /* ---------- web: outcomes by cause (the closed set of web/outcomes.py) ---------- */
 const CAUSE_KIND = { passed: "pass", "wrong answer": "fail", "step limit": "passed", "agent error": "fail", "evaluator error": "infra", infrastructure: "infra" };
 function causeBadge(cause) { return cause ? badge(cause, CAUSE_KIND[cause] || "none") : badge("not scored", "none"); }
@@ -832,7 +878,8 @@ function causeChart(counts) {
   if (!counts || !Object.keys(counts).length) return null;
   const colours = { passed: "#2ea866", "wrong answer": "#d64545", "step limit": "#f0b429", "agent error": "#b5489a", "evaluator error": "#7a7f8a", infrastructure: "#5d6bd6" };
   return chart("Outcome by cause (every attempt)", [{ type: "bar", x: Object.keys(counts), y: Object.values(counts), text: Object.values(counts).map(String), textposition: "auto",
-    marker: { color: Object.keys(counts).map((k) => colours[k] || "#7a3fb8") }, hovertemplate: "%{x}: %{y} attempt(s)<extra></extra>" }], { yaxis: { title: { text: "attempts" }, rangemode: "tozero" } }, { height: 260 });
+    marker: { color: Object.keys(counts).map((k) => colours[k] || "#7a3fb8") }, hovertemplate: "%{x}: %{y} attempt(s)<extra></extra>" }],
+  { yaxis: { title: { text: "attempts" }, rangemode: "tozero" }, xaxis: { automargin: true, tickangle: -30 }, margin: { l: 60, r: 40, t: 36, b: 90 } }, { height: 300 });
 }
 
 /* ---------- web: one trial ---------- */
