@@ -7,7 +7,8 @@ Exit codes (documented in docs/cli.md):
 - 1: a bug in benchwright (a traceback is printed);
 - 2: bad input or a missing prerequisite: one line says what, where and how to fix it (also: the
   run folder is in use by another benchwright process, named by its pid);
-- 3: infrastructure failed (an environment could not be built, the grader itself broke);
+- 3: infrastructure failed (an environment could not be built, the grader itself broke, the
+  problem's tests could not run);
 - 4: a run ended but is incomplete: some attempts broke off with errors (each is named; the result
   files are written; `--resume` runs them again once the cause is fixed);
 - 130: interrupted (Ctrl-C); 143: stopped by SIGTERM. Either way the run stops cleanly, finished
@@ -71,8 +72,9 @@ class SandboxKilled(InfrastructureError):
     a run records the checkpoint as an infrastructure error and `--resume` redoes it."""
 
 
-class GradingInfrastructureError(UserInputError):
-    """pytest could not run the problem's tests (they failed to collect, a data file is missing)."""
+class GradingInfrastructureError(InfrastructureError):
+    """pytest could not run the problem's tests (they failed to collect, a data file is missing):
+    grading broke, whatever the submission (exit 3)."""
 
 
 class Interrupted(BenchwrightError):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -124,6 +123,7 @@ def _key_fields(run_dir: Path) -> list[tuple[Any, ...]]:
              r["verdicts"]) for r in rows]
 
 
+@pytest.mark.sandbox
 def test_the_driver_alone_writes_a_detached_run(tmp_path: Path, problems_dir: Path) -> None:
     config = _config(problems_dir)
     create_run(config, tmp_path / "local")
@@ -137,6 +137,7 @@ def test_the_driver_alone_writes_a_detached_run(tmp_path: Path, problems_dir: Pa
     assert (folder / "snapshot").is_dir() and (folder / "prompt.txt").is_file()
 
 
+@pytest.mark.sandbox
 def test_a_checkpoint_sent_twice_is_journaled_once(tmp_path: Path, problems_dir: Path) -> None:
     config = _config(problems_dir)
     create_run(config, tmp_path / "run")
@@ -150,8 +151,7 @@ def test_a_checkpoint_sent_twice_is_journaled_once(tmp_path: Path, problems_dir:
     assert len(journal.read_text().splitlines()) == 1
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
-                    reason="needs root for a network namespace")
+@pytest.mark.ray  # the CLI in a network namespace of its own (needs root and unshare)
 def test_no_cluster_at_the_address_is_one_line_and_no_folder(tmp_path: Path) -> None:
     out = tmp_path / "run"
     command = (f"ip link set lo up && exec {sys.executable} -m benchwright run coding "

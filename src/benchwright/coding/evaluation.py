@@ -83,6 +83,9 @@ class GraderInfo(BaseModel):
     """The sandbox's limits."""
     entrypoint: str
     """The command the tests ran the submission with."""
+    jailed: bool = False
+    """Whether every process the tests started from the entry point ran in a nested sandbox
+    of its own, away from the tests folder (`benchwright.coding.jail`)."""
     pytest_args: list[str]
     """The arguments pytest got."""
     test_env: EnvInfo

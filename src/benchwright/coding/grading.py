@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -13,6 +14,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from benchwright.capped_output import CappedPipe
+from benchwright.coding import jail
 from benchwright.coding import pytest_report as pr
 from benchwright.coding import scratch as sc
 from benchwright.coding import verdict_channel as vc
@@ -68,6 +70,9 @@ class GradeOptions:
     """Variables over the grader's own (TZ, PYTHONHASHSEED): `problems validate` varies them."""
     reverse_files: bool = False
     """Run the test files in reverse order (each file's tests keep theirs): `problems validate`."""
+    jail_log: Path | None = None
+    """Append every jailed command (command, working folder, paths exposed) to this file, one
+    JSON line each: how `scripts/scbench_parity.py --jail-log` shows what the jail let through."""
 
 
 class GradeOutput(BaseModel):
@@ -209,12 +214,15 @@ def entrypoint_command(problem: ProblemConfig) -> str:
     return f"python {problem.entry_filename}"
 
 
-def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Path) -> list[str]:
-    """pytest's arguments: SCBench's, plus guards against a workspace that plants a conftest."""
+def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Path,
+                jail: Sequence[str] = ()) -> list[str]:
+    """pytest's arguments: SCBench's, plus guards against a workspace that plants a conftest.
+    `jail` is the launcher the submission's command is prefixed with (see `coding.jail`)."""
     timeout = problem.timeout_for(checkpoint)
+    entrypoint = shlex.join([*jail, *shlex.split(entrypoint_command(problem))])
     return [
         *([f"--timeout={int(timeout)}"] if timeout is not None else []),
-        f"--entrypoint={entrypoint_command(problem)}",
+        f"--entrypoint={entrypoint}",
         f"--checkpoint={checkpoint.name}",
         "--json-report", f"--json-report-file={report}",
         "--json-report-omit=streams", "--json-report-omit=log", "--json-report-omit=warnings",
@@ -226,11 +234,13 @@ def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Pa
 
 
 def graded_pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig,
-                       report: Path, reverse_files: bool = False) -> list[str]:
-    """`pytest_args` with our verdict plugin first (see `verdict_plugin`), and the plugin that
-    reverses the order of the test files when asked."""
+                       report: Path, reverse_files: bool = False,
+                       jail: Sequence[str] = ()) -> list[str]:
+    """`pytest_args` with our verdict plugin first (see `verdict_plugin`), the jail's when the
+    submission is jailed, and the plugin that reverses the order of the test files when asked."""
     reverse = ["-p", vc.REVERSE_PLUGIN] if reverse_files else []
-    return ["-p", vc.PLUGIN, *reverse, *pytest_args(problem, checkpoint, report)]
+    jailed = ["-p", vc.JAIL_PLUGIN] if jail else []
+    return ["-p", vc.PLUGIN, *jailed, *reverse, *pytest_args(problem, checkpoint, report, jail)]
 
 
 def _run_pytest(
@@ -242,12 +252,13 @@ def _run_pytest(
     options: GradeOptions,
 ) -> _Ran:
     out = prepared.scratch / "out"
+    jail_command, jail_mounts = _jail(prepared, interpreter, envs, options)
     argv = [str(envs.test.python), "-P", "-m", "pytest",
             *graded_pytest_args(problem, checkpoint, out / "report.json",
-                                options.reverse_files)]
+                                options.reverse_files, jail_command)]
     env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
     mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
-              *uv_mounts()]
+              *uv_mounts(), *jail_mounts]
     limits = options.limits
     channel = vc.Channel(max_bytes=limits.max_report_mb * MIB)
     env[vc.FD_ENV] = str(channel.write_fd)
@@ -261,6 +272,7 @@ def _run_pytest(
                                      stderr=stderr.write_fd, pass_fds=(channel.write_fd,))
     finally:
         pipe = channel.received()
+        _keep_jail_log(prepared, options)
         out_text, err_text = (_text(p.finish()) for p in (stdout, stderr))
     return _Ran(result=result, stdout=out_text, stderr=err_text, pipe=pipe,
                 file_report=vc.read_report_file(out / "report.json", limits.max_report_mb * MIB),
@@ -279,6 +291,37 @@ def _message_cuts(pipe: vc.PipeReport) -> dict[str, int]:
         return {}
     return {"messages": int(cut.get("texts") or 0),
             "message_characters": int(cut.get("characters") or 0)}
+
+
+def jailed(options: GradeOptions) -> bool:
+    """Whether the submission runs in the jail: always in the bubblewrap sandbox (nested
+    bubblewrap), never on the host (`--unsafe-no-sandbox`)."""
+    return options.runtime.name == "bwrap"
+
+
+def _jail(prepared: _Prepared, interpreter: Interpreter, envs: _Envs,
+          options: GradeOptions) -> tuple[list[str], list[Mount]]:
+    """Set up the jail in the plugin tree: the launcher's command ([] when not jailed) and the
+    mount bubblewrap needs when it lives outside /usr."""
+    if not jailed(options):
+        return [], []
+    bwrap = Path(getattr(options.runtime, "bwrap", None) or "/usr/bin/bwrap").resolve()
+    command = jail.launcher(str(envs.test.python), prepared.plugin_path)
+    jail.write_config(prepared.plugin_path, bwrap=str(bwrap), workspace=prepared.workspace,
+                      tests=prepared.workspace / ws.TESTS_DIR,
+                      readonly=[interpreter.prefix, envs.solution.path], launcher_argv=command,
+                      log=prepared.scratch / "out" / "jail.jsonl" if options.jail_log else None)
+    return command, [] if bwrap.is_relative_to("/usr") else [Mount(path=bwrap)]
+
+
+def _keep_jail_log(prepared: _Prepared, options: GradeOptions) -> None:
+    """Append the sandbox's jail log to `options.jail_log` (a diagnostic: bounded, never
+    followed through a link)."""
+    if options.jail_log is None:
+        return
+    data = read_regular(prepared.scratch / "out", "jail.jsonl", limit=64 << 20) or b""
+    with options.jail_log.open("ab") as log:
+        log.write(data)
 
 
 def _sandbox_env(
@@ -353,9 +396,10 @@ def _evaluate(
         grader=GraderInfo(
             benchwright_version=__version__, runtime=result.runtime,
             limits=_in_force(options.limits),
-            entrypoint=entrypoint_command(problem),
-            pytest_args=graded_pytest_args(problem, checkpoint, Path("report.json"),
-                                           options.reverse_files),
+            entrypoint=entrypoint_command(problem), jailed=jailed(options),
+            pytest_args=graded_pytest_args(
+                problem, checkpoint, Path("report.json"), options.reverse_files,
+                jail.launcher("python", Path("plugin")) if jailed(options) else ()),
             test_env=_info(envs.test), solution_env=_info(envs.solution, envs.solution_error),
         ),
     )

@@ -25,6 +25,8 @@ FD_ENV = "BENCHWRIGHT_VERDICT_FD"
 _PLUGIN_FILE = Path(__file__).with_name("verdict_plugin.py")
 REVERSE_PLUGIN = "benchwright.coding.reverse_plugin"
 _REVERSE_FILE = Path(__file__).with_name("reverse_plugin.py")
+JAIL_PLUGIN = "benchwright.coding.jail"
+_JAIL_FILE = Path(__file__).with_name("jail.py")
 MAX_REPORT_FILE = 32 * 1024 * 1024
 # The plugin's copy of this name: the longest text of a test's report it sends, in characters.
 MESSAGE_ENV = "BENCHWRIGHT_MAX_MESSAGE_CHARS"
@@ -145,6 +147,7 @@ def plugin_tree(folder: Path) -> Path:
         init.write_text("")
     shutil.copyfile(_PLUGIN_FILE, package / "verdict_plugin.py")
     shutil.copyfile(_REVERSE_FILE, package / "reverse_plugin.py")
+    shutil.copyfile(_JAIL_FILE, package / "jail.py")
     # Read-only and readable by the sandbox's uid, whatever the umask.
     for path in (folder, folder / "benchwright", package):
         path.chmod(0o755)
