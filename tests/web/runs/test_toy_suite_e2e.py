@@ -1,5 +1,5 @@
 """A second web benchmark is a plugin (issue 28 point 3): the `toy` suite, its `toyshop` site and
-its own evaluator, registered from a test package outside src/ (tests/web/runs/toy_suite)
+its own evaluator, registered from a test package outside src/ (tests/helpers/toy_web_suite)
 through the registry's entry-point groups, run end to end through the CLI with the scripted agent
 in real Chromium against the toy shop served on loopback, then re-scored by `eval RUN_DIR`."""
 
@@ -16,18 +16,17 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).parents[3]
-CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium)"),
+    pytest.mark.browser,
+    pytest.mark.e2e,
     pytest.mark.skipif(importlib.util.find_spec("browser_use") is None,
                        reason="needs browser-use: pip install 'benchwright[web]'"),
 ]
 ENTRY_POINTS = """[benchwright.web_suites]
-toy = tests.web.runs.toy_suite.plugin:open_toy
+toy = tests.helpers.toy_web_suite.plugin:open_toy
 
 [benchwright.web_sites]
-toyshop = tests.web.runs.toy_suite.plugin:TOYSHOP
+toyshop = tests.helpers.toy_web_suite.plugin:TOYSHOP
 """
 
 
