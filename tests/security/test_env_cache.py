@@ -19,6 +19,8 @@ from benchwright.toolenvs import ensure_env
 from tests.helpers import CONFTEST, run_cli, write_problem
 from tests.helpers.evil_package import write_evil_package
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.e2e]
+
 TESTS = """\
 import subprocess
 
