@@ -1,25 +1,16 @@
-"""Shared fixtures: bundled problems, throwaway problem folders, the CLI as a subprocess."""
+"""Fixtures every test folder may use: the bundled problems. Shared helpers (functions, constants)
+live in tests/helpers/, never here nor in a test module."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from benchwright.coding.examples import example_problem_dir
 
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None,
-            cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `benchwright ARGS` as a user would, and capture everything."""
-    return subprocess.run([sys.executable, "-m", "benchwright", *args], capture_output=True,
-                          text=True, env=env or dict(os.environ), cwd=cwd, timeout=600)
+# old spellings (`from tests.conftest import run_cli`) for branches begun before tests/helpers
+from tests.helpers import CONFTEST, FIXTURES, run_cli, write_problem  # noqa: F401
 
 
 @pytest.fixture
@@ -46,28 +37,3 @@ def problems_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config["checkpoints"] = {"checkpoint_1": config["checkpoints"]["checkpoint_1"]}
     (target / "config.yaml").write_text(yaml.safe_dump(config))
     return root
-
-
-def write_problem(root: Path, config: str, files: dict[str, str]) -> Path:
-    """A problem folder with this config.yaml and these files (paths relative to it)."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "config.yaml").write_text(textwrap.dedent(config))
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    return root
-
-
-CONFTEST = '''
-import shlex
-import pytest
-
-def pytest_addoption(parser):
-    parser.addoption("--entrypoint", action="store", required=True)
-    parser.addoption("--checkpoint", action="store", required=True)
-
-@pytest.fixture(scope="session")
-def entrypoint_argv(request):
-    return shlex.split(request.config.getoption("--entrypoint"))
-'''

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, run_cli
+from tests.helpers import FIXTURES, run_cli
 
 CHROMIUM = Path("/usr/bin/chromium")
 

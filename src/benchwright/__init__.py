@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from benchwright.version import __version__
 
 # name -> "module:attribute", imported when first asked for (as the registry does)
 _PUBLIC: dict[str, str] = {
@@ -32,6 +32,7 @@ _PUBLIC: dict[str, str] = {
     "runs_frame": "benchwright.api.frames:runs_frame",
     "checkpoints_frame": "benchwright.api.frames:checkpoints_frame",
     "trials_frame": "benchwright.api.frames:trials_frame",
+    "frontier": "benchwright.api.frontier:frontier",
     # what runs and gradings give back
     "RunResult": "benchwright.coding.runs.models:RunResult",
     "CheckpointRecord": "benchwright.coding.runs.models:CheckpointRecord",
@@ -88,6 +89,7 @@ __all__ = [
     "WebRunResult",
     "__version__",
     "checkpoints_frame",
+    "frontier",
     "grade_checkpoint",
     "load_run",
     "run_coding",
@@ -114,6 +116,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what type checkers and editors see; nothing of this is imported at run time
     from benchwright.api.coding import CodingHooks, CodingOptions, run_coding
     from benchwright.api.frames import checkpoints_frame, runs_frame, trials_frame
+    from benchwright.api.frontier import frontier
     from benchwright.api.grading import grade_checkpoint
     from benchwright.api.runs import CodingRun, WebRun, load_run
     from benchwright.api.web import WebOptions, run_web

@@ -4,10 +4,10 @@ Installing a requirement can run its build backend, so `uv venv`, `uv pip instal
 `uv pip freeze` (which may start the environment's python, and so its .pth files) run sandboxed,
 as a fresh unprivileged uid, seeing only: the environment's folder (writable), a private /tmp
 that is also uv's cache (so a build can poison no cache another build or the harness uses), the
-interpreter, uv, the certificates, local index folders and the submission's own folder
-(read-only, for `file://` requirements inside it). Only the install gets a network, and only to
-the package indexes, through the egress proxy. Afterwards the folder is handed back to the
-harness's user, so no later sandbox can change it.
+interpreter, uv, the certificates, local index folders and the paths of the submission its
+requirements name (read-only; `benchwright.localpaths`, which the cache key covers). Only the
+install gets a network, and only to the package indexes, through the egress proxy. Afterwards
+the folder is handed back to the harness's user, so no later sandbox can change it.
 """
 
 from __future__ import annotations
@@ -45,8 +45,13 @@ BUILD_LIMITS = Limits(wall_clock_s=1800.0, memory_mb=16384, max_processes=512,
 class SandboxedBuild:
     """One build: a private scratch folder, the mounts, the environment, the three steps."""
 
-    def __init__(self, path: Path, interpreter: Interpreter, source: Path | None) -> None:
-        self.path, self.interpreter, self.source = path, interpreter, source
+    def __init__(self, path: Path, interpreter: Interpreter, source: Path | None = None,
+                 named: Sequence[str] = ()) -> None:
+        """`named`: the paths of the submission's folder `source` its requirements name
+        (`localpaths.named_paths`); the build sees those and nothing else of it."""
+        self.path, self.interpreter = path, interpreter
+        self.source = source if named else None
+        self.visible = [source / rel for rel in named] if source is not None else []
         self.runtime = BwrapRuntime()
         self.scratch = Path(tempfile.mkdtemp(prefix="benchwright-envbuild-"))
         for sub in ("tmp", "out"):
@@ -81,9 +86,10 @@ class SandboxedBuild:
             raise EnvironmentBuildError(
                 f"uv {step} failed: {_tail(err) or 'no output'}",
                 hint="check the requirements and that the package index is reachable")
-        return out.read_text(errors="replace")
+        return _head(out, BUILD_LIMITS.max_output_mb * 1024 * 1024)
 
     def _cwd(self) -> Path:
+        """The submission's folder when some of it is visible (relative paths resolve there)."""
         return self.source if self.source is not None else Path("/tmp")
 
     def _env(self) -> dict[str, str]:
@@ -100,9 +106,7 @@ class SandboxedBuild:
                   Mount(path=self.scratch / "tmp", writable=True, target=Path("/tmp")),
                   *(Mount(path=folder) for folder in local_index_folders()),
                   *(Mount(path=Path(p)) for p in _certificates())]
-        if self.source is not None:
-            mounts.append(Mount(path=self.source))
-        return mounts
+        return mounts + [Mount(path=p) for p in self.visible]
 
 
 def _certificates() -> list[str]:
@@ -112,6 +116,17 @@ def _certificates() -> list[str]:
             and Path(p).exists()]
 
 
-def _tail(path: Path) -> str:
-    lines = path.read_text(errors="replace").strip().splitlines() if path.is_file() else []
+def _head(path: Path, limit: int) -> str:
+    """At most `limit` bytes from the start of what the build wrote (it may write any amount)."""
+    with path.open("rb") as file:
+        return file.read(limit).decode(errors="replace")
+
+
+def _tail(path: Path, limit: int = 64 * 1024) -> str:
+    """The last three lines of what the build wrote, reading no more than its last `limit`."""
+    if not path.is_file():
+        return ""
+    with path.open("rb") as file:
+        file.seek(max(0, path.stat().st_size - limit))
+        lines = file.read(limit).decode(errors="replace").strip().splitlines()
     return " | ".join(lines[-3:])

@@ -66,6 +66,11 @@ class EnvironmentBuildError(InfrastructureError):
     """uv could not build an environment benchwright needs for grading."""
 
 
+class SandboxKilled(InfrastructureError):
+    """A sandbox was killed from outside (the OOM killer, an operator), not by the code inside:
+    a run records the checkpoint as an infrastructure error and `--resume` redoes it."""
+
+
 class GradingInfrastructureError(UserInputError):
     """pytest could not run the problem's tests (they failed to collect, a data file is missing)."""
 

@@ -157,9 +157,11 @@ def sha256_fd(fd: int) -> str:
     return digest.hexdigest()
 
 
-def read_regular(root: Path, rel: str, limit: int | None = None) -> bytes | None:
-    """The bytes of `root/rel` when every part of the path is a real folder and the last a
-    regular file; None when any part is a link, a special file, or missing."""
+def read_regular(root: Path, rel: str, limit: int | None = None,
+                 last: bool = False) -> bytes | None:
+    """The bytes of `root/rel` (at most `limit`: the first, or with `last` the last) when every
+    part of the path is a real folder and the last a regular file; None when any part is a
+    link, a special file, or missing."""
     parts = rel.split("/")
     try:
         fd = os.open(root, _ROOT_FLAGS)
@@ -179,6 +181,8 @@ def read_regular(root: Path, rel: str, limit: int | None = None) -> bytes | None
     if file_fd is None:
         return None
     try:
+        if last and limit is not None:
+            return os.pread(file_fd, limit, max(0, os.fstat(file_fd).st_size - limit))
         return read_fd(file_fd, limit)
     finally:
         os.close(file_fd)

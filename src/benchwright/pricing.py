@@ -1,18 +1,23 @@
 """Model prices in US dollars per million tokens, for agents whose logs give tokens but no cost.
 
 Prices are the providers' list prices for standard (non-batch, uncached) use; a model not listed
-has no price, and its cost is reported as unknown (0.0) rather than guessed. Names are matched
+has no price, and its cost is unknown (None), never guessed and never 0: `format_cost` shows it as
+"unknown", and a sum with unknown parts as "$1.20 + unknown" (`CostSum`). Names are matched
 without a provider prefix (`anthropic/claude-sonnet-4-5` finds `claude-sonnet-4-5`), and a dated
 or suffixed name finds its family (`gpt-4.1-2025-04-14` finds `gpt-4.1`).
 
-A run may override either price (`input_price_per_mtok`, `output_price_per_mtok`); `run_price`
-is the one rule every agent applies: an override replaces only its own price, the other comes
-from the table, or is 0 when the model is not listed.
+A run may override either price (`input_price_per_mtok`, `output_price_per_mtok`; `--price-in`,
+`--price-out`); `run_price` is the one rule every agent applies: an override replaces only its own
+price, the other comes from the table; a model not listed needs both, else its price is unknown.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pydantic import BaseModel
+
+UNKNOWN = "unknown"
 
 
 class Price(BaseModel):
@@ -65,13 +70,60 @@ def price_of(model: str | None) -> Price | None:
 def run_price(model: str | None, input_override: float | None,
               output_override: float | None) -> Price | None:
     """The price a run charges `model` at: the table's, with each given override in place of its
-    own price (0 for a price neither given nor listed); None with no override and no listing."""
+    own price; None when either price is neither given nor listed (never a made-up 0)."""
     listed = price_of(model)
-    if input_override is None and output_override is None:
-        return listed
-    return Price(input=_pick(input_override, listed.input if listed else None),
-                 output=_pick(output_override, listed.output if listed else None))
+    per_in = input_override if input_override is not None else listed.input if listed else None
+    per_out = output_override if output_override is not None else \
+        listed.output if listed else None
+    return None if per_in is None or per_out is None else Price(input=per_in, output=per_out)
 
 
-def _pick(override: float | None, listed: float | None) -> float:
-    return override if override is not None else listed or 0.0
+def cost_of(price: Price | None, input_tokens: int, output_tokens: int) -> float | None:
+    """What these tokens cost at `price`: None (unknown) without a price, unless nothing was
+    spent (no tokens cost nothing whatever the price)."""
+    if price is None:
+        return None if input_tokens or output_tokens else 0.0
+    return price.cost(input_tokens, output_tokens)
+
+
+class CostSum(BaseModel):
+    """A sum of costs some of which may be unknown: what is known, and how many parts are not."""
+
+    known_usd: float = 0.0
+    """The sum of the known costs, in US dollars."""
+    unknown: int = 0
+    """Parts whose cost is unknown (their tokens were spent at no known price)."""
+    parts: int = 0
+    """Parts summed."""
+
+    @classmethod
+    def of(cls, costs: Iterable[float | None]) -> CostSum:
+        """The sum of `costs` (None: unknown)."""
+        values = list(costs)
+        known = [c for c in values if c is not None]
+        return cls(known_usd=round(sum(known), 8), unknown=len(values) - len(known),
+                   parts=len(values))
+
+    @property
+    def usd(self) -> float | None:
+        """The total when every part is known, else None."""
+        return None if self.unknown else self.known_usd
+
+    @property
+    def partial_usd(self) -> float | None:
+        """The known part, None when no part is known (every cost unknown)."""
+        return None if self.unknown and self.unknown == self.parts else self.known_usd
+
+    def text(self, digits: int = 4, dollar: bool = True) -> str:
+        """"$1.2000", "$1.2000 + unknown" or "unknown"."""
+        return format_cost(self.partial_usd, self.unknown > 0, digits, dollar)
+
+
+def format_cost(usd: float | None, plus_unknown: bool = False, digits: int = 4,
+                dollar: bool = True) -> str:
+    """A cost as people read it: "unknown" for None, "$x" (`dollar`) or "x", and " + unknown"
+    when unknown parts are left out of `usd`."""
+    if usd is None or (plus_unknown and usd == 0):
+        return UNKNOWN
+    text = f"{'$' if dollar else ''}{usd:.{digits}f}"
+    return f"{text} + {UNKNOWN}" if plus_unknown else text

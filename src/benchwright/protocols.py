@@ -4,7 +4,8 @@
   `Limits` and `Mount`s, and returns an `ExecResult`.
 - An `Executor` runs independent jobs (one problem x trial each) and reports as they finish;
   one that shares no filesystem with the run (Ray) streams each job's files back as items.
-- A `Track` (coding, web) owns its run folders: create, resume, finish, regrade, report, read.
+- A `Track` (coding, web) owns its run folders: the steps `benchwright.runs.start` takes for
+  every run (create or resume, execute, finish), regrade, report, read.
 
 Each track's own interfaces live with it: a coding `Agent` in `benchwright.coding.agents.base`,
 a web `TrialRunner` in `benchwright.web.runs.trial_runner`. Implementations are registered by
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol, TypeVar
+from typing import IO, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -36,6 +37,15 @@ class Limits(BaseModel):
     """Processes and threads the sandbox may have at once."""
     max_file_mb: int = 1024
     """Largest file a process may write, in MiB."""
+    max_output_mb: int = 8
+    """Of each output stream the harness reads back (stdout, stderr), MiB kept: the first and last
+    halves; the middle is cut (streamed past, never held) and the cut recorded."""
+    max_message_kb: int = 16
+    """Longest text of a test's report (an assertion message, a traceback) pytest sends the
+    harness, KiB; a longer one keeps its head and tail, and the cut is recorded."""
+    max_report_mb: int = 32
+    """The verdict channel and pytest's report file: the harness reads no more than this (past
+    it, grading is an infrastructure failure that names this limit)."""
 
 
 class Mount(BaseModel):
@@ -73,6 +83,10 @@ class ExecResult(BaseModel):
     """Which runtime ran it."""
     memory_exceeded: bool = False
     """The memory limit made the kernel kill a process of the command."""
+    sandbox_killed_by: int | None = None
+    """The signal that killed the sandbox itself (bubblewrap, the harness's own child, out of
+    reach of the code inside) when the harness did not send it: the OOM killer or an operator.
+    None otherwise, and always None for the unsandboxed runtime (its child is the command)."""
 
 
 JobT = TypeVar("JobT")
@@ -158,13 +172,37 @@ class FromSetup(Protocol[SetupT, BuiltT]):
         ...
 
 
-class Track(Protocol):
-    """A benchmark track (coding, web): it owns the run folders whose manifest names it.
+ConfigT = TypeVar("ConfigT", bound=BaseModel)
+ManifestT = TypeVar("ManifestT", bound=BaseModel, covariant=True)
+TrackResultT = TypeVar("TrackResultT", bound=BaseModel, covariant=True)
+ReportT = TypeVar("ReportT", bound=BaseModel)
 
-    `benchwright.runs.open_run` reads a folder's manifest header and hands back its track; the
-    CLI's `eval RUN_DIR`, `report` and `--resume` go through it. `create` and `resume` are the
-    plain way to drive a run (the `run` commands add progress displays and option checks);
-    `finish` is the common end of a run and of a regrade.
+
+@dataclass(frozen=True)
+class StartedRun(Generic[ConfigT]):
+    """What a track's `execute` is handed by `benchwright.runs.start` (the lock held)."""
+
+    run_dir: Path
+    """The run folder (absolute)."""
+    config: ConfigT
+    """The run's configuration: as given for a new run, as saved (with what the manifest does
+    not keep restored) for a resumed one."""
+    executor: Executor
+    """Where its jobs run."""
+    hooks: Any
+    """What the caller hears as the run goes on (the track's own hooks type), or None."""
+    resuming: bool
+    """The folder was made by an earlier process."""
+
+
+class Track(Protocol[ConfigT, ManifestT, TrackResultT, ReportT]):
+    """A benchmark track (coding, web): it owns the run folders whose manifest names it; generic
+    in its configuration, manifest, result and report models.
+
+    `benchwright.runs.start` drives every run through the same steps and calls the track's
+    (`node_checks`, `create` or `resumed` + `refresh`, `sweep`, `execute`, `outcome`);
+    `benchwright.runs.open_run` reads a folder's manifest header and hands back its track, for the
+    readers (`read`, `report`, `render`) and `regrade` (`benchwright.runs.regrade`).
     """
 
     name: str
@@ -174,19 +212,46 @@ class Track(Protocol):
     command: str
     """The command that makes its runs ("benchwright run web")."""
 
-    def create(self, run_dir: Path, config: BaseModel) -> BaseModel:
+    def node_checks(self, config: ConfigT) -> Sequence[Callable[[], object]]:
+        """What every machine that takes a job must have (`runs.node_checks`)."""
+        ...
+
+    def create(self, run_dir: Path, config: ConfigT) -> ManifestT:
         """Make a new run folder from the track's configuration model; return its manifest."""
         ...
 
-    def resume(self, run_dir: Path, workers: int = 1) -> BaseModel:
-        """Run what is not finished yet (everything, for a new run), then `finish`."""
+    def resumed(self, run_dir: Path) -> ConfigT:
+        """The saved configuration of a run to continue, checked that it can go on (what the
+        manifest does not keep, such as credentials, restored from the environment)."""
         ...
 
-    def read(self, run_dir: Path) -> BaseModel:
+    def refresh(self, run_dir: Path) -> ManifestT:
+        """On resume, the lock held: the manifest brought up to date with the inputs as they
+        are now, or an error when the folder cannot go on."""
+        ...
+
+    def sweep(self, run_dir: Path) -> None:
+        """Remove what a killed predecessor left behind (scratch folders, stale files)."""
+        ...
+
+    def execute(self, run: StartedRun[ConfigT]) -> TrackResultT:
+        """Run every unit not yet finished, then `finish`; an interrupt is raised as it is."""
+        ...
+
+    def outcome(self, run_dir: Path, result: Any) -> str:
+        """One line on what a finished run did and where to look next."""
+        ...
+
+    def resume(self, run_dir: Path, workers: int = 1) -> TrackResultT:
+        """Run what is not finished yet (everything, for a new run) on this machine, through
+        `runs.start`."""
+        ...
+
+    def read(self, run_dir: Path) -> ManifestT:
         """The run's manifest (the track's model); a folder of another track is an error."""
         ...
 
-    def finish(self, run_dir: Path) -> BaseModel:
+    def finish(self, run_dir: Path) -> TrackResultT:
         """Score what is journaled, write result.json and report.md; return the result."""
         ...
 
@@ -194,17 +259,25 @@ class Track(Protocol):
         """Grade every saved unit again offline, then `finish`; return what changed."""
         ...
 
-    def report(self, run_dir: Path, baseline: Path | None) -> BaseModel:
+    def report(self, run_dir: Path, baseline: Path | None) -> ReportT:
         """`benchwright report`'s figures of the run (against a baseline run or folder)."""
         ...
 
-    def render(self, report: BaseModel) -> str:
+    def render(self, report: ReportT) -> str:
         """The markdown of a report made by `report`."""
         ...
 
     def resume_command(self, run_dir: Path) -> str:
         """The command that continues the run."""
         ...
+
+    def interrupted(self, run_dir: Path) -> str:
+        """What an interrupted run says it kept ("interrupted; finished trials are kept")."""
+        ...
+
+
+AnyTrack = Track[Any, Any, Any, Any]
+"""A track of any models (what `open_run` and the registry hand back)."""
 
 
 @dataclass(frozen=True)

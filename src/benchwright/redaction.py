@@ -28,7 +28,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
@@ -48,6 +49,9 @@ MIN_LENGTH = 8
 # Query parameters that carry credentials (`key`, `api_key`, `access_token`, `sig`, `X-Amz-...`).
 SECRET_PARAM = re.compile(r"key|token|secret|pass|auth|sig|credential|session|code|amz", re.I)
 MARK = re.compile(r"<redacted:([A-Za-z0-9_,.-]+)>")
+
+
+_CHUNK = 4 * 1024 * 1024
 
 
 def is_secret_name(name: str) -> bool:
@@ -95,14 +99,53 @@ class Redactor:
         write_text_atomic(path, self.text(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
 
     def file(self, path: Path) -> bool:
-        """Redact one file in place (atomically, keeping its mode); True if it changed."""
+        """Redact one file in place (atomically, keeping its mode); True if it changed. A file
+        bigger than a chunk (an agent's log may be a GiB) is read in chunks: it costs a few MiB
+        of memory, and is rewritten only when it holds a secret."""
+        if path.stat().st_size > _CHUNK:
+            return self._large_file(path)
         data = path.read_bytes()
-        cleaned = data
-        for value, mark in self.pairs:
-            cleaned = cleaned.replace(value.encode(), mark.encode())
+        cleaned = self._bytes(data)
         if cleaned == data:
             return False
         write_bytes_atomic(path, cleaned)
+        return True
+
+    def _bytes(self, data: bytes) -> bytes:
+        for value, mark in self.pairs:
+            data = data.replace(value.encode(), mark.encode())
+        return data
+
+    def _chunks(self, path: Path) -> Iterator[tuple[bool, bytes]]:
+        """The file's redacted pieces, in order, each with whether it held a secret; a secret
+        split across two reads is still found (the last `longest - 1` bytes wait for the next)."""
+        keep = max(len(value.encode()) for value, _mark in self.pairs) - 1
+        carry = b""
+        with path.open("rb") as source:
+            while chunk := source.read(_CHUNK):
+                data = carry + chunk
+                cleaned = self._bytes(data)
+                cut = max(len(cleaned) - keep, 0)
+                yield cleaned != data, cleaned[:cut]
+                carry = cleaned[cut:]
+        yield False, carry
+
+    def _large_file(self, path: Path) -> bool:
+        if not any(changed for changed, _kept in self._chunks(path)):
+            return False  # nothing to redact: not rewritten
+        mode = path.stat().st_mode & 0o7777
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as target:
+                for _data, kept in self._chunks(path):
+                    target.write(kept)
+                target.flush()
+                os.fsync(target.fileno())
+            Path(tmp).chmod(mode)
+            Path(tmp).replace(path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
         return True
 
     def tree(self, root: Path) -> int:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 from benchwright.errors import PluginError, UserInputError
-from benchwright.protocols import Executor, ExecutorSetup, FromSetup, Runtime, Track
+from benchwright.protocols import AnyTrack, Executor, ExecutorSetup, FromSetup, Runtime
 
 T = TypeVar("T")
 BUILT_IN = "built-in"
@@ -149,7 +149,7 @@ def _load_dotted(label: str, name: str) -> Any:
                           ) from None
 
 
-TRACKS: Kind[Track] = Kind("track", {
+TRACKS: Kind[AnyTrack] = Kind("track", {
     "coding": "benchwright.coding.track:TRACK",
     "web": "benchwright.web.track:TRACK",
 })

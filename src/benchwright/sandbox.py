@@ -89,7 +89,12 @@ class _RuntimeBase:
         result = _run_killable(launch.argv, env, limits, stdout, stderr, cwd=launch.cwd,
                                nproc_uid=launch.nproc_uid, info_fds=launch.info_fds,
                                stdin=stdin, pass_fds=tuple(pass_fds))
-        return result.model_copy(update={"argv": list(argv), "runtime": self.name})
+        return result.model_copy(update={"argv": list(argv), "runtime": self.name,
+                                         "sandbox_killed_by": self._killed_by(result)})
+
+    def _killed_by(self, result: ExecResult) -> int | None:
+        """The signal that killed the runtime's own process from outside, if one did."""
+        return None
 
     def _launch(self, argv: list[str], cwd: Path, mounts: Sequence[Mount],
                 network: bool) -> _Launch:
@@ -115,6 +120,15 @@ class BwrapRuntime(_RuntimeBase):
         full = [*self.bwrap_args(mounts, cwd, network, uid), "--info-fd", str(info_write),
                 "--", *_drop_to(uid), *argv]
         return _Launch(argv=full, nproc_uid=uid, info_fds=(info_read, info_write))
+
+    def _killed_by(self, result: ExecResult) -> int | None:
+        """bubblewrap itself died by a signal: the code inside cannot signal it (another PID
+        namespace, another uid), and the harness kills it only past the wall clock, so it came
+        from outside (the OOM killer, an operator). A command killed inside makes bwrap exit
+        128+N instead, never die by the signal."""
+        if result.exit_code < 0 and not result.timed_out:
+            return -result.exit_code
+        return None
 
     def bwrap_args(
         self, mounts: Sequence[Mount], cwd: Path, network: bool, host_uid: int | None = None

@@ -1,7 +1,11 @@
 """Python environments built with uv and cached by the hash of what went into them.
 
-An environment is keyed by the interpreter and the exact requirement lines, so grading the same
-requirements again installs nothing (and starts no sandbox and no proxy). A finished environment
+An environment is keyed by the interpreter, the exact requirement lines and the content of every
+local path they name in the submission's folder (`./pkg`, `.`, `-e .`, `file:` URLs; walked
+without following a link, `localpaths`), so grading the same requirements again installs nothing
+(and starts no sandbox and no proxy), and no submission gets an environment another one shaped.
+The build sees only those paths of the submission. A finished environment records a fingerprint
+of its files; one whose files changed since is rebuilt, never reused. A finished environment
 carries a marker file, written by the harness; a half-built one (a crash, a kill -9) has none and
 is rebuilt. A file lock keeps two graders from building the same environment at once.
 Requirements are untrusted code (a build backend runs at install), so builds run in the sandbox
@@ -22,6 +26,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from benchwright import localpaths
 from benchwright.errors import (
     EnvironmentBuildError,
     PrerequisiteError,
@@ -54,6 +59,8 @@ class BuiltEnv(BaseModel):
     """What is installed, as `uv pip freeze` prints it."""
     reused: bool = False
     """True when it came from the cache and nothing was installed."""
+    fingerprint: str | None = None
+    """Of its files as built (`localpaths.fingerprint`): a changed environment is not reused."""
 
     @property
     def python(self) -> Path:
@@ -85,10 +92,12 @@ def cache_root() -> Path:
     return cache_base() / "envs"
 
 
-def env_key(interpreter: Interpreter, requirements: Sequence[str]) -> str:
-    """The content hash of an environment."""
-    payload = json.dumps([ENV_FORMAT, interpreter.version, str(interpreter.executable),
-                          list(requirements)])
+def env_key(interpreter: Interpreter, requirements: Sequence[str],
+            local: str | None = None) -> str:
+    """The content hash of an environment (`local`: the digest of the local paths it names)."""
+    parts: list[object] = [ENV_FORMAT, interpreter.version, str(interpreter.executable),
+                           list(requirements)]
+    payload = json.dumps(parts if local is None else [*parts, local])
     return hashlib.sha256(payload.encode()).hexdigest()[:20]
 
 
@@ -98,21 +107,36 @@ def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str]
 
     `sandboxed`: build in the bubblewrap sandbox (True), on the host (False: only for
     `--unsafe-no-sandbox`), or in the sandbox when bubblewrap works here (None: for
-    benchwright's own pinned requirements). `source`: the submission's folder, visible
-    read-only to the build for `file://` requirements that point into it.
+    benchwright's own pinned requirements). `source`: the submission's folder; the local paths
+    the requirements name in it are keyed by content and visible read-only to the build.
     """
-    key = env_key(interpreter, requirements)
+    named = localpaths.named_paths(requirements, source) if source is not None else []
+    local = localpaths.digest(source, named) if source is not None and named else None
+    key = env_key(interpreter, requirements, local)
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
     path = root / f"{label}-{key}"
     with file_lock(root / f"{label}-{key}.lock"):
-        if (path / MARKER).is_file():
-            built = BuiltEnv.model_validate_json((path / MARKER).read_text())
-            return built.model_copy(update={"reused": True})
+        reused = _reusable(path)
+        if reused is not None:
+            return reused
         if sandboxed is None:
             sandboxed = _bwrap_works()
         build = _build_sandboxed if sandboxed else _build
-        return build(path, key, interpreter, list(requirements), source)
+        return build(path, key, interpreter, list(requirements), source, named)
+
+
+def _reusable(path: Path) -> BuiltEnv | None:
+    """The cached environment at `path` if it is finished and its files are as built."""
+    if not (path / MARKER).is_file():
+        return None
+    try:
+        built = BuiltEnv.model_validate_json((path / MARKER).read_text())
+    except ValueError:
+        return None
+    if built.fingerprint is None or built.fingerprint != localpaths.fingerprint(path, MARKER):
+        return None  # changed since it was built (or built before fingerprints): rebuilt
+    return built.model_copy(update={"reused": True})
 
 
 def parse_requirements(text: str) -> list[str]:
@@ -130,12 +154,12 @@ def _bwrap_works() -> bool:
 
 
 def _build_sandboxed(path: Path, key: str, interpreter: Interpreter, requirements: list[str],
-                     source: Path | None) -> BuiltEnv:
+                     source: Path | None, named: list[str]) -> BuiltEnv:
     from benchwright.envbuild import SandboxedBuild
 
     shutil.rmtree(path, ignore_errors=True)
     try:
-        frozen = SandboxedBuild(path, interpreter, source).run(uv_binary(), requirements)
+        frozen = SandboxedBuild(path, interpreter, source, named).run(uv_binary(), requirements)
     except EnvironmentBuildError:
         shutil.rmtree(path, ignore_errors=True)
         raise
@@ -144,19 +168,20 @@ def _build_sandboxed(path: Path, key: str, interpreter: Interpreter, requirement
 
 def _finish(path: Path, key: str, interpreter: Interpreter, requirements: list[str],
             frozen: list[str]) -> BuiltEnv:
-    built = BuiltEnv(path=path, key=key, python_version=interpreter.version,
-                     requirements=requirements, packages=frozen)
     marker = path / MARKER
     if marker.is_dir() and not marker.is_symlink():  # whatever a build left under its name
         shutil.rmtree(marker)
     marker.unlink(missing_ok=True)
+    built = BuiltEnv(path=path, key=key, python_version=interpreter.version,
+                     requirements=requirements, packages=frozen,
+                     fingerprint=localpaths.fingerprint(path, MARKER))
     write_text_atomic(path / MARKER, built.model_dump_json(indent=2))
     return built
 
 
 def _build(path: Path, key: str, interpreter: Interpreter, requirements: list[str],
-           source: Path | None) -> BuiltEnv:
-    """The unsandboxed build (`--unsafe-no-sandbox`): uv on the host."""
+           source: Path | None, named: list[str]) -> BuiltEnv:
+    """The unsandboxed build (`--unsafe-no-sandbox`): uv on the host, which sees everything."""
     shutil.rmtree(path, ignore_errors=True)
     _uv(["venv", "--quiet", "--python", str(interpreter.executable), str(path)])
     if requirements:

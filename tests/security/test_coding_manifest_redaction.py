@@ -9,7 +9,7 @@ import pytest
 
 from benchwright.coding.runs.models import AgentSettings, RunConfig
 from benchwright.coding.runs.runner import create_run, load_manifest, refresh_checksums
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 KEY = "query-key-only-in-the-url-8e1f"
 PASSWORD = "userinfo-password-2b9c07"

@@ -26,7 +26,7 @@ from benchwright.sandbox import Limits, get_runtime
 from benchwright.testing.fake_llm import FakeLLMServer
 from benchwright.testing.script import Script
 from benchwright.toolenvs import ensure_env
-from tests.security.evil_package import write_evil_package
+from tests.helpers.evil_package import write_evil_package
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
 

@@ -21,8 +21,8 @@ import pytest
 from benchwright.coding.grading import GradeOptions, GradeOutput, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.sandbox import get_runtime
-from tests.conftest import CONFTEST, run_cli, write_problem
-from tests.security.evil_package import write_evil_package
+from tests.helpers import CONFTEST, run_cli, write_problem
+from tests.helpers.evil_package import write_evil_package
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
 
@@ -212,7 +212,7 @@ LOOT = spread([os.getcwd(), OUTSIDE, *glob.glob(RUN + "/**/", recursive=True)],
 def test_requirement_build_backend_finds_nothing_through_run_coding(
     scene: Scene, tmp_path: Path
 ) -> None:
-    from tests.security.run_probes import SOLVE_1, quick_problem, records
+    from tests.helpers.probes import SOLVE_1, quick_problem, records
 
     problems = tmp_path / "problems"
     problem = quick_problem(problems, checkpoints=2)

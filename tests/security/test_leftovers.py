@@ -19,7 +19,7 @@ import pytest
 
 from benchwright.coding.scratch import new_scratch, private_root, sweep_leftovers
 from benchwright.errors import WorkspaceError
-from tests.conftest import FIXTURES, run_cli
+from tests.helpers import FIXTURES, run_cli
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
                                 reason="bubblewrap is not installed (apt-get install bubblewrap)")

@@ -28,8 +28,8 @@ from benchwright.errors import ProblemConfigError, SnapshotLimitError
 from benchwright.metrics.languages import analyzers
 from benchwright.metrics.static import source_files
 from benchwright.nofollow import read_regular
-from tests.conftest import run_cli
-from tests.security.run_probes import (
+from tests.helpers import run_cli
+from tests.helpers.probes import (
     SOLVE_1,
     files_holding,
     quick_problem,

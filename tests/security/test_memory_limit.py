@@ -17,7 +17,7 @@ from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.sandbox import BwrapRuntime, Limits, Mount
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),

@@ -17,8 +17,8 @@ import yaml
 from benchwright.coding.loader import load_problem
 from benchwright.errors import ProblemConfigError
 from benchwright.names import check_name
-from tests.conftest import run_cli
-from tests.security.run_probes import quick_problem, run_coding, tree_state
+from tests.helpers import run_cli
+from tests.helpers.probes import quick_problem, run_coding, tree_state
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
                                 reason="bubblewrap is not installed")

@@ -1,7 +1,8 @@
 """A submission cannot forge its grade: it rewrites pytest's JSON report, fakes pytest's output,
 tries to ptrace pytest or reach its fds, plants a module for pytest to import, swaps the report
 for a FIFO and kills pytest; the verdict stays its true one (failed), and what it tampered with is
-recorded. Needs bubblewrap."""
+recorded. The forger's tests start it without the jail (as tests that run a program other than
+the entry point do), so each probe reaches pytest's sandbox. Needs bubblewrap."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.sandbox import BwrapRuntime, Limits
-from tests.conftest import FIXTURES
-from tests.security.run_probes import records
+from tests.helpers import FIXTURES
+from tests.helpers.probes import records
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
                                 reason="bubblewrap is not installed (apt-get install bubblewrap)")

@@ -34,7 +34,7 @@ from benchwright.web.runs.models import (
 from benchwright.web.runs.runner import create_web_run, execute_web_run
 from benchwright.web.runs.suites import open_suite
 from benchwright.web.scoring import HISTORY, NETWORK_HAR
-from tests.web.runs.tasks_fixture import write_suite
+from tests.helpers.web_suites import write_suite
 
 CHROMIUM = Path("/usr/bin/chromium")
 KEY = "sk-bw-redaction-env-key-7f3a9c"

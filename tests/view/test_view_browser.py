@@ -12,32 +12,19 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
-from tests.view.conftest import TITLE, XSS, Page, Runs, copy_screenshot, rid
+from tests.helpers import run_cli
+from tests.helpers.view_runs import (
+    TITLE,
+    XSS,
+    Page,
+    Runs,
+    copy_screenshot,
+    rid,
+    routes,
+    settled,
+)
 
 pytestmark = pytest.mark.slow
-
-
-def routes(runs: Runs) -> list[str]:
-    o, e, a, b = (rid(p) for p in (runs.oracle, runs.evil, runs.web_a, runs.web_b))
-    return ["#/", f"#/run/{o}", f"#/run/{e}", f"#/run/{o}/p/kv_server",
-            f"#/run/{o}/cp/kv_server/1/checkpoint_2", f"#/run/{e}/cp/ledger_cli/1/checkpoint_1",
-            f"#/cmp/{o}/{e}", f"#/run/{a}", f"#/run/{a}/t/9001/1", f"#/run/{a}/t/9002/1",
-            f"#/cmp/{a}/{b}", *start_and_judge_routes(runs)]
-
-
-def start_and_judge_routes(runs: Runs) -> list[str]:
-    """Pages of a reference-start run, a counterfactual head-to-head and a judged run."""
-    c, r, j = (rid(p) for p in (runs.cf_chain, runs.cf_ref, runs.judged))
-    return [f"#/run/{r}", f"#/run/{r}/cp/kv_server/1/checkpoint_2", f"#/cmp/{c}/{r}",
-            f"#/run/{j}", f"#/run/{j}/cp/ledger_cli/1/checkpoint_2"]
-
-
-def settled(page: Page, url: str) -> Any:
-    """The page at `url` with every chart drawn."""
-    tab = page.open(url)
-    tab.wait_for_selector(".chart .placeholder", state="detached", timeout=60_000)
-    return tab
 
 
 def check_every_page(page: Page, base: str, runs: Runs) -> None:

@@ -18,9 +18,9 @@ from benchwright.view.coding_checkpoint import metric_rows
 from benchwright.view.diffview import side_by_side
 from benchwright.view.read_model import ReadModel, valid_key
 from benchwright.view.run_state import LockTable
-from tests.coding_run_fixture import write_run
-from tests.conftest import run_cli
-from tests.view.conftest import Runs
+from tests.helpers import run_cli
+from tests.helpers.coding_runs import write_run
+from tests.helpers.view_runs import Runs
 
 
 def _data(body: bytes) -> dict:

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.view.conftest import Runs, rid
+from tests.helpers.view_runs import Runs, rid
 
 CLIMBS = ["/../../etc/passwd", "/..%2f..%2fetc%2fpasswd", "/%2e%2e/%2e%2e/etc/passwd",
           "/static/../../../etc/passwd", "/static/..%2f..%2f..%2fetc%2fpasswd",

@@ -15,9 +15,8 @@ from typing import Any
 import pytest
 
 from benchwright.view.read_model import ReadModel
-from tests.conftest import run_cli
-from tests.view.conftest import JUDGE_COST, TITLE, XSS, Page, Runs, rid
-from tests.view.test_view_browser import settled
+from tests.helpers import run_cli
+from tests.helpers.view_runs import JUDGE_COST, TITLE, XSS, Page, Runs, rid, settled
 
 
 def _data(body: bytes | None) -> dict[str, Any]:
@@ -206,7 +205,7 @@ def test_judge_results_on_the_checkpoint_and_run_pages(page: Page, viewer: str, 
                          sum(f["criteria"] == c and "carried_over" not in f for f in flags),
                          sum(f["criteria"] == c and "carried_over" in f for f in flags))
                      for c in {f["criteria"] for f in flags}}
-    # by hand (tests/view/conftest.py): checkpoint 2 raised catch_all_handler again and
+    # by hand (tests/helpers/view_runs.py): checkpoint 2 raised catch_all_handler again and
     # carried comment_restates_code 20-22 from checkpoint 1 (its lines unchanged)
     assert shown["catch_all_handler"] == (1, 1, 0)
     assert shown["comment_restates_code"] == (1, 0, 1)

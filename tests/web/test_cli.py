@@ -128,3 +128,12 @@ def test_benchwright_eval_run_dir_scores_a_web_folder(tmp_path: Path, dataset: W
     assert proc.returncode == 0, proc.stderr
     scores = {t["task_id"]: t["score"] for t in json.loads(proc.stdout)["tasks"]}
     assert scores == {0: 1.0, 1: 0.0, 2: 1.0, 21: 1.0, 22: 1.0}
+
+
+def test_tasks_list_of_another_suite() -> None:
+    result = runner.invoke(root, ["web", "tasks", "list", "--suite", "local", "--json"])
+    assert result.exit_code == 0, result.output
+    ids = {r["task_id"] for r in json.loads(result.output)}
+    assert {9001, 9004} <= ids and all(i >= 9000 for i in ids)
+    result = runner.invoke(root, ["web", "tasks", "list", "--suite", "local", "--subset", "hard"])
+    assert isinstance(result.exception, UserInputError)

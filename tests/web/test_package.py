@@ -12,8 +12,8 @@ from pathlib import Path
 from benchwright.cli.run_web_cmd import RUNNER_ENV
 from benchwright.web.package import TrialChoice, pick_trial
 from benchwright.web.tasks import WebDataset
-from tests.coding_run_fixture import write_run as write_coding_run
-from tests.conftest import run_cli
+from tests.helpers import run_cli
+from tests.helpers.coding_runs import write_run as write_coding_run
 
 
 def _trial(folder: Path, score: float | None) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from benchwright.web.local_suite import SCRIPTS_DIR
+from tests.helpers.cli import run_real_web_cli as benchwright
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
@@ -28,12 +29,6 @@ pytestmark = [
     pytest.mark.skipif(importlib.util.find_spec("browser_use") is None,
                        reason="needs browser-use: pip install 'benchwright[web]'"),
 ]
-
-
-def benchwright(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "BENCHWRIGHT_WEB_TRIAL_RUNNER"}
-    return subprocess.run([sys.executable, "-m", "benchwright", *args], capture_output=True,
-                          text=True, timeout=timeout, env=env)
 
 
 def run_web(out: Path, *extra: str) -> dict[str, Any]:

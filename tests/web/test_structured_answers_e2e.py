@@ -4,6 +4,7 @@ adapter, and a status outside the six codes is an agent error named in the repor
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -11,7 +12,15 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_run_web_e2e import benchwright, pytestmark  # noqa: F401 (skips, marks)
+from tests.helpers.cli import run_real_web_cli as benchwright
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium)"),
+    pytest.mark.skipif(importlib.util.find_spec("browser_use") is None,
+                       reason="needs browser-use: pip install 'benchwright[web]'"),
+]
 
 KEY = "sk-benchwright-web-structured-91aa"
 

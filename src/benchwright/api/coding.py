@@ -4,61 +4,43 @@ and calls it (grading one checkpoint is `api/grading.py`)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import ValidationError
 
-from benchwright import __version__
 from benchwright.api.options import refuse_unknown
 from benchwright.api.placement import Placement, make_executor, take_placement
 from benchwright.coding.agents.settings import AgentSettings, Thinking
 from benchwright.coding.examples import examples_dir
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
-from benchwright.coding.runs.models import ChainSummary, RunConfig, RunResult, StartFrom
-from benchwright.coding.runs.preflight import (
-    check_coding_run,
-    check_resumable,
-    prompt_setting,
-    resolved,
-)
+from benchwright.coding.runs.models import RunConfig, RunResult, StartFrom
+from benchwright.coding.runs.preflight import check_coding_run, prompt_setting, resolved
 from benchwright.coding.runs.scbench.run_name import run_name, unused
-from benchwright.errors import Interrupted, PrerequisiteError, UserInputError
+from benchwright.coding.track import TRACK, check_judge, require_metric_tools
+from benchwright.coding.track import CodingHooks as CodingHooks  # the API's name for it
+from benchwright.errors import UserInputError
 from benchwright.judge.models import JudgeSettings
+from benchwright.pricing import run_price
 from benchwright.registry import CODING_AGENTS
+from benchwright.version import __version__
 
 if TYPE_CHECKING:
-    from benchwright.coding.report.figures import CodingReport
-    from benchwright.protocols import Executor
+    pass
 
-PlanCounts = dict[tuple[str, int], tuple[int, int]]
 RUNS_FOLDER = Path("benchwright-out") / "runs"
 """Where a coding run goes without `out`: <model>/<agent>-<version>_<prompt>_<thinking>_<stamp>
 (SCBench's run name)."""
 log = logging.getLogger(__name__)
 # `AgentSettings` fields that are options of their own (the rest go in `agent_options`)
 NAMED_AGENT_SETTINGS = ("base_url", "step_limit", "thinking", "thinking_budget")
-
-
-def _ignore(_: Any) -> None:
-    return None
-
-
-@dataclass
-class CodingHooks:
-    """What the caller hears while a coding run goes on (the CLI draws its progress bar)."""
-
-    on_plan: Callable[[PlanCounts], None] = _ignore
-    """Each attempt's (checkpoints already done, checkpoints to run), once, before work."""
-    on_event: Callable[[Any], None] = _ignore
-    """A `CheckpointRecord` (a checkpoint journaled) or an `InfraErrorRecord`, as it happens."""
-    on_summary: Callable[[ChainSummary], None] = _ignore
-    """An attempt (problem x trial) ended."""
-    on_report: Callable[[CodingReport], None] = _ignore
-    """The run's report, once report.md is written."""
+# options named for people, and the `AgentSettings` field each sets
+PRICE_OPTIONS = {"max_cost": "cost_limit_usd", "price_in": "input_price_per_mtok",
+                 "price_out": "output_price_per_mtok"}
+# agents whose cost benchwright computes from a price (the others report their own)
+TABLE_PRICED_AGENTS = ("mini", "codex", "gemini")
 
 
 class CodingOptions(Placement, total=False):
@@ -81,6 +63,14 @@ class CodingOptions(Placement, total=False):
     """Model calls per checkpoint, 0: none [--step-limit]; default 100."""
     base_url: str
     """The model provider's base URL [--base-url, BENCHWRIGHT_LLM_BASE_URL]."""
+    max_cost: float
+    """Spend allowed per checkpoint, US dollars [--max-cost] (`cost_limit_usd`); refused up
+    front when the model has no known price and none is given (`price_in`, `price_out`)."""
+    price_in: float
+    """US dollars per million prompt tokens, for a model benchwright has no price for
+    [--price-in] (`input_price_per_mtok`)."""
+    price_out: float
+    """US dollars per million generated tokens [--price-out] (`output_price_per_mtok`)."""
     agent_options: Mapping[str, Any]
     """Any other `AgentSettings` field, e.g. cost_limit_usd [-A KEY=VALUE]."""
     prompt: str
@@ -128,39 +118,18 @@ def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None
     may be given with it but `workers` and where jobs run). A run that is already complete is
     finished again (its result files rewritten) without running anything.
     """
-    from benchwright.coding.report.run_report import write_run_report
-    from benchwright.coding.runs.layout import RunLayout
-    from benchwright.coding.runs.preflight import node_checks
-    from benchwright.coding.runs.runner import create_run, load_manifest, refresh_checksums
-    from benchwright.coding.scratch import sweep_leftovers
-    from benchwright.runs.lock import locked_run_folder
-    from benchwright.runs.node_checks import require_on_every_node
+    from benchwright.runs import start
 
     where = take_placement(options)
+    config: RunConfig | None = None
     if resume is not None:
-        run_dir, config = _resumed(Path(resume), problems_dir, out, options)
+        _refuse_options(problems_dir, out, options)
+        run_dir = Path(resume)
     else:
         run_dir, config = new_coding_run(problems_dir, out, options)
     hooks = hooks or CodingHooks()
     executor = make_executor(where, workers, on_event=hooks.on_event)
-    # every node has what attempts need there, before a run folder is made
-    require_on_every_node(executor, node_checks(config))
-    with locked_run_folder(run_dir):
-        if resume is None:
-            create_run(config, run_dir)
-        else:
-            refresh_checksums(run_dir, load_manifest(run_dir))
-        log.info("%s coding run %s: agent %s, %d problem(s) x %d trial(s)",
-                 "resuming" if resume else "new", run_dir, config.agent, len(config.problems),
-                 config.trials)
-        # what a killed predecessor left: scratch folders holding hidden tests
-        sweep_leftovers(RunLayout(run_dir).grading_dir)
-        sweep_leftovers()
-        result = _execute(run_dir, config, executor, hooks)
-        hooks.on_report(write_run_report(run_dir, result))  # the coding track's report.md
-    log.info("%d/%d checkpoints solved; result.json and report.md in %s",
-             result.n_checkpoints_solved, result.n_checkpoints_planned, run_dir)
-    return result
+    return start(TRACK, run_dir, config, executor=executor, hooks=hooks)
 
 
 def new_coding_run(problems_dir: Path | str | None, out: Path | str | None,
@@ -173,15 +142,25 @@ def new_coding_run(problems_dir: Path | str | None, out: Path | str | None,
     if config.metrics:
         require_metric_tools()
     check_coding_run(config)
-    _check_judge(config.judge)
+    _check_cost_limit(config, options)
+    check_judge(config.judge)
     return run_dir, config
 
 
-def _check_judge(settings: JudgeSettings | None) -> None:
-    if settings is not None:
-        from benchwright.coding.runs.judging import check_judge
-
-        check_judge(settings)
+def _check_cost_limit(config: RunConfig, options: CodingOptions) -> None:
+    """A cost limit the run asks for must be enforceable: an agent whose cost benchwright
+    computes needs the model's price (the table's, or --price-in and --price-out)."""
+    given = {**(options.get("agent_options") or {}), **options}
+    s = config.agent_settings
+    if ("max_cost" not in given and "cost_limit_usd" not in given) or not s.cost_limit_usd \
+            or config.agent not in TABLE_PRICED_AGENTS:
+        return
+    if run_price(config.model, s.input_price_per_mtok, s.output_price_per_mtok) is None:
+        raise UserInputError(
+            f"{'--max-cost' if 'max_cost' in given else 'cost_limit_usd'} "
+            f"{s.cost_limit_usd:g} cannot be enforced: model {config.model!r} has no "
+            "known price", hint="give its price with --price-in and --price-out (US dollars "
+            "per million tokens), or leave --max-cost out")
 
 
 def coding_config(problems_dir: Path | str | None, options: CodingOptions) -> RunConfig:
@@ -210,6 +189,7 @@ def agent_settings(options: CodingOptions) -> AgentSettings:
     """The LLM-agent settings among the options (`agent_options` and the named ones)."""
     given: dict[str, Any] = dict(options)
     named = {key: given[key] for key in NAMED_AGENT_SETTINGS if key in given}
+    named |= {field: given[key] for key, field in PRICE_OPTIONS.items() if key in given}
     values: dict[str, Any] = {**(given.get("agent_options") or {}), **named}
     unknown = sorted(set(values) - set(AgentSettings.model_fields))
     if unknown:
@@ -303,34 +283,14 @@ def problem_names(folder: Path, wanted: list[str]) -> list[str]:
     return names
 
 
-def require_metric_tools() -> None:
-    """Refuse a run with metrics on when the metric tools are not installed."""
-    from benchwright.metrics.tools import versions
-
-    try:
-        versions()
-    except PrerequisiteError as exc:
-        raise PrerequisiteError(exc.message, hint=f"{exc.hint}, or pass --no-metrics") from None
-
-
-def _resumed(run_dir: Path, problems_dir: Path | str | None, out: Path | str | None,
-             options: CodingOptions) -> tuple[Path, RunConfig]:
-    """The saved configuration of a run to continue (nothing else may be asked of it)."""
-    from benchwright.coding.runs.runner import load_manifest
-    from benchwright.runs import open_run
-
+def _refuse_options(problems_dir: Path | str | None, out: Path | str | None,
+                    options: CodingOptions) -> None:
+    """A resumed run keeps its saved configuration: nothing else may be asked of it."""
     given = [*options, *(["problems_dir"] if problems_dir is not None else []),
              *(["out"] if out is not None else [])]
     if given:
         raise UserInputError(f"resume uses the run's saved configuration; drop {', '.join(given)}",
                              hint="or start a new run")
-    open_run(run_dir, expect="coding")  # a web run folder: say so, and how to continue it
-    config = load_manifest(run_dir).config
-    check_resumable(config)
-    _check_judge(config.judge)
-    if config.metrics:
-        require_metric_tools()
-    return run_dir.expanduser().resolve(), config
 
 
 def _path(value: Path | str | None) -> Path | None:
@@ -341,17 +301,3 @@ def _new_run_dir(out: Path) -> Path:
     if out.exists() and not out.is_dir():
         raise UserInputError("--out is not a folder", path=out, hint="pass a new folder's path")
     return out.expanduser().resolve()
-
-
-def _execute(run_dir: Path, config: RunConfig, executor: Executor,
-             hooks: CodingHooks) -> RunResult:
-    from benchwright.coding.runs.runner import execute
-
-    try:
-        # on an executor without the run folder, this process journals the records it is sent
-        return execute(run_dir, config, executor, on_summary=hooks.on_summary,
-                       on_plan=hooks.on_plan, on_record=hooks.on_event)
-    except KeyboardInterrupt:
-        raise Interrupted("interrupted; nothing finished is lost",
-                          hint=f"continue with: benchwright run coding --resume {run_dir}"
-                          ) from None

@@ -28,21 +28,22 @@ def runs_frame(paths: Paths) -> pandas.DataFrame:
     """One row per run, of either track: identity, configuration and result.json's figures
     (nested ones flattened with dots: `totals.cost_usd`); a run not finished yet has its
     identity and configuration only."""
-    return _frame([_run_row(run) for run in _runs(paths)], ["run_dir", "track"])
+    return _frame([_run_row(run) for run in runs_among(paths)], ["run_dir", "track"])
 
 
 def checkpoints_frame(paths: Paths) -> pandas.DataFrame:
     """One row per graded checkpoint of the coding runs among `paths` (web runs are skipped):
     its verdicts, tests passed per group, the agent's usage and the code-quality figures."""
-    rows = [_checkpoint_row(run, record) for run in _runs(paths) if isinstance(run, CodingRun)
+    rows = [_checkpoint_row(run, record) for run in runs_among(paths) if isinstance(run, CodingRun)
             for record in run.checkpoints]
     return _frame(rows, ["run_dir", "problem", "trial", "index"])
 
 
 def trials_frame(paths: Paths) -> pandas.DataFrame:
     """One row per finished trial of the web runs among `paths` (coding runs are skipped): how
-    it ended, the evaluator's score (once scored) and the trial's steps, tokens and cost."""
-    rows = [row for run in _runs(paths) if isinstance(run, WebRun) for row in _trial_rows(run)]
+    it ended, the evaluator's score and `cause` (once scored: passed, wrong answer, step limit,
+    agent error, evaluator error, infrastructure) and the trial's steps, tokens and cost."""
+    rows = [row for run in runs_among(paths) if isinstance(run, WebRun) for row in _trial_rows(run)]
     return _frame(rows, ["run_dir", "task_id", "trial"])
 
 
@@ -60,7 +61,7 @@ def _frame(rows: list[dict[str, Any]], order: list[str]) -> pandas.DataFrame:
     return frame.sort_values(order, kind="stable").reset_index(drop=True) if rows else frame
 
 
-def _runs(paths: Paths) -> Iterator[Run]:
+def runs_among(paths: Paths) -> Iterator[Run]:
     """Every run among `paths`: a run folder, or a folder whose children include run folders."""
     given = [paths] if isinstance(paths, str | Path) else list(paths)
     for raw in given:
@@ -125,6 +126,7 @@ def _trial_rows(run: WebRun) -> list[dict[str, Any]]:
             "steps": record.steps, "duration_s": record.duration_s,
             "score": row.score if row else None,
             "eval_status": str(row.status) if row else None,
+            "cause": str(row.cause) if row else None,
             "intent_template_id": row.intent_template_id if row else None,
             **_trial_metrics(row), "finished_at": record.finished_at})
     return rows

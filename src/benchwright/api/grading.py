@@ -22,10 +22,12 @@ def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str
                      *, out: Path | str | None = None, python: str | None = None,
                      unsafe_no_sandbox: bool = False, wall_clock_s: float = 1800.0,
                      memory_mb: int | None = None, max_processes: int = 256,
+                     max_output_mb: int = 8,
                      progress: Callable[[str], None] | None = None) -> CheckpointEvaluation:
     """Grade one checkpoint of a problem (a folder, or a bundled example's name) on a workspace
     snapshot (default: the checkpoint's reference solution), as SCBench grades it. With `out`,
-    evaluation.json, grading.json and pytest's raw output are written there."""
+    evaluation.json, grading.json and pytest's raw output are written there (`max_output_mb` of
+    each of its streams, the head and the tail)."""
     from benchwright.coding import grading
     from benchwright.coding.artifacts import save_grade_output
     from benchwright.coding.scratch import sweep_leftovers
@@ -36,7 +38,8 @@ def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str
     require_tests(loaded)
     config = get_checkpoint(loaded, checkpoint)
     snapshot = Path(workspace) if workspace is not None else loaded.solution_dir(checkpoint)
-    limits = Limits(wall_clock_s=wall_clock_s, memory_mb=memory_mb, max_processes=max_processes)
+    limits = Limits(wall_clock_s=wall_clock_s, memory_mb=memory_mb, max_processes=max_processes,
+                    max_output_mb=max_output_mb)
     options = grading.GradeOptions(runtime=get_runtime(unsafe_no_sandbox), limits=limits,
                                    python=python)
     log.info("grading %s/%s on %s", loaded.name, checkpoint, snapshot)

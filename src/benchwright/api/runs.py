@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig, RunResult
 from benchwright.errors import UserInputError
-from benchwright.protocols import Track
+from benchwright.protocols import AnyTrack
 from benchwright.registry import RUN_VIEWS
 from benchwright.runs import open_run
 from benchwright.runs.journal import read_jsonl
@@ -37,7 +37,7 @@ class _RunFolder(Generic[ManifestT, ResultT]):
     """result.json: the totals (None until the run has finished, and been scored, once)."""
 
 
-def _read(path: Path, track: Track, manifest: type[ManifestT],
+def _read(path: Path, track: AnyTrack, manifest: type[ManifestT],
           result: type[ResultT]) -> tuple[ManifestT, ResultT | None]:
     """The manifest (through the track) and result.json of the run in `path`."""
     read = track.read(path)
@@ -61,7 +61,7 @@ class CodingRun(_RunFolder[Manifest, RunResult]):
         return self.manifest.config
 
     @classmethod
-    def open(cls, path: Path, track: Track) -> CodingRun:
+    def open(cls, path: Path, track: AnyTrack) -> CodingRun:
         """The coding run in `path` (its track, from `open_run`)."""
         from benchwright.coding.runs.layout import RunLayout
 
@@ -88,7 +88,7 @@ class WebRun(_RunFolder[WebManifest, WebRunResult]):
         return self.manifest.config
 
     @classmethod
-    def open(cls, path: Path, track: Track) -> WebRun:
+    def open(cls, path: Path, track: AnyTrack) -> WebRun:
         """The web run in `path` (its track, from `open_run`)."""
         from benchwright.web.runs.layout import WebRunLayout
 

@@ -14,11 +14,11 @@ from pydantic import ValidationError
 
 from benchwright.api.options import refuse_unknown
 from benchwright.api.placement import Placement, make_executor, take_placement
-from benchwright.errors import Interrupted, UserInputError
+from benchwright.errors import UserInputError
 from benchwright.registry import TRIAL_RUNNERS, WEB_AGENTS
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.secret_settings import refuse_secrets
-from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED
+from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED, check_prompt_file
 from benchwright.web.runs.extraction import ExtractorConfig
 from benchwright.web.runs.models import AgentSpec, WebRunConfig, WebRunResult
 from benchwright.web.runs.runner import RunHooks
@@ -75,38 +75,19 @@ def run_web(suite: str | Path = LOCAL, *, out: Path | str | None = None,
     `suite`: `local` (served on loopback by benchwright), `webarena-verified`, or a tasks JSON
     file. `resume=RUN_DIR` finishes an interrupted run with its saved configuration. With
     `executor="ray"`, each site worker's trials run on a cluster node (docs/scale-out.md)."""
-    from benchwright.runs.lock import locked_run_folder
-    from benchwright.runs.node_checks import require_on_every_node
-    from benchwright.web.runs.runner import (
-        create_web_run,
-        execute_web_run,
-        load_web_manifest,
-        node_checks,
-    )
+    from benchwright.runs import start
+    from benchwright.web.track import TRACK
 
     where = take_placement(options)
-    opened: Suite | None = None
     config: WebRunConfig | None = None
     if resume is not None:
-        run_dir = _resumed(Path(resume), suite, out, options)
+        _refuse_options(suite, out, options)
+        run_dir = Path(resume)
     else:
-        run_dir, opened, config = new_web_run(str(suite), out, options)
-    hooks = hooks or RunHooks()
+        run_dir, _opened, config = new_web_run(str(suite), out, options)
     # trials run where the executor puts them (one hosted runner per site worker)
     executor = make_executor(where, workers=1)
-    require_on_every_node(executor, node_checks(config or load_web_manifest(run_dir).config))
-    with locked_run_folder(run_dir):
-        if opened is not None and config is not None:
-            create_web_run(config, run_dir, opened)
-        log.info("%s web run %s", "resuming" if resume else "new", run_dir)
-        try:
-            return execute_web_run(run_dir, hooks, suite=opened, config=config,
-                                   executor=executor)
-        except KeyboardInterrupt:
-            hooks.stop.set()
-            raise Interrupted("interrupted; finished trials are kept",
-                              hint=f"continue with: benchwright run web --resume {run_dir}"
-                              ) from None
+    return start(TRACK, run_dir, config, executor=executor, hooks=hooks or RunHooks())
 
 
 def new_web_run(suite: str, out: Path | str | None,
@@ -142,20 +123,12 @@ def new_web_run(suite: str, out: Path | str | None,
     return run_dir, opened, run_config
 
 
-def _resumed(run_dir: Path, suite: str | Path, out: Path | str | None,
-             options: WebOptions) -> Path:
-    from benchwright.runs import open_run
-
+def _refuse_options(suite: str | Path, out: Path | str | None, options: WebOptions) -> None:
+    """A resumed run keeps its saved configuration: nothing else may be asked of it."""
     given = [*options, *(["suite"] if suite != LOCAL else []), *(["out"] if out else [])]
     if given:
         raise UserInputError(f"resume uses the run's saved configuration; drop {', '.join(given)}",
                              hint="or start a new run")
-    from benchwright.web.runs.layout import WebRunLayout
-    from benchwright.web.runs.runner import load_web_manifest, require_kinds
-
-    open_run(run_dir, expect="web")  # a coding run folder: say so, and how to continue it
-    require_kinds(WebRunLayout(run_dir), load_web_manifest(run_dir))  # changed by hand: one line
-    return absolute(run_dir)
 
 
 def prompt(value: str) -> str:
@@ -166,6 +139,7 @@ def prompt(value: str) -> str:
     if not path.is_file():
         raise UserInputError("--prompt: no such prompt file", path=path,
                              hint=f"pass {' or '.join(PROMPT_KINDS)}, or a template file")
+    check_prompt_file(path)  # a broken or hostile template: one line, before any run folder
     return str(path)
 
 

@@ -10,7 +10,9 @@ top apply to the root command (`quiet = true`):
 
 Precedence: the command line, then an option's environment variable, then this file, then the
 built-in default (docs/cli.md, "Defaults"). An unknown command or option, or a value of the
-wrong type, is an error naming the file and the key.
+wrong type, is an error naming the file and the key for the command it belongs to; any other
+command warns about it on stderr and goes on (one typo under `[run.coding]` does not stop
+`report` or `view --help`).
 """
 
 from __future__ import annotations
@@ -47,13 +49,39 @@ def defaults_file(cwd: Path | None = None) -> tuple[Path, dict[str, Any]] | None
     return None
 
 
-def default_map(root: Any, cwd: Path | None = None) -> dict[str, Any] | None:
-    """click's `default_map` for `root` from the defaults file, checked; None without one."""
+def default_map(root: Any, cwd: Path | None = None,
+                args: list[str] | None = None) -> dict[str, Any] | None:
+    """click's `default_map` for `root` from the defaults file, checked; None without one.
+
+    With `args` (the command line), a bad key of another command than the one invoked is a
+    warning on stderr and left out; without, every bad key is an error."""
     found = defaults_file(cwd)
     if found is None:
         return None
     path, table = found
-    return _check(root, table, path, ())
+    problems: list[tuple[tuple[str, ...], UserInputError]] = []
+    out = _check(root, table, path, (), problems)
+    invoked = None if args is None else invoked_path(root, args)
+    for where, exc in problems:
+        if invoked is None or where == invoked:
+            raise exc
+        typer.echo(f"warning: {exc.one_line()}: ignored", err=True)
+    return out
+
+
+def invoked_path(root: Any, args: list[str]) -> tuple[str, ...]:
+    """The command path the arguments name (`run coding`), options skipped."""
+    path: list[str] = []
+    command = root
+    for arg in args:
+        commands = getattr(command, "commands", None)
+        if arg.startswith("-"):
+            continue
+        if not commands or arg not in commands:
+            break
+        command = commands[arg]
+        path.append(arg)
+    return tuple(path)
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -64,23 +92,28 @@ def _read(path: Path) -> dict[str, Any]:
         raise UserInputError(f"not valid TOML: {exc}", path=path) from None
 
 
-def _check(command: Any, table: dict[str, Any], path: Path,
-           where: tuple[str, ...]) -> dict[str, Any]:
-    """The table as a default map: subcommands by name, options by parameter name."""
+def _check(command: Any, table: dict[str, Any], path: Path, where: tuple[str, ...],
+           problems: list[tuple[tuple[str, ...], UserInputError]]) -> dict[str, Any]:
+    """The table as a default map: subcommands by name, options by parameter name; each bad
+    key is left out and added to `problems` with the command path it belongs to."""
     options = [p for p in command.params if p.name and isinstance(p, TyperOption)]
     params = {_key(flag): p for p in options for flag in [*p.opts, p.name or ""]}
     subcommands = getattr(command, "commands", {})
     out: dict[str, Any] = {}
     for key, value in table.items():
         if key in subcommands and isinstance(value, dict):
-            out[key] = _check(subcommands[key], value, path, (*where, key))
+            out[key] = _check(subcommands[key], value, path, (*where, key), problems)
         elif _key(key) in params:
             param = params[_key(key)]
-            out[str(param.name)] = _value(command, param, value, path, (*where, key))
+            try:
+                out[str(param.name)] = _value(command, param, value, path, (*where, key))
+            except UserInputError as exc:
+                problems.append((where, exc))
         else:
             choices = sorted([*subcommands, *(_flag(p) for p in options)])
-            raise UserInputError(f"unknown key {'.'.join((*where, key))!r} (no such command or "
-                                 "option)", path=path, hint=f"here: {', '.join(choices)}")
+            problems.append((where, UserInputError(
+                f"unknown key {'.'.join((*where, key))!r} (no such command or option)",
+                path=path, hint=f"here: {', '.join(choices)}")))
     return out
 
 

@@ -111,7 +111,7 @@ def run_app(app: typer.Typer, prefix: tuple[str, ...] = ()) -> None:
         root = command(app)
         args = upgrade(root, sys.argv[1:], prefix)
         code = root.main(args=args, standalone_mode=False,
-                         default_map=default_map(root) if not prefix else None)
+                         default_map=default_map(root, args=args) if not prefix else None)
     except BenchwrightError as exc:
         _fail(exc.one_line(), _interrupt_code(exc.exit_code))
     except click_errors.UsageError as exc:

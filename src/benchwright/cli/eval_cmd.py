@@ -26,7 +26,7 @@ from benchwright.cli.option_checks import (
     new_dir,
     seconds,
 )
-from benchwright.errors import GradingInfrastructureError, UserInputError
+from benchwright.errors import GradingInfrastructureError, SandboxKilled, UserInputError
 
 # The tracks are imported inside the commands: this module is loaded by every
 # `benchwright eval checkpoint`, whose start-up is part of the grading time measured against
@@ -71,26 +71,21 @@ def run_dir_cmd(
     """`eval RUN_DIR`: re-grade every saved snapshot of a run offline (or re-score a web run)
     and list each verdict that changed."""
     from benchwright.cli.verbosity import notes_console
-    from benchwright.coding.scratch import sweep_leftovers
     from benchwright.protocols import RegradeSettings
     from benchwright.registry import REGRADE_VIEWS
-    from benchwright.runs import open_run
-    from benchwright.runs.lock import run_lock
+    from benchwright.runs import regrade
 
     where = make_executor(locals(), workers)
-    sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
     if _is_web_layout(run_dir):
         from benchwright.cli.web_cmd import eval_cmd as web_eval
 
         web_eval(logs_dir=run_dir, config=config, as_json=as_json, baseline=None, force=True,
                  python=None)
         return
-    run = open_run(run_dir)  # not a run: say so before taking a lock in the folder
-    with run_lock(run_dir), notes_console().status("re-grading") as status:
-        outcome = run.track.regrade(run_dir, RegradeSettings(config=config,
-                                                             progress=status.update,
-                                                             executor=where))
-    REGRADE_VIEWS.get(run.track.name)(run_dir, outcome, as_json)
+    with notes_console().status("re-grading") as status:  # the kernel opens, locks, sweeps
+        track, outcome = regrade(run_dir, RegradeSettings(config=config, progress=status.update,
+                                                          executor=where))
+    REGRADE_VIEWS.get(track.name)(run_dir, outcome, as_json)
 
 
 def _is_web_layout(folder: Path) -> bool:
@@ -163,6 +158,10 @@ MemoryMbOption = Annotated[int | None, typer.Option(
     "default: half of this machine's memory.")]
 MaxProcessesOption = Annotated[int, typer.Option(
     min=1, max=MAX_PROCESSES, metavar="N", help="Processes the sandbox may hold.")]
+MaxOutputOption = Annotated[int, typer.Option(
+    min=1, max=1024, metavar="MIB",
+    help="Of each of pytest's output streams, MiB kept (the head and the tail; the cut is "
+    "recorded in grading.json).")]
 
 
 @app.command("checkpoint")
@@ -178,6 +177,7 @@ def checkpoint_cmd(
     wall_clock: WallClockOption = 1800.0,
     memory_mb: MemoryMbOption = None,
     max_processes: MaxProcessesOption = 256,
+    max_output_mb: MaxOutputOption = 8,
 ) -> None:
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
     from rich.console import Console
@@ -198,9 +198,12 @@ def checkpoint_cmd(
         evaluation = grade_checkpoint(
             folder, checkpoint, snapshot, out=out_dir, python=python,
             unsafe_no_sandbox=unsafe_no_sandbox, wall_clock_s=wall_clock, memory_mb=memory_mb,
-            max_processes=max_processes,
+            max_processes=max_processes, max_output_mb=max_output_mb,
             progress=lambda msg: status.update(f"{loaded.name}/{checkpoint}: {msg}"))
     _show(evaluation, out_dir, as_json)
+    if evaluation.sandbox_killed_by is not None:
+        raise SandboxKilled(evaluation.infrastructure_reason or "the grader was killed",
+                            hint=f"run the command again; pytest's output is in {out_dir}")
     if evaluation.status is GradeStatus.INFRASTRUCTURE_FAILURE:
         raise GradingInfrastructureError(
             evaluation.infrastructure_reason or "pytest could not run the tests",

@@ -20,6 +20,7 @@ from benchwright.coding.runs.judging import judge_run
 from benchwright.coding.runs.runner import load_manifest
 from benchwright.errors import RunIncomplete, UserInputError
 from benchwright.judge.models import MAX_SAMPLES, JudgeSettings, Protocol
+from benchwright.pricing import format_cost, price_of
 from benchwright.runs import open_run
 from benchwright.runs.lock import run_lock
 
@@ -100,14 +101,27 @@ def _run_judge(params: dict[str, Any]) -> None:
     _end(summary, run_dir)
 
 
+def _check_max_cost(settings: JudgeSettings, max_cost: float | None) -> None:
+    """--max-cost needs each call's cost: the Messages API reports none, so the model needs a
+    price (an OpenAI-compatible endpoint may report it; a call that does not stops the run)."""
+    if max_cost is not None and settings.protocol == "anthropic" \
+            and price_of(settings.model) is None:
+        raise UserInputError(f"--max-cost {max_cost:g} cannot be enforced: model "
+                             f"{settings.model!r} has no known price and the anthropic protocol "
+                             "reports no cost", hint="leave --max-cost out, or judge with a "
+                             "model benchwright prices (docs/judge.md)")
+
+
 def _judge(run_dir: Path, settings: JudgeSettings, problems: list[str] | None,
            max_cost: float | None, overwrite: bool, quiet: bool) -> JudgeRunSummary:
-    spent = [0.0]
+    _check_max_cost(settings, max_cost)
+    spent = [0.0, 0.0]  # known dollars, requests of unknown cost
     with RunProgress("judging", quiet) as progress:
         def checked(row: JudgedCheckpoint) -> None:
             spent[0] += row.paid_now
+            spent[1] += row.cost_unknown and row.requests_made > 0
             progress.update(advance=1, description=f"{row.problem}/{row.checkpoint}: "
-                            f"{row.status} (${spent[0]:.4f})")
+                            f"{row.status} ({format_cost(spent[0], spent[1] > 0)})")
 
         return judge_run(run_dir, load_manifest(run_dir).config, settings, problems=problems,
                          max_cost=max_cost, overwrite=overwrite,
@@ -116,13 +130,19 @@ def _judge(run_dir: Path, settings: JudgeSettings, problems: list[str] | None,
 
 def summary_view(summary: JudgeRunSummary) -> RenderableType:
     """Each checkpoint, the totals, why it stopped, the errors and the agreement."""
-    table = Table("checkpoint", "status", "flags (carried)", "requests (sent)", "cost USD",
-                  title=f"judge {summary.model} ({summary.protocol})", title_justify="left",
+    table = Table(title=f"judge {summary.model} ({summary.protocol})", title_justify="left",
                   show_edge=False)
+    names = {"problem": [r.problem for r in summary.checkpoints],
+             "checkpoint": [r.checkpoint for r in summary.checkpoints]}
+    for name in ("problem", "trial", "checkpoint", "status", "flags (carried)",
+                 "requests (sent)", "cost USD"):  # at 80 columns, headers wrap, names stay whole
+        longest = max((len(v) for v in names.get(name, [])), default=None)
+        table.add_column(name, overflow="fold", min_width=longest)
     for row in summary.checkpoints:
         flags = "-" if row.flags is None else f"{row.flags} ({row.carried_over})"
-        table.add_row(f"{row.problem}/trial_{row.trial}/{row.checkpoint}", row.status, flags,
-                      f"{row.requests} ({row.requests_made})", f"{row.cost_usd:.4f}")
+        table.add_row(row.problem, str(row.trial), row.checkpoint, row.status, flags,
+                      f"{row.requests} ({row.requests_made})",
+                      format_cost(row.cost_usd, row.cost_unknown, dollar=False))
     parts: list[RenderableType] = [table, _totals(summary)]
     if summary.stopped:
         parts.append(f"[yellow]stopped: {escape(summary.stopped)}[/]")
@@ -138,7 +158,7 @@ def _totals(summary: JudgeRunSummary) -> str:
     return (f"judged {summary.n_judged}, already judged {summary.n_skipped}, errors "
             f"{summary.n_errors}, left unjudged {summary.n_unjudged}; requests sent "
             f"{summary.requests_made}, from the cache {summary.requests_cached}; "
-            f"spent {summary.cost_usd_paid:.4f} USD")
+            f"spent {format_cost(summary.cost_usd_paid, summary.cost_unknown, dollar=False)} USD")
 
 
 def agreement_view(summary: JudgeRunSummary) -> Table:

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from benchwright import __version__
 from benchwright.cli.entry import prepared, run_app
 from benchwright.cli.lazy_group import lazy_group
 from benchwright.cli.verbosity import set_verbosity
+from benchwright.version import __version__
 
 # name -> the Typer app (a group) or the function (a command) it runs, in `--help`'s order
 COMMANDS = {

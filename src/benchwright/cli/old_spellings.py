@@ -1,6 +1,6 @@
 """Old option spellings, kept for one release as hidden aliases: before the command line is
 parsed, each is rewritten to today's spelling and one deprecation line goes to stderr. None of
-them appears in any `--help` (docs/cli.md, "Old spellings"; tests/test_cli_vocabulary.py).
+them appears in any `--help` (docs/cli.md, "Old spellings"; tests/cli/test_cli_vocabulary.py).
 """
 
 from __future__ import annotations

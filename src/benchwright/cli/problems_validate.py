@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from benchwright.cli.option_checks import MAX_REPEAT
 from benchwright.coding.grading import GradeOptions
@@ -41,35 +45,78 @@ def validate_cmd(
     total = count_checkpoints(folders) * repeat
     sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
     options = GradeOptions(runtime=get_runtime(), python=python)
+    with _progress(total, quiet=as_json) as advance:
+        report = validate_problems(folders, repeat, options, advance)
+    if as_json:
+        typer.echo(json.dumps(report.model_dump(mode="json"), indent=2))
+    else:
+        console = Console()
+        console.print(report_table(report))
+        for line in finding_lines(report):
+            console.print(line, highlight=False)
+        console.print(summary_line(report), highlight=False)
+    if not report.clean:
+        raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def _progress(total: int, quiet: bool) -> Iterator[Callable[[str], None]]:
+    """A bar on a terminal; piped, a line per graded run on stderr (`[3/15] kv_server/...`)."""
+    err = Console(stderr=True)
+    if not err.is_terminal:
+        done = [0]
+
+        def line(what: str) -> None:
+            done[0] += 1
+            if not quiet:
+                err.print(f"[{done[0]}/{total}] {what}", highlight=False, markup=False)
+        yield line
+        return
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
         task = bar.add_task("validating", total=total)
 
         def advance(what: str) -> None:
             bar.update(task, description=what)
             bar.advance(task)
-
-        report = validate_problems(folders, repeat, options, advance)
-    if as_json:
-        typer.echo(json.dumps(report.model_dump(mode="json"), indent=2))
-    else:
-        Console().print(report_table(report))
-    if not report.clean:
-        raise typer.Exit(1)
+        yield advance
 
 
 def report_table(report: ValidationReport) -> Table:
-    """One row per checkpoint: Core and all-tests passes over the runs, then its findings."""
-    table = Table("problem", "checkpoint", "core pass", "all pass",
+    """One row per checkpoint: Core and all-tests passes over the runs, its findings' kinds
+    (each finding is a line below the table: `finding_lines`)."""
+    table = Table("problem", "checkpoint", "core pass", "all pass", "findings",
                   title=f"reference solutions graded {report.repeat}x")
-    table.add_column("findings", overflow="fold")
     for problem in report.problems:
         for checkpoint in problem.checkpoints:
             runs = checkpoint.runs
-            findings = "\n".join(
-                f"[red]{f.kind}[/] {f.test + ': ' if f.test else ''}{f.detail}"
-                for f in checkpoint.findings) or "[green]clean[/]"
+            kinds = Counter(str(f.kind) for f in checkpoint.findings)
+            findings = ", ".join(f"[red]{k}[/]" + (f" x{n}" if n > 1 else "")
+                                 for k, n in kinds.items()) or "[green]clean[/]"
             table.add_row(problem.problem, checkpoint.checkpoint,
                           f"{sum(r.core_passed for r in runs)}/{len(runs)}",
                           f"{sum(r.all_passed for r in runs)}/{len(runs)}", findings)
     return table
+
+
+def finding_lines(report: ValidationReport) -> list[Text]:
+    """Each finding on its own line: `problem/checkpoint kind test: detail`."""
+    lines = []
+    for problem in report.problems:
+        for checkpoint in problem.checkpoints:
+            for f in checkpoint.findings:
+                line = Text(f"{problem.problem}/{checkpoint.checkpoint} ")
+                line.append(str(f.kind), style="red")
+                line.append(f" {f.test + ': ' if f.test else ''}{f.detail}")
+                lines.append(line)
+    return lines
+
+
+def summary_line(report: ValidationReport) -> str:
+    """One line: how many checkpoints, how many clean, the findings by kind."""
+    checkpoints = [c for p in report.problems for c in p.checkpoints]
+    kinds = Counter(str(f.kind) for c in checkpoints for f in c.findings)
+    clean = sum(not c.findings for c in checkpoints)
+    found = ", ".join(f"{n} {k}" for k, n in kinds.most_common())
+    return (f"{len(report.problems)} problem(s), {len(checkpoints)} checkpoint(s) graded "
+            f"{report.repeat}x: {clean} clean" + (f"; findings: {found}" if found else ""))

@@ -15,6 +15,7 @@ from benchwright.coding.report.failures import AttemptFailure, FailingTests
 from benchwright.coding.report.figures import CodingReport
 from benchwright.coding.runs.models import RunResult
 from benchwright.coding.runs.regrade import VerdictChange
+from benchwright.pricing import format_cost
 from benchwright.stats import MIN_CLUSTERS, Estimate, few_clusters
 
 SHOWN_POLICIES = (PassPolicy.CORE_CASES, PassPolicy.ALL_NON_ERROR_CASES, PassPolicy.ALL_CASES)
@@ -138,7 +139,8 @@ def run_summary_view(result: RunResult, report: CodingReport) -> RenderableType:
         style="dim",
     )
     totals = result.totals
-    spent = Text(f"cost ${totals.cost_usd:.4f}, tokens {totals.input_tokens:,} in "
+    cost = format_cost(totals.cost_usd, totals.cost_unknown > 0)
+    spent = Text(f"cost {cost}, tokens {totals.input_tokens:,} in "
                  f"({totals.cached_input_tokens:,} cached) / {totals.output_tokens:,} out, "
                  f"agent {totals.agent_time_s:.1f} s, grading {totals.grading_time_s:.1f} s",
                  style="dim")

@@ -22,6 +22,10 @@ def report_cmd(
         help="A coding run of the other --start-from (chain vs reference): solve rates by "
         "checkpoint with paired 95% CIs and the share of failures due to inherited code.")
     ] = None,
+    frontier: Annotated[list[Path] | None, typer.Option(
+        metavar="RUN_DIR", help="Other coding runs, or folders of runs (repeatable): this run "
+        "among them on the cost-accuracy frontier (solve rate against cost and time per "
+        "problem).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of "
                                           "markdown.")] = False,
 ) -> None:
@@ -29,10 +33,20 @@ def report_cmd(
     track = open_run(run_dir).track
     report = track.report(run_dir, baseline) if counterfactual is None else \
         _with_counterfactual(run_dir, baseline, counterfactual)
+    if frontier:
+        report = _with_frontier(run_dir, report, frontier)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
     else:
         typer.echo(track.render(report), nl=False)
+
+
+def _with_frontier(run_dir: Path, report: BaseModel, others: list[Path]) -> BaseModel:
+    """The coding report with the frontier of this run and the others (`benchwright.frontier`)."""
+    from benchwright.api.frontier import frontier
+
+    open_run(run_dir, expect="coding")
+    return report.model_copy(update={"frontier": frontier([run_dir, *others])})
 
 
 def _with_counterfactual(run_dir: Path, baseline: Path | None, other: Path) -> BaseModel:

@@ -118,8 +118,20 @@ AgentKeyValueOption = Annotated[list[str] | None, typer.Option(
     "--agent-option", "-A", metavar="KEY=VALUE",
     help="Any other LLM-agent setting (repeatable), e.g. cost_limit_usd=1, llm_retries=3, "
     "infra_retries=0 (docs/agents.md).")]
+MaxCostOption = Annotated[float | None, typer.Option(
+    min=0, metavar="USD", help="Spend allowed per checkpoint (0: none; default 3 for agents with "
+    "a limit); refused when the model has no known price and no --price-in/--price-out.")]
+PriceInOption = Annotated[float | None, typer.Option(
+    min=0, metavar="USD", help="The model's price per million prompt tokens (a model "
+    "benchwright has no price for: its cost is otherwise unknown).")]
+PriceOutOption = Annotated[float | None, typer.Option(
+    min=0, metavar="USD", help="The model's price per million generated tokens.")]
 AgentNetworkOption = Annotated[bool, typer.Option(
-    "--agent-network", help="Give the agent's sandbox the network.")]
+    "--agent-network", help="Let the agent's sandbox reach its LLM endpoint and nothing else, "
+    "through an egress proxy: --base-url, else (CLI agents) the API host of the provider whose "
+    "key is set; `-A package_indexes=true` adds the package indexes. mini's commands reach "
+    "only the package indexes. Without it the sandbox has no network; under "
+    "--unsafe-no-sandbox, the host's.")]
 UnsafeNoSandboxOption = Annotated[bool, typer.Option(
     "--unsafe-no-sandbox", help="Run agents and tests without bubblewrap.")]
 MetricsOption = Annotated[bool, typer.Option(
@@ -166,6 +178,9 @@ def coding_cmd(
     python: PythonOption = None,
     base_url: BaseUrlOption = None,
     agent_option: AgentKeyValueOption = None,
+    max_cost: MaxCostOption = None,
+    price_in: PriceInOption = None,
+    price_out: PriceOutOption = None,
     agent_network: AgentNetworkOption = False,
     unsafe_no_sandbox: UnsafeNoSandboxOption = False,
     metrics: MetricsOption = True,
@@ -242,6 +257,8 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "trials": config.trials, "pass_policy": config.pass_policy,
              "start_from": config.start_from,
              "python": config.python, "base_url": settings.base_url,
+             "max_cost": settings.cost_limit_usd, "price_in": settings.input_price_per_mtok,
+             "price_out": settings.output_price_per_mtok,
              "agent_network": config.agent_network,
              "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,
              "agent_option": settings.model_dump(mode="json"), "out": resolved(run_dir),

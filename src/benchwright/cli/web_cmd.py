@@ -15,6 +15,7 @@ from benchwright.cli.option_checks import (
     MAX_HEALTH_TIMEOUT_S,
     MAX_START_TIMEOUT_S,
     MAX_TEMPLATE_ID,
+    new_dir,
     seconds,
 )
 from benchwright.cli.verbosity import notes_console
@@ -23,6 +24,7 @@ from benchwright.cli.web_package_cmd import package_cmd
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_text_atomic
 from benchwright.web.config import Site, WebEnvConfig, load_web_config
+from benchwright.web.runs.suites import WEBARENA, open_suite
 from benchwright.web.scoring import WebEvalSummary, load_summary, score_output_dir
 from benchwright.web.sites import (
     SiteHealth,
@@ -62,6 +64,9 @@ app.command("package")(package_cmd)
 ConfigOpt = Annotated[Path | None, typer.Option(
     "--config", help="Site URLs, credentials and headers (YAML); BENCHWRIGHT_WEB_<SITE>_URL "
     "variables override it.")]
+EVAL_FOLDER = Path("benchwright-out") / "web-eval"
+"""Where `web eval --run` scores a copy of the logs without --out (relative to the working
+folder)."""
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 PythonOpt = Annotated[str | None, typer.Option(
     metavar="VERSION|PATH", help="Python version or path for the evaluator's environment.")]
@@ -86,12 +91,17 @@ def eval_cmd(
     run: Annotated[Path | None, typer.Option(
         metavar="RUN_DIR", help="The web run the logs come from (e.g. its package): the URLs "
         "its browser used and its dataset, so no --config or --dataset needs writing.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        parser=new_dir, metavar="DIR", help="Score a copy of the logs in this new folder (the "
+        "verdicts and reports go there); default: in LOGS_DIR, or with --run a new folder "
+        f"{EVAL_FOLDER}/<run>-<time>, never inside the run.")] = None,
 ) -> None:
     """Score every task folder with the official evaluator; per-site table and macro average."""
     from benchwright.web.stats_report import build_report, render_markdown
     from benchwright.web.tasks import load_task_file
 
     env_config, dataset = _scoring_inputs(config, dataset, run)
+    logs_dir = _scored_copy(logs_dir, out, run)
     before = load_summary(baseline) if baseline is not None else None
     err = notes_console()
     with err.status("scoring") as status:
@@ -107,6 +117,26 @@ def eval_cmd(
     print_report(Console(), summary, report)
     err.print(f"[dim]wrote {logs_dir}/eval_summary.json, {REPORT_MD}, {REPORT_JSON} and "
               "eval_result.json per task[/]")
+
+
+def _scored_copy(logs_dir: Path, out: Path | None, run: Path | None) -> Path:
+    """The folder to score: LOGS_DIR itself, or (with --out, or --run: a run folder is never
+    written by a re-scoring) a copy of it, links kept as links and never followed."""
+    from benchwright.nofollow import copy_tree
+    from benchwright.runs.clock import folder_stamp
+
+    if out is None and run is None:
+        return logs_dir
+    if not logs_dir.is_dir():
+        raise UserInputError("the logs to score: no such folder", path=logs_dir)
+    target = out or EVAL_FOLDER / f"{run.resolve().name if run else 'logs'}-{folder_stamp()}"
+    if target.exists() and any(target.iterdir()):
+        raise UserInputError("--out must be a new or empty folder", path=target)
+    if target.exists():
+        target.rmdir()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    copy_tree(logs_dir, target)
+    return target
 
 
 def _scoring_inputs(config: Path | None, dataset: Path | None,
@@ -144,6 +174,7 @@ def print_report(console: Console, summary: WebEvalSummary, report: WebReport,
                  title: str | None = None) -> None:
     """The scored folder's tables (per site, failure modes, totals) under TITLE (default: the
     folder scored)."""
+    from benchwright.pricing import format_cost
     from benchwright.web.stats_report import pct
 
     table = Table(title=title or f"WebArena Verified  {summary.output_dir}",
@@ -152,7 +183,7 @@ def print_report(console: Console, summary: WebEvalSummary, report: WebReport,
         table.add_column(name, justify="left" if name == "site" else "right", no_wrap=True)
     for row in report.per_site:
         table.add_row(row.site, str(row.n_tasks), pct(row.pass_rate), _num(row.avg_steps),
-                      _num(row.avg_tokens, 0), _num(row.avg_cost_usd, 4),
+                      _num(row.avg_tokens, 0), format_cost(row.avg_cost_usd, dollar=False),
                       _num(row.avg_duration_s))
     table.add_row("all", str(report.n_tasks), pct(report.overall), "", "", "", "",
                   end_section=True)
@@ -288,17 +319,23 @@ def tasks_list_cmd(
     template: Annotated[int | None, typer.Option(
         min=0, max=MAX_TEMPLATE_ID, help="Only this intent template id.")] = None,
     subset: Annotated[Subset | None, typer.Option(help="hard or non-hard.")] = None,
+    suite: Annotated[str, typer.Option(
+        metavar="NAME|FILE", help="webarena-verified, local, or a tasks JSON file in the "
+        "WebArena Verified format (as `run web --suite`).")] = WEBARENA,
     as_json: JsonOpt = False,
     python: PythonOpt = None,
 ) -> None:
-    """List tasks, filtered; known-unpassable ones are flagged."""
+    """List a suite's tasks, filtered; known-unpassable ones are flagged."""
     task_filter = TaskFilter(task_ids=parse_task_ids(task_ids) if task_ids is not None else None,
                              sites=parse_sites(sites) if sites is not None else None,
                              template_id=template, subset=subset)
-    dataset = load_env_dataset(python)
+    dataset = load_env_dataset(python) if suite == WEBARENA else open_suite(suite).dataset
+    if subset is not None and not any(dataset.subsets.values()):
+        raise UserInputError(f"the suite {suite} has no subsets",
+                             hint="--subset is for webarena-verified's tasks")
     require_known_ids(dataset, task_filter.task_ids)
     chosen = select(dataset, task_filter)
-    hard = dataset.subsets[Subset.HARD]
+    hard = dataset.subsets.get(Subset.HARD, frozenset())
     if as_json:
         typer.echo(json.dumps([_task_json(t, t.task_id in hard) for t in chosen], indent=2))
         return

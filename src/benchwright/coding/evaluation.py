@@ -83,12 +83,31 @@ class GraderInfo(BaseModel):
     """The sandbox's limits."""
     entrypoint: str
     """The command the tests ran the submission with."""
+    jailed: bool = False
+    """Whether every process the tests started from the entry point ran in a nested sandbox
+    of its own, away from the tests folder (`benchwright.coding.jail`)."""
     pytest_args: list[str]
     """The arguments pytest got."""
     test_env: EnvInfo
     """The environment pytest ran in."""
     solution_env: EnvInfo
     """The environment the submission ran in."""
+
+
+class OutputCut(BaseModel):
+    """What the harness cut of what the grading sandbox sent (the caps are in `grader.limits`)."""
+
+    stdout_bytes: int = 0
+    """Bytes of pytest's standard output streamed past (`max_output_mb`; the head and the tail
+    are kept)."""
+    stderr_bytes: int = 0
+    """The same for its standard error."""
+    messages: int = 0
+    """Texts of the test report (assertion messages, tracebacks) cut to `max_message_kb`."""
+    message_characters: int = 0
+    """Characters those cuts took out."""
+    verdict_bytes: int = 0
+    """Bytes of the verdict channel past `max_report_mb` (grading then fails as infrastructure)."""
 
 
 class CheckpointEvaluation(BaseModel):
@@ -111,6 +130,11 @@ class CheckpointEvaluation(BaseModel):
     memory_exceeded: bool = False
     """The sandbox's memory limit killed a process of the tests or the submission (a test that
     failed for it says so only here; pytest itself killed makes the reason say so)."""
+    output_cut: OutputCut = Field(default_factory=OutputCut)
+    """What was cut of pytest's output and report to keep the harness bounded (all 0: nothing)."""
+    sandbox_killed_by: int | None = None
+    """The signal that killed the grading sandbox from outside (the OOM killer, an operator):
+    an infrastructure error, left out of scores; a run redoes the checkpoint on `--resume`."""
     tampering_reason: str | None = None
     """When the status is `tampered`: what disagreed (the tests' outcomes are pytest's own)."""
     pytest_exit_code: int

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from benchwright import __version__
+from benchwright.capped_output import CappedPipe
+from benchwright.coding import jail
 from benchwright.coding import pytest_report as pr
 from benchwright.coding import scratch as sc
 from benchwright.coding import verdict_channel as vc
@@ -22,6 +24,7 @@ from benchwright.coding.evaluation import (
     EnvInfo,
     GraderInfo,
     GradeStatus,
+    OutputCut,
 )
 from benchwright.coding.policies import all_verdicts
 from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
@@ -31,6 +34,7 @@ from benchwright.nofollow import read_regular
 from benchwright.protocols import Runtime
 from benchwright.sandbox import ExecResult, Limits, Mount, memory_limit_mb
 from benchwright.toolenvs import BuiltEnv, ensure_env, parse_requirements, uv_binary
+from benchwright.version import __version__
 
 # The grader's own test environment: pinned, so a verdict does not drift with new releases.
 TEST_ENV_BASE = (
@@ -43,6 +47,7 @@ TEST_ENV_BASE = (
     "httpx==0.28.1",
 )
 Progress = Callable[[str], None]
+MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,9 @@ class GradeOptions:
     """Variables over the grader's own (TZ, PYTHONHASHSEED): `problems validate` varies them."""
     reverse_files: bool = False
     """Run the test files in reverse order (each file's tests keep theirs): `problems validate`."""
+    jail_log: Path | None = None
+    """Append every jailed command (command, working folder, paths exposed) to this file, one
+    JSON line each: how `scripts/scbench_parity.py --jail-log` shows what the jail let through."""
 
 
 class GradeOutput(BaseModel):
@@ -95,6 +103,7 @@ class _Ran(BaseModel):
     stderr: str
     pipe: vc.PipeReport
     file_report: dict[str, Any] | None
+    cut: OutputCut
 
 
 class Grader(Protocol):
@@ -160,7 +169,7 @@ def _prepare(problem: ProblemConfig, checkpoint: CheckpointConfig, snapshot: Pat
         tests_dir = ws.copy_tests(problem, checkpoint, workspace)
         asset_env = ws.copy_assets(problem, tests_dir)
         ws.write_pytest_ini(problem, workspace)
-        for sub in ("tmp", "out", "logs"):
+        for sub in ("tmp", "out"):
             (scratch / sub).mkdir()
         plugin_path = vc.plugin_tree(scratch / "plugin")
     except BaseException:
@@ -205,12 +214,15 @@ def entrypoint_command(problem: ProblemConfig) -> str:
     return f"python {problem.entry_filename}"
 
 
-def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Path) -> list[str]:
-    """pytest's arguments: SCBench's, plus guards against a workspace that plants a conftest."""
+def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Path,
+                jail: Sequence[str] = ()) -> list[str]:
+    """pytest's arguments: SCBench's, plus guards against a workspace that plants a conftest.
+    `jail` is the launcher the submission's command is prefixed with (see `coding.jail`)."""
     timeout = problem.timeout_for(checkpoint)
+    entrypoint = shlex.join([*jail, *shlex.split(entrypoint_command(problem))])
     return [
         *([f"--timeout={int(timeout)}"] if timeout is not None else []),
-        f"--entrypoint={entrypoint_command(problem)}",
+        f"--entrypoint={entrypoint}",
         f"--checkpoint={checkpoint.name}",
         "--json-report", f"--json-report-file={report}",
         "--json-report-omit=streams", "--json-report-omit=log", "--json-report-omit=warnings",
@@ -222,11 +234,13 @@ def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Pa
 
 
 def graded_pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig,
-                       report: Path, reverse_files: bool = False) -> list[str]:
-    """`pytest_args` with our verdict plugin first (see `verdict_plugin`), and the plugin that
-    reverses the order of the test files when asked."""
+                       report: Path, reverse_files: bool = False,
+                       jail: Sequence[str] = ()) -> list[str]:
+    """`pytest_args` with our verdict plugin first (see `verdict_plugin`), the jail's when the
+    submission is jailed, and the plugin that reverses the order of the test files when asked."""
     reverse = ["-p", vc.REVERSE_PLUGIN] if reverse_files else []
-    return ["-p", vc.PLUGIN, *reverse, *pytest_args(problem, checkpoint, report)]
+    jailed = ["-p", vc.JAIL_PLUGIN] if jail else []
+    return ["-p", vc.PLUGIN, *jailed, *reverse, *pytest_args(problem, checkpoint, report, jail)]
 
 
 def _run_pytest(
@@ -237,27 +251,77 @@ def _run_pytest(
     envs: _Envs,
     options: GradeOptions,
 ) -> _Ran:
-    out, logs = prepared.scratch / "out", prepared.scratch / "logs"
+    out = prepared.scratch / "out"
+    jail_command, jail_mounts = _jail(prepared, interpreter, envs, options)
     argv = [str(envs.test.python), "-P", "-m", "pytest",
             *graded_pytest_args(problem, checkpoint, out / "report.json",
-                                options.reverse_files)]
+                                options.reverse_files, jail_command)]
     env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
     mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
-              *uv_mounts()]
-    channel = vc.Channel()
+              *uv_mounts(), *jail_mounts]
+    limits = options.limits
+    channel = vc.Channel(max_bytes=limits.max_report_mb * MIB)
     env[vc.FD_ENV] = str(channel.write_fd)
-    # pytest's output goes to files outside the sandbox's view: only the pipe decides a verdict.
+    env[vc.MESSAGE_ENV] = str(limits.max_message_kb * 1024)
+    # pytest's output goes to pipes outside the sandbox's view, streamed and capped: only the
+    # verdict pipe decides a verdict, and no amount of output grows the harness.
+    stdout, stderr = CappedPipe(limits.max_output_mb * MIB), CappedPipe(limits.max_output_mb * MIB)
     try:
-        with (logs / "stdout.txt").open("wb") as stdout, \
-                (logs / "stderr.txt").open("wb") as stderr:
-            result = options.runtime.run(argv, cwd=prepared.workspace, env=env, mounts=mounts,
-                                         limits=options.limits, stdout=stdout, stderr=stderr,
-                                         pass_fds=(channel.write_fd,))
+        result = options.runtime.run(argv, cwd=prepared.workspace, env=env, mounts=mounts,
+                                     limits=limits, stdout=stdout.write_fd,
+                                     stderr=stderr.write_fd, pass_fds=(channel.write_fd,))
     finally:
         pipe = channel.received()
-    return _Ran(result=result, stdout=_read(logs / "stdout.txt"),
-                stderr=_read(logs / "stderr.txt"), pipe=pipe,
-                file_report=vc.read_report_file(out / "report.json"))
+        _keep_jail_log(prepared, options)
+        out_text, err_text = (_text(p.finish()) for p in (stdout, stderr))
+    return _Ran(result=result, stdout=out_text, stderr=err_text, pipe=pipe,
+                file_report=vc.read_report_file(out / "report.json", limits.max_report_mb * MIB),
+                cut=OutputCut(stdout_bytes=stdout.cut, stderr_bytes=stderr.cut,
+                              verdict_bytes=pipe.cut_bytes, **_message_cuts(pipe)))
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _message_cuts(pipe: vc.PipeReport) -> dict[str, int]:
+    """What the plugin cut of the report's texts, as it said."""
+    cut = (pipe.json_report or {}).get(vc.CUT_KEY)
+    if not isinstance(cut, dict):
+        return {}
+    return {"messages": int(cut.get("texts") or 0),
+            "message_characters": int(cut.get("characters") or 0)}
+
+
+def jailed(options: GradeOptions) -> bool:
+    """Whether the submission runs in the jail: always in the bubblewrap sandbox (nested
+    bubblewrap), never on the host (`--unsafe-no-sandbox`)."""
+    return options.runtime.name == "bwrap"
+
+
+def _jail(prepared: _Prepared, interpreter: Interpreter, envs: _Envs,
+          options: GradeOptions) -> tuple[list[str], list[Mount]]:
+    """Set up the jail in the plugin tree: the launcher's command ([] when not jailed) and the
+    mount bubblewrap needs when it lives outside /usr."""
+    if not jailed(options):
+        return [], []
+    bwrap = Path(getattr(options.runtime, "bwrap", None) or "/usr/bin/bwrap").resolve()
+    command = jail.launcher(str(envs.test.python), prepared.plugin_path)
+    jail.write_config(prepared.plugin_path, bwrap=str(bwrap), workspace=prepared.workspace,
+                      tests=prepared.workspace / ws.TESTS_DIR,
+                      readonly=[interpreter.prefix, envs.solution.path], launcher_argv=command,
+                      log=prepared.scratch / "out" / "jail.jsonl" if options.jail_log else None)
+    return command, [] if bwrap.is_relative_to("/usr") else [Mount(path=bwrap)]
+
+
+def _keep_jail_log(prepared: _Prepared, options: GradeOptions) -> None:
+    """Append the sandbox's jail log to `options.jail_log` (a diagnostic: bounded, never
+    followed through a link)."""
+    if options.jail_log is None:
+        return
+    data = read_regular(prepared.scratch / "out", "jail.jsonl", limit=64 << 20) or b""
+    with options.jail_log.open("ab") as log:
+        log.write(data)
 
 
 def _sandbox_env(
@@ -304,10 +368,6 @@ def _mounts(prepared: _Prepared, interpreter: Interpreter, envs: list[Path]) -> 
     ]
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-
-
 def _evaluate(
     problem: ProblemConfig,
     checkpoint: CheckpointConfig,
@@ -320,23 +380,26 @@ def _evaluate(
     result, report = ran.result, ran.pipe.json_report
     cases = pr.test_cases(report or {}, checkpoint.name, custom)
     collected = ran.pipe.collected
-    status, reason = _status(result, ran, collected)
+    status, reason = _status(result, ran, collected, options)
     counts = pr.count_groups(cases)
     return CheckpointEvaluation(
         problem=problem.name, problem_version=problem.version,
         checkpoint=checkpoint.name, checkpoint_version=checkpoint.version,
         status=status, infrastructure_reason=reason if status is not GradeStatus.TAMPERED else None,
         tampering_reason=reason if status is GradeStatus.TAMPERED else None,
-        memory_exceeded=result.memory_exceeded,
+        memory_exceeded=result.memory_exceeded, output_cut=ran.cut,
+        sandbox_killed_by=result.sandbox_killed_by
+        if status is GradeStatus.INFRASTRUCTURE_FAILURE else None,
         pytest_exit_code=result.exit_code, pytest_collected=collected,
         counts=counts, verdicts=all_verdicts(counts, status is not GradeStatus.COMPLETED),
         tests=cases, duration_s=result.duration_s, total_duration_s=round(total_s, 3),
         grader=GraderInfo(
             benchwright_version=__version__, runtime=result.runtime,
             limits=_in_force(options.limits),
-            entrypoint=entrypoint_command(problem),
-            pytest_args=graded_pytest_args(problem, checkpoint, Path("report.json"),
-                                           options.reverse_files),
+            entrypoint=entrypoint_command(problem), jailed=jailed(options),
+            pytest_args=graded_pytest_args(
+                problem, checkpoint, Path("report.json"), options.reverse_files,
+                jail.launcher("python", Path("plugin")) if jailed(options) else ()),
             test_env=_info(envs.test), solution_env=_info(envs.solution, envs.solution_error),
         ),
     )
@@ -351,7 +414,8 @@ def _in_force(limits: Limits) -> Limits:
 _KILLED = (-signal.SIGKILL, 128 + signal.SIGKILL)
 
 
-def _status(result: ExecResult, ran: _Ran, collected: int) -> tuple[GradeStatus, str | None]:
+def _status(result: ExecResult, ran: _Ran, collected: int,
+            options: GradeOptions) -> tuple[GradeStatus, str | None]:
     if result.timed_out:
         return GradeStatus.WALL_CLOCK_TIMEOUT, (
             f"the checkpoint ran past its {result.duration_s:.0f} s wall-clock limit and was killed"
@@ -360,6 +424,15 @@ def _status(result: ExecResult, ran: _Ran, collected: int) -> tuple[GradeStatus,
         return GradeStatus.MEMORY_LIMIT, (
             "the sandbox's memory limit was reached and the kernel killed pytest "
             f"(exit code {result.exit_code}); see --memory-mb")
+    if result.sandbox_killed_by is not None:  # from outside: not the submission's doing
+        return GradeStatus.INFRASTRUCTURE_FAILURE, (
+            f"the grading sandbox was killed from outside by "
+            f"{_signal_name(result.sandbox_killed_by)} (the OOM killer or an operator), not by "
+            "the code inside; grade it again")
+    if ran.pipe.cut_bytes:
+        return GradeStatus.INFRASTRUCTURE_FAILURE, (
+            f"pytest sent the harness more than {options.limits.max_report_mb} MiB of results "
+            "(max_report_mb); raise it for a problem this big")
     forged = _tampering(result, ran)
     if forged is not None:
         return GradeStatus.TAMPERED, forged
@@ -371,6 +444,13 @@ def _status(result: ExecResult, ran: _Ran, collected: int) -> tuple[GradeStatus,
     return GradeStatus.INFRASTRUCTURE_FAILURE, (
         f"pytest exited with code {result.exit_code} after collecting {collected} tests"
     )
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} ({number})"
+    except ValueError:
+        return f"signal {number}"
 
 
 def _tampering(result: ExecResult, ran: _Ran) -> str | None:

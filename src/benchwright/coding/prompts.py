@@ -7,7 +7,7 @@ from importlib import resources
 from pathlib import Path
 
 from benchwright.errors import UserInputError
-from benchwright.templating import template_errors
+from benchwright.templating import render, template_errors
 from benchwright.untrusted_files import read_untrusted_text
 
 BUILTIN_TEMPLATES = ("just-solve", "plan-first")
@@ -37,14 +37,10 @@ def check_template(name_or_path: str) -> None:
 
 def render_prompt(template: str, *, spec: str, is_continuation: bool, agent: str,
                   model: str | None) -> str:
-    """Render a template with the variables SCBench's templates use."""
-    import jinja2
-
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                             autoescape=False)
-    return env.from_string(template).render(spec=spec, is_continuation=is_continuation,
-                                            agent=agent, agent_type=agent, model=model,
-                                            model_name=model)
+    """Render a template with the variables SCBench's templates use, in the sandbox every
+    template a user or a problem gives renders in (`benchwright.templating`)."""
+    return render(template, {"spec": spec, "is_continuation": is_continuation, "agent": agent,
+                             "agent_type": agent, "model": model, "model_name": model})
 
 
 def prompt_hash(prompt: str) -> str:

@@ -1,27 +1,55 @@
 """The coding track as the run kernel sees it (`benchwright.protocols.Track`): a run folder of
 checkpoint journals, finished into result.json and report.md, re-graded by `eval RUN_DIR`.
-The track writes its report.md here, above the run loop (`runs/`) and the report (`report/`)."""
+`benchwright.runs.start` drives its runs through the steps below; the track writes its
+report.md here, above the run loop (`runs/`) and the report (`report/`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from benchwright.coding.report.figures import CodingReport, build_report
-from benchwright.coding.report.markdown import render_markdown
-from benchwright.coding.report.run_report import write_run_report
-from benchwright.coding.runs.models import Manifest, RunConfig, RunResult
+from benchwright.coding.runs.models import ChainSummary, Manifest, RunConfig, RunResult
 from benchwright.coding.runs.regrade import VerdictChange, regrade_run
 from benchwright.coding.runs.runner import (
     create_run,
-    execute,
     finish,
     load_manifest,
     refresh_checksums,
     saved_attempts,
 )
-from benchwright.protocols import ExecutorSetup, RegradeSettings, Track
+from benchwright.coding.runs.runner import (
+    execute as execute_attempts,
+)
+from benchwright.errors import PrerequisiteError
+from benchwright.protocols import ExecutorSetup, RegradeSettings, StartedRun, Track
+
+if TYPE_CHECKING:
+    from benchwright.coding.report.figures import CodingReport
+    from benchwright.judge.models import JudgeSettings
+
+PlanCounts = dict[tuple[str, int], tuple[int, int]]
+
+
+def _ignore(_: Any) -> None:
+    return None
+
+
+@dataclass
+class CodingHooks:
+    """What the caller hears while a coding run goes on (the CLI draws its progress bar)."""
+
+    on_plan: Callable[[PlanCounts], None] = _ignore
+    """Each attempt's (checkpoints already done, checkpoints to run), once, before work."""
+    on_event: Callable[[Any], None] = _ignore
+    """A `CheckpointRecord` (a checkpoint journaled) or an `InfraErrorRecord`, as it happens."""
+    on_summary: Callable[[ChainSummary], None] = _ignore
+    """An attempt (problem x trial) ended."""
+    on_report: Callable[[CodingReport], None] = _ignore
+    """The run's report, once report.md is written."""
 
 
 class Regraded(BaseModel):
@@ -40,21 +68,61 @@ class CodingTrack:
     noun = "run"  # as its messages have always said
     command = "benchwright run coding"
 
-    def create(self, run_dir: Path, config: BaseModel) -> Manifest:
+    def node_checks(self, config: RunConfig) -> list[Callable[[], object]]:
+        """What a machine running attempts needs (sandbox, interpreters, agent tools)."""
+        from benchwright.coding.runs.preflight import node_checks
+
+        return node_checks(config)
+
+    def create(self, run_dir: Path, config: RunConfig) -> Manifest:
         """A new run folder for a `RunConfig`."""
-        if not isinstance(config, RunConfig):
-            raise TypeError(f"a coding run is configured by a RunConfig, not {type(config)}")
         return create_run(config, run_dir)
+
+    def resumed(self, run_dir: Path) -> RunConfig:
+        """The saved configuration, with what it needs still there (judge, metric tools)."""
+        from benchwright.coding.runs.preflight import check_resumable
+
+        config = load_manifest(run_dir).config
+        check_resumable(config)
+        check_run_tools(config)
+        return config
+
+    def refresh(self, run_dir: Path) -> Manifest:
+        """The problems as they are now recorded (edited specs invalidate checkpoints)."""
+        return refresh_checksums(run_dir, load_manifest(run_dir))
+
+    def sweep(self, run_dir: Path) -> None:
+        """What a killed predecessor left: scratch folders holding hidden tests."""
+        from benchwright.coding.runs.layout import RunLayout
+        from benchwright.coding.scratch import sweep_leftovers
+
+        sweep_leftovers(RunLayout(run_dir).grading_dir)
+        sweep_leftovers()
+
+    def execute(self, run: StartedRun[RunConfig]) -> RunResult:
+        """Every checkpoint not yet journaled; then result.json and report.md."""
+        hooks = run.hooks if run.hooks is not None else CodingHooks()
+        # on an executor without the run folder, this process journals the records it is sent
+        result = execute_attempts(run.run_dir, run.config, run.executor,
+                                  on_summary=hooks.on_summary, on_plan=hooks.on_plan,
+                                  on_record=hooks.on_event)
+        from benchwright.coding.report.run_report import write_run_report
+
+        hooks.on_report(write_run_report(run.run_dir, result))
+        return result
+
+    def outcome(self, run_dir: Path, result: Any) -> str:
+        """Checkpoints solved, and where the result files are."""
+        return (f"{result.n_checkpoints_solved}/{result.n_checkpoints_planned} checkpoints "
+                f"solved; result.json and report.md in {run_dir}")
 
     def resume(self, run_dir: Path, workers: int = 1) -> RunResult:
         """Every checkpoint not yet journaled, on a local executor; then result.json, report.md."""
         from benchwright.registry import EXECUTORS
+        from benchwright.runs import start
 
-        manifest = refresh_checksums(run_dir, load_manifest(run_dir))
         executor = EXECUTORS.get("local").from_setup(ExecutorSetup(workers=workers))
-        result = execute(run_dir, manifest.config, executor)
-        write_run_report(run_dir, result)
-        return result
+        return start(self, run_dir, executor=executor)
 
     def read(self, run_dir: Path) -> Manifest:
         """The run's manifest."""
@@ -63,12 +131,16 @@ class CodingTrack:
     def finish(self, run_dir: Path) -> RunResult:
         """result.json and report.md from the journals as they are."""
         config = load_manifest(run_dir).config
+        from benchwright.coding.report.run_report import write_run_report
+
         result = finish(run_dir, config, saved_attempts(run_dir, config))
         write_run_report(run_dir, result)
         return result
 
     def regrade(self, run_dir: Path, settings: RegradeSettings) -> Regraded:
         """Grade every saved snapshot again; journals, result.json and report.md rewritten."""
+        from benchwright.coding.report.run_report import write_run_report
+
         tell = settings.progress or (lambda _line: None)
         changes, result = regrade_run(run_dir, on_checkpoint=lambda s: tell(f"re-grading {s}"),
                                       executor=settings.executor)
@@ -77,16 +149,48 @@ class CodingTrack:
 
     def report(self, run_dir: Path, baseline: Path | None) -> CodingReport:
         """Solve rates, pass rates by group, cost and time with 95% CIs."""
+        from benchwright.coding.report.figures import build_report
+
         return build_report(run_dir, baseline)
 
-    def render(self, report: BaseModel) -> str:
+    def render(self, report: CodingReport) -> str:
         """report.md's text (without the errors section result.json feeds)."""
-        assert isinstance(report, CodingReport)
+        from benchwright.coding.report.markdown import render_markdown
+
         return render_markdown(report)
 
     def resume_command(self, run_dir: Path) -> str:
         """How to continue the run."""
         return f"benchwright run coding --resume {run_dir}"
 
+    def interrupted(self, run_dir: Path) -> str:
+        """Every journaled checkpoint stays."""
+        return "interrupted; nothing finished is lost"
 
-TRACK: Track = CodingTrack()
+
+def check_run_tools(config: RunConfig) -> None:
+    """The metric tools (metrics on) and the judge (one asked for) a run needs, there."""
+    if config.metrics:
+        require_metric_tools()
+    check_judge(config.judge)
+
+
+def check_judge(settings: JudgeSettings | None) -> None:
+    """A judge asked for can be reached with what it was given (key, rubric, templates)."""
+    if settings is not None:
+        from benchwright.coding.runs.judging import check_judge
+
+        check_judge(settings)
+
+
+def require_metric_tools() -> None:
+    """Refuse a run with metrics on when the metric tools are not installed."""
+    from benchwright.metrics.tools import versions
+
+    try:
+        versions()
+    except PrerequisiteError as exc:
+        raise PrerequisiteError(exc.message, hint=f"{exc.hint}, or pass --no-metrics") from None
+
+
+TRACK: Track[RunConfig, Manifest, RunResult, CodingReport] = CodingTrack()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from benchwright.coding import workspace as ws
 from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus, TestCase
 from benchwright.coding.problem import CheckpointConfig, ProblemConfig
 from benchwright.coding.validate_models import Finding, FindingKind
@@ -142,7 +144,46 @@ def static_findings(problem: ProblemConfig, checkpoint: CheckpointConfig) -> lis
     if spec.is_file():
         for hit in _placeholders(problem.render_spec(checkpoint.name)):
             found.append(Finding(kind=FindingKind.PLACEHOLDER, detail=f"{spec.name}: {hit}"))
-    return [*found, *_visible_early(problem, checkpoint)]
+    return [*found, *_visible_early(problem, checkpoint), *_unjailed(problem, checkpoint)]
+
+
+def _unjailed(problem: ProblemConfig, checkpoint: CheckpointConfig) -> list[Finding]:
+    """Test files of the checkpoint (and helpers) that import a module of the submission: the
+    entry file's, or a top-level module of the checkpoint's reference that the tests folder does
+    not have itself."""
+    tests = problem.tests_dir
+    own = {p.stem for p in tests.rglob("*.py")} | {p.name for p in tests.rglob("*") if p.is_dir()}
+    reference = problem.solution_dir(checkpoint.name)
+    theirs = {problem.entry_file} | ({p.stem for p in reference.glob("*.py")} | {
+        p.name for p in reference.iterdir() if p.is_dir() and any(p.glob("*.py"))}
+        if reference.is_dir() else set())
+    wanted = set(ws.test_files_for(problem, checkpoint))
+    files = [p for p in sorted(tests.rglob("*.py"))
+             if not p.name.startswith("test_") or p.name in wanted]
+    return [Finding(kind=FindingKind.UNJAILED, detail=(
+                f"{path.relative_to(problem.path).as_posix()} imports {name} into pytest's own "
+                "process: the submission's code runs there, outside the jail, and can read the "
+                "tests folder"))
+            for path in files for name in sorted(_imported(path) & (theirs - own))]
+
+
+def _imported(path: Path) -> set[str]:
+    """The top-level modules a Python file imports (statements and `import_module("x")`)."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(
+                node.func, "id", None)) == "import_module" and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            names.add(node.args[0].value.split(".")[0])
+    return names
 
 
 def _placeholders(spec: str) -> list[str]:

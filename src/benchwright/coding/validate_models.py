@@ -35,6 +35,9 @@ class FindingKind(StrEnum):
     """This checkpoint's tests can be read by the agent at an earlier checkpoint."""
     REQUIREMENTS = "requirements"
     """The reference's requirements.txt does not install."""
+    UNJAILED = "unjailed"
+    """The tests import the submission into pytest's own process, where the jail (the nested
+    sandbox of every process started from the entry point) cannot hold it."""
 
 
 class Finding(BaseModel):

@@ -25,22 +25,37 @@ FD_ENV = "BENCHWRIGHT_VERDICT_FD"
 _PLUGIN_FILE = Path(__file__).with_name("verdict_plugin.py")
 REVERSE_PLUGIN = "benchwright.coding.reverse_plugin"
 _REVERSE_FILE = Path(__file__).with_name("reverse_plugin.py")
-MAX_REPORT_FILE = 512 * 1024 * 1024
+JAIL_PLUGIN = "benchwright.coding.jail"
+_JAIL_FILE = Path(__file__).with_name("jail.py")
+MAX_REPORT_FILE = 32 * 1024 * 1024
+# The plugin's copy of this name: the longest text of a test's report it sends, in characters.
+MESSAGE_ENV = "BENCHWRIGHT_MAX_MESSAGE_CHARS"
+# Where the plugin says, in the report, what it cut: {"texts": N, "characters": M}.
+CUT_KEY = "benchwright_cut"
 
 
 class Channel:
-    """A pipe whose write end goes to pytest; a thread drains it so pytest never blocks."""
+    """A pipe whose write end goes to pytest; a thread drains it so pytest never blocks, keeping
+    at most `max_bytes` (what comes after is read and dropped, and counted)."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int = MAX_REPORT_FILE) -> None:
         self.read_fd, self.write_fd = os.pipe()
         self._chunks: list[bytes] = []
+        self._kept = 0
+        self._max = max_bytes
+        self.cut = 0
         self._thread = threading.Thread(target=self._drain, daemon=True)
         self._thread.start()
 
     def _drain(self) -> None:
         with os.fdopen(self.read_fd, "rb", buffering=0) as pipe:
             while chunk := pipe.read(1 << 16):
+                room = self._max - self._kept
+                if room < len(chunk):
+                    self.cut += len(chunk) - max(room, 0)
+                    chunk = chunk[:max(room, 0)]
                 self._chunks.append(chunk)
+                self._kept += len(chunk)
 
     def close_write_end(self) -> None:
         """Our copy of the write end: closed once the command is started (or over)."""
@@ -52,7 +67,9 @@ class Channel:
         """Everything pytest sent; call after the sandboxed command has ended."""
         self.close_write_end()
         self._thread.join()
-        return parse(b"".join(self._chunks))
+        report = parse(b"".join(self._chunks))
+        report.cut_bytes = self.cut
+        return report
 
 
 class PipeReport(BaseModel):
@@ -66,6 +83,8 @@ class PipeReport(BaseModel):
     """The final record; None when pytest never got to send it."""
     malformed: int = 0
     """Lines that were not one of the records above."""
+    cut_bytes: int = 0
+    """Bytes past the channel's limit, read and dropped (the last record is then lost)."""
 
     @property
     def json_report(self) -> dict[str, Any] | None:
@@ -100,16 +119,17 @@ def parse(data: bytes) -> PipeReport:
     return report
 
 
-def read_report_file(path: Path) -> dict[str, Any] | None:
-    """The JSON report file as the sandbox left it: a regular file, never followed through a link,
-    never a FIFO the harness would block on; None when it is anything else."""
+def read_report_file(path: Path, max_bytes: int = MAX_REPORT_FILE) -> dict[str, Any] | None:
+    """The JSON report file as the sandbox left it: a regular file of at most `max_bytes`, never
+    followed through a link, never a FIFO the harness would block on; None when it is anything
+    else."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as file:
         info = os.fstat(file.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_REPORT_FILE:
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
             return None
         try:
             data = json.loads(file.read())
@@ -127,6 +147,7 @@ def plugin_tree(folder: Path) -> Path:
         init.write_text("")
     shutil.copyfile(_PLUGIN_FILE, package / "verdict_plugin.py")
     shutil.copyfile(_REVERSE_FILE, package / "reverse_plugin.py")
+    shutil.copyfile(_JAIL_FILE, package / "jail.py")
     # Read-only and readable by the sandbox's uid, whatever the umask.
     for path in (folder, folder / "benchwright", package):
         path.chmod(0o755)

@@ -26,6 +26,8 @@ from typing import IO, Any
 import pytest
 
 FD_ENV = "BENCHWRIGHT_VERDICT_FD"
+MESSAGE_ENV = "BENCHWRIGHT_MAX_MESSAGE_CHARS"
+CUT_KEY = "benchwright_cut"
 _PR_SET_DUMPABLE = 4
 
 
@@ -56,6 +58,9 @@ class _State:
         self.session: pytest.Session | None = None
         self.report: Any = None
         self.deselected = 0
+        # The longest text of the report sent (and written to the report file): a submission
+        # that prints 10 MB into every assertion message must not make the report that big.
+        self.max_text = int(os.environ.pop(MESSAGE_ENV, "0") or 0)
 
     def send(self, record: dict[str, Any]) -> None:
         self.channel.write(json.dumps(record, default=str, separators=(",", ":")) + "\n")
@@ -81,6 +86,37 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _STATE.send({"kind": "test", "nodeid": report.nodeid, "when": report.when,
                  "outcome": report.outcome, "duration": report.duration,
                  "xfail": hasattr(report, "wasxfail")})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_json_modifyreport(json_report: dict[str, Any]) -> None:
+    """Before pytest-json-report keeps the report and writes its file: every text longer than
+    the limit keeps its head and tail, and the report says how many were cut."""
+    if _STATE.max_text <= 0:
+        return
+    cut = [0, 0]
+    _cut_texts(json_report, _STATE.max_text, cut)
+    if cut[0]:
+        json_report[CUT_KEY] = {"texts": cut[0], "characters": cut[1]}
+
+
+def _cut_texts(value: Any, limit: int, cut: list[int]) -> Any:
+    """`value` with every string over `limit` characters cut in the middle (in place for lists
+    and dicts); `cut` counts the texts and characters taken out."""
+    if isinstance(value, str) and len(value) > limit:
+        gone = len(value) - limit
+        cut[0] += 1
+        cut[1] += gone
+        half = limit // 2
+        return (value[:half] + f"\n[... {gone} characters cut by benchwright ...]\n"
+                + value[len(value) - (limit - half):])
+    if isinstance(value, dict):
+        for key in list(value):
+            value[key] = _cut_texts(value[key], limit, cut)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            value[index] = _cut_texts(item, limit, cut)
+    return value
 
 
 @pytest.hookimpl(trylast=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from benchwright.coding.problem import CheckpointConfig, ProblemConfig
@@ -14,7 +15,6 @@ TESTS_DIR = ".evaluation_tests"
 # Never graded: caches, virtualenvs, and anything that could stand in for the real tests.
 _IGNORED = frozenset(("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv",
                       "venv"))
-_SNAPSHOT_IGNORE = shutil.ignore_patterns(*_IGNORED)
 _PLANTED = (TESTS_DIR, "pytest.ini")
 
 
@@ -51,16 +51,41 @@ def check_tests_exist(problem: ProblemConfig, checkpoint: CheckpointConfig) -> N
 
 
 def copy_tests(problem: ProblemConfig, checkpoint: CheckpointConfig, workspace: Path) -> Path:
-    """Copy conftest, helpers, data folders and the selected checkpoint test files."""
+    """Copy conftest, helpers, data folders and the selected checkpoint test files.
+
+    Nothing of a later checkpoint is copied: no file or folder named after one
+    (`checkpoint_3`, `checkpoint_3_cases.json`, `checkpoint_3.yaml`), anywhere in the tests."""
     wanted = set(test_files_for(problem, checkpoint))
+    later = later_checkpoints(problem, checkpoint)
     target = workspace / TESTS_DIR
     target.mkdir()
     for item in sorted(problem.tests_dir.iterdir()):
+        if _names_later(item.name, later):
+            continue
         if item.is_dir() and item.name != "__pycache__":
-            shutil.copytree(item, target / item.name, ignore=_SNAPSHOT_IGNORE)
+            shutil.copytree(item, target / item.name, ignore=_ignore_later(later))
         elif item.is_file() and (not _is_checkpoint_test(item.name) or item.name in wanted):
             shutil.copy2(item, target / item.name)
     return target
+
+
+def later_checkpoints(problem: ProblemConfig, checkpoint: CheckpointConfig) -> frozenset[str]:
+    """The names of the checkpoints that come after `checkpoint`."""
+    earlier = {c.name for c in problem.checkpoints_through(checkpoint.name)}
+    return frozenset(c.name for c in problem.ordered_checkpoints() if c.name not in earlier)
+
+
+def _names_later(name: str, later: frozenset[str]) -> bool:
+    """Whether a file or folder name belongs to a later checkpoint: the name itself, or the name
+    followed by `_`, `-` or `.` (`checkpoint_1` never claims `checkpoint_10`)."""
+    return any(name == c or name.startswith((f"{c}_", f"{c}-", f"{c}.")) for c in later)
+
+
+def _ignore_later(later: frozenset[str]) -> Callable[[str, list[str]], set[str]]:
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return {n for n in names if n in _IGNORED or _names_later(n, later)}
+
+    return ignore
 
 
 def _is_checkpoint_test(name: str) -> bool:

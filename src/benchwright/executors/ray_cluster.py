@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, TypeVar
 
-from benchwright import __version__
 from benchwright.errors import (
     BenchwrightError,
     InfrastructureError,
@@ -35,6 +34,7 @@ from benchwright.errors import (
     missing_extra,
 )
 from benchwright.protocols import ExecutorSetup
+from benchwright.version import __version__
 
 JobT = TypeVar("JobT")
 ResultT = TypeVar("ResultT")

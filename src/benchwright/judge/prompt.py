@@ -5,12 +5,12 @@ category of a batch, so it goes first and providers can cache it; the criteria p
 category's items. Template variables are SCBench's: the prefix gets `spec` and `files` (each with
 `file_path`, `file_content` and `language`; also `file_path`, the batch's paths joined by
 commas), the criteria part gets `items` (each item's fields, extra keys included). Templates
-render in jinja's sandbox: a template file is input, not code we run.
+render in the one sandbox every given template renders in (`benchwright.templating`): a
+template file is input, not code we run.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from dataclasses import dataclass
 from importlib import resources
@@ -19,7 +19,7 @@ from typing import Any
 
 from benchwright.judge.batching import SourceFile
 from benchwright.judge.rubric import RubricItem
-from benchwright.templating import template_errors
+from benchwright.templating import render, template_errors
 from benchwright.untrusted_files import read_untrusted_text
 
 MAX_TEMPLATE_BYTES = 2**20
@@ -94,17 +94,8 @@ def check_templates(templates: Templates, items: list[RubricItem]) -> None:
     render_criteria(templates, items)
 
 
-@functools.lru_cache(maxsize=16)
-def _compiled(text: str) -> Any:
-    """A template compiled once (every batch and category renders the same two)."""
-    from jinja2.sandbox import SandboxedEnvironment
-
-    return SandboxedEnvironment(autoescape=False, keep_trailing_newline=True).from_string(text)
-
-
 def _render(template: Template, **values: Any) -> str:
     path = None if template.source.startswith("bundled:") else Path(template.source)
     with template_errors("the template", path, "spec, files and file_path (the prefix), "
                          "items (the criteria)"):
-        rendered: str = _compiled(template.text).render(**values)
-    return rendered
+        return render(template.text, values, strict=False)

@@ -71,6 +71,9 @@ class Outcome:
     cached: bool = False
     invalid_retries: int = 0
     error: str | None = None
+    started: float = 0.0
+    """When the request began (time.monotonic); a checkpoint's judging is timed from its first
+    request, which the pool may start long before the checkpoint is finished."""
 
 
 class Requester:
@@ -85,6 +88,12 @@ class Requester:
 
     def run(self, request: Request) -> Outcome:
         """The request's outcome: from the cache, or asked (at most twice if invalid)."""
+        started = time.monotonic()
+        outcome = self._run(request)
+        outcome.started = started
+        return outcome
+
+    def _run(self, request: Request) -> Outcome:
         cached = self._from_cache(request)
         if cached is not None:
             return cached

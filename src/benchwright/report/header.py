@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from benchwright import __version__
+from benchwright.version import __version__
 
 
 class RunHeader(BaseModel):

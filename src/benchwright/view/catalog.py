@@ -17,7 +17,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from benchwright.errors import BenchwrightError, UserInputError
-from benchwright.protocols import Track
+from benchwright.protocols import AnyTrack
 from benchwright.runs import open_run
 from benchwright.runs.layout import MANIFEST, RunFiles
 from benchwright.untrusted_files import read_untrusted_bytes
@@ -38,7 +38,7 @@ class RunRef:
     """Its id in addresses: 12 hex digits of its path's SHA-256."""
     path: Path
     """Its folder (absolute)."""
-    track: Track
+    track: AnyTrack
     """The track that owns it, as the kernel says."""
 
 

@@ -11,15 +11,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchwright.coding.problem import Group
+from benchwright.coding.report.failures import error_line
 from benchwright.coding.runs.checkpoint_files import CheckpointFiles, TestOutput
 from benchwright.coding.runs.models import CheckpointRecord
+from benchwright.metrics.directions import better
 from benchwright.view.diffview import side_by_side
+from benchwright.view.transcript import transcript
 
 NOT_METRICS = {("format",), ("index",), ("trial",), ("counts",), ("quality", "delta"),
                ("agent", "exit_code")}
 """Numbers of a record that are not metrics (or are shown elsewhere: counts, deltas)."""
 SHORTER = {"quality.values": "quality", "quality": "quality", "quality.mass": "mass",
            "agent.usage": "agent", "agent": "agent"}
+GROUP_ORDER = {str(g): i for i, g in enumerate(Group)}
+"""Failing tests of a group come before a later group's: Core first, Regression last."""
 FAILED_FIRST = {"error": 0, "failed": 1, "xpassed": 2, "xfailed": 3, "skipped": 4, "passed": 5}
 
 
@@ -58,7 +64,8 @@ def metric_rows(record: CheckpointRecord,
         group, name = _label(path)
         old = before.get(path)
         rows.append({"group": group, "name": name, "value": value, "previous": old,
-                     "change": value - old if old is not None else None})
+                     "change": value - old if old is not None else None,
+                     "better": better(name)})
     return rows
 
 
@@ -72,8 +79,16 @@ def checkpoint_page(record: CheckpointRecord, previous: CheckpointRecord | None,
         "prompt": files.prompt(), "changes": _changes(files, previous),
         "tests": _tests(grading.tests if grading else [], files.test_outputs()),
         "grading": _grading(grading), "pytest_output": files.pytest_output(),
-        "metrics": metric_rows(record, previous), "agent_files": files.agent(),
+        "metrics": metric_rows(record, previous), "agent_files": _agent(files),
         "symbols": _symbols(record)}
+
+
+def _agent(files: CheckpointFiles) -> dict[str, Any]:
+    """The agent's result and logs, its trajectory as a transcript (`view.transcript`)."""
+    agent = files.agent()
+    return {"result": agent.result.model_dump(mode="json") if agent.result else None,
+            "transcript": transcript(agent.trajectory) if agent.trajectory else None,
+            "logs": [log.model_dump(mode="json") for log in agent.logs]}
 
 
 def _record(record: CheckpointRecord) -> dict[str, Any]:
@@ -99,10 +114,14 @@ def _changes(files: CheckpointFiles, previous: CheckpointRecord | None) -> list[
 
 
 def _tests(tests: list[Any], outputs: dict[str, TestOutput]) -> list[dict[str, Any]]:
+    """Failing first (Core's first); `same_as` is a failure's error line, which the page groups
+    by: failures with the same one are shown once, with a count."""
     rows = [{"id": t.id, "file": t.file, "checkpoint": t.checkpoint, "group": str(t.group),
              "outcome": t.outcome, "passed": t.passed, "duration_s": t.duration_s,
-             "message": t.message, "output": outputs.get(f"{t.file}::{t.id}")} for t in tests]
-    return sorted(rows, key=lambda r: (FAILED_FIRST.get(r["outcome"], 1), r["file"]))
+             "message": t.message, "output": outputs.get(f"{t.file}::{t.id}"),
+             "same_as": None if t.passed else error_line(t.message) or t.outcome} for t in tests]
+    return sorted(rows, key=lambda r: (r["passed"], GROUP_ORDER.get(r["group"], len(Group)),
+                                       FAILED_FIRST.get(r["outcome"], 1), r["file"]))
 
 
 def _grading(grading: Any) -> dict[str, Any] | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from benchwright.coding.report.counterfactual import CounterfactualReport, compare_starts
 from benchwright.coding.report.figures import CodingReport, solve_rate_metrics
+from benchwright.coding.report.frontier_points import coding_point
 from benchwright.coding.runs.checkpoint_files import CheckpointFiles
 from benchwright.coding.runs.journal import read_infra_error, read_records
 from benchwright.coding.runs.layout import RunLayout
@@ -93,10 +94,12 @@ class CodingPages:
         manifest = listed_manifest(ref)
         digest = self.digest(ref, manifest)
         result = None if state.running else result_of(ref.path)
+        point = coding_point(ref.path, manifest, digest, with_ci=False)
         return {**_identity(ref, manifest), **state.fields(result.complete if result else None),
                 "progress": {"done": digest.done, "planned": digest.planned,
                              "unit": "checkpoints"},
-                **_figures(digest, result)}
+                **_figures(digest, result),
+                "frontier_point": point.model_dump(mode="json") if point else None}
 
     def ci(self, ref: RunRef) -> dict[str, Any]:
         """The overview's solve rates with 95% CIs (report.md's numbers)."""
@@ -234,15 +237,17 @@ def _figures(digest: RunDigest, result: RunResult | None) -> dict[str, Any]:
     rate = result.checkpoint_solve_rate if result else (solved / planned if planned else None)
     totals = result.totals if result else None
     cost = totals.cost_usd if totals else digest.cost_usd
+    unknown = totals.cost_unknown if totals else digest.cost_unknown
     agent_s = totals.agent_time_s if totals else digest.agent_time_s
     done = digest.done
     return {
         "rate": rate, "finished": result.finished_at if result else digest.last_finished,
         "heat": {t.problem: [t.solved, t.planned] for t in digest.tallies},
-        "cost": cost, "tokens": (totals.input_tokens + totals.output_tokens) if totals
-        else digest.tokens, "agent_s": agent_s,
+        "cost": cost, "cost_unknown": unknown,
+        "tokens": (totals.input_tokens + totals.output_tokens) if totals else digest.tokens,
+        "agent_s": agent_s,
         "grading_s": totals.grading_time_s if totals else digest.grading_time_s,
-        "cost_per_cp": cost / done if done else None,
+        "cost_per_cp": cost / done if done and cost is not None and not unknown else None,
         "time_per_cp": agent_s / done if done else None,
         "erosion": digest.quality_means.get("erosion"),
         "verbosity": digest.quality_means.get("verbosity"),

@@ -27,6 +27,7 @@ from typing import Any, cast
 
 from benchwright.names import NAME_PATTERN
 from benchwright.registry import VIEW_PAGES
+from benchwright.report.frontier import RunPoint, frontier_of
 from benchwright.runs.layout import MANIFEST, RESULT_JSON
 from benchwright.view.catalog import RunRef, Unreadable, open_runs
 from benchwright.view.jsdata import encode
@@ -162,7 +163,10 @@ class ReadModel:
         refs = self.scan()
         locks = self._locks()
         rows = [self._row(ref, locks.state(ref.path)) for ref in refs]
-        return {"runs": rows, "unreadable": [{"path": str(b.path), "error": b.error}
+        points = [RunPoint.model_validate(r["frontier_point"]) for r in rows
+                  if r.get("frontier_point")]
+        return {"runs": rows, "frontier": frontier_of(points).model_dump(mode="json"),
+                "unreadable": [{"path": str(b.path), "error": b.error}
                                              for b in self._bad],
                 "folders": [str(f) for f in self.folders],
                 "live": self.live and any(r.get("running") for r in rows)}

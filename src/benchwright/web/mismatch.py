@@ -27,6 +27,9 @@ class Mismatch(BaseModel):
     """What the evaluator got, normalised, as compact JSON (shortened)."""
     message: str | None = None
     """The evaluator's own assertion messages, shortened."""
+    passed: bool = False
+    """The evaluator accepted it (`expectations` lists those too: expected vs got on every
+    trial, passing ones included)."""
 
 
 def compact(value: Any, limit: int = MAX_VALUE) -> str:
@@ -43,6 +46,23 @@ def mismatches(evaluators_results: list[dict[str, Any]]) -> list[Mismatch]:
         if isinstance(result, dict) and result.get("status") != "success":
             found += _of(result)
     return found[:MAX_MISMATCHES]
+
+
+def expectations(evaluators_results: list[dict[str, Any]]) -> list[Mismatch]:
+    """Every evaluator's expected and got, passing ones too (a passing one whole, a failing
+    one by differing field)."""
+    found: list[Mismatch] = []
+    for result in evaluators_results:
+        if not isinstance(result, dict):
+            continue
+        if result.get("status") != "success":
+            found += _of(result)
+            continue
+        got = result.get("actual_normalized", result.get("actual"))
+        found.append(Mismatch(evaluator=str(result.get("evaluator_name") or "evaluator"),
+                              expected=compact(result.get("expected")), got=compact(got),
+                              passed=True))
+    return found[:MAX_MISMATCHES * 2]
 
 
 def _of(result: dict[str, Any]) -> list[Mismatch]:

@@ -24,9 +24,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
-from benchwright import __version__
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.toolenvs import BuiltEnv
@@ -37,6 +36,7 @@ from benchwright.untrusted_files import (
     read_untrusted_json,
     read_untrusted_text,
 )
+from benchwright.version import __version__
 from benchwright.web.config import ENV_PREFIX, ENV_SUFFIX, WebEnvConfig
 from benchwright.web.evaluator import (
     WORKER_SCRIPT,
@@ -50,6 +50,7 @@ from benchwright.web.evaluator import (
     workers_for,
 )
 from benchwright.web.mismatch import Mismatch, mismatches
+from benchwright.web.outcomes import Cause, cause_of
 from benchwright.web.tasks import TaskType, Unpassable, WebDataset, WebTask, load_env_dataset
 
 EVAL_RESULT_FORMAT: Final = "benchwright.web-eval/1"
@@ -100,6 +101,9 @@ class TaskMetrics(BaseModel):
     agent_error: str | None = None
     """Why the agent's run counts as its own error (e.g. a final response that failed the
     schema), when a benchwright run wrote the file; shown with the failing attempts."""
+    trial_status: str | None = None
+    """How the trial ended (step_limit, agent_error, ...), when a benchwright run wrote the
+    file: part of the attempt's cause (`web/outcomes.py`)."""
 
 
 class TaskUnit(BaseModel):
@@ -191,6 +195,13 @@ class TaskRow(BaseModel):
     mismatches: list[Mismatch] = Field(default_factory=list)
     """For an attempt that did not pass: what the evaluator expected and what it got."""
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def cause(self) -> Cause:
+        """Why it scored what it did: one of the closed set of `web/outcomes.py`."""
+        return cause_of(self.score, self.error_origin,
+                        self.metrics.trial_status if self.metrics else None, self.agent_status)
+
 
 class Totals(BaseModel):
     """Counts over every scored attempt."""
@@ -270,6 +281,9 @@ def score_output_dir(output_dir: Path, config: WebEnvConfig, *, python: str | No
             evaluator = stack.enter_context(EvaluatorPool.for_env(
                 env, workers_for(sum(item.cached is None for item in prepared))))
         identity = evaluator.identity if evaluator else _cached_identity(prepared)
+        # the data the verdicts were given: the evaluator's own greeting names its bundled
+        # dataset, while a suite of our own is given its file (one hash per run, whichever way)
+        identity = identity.model_copy(update={"data_checksum": dataset.data_checksum})
         records = _score(prepared, evaluator, identity, progress)
     summary = _summary(output_dir, config, identity, prepared, records, warnings)
     write_json_atomic(output_dir / SUMMARY, summary.model_dump(mode="json"))

@@ -22,6 +22,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
+from benchwright.pricing import CostSum, format_cost
 from benchwright.report.header import RunHeader, header_lines
 from benchwright.report.trials import TrialStats, pass_k_lines, trial_stats
 from benchwright.stats import (
@@ -37,6 +38,7 @@ from benchwright.stats import (
 )
 from benchwright.web.evaluator import EvaluatorIdentity
 from benchwright.web.mismatch import Mismatch
+from benchwright.web.outcomes import Cause, cause_counts
 from benchwright.web.scoring import TaskMetrics, TaskRow, WebEvalSummary
 from benchwright.web.tasks import Unpassable
 
@@ -88,7 +90,7 @@ class SiteStats(BaseModel):
     avg_tokens: float | None = None
     """Mean tokens."""
     avg_cost_usd: float | None = None
-    """Mean cost in US dollars."""
+    """Mean cost in US dollars; None when an attempt's cost is unknown (or none has metrics)."""
     avg_duration_s: float | None = None
     """Mean wall-clock seconds."""
 
@@ -96,6 +98,9 @@ class SiteStats(BaseModel):
 class FailureModes(BaseModel):
     """What went wrong, counted over attempts."""
 
+    cause: dict[str, int] = Field(default_factory=dict)
+    """Every attempt's outcome by cause, each of the closed set listed (`web/outcomes.py`):
+    passed, wrong answer, step limit, agent error, evaluator error, infrastructure."""
     agent_status: dict[str, int]
     """The status each agent reported (SUCCESS, NOT_FOUND_ERROR, ..., (missing), ...)."""
     evaluator_status: dict[str, int]
@@ -188,8 +193,11 @@ class BaselineComparison(BaseModel):
 class WebTotals(BaseModel):
     """What the scored attempts spent, from their metrics.json."""
 
-    cost_usd: float = 0.0
-    """Model cost in US dollars."""
+    cost_usd: float | None = 0.0
+    """Model cost in US dollars: the known part when some attempts' is unknown (`cost_unknown`),
+    None when every one is."""
+    cost_unknown: int = 0
+    """Attempts whose cost is unknown (no price for the model, or no cost in metrics.json)."""
     input_tokens: int = 0
     """Model input tokens (the total when metrics.json does not split them)."""
     output_tokens: int = 0
@@ -213,6 +221,8 @@ class FailingAttempt(BaseModel):
     """The trial."""
     status: str
     """The evaluator's verdict: failure or error."""
+    cause: Cause = Cause.WRONG_ANSWER
+    """Why it did not pass (`web/outcomes.py`)."""
     agent_status: str
     """The status the agent reported."""
     error_msg: str | None = None
@@ -315,10 +325,16 @@ def _pass_k(tasks: list[TaskScore]) -> TrialStats | None:
 def failing_attempts(rows: list[TaskRow]) -> list[FailingAttempt]:
     """Attempts scored below 1, by task and trial."""
     return [FailingAttempt(task_id=r.task_id, trial=r.trial, status=str(r.status),
-                           agent_status=r.agent_status, error_msg=r.error_msg,
+                           cause=r.cause, agent_status=r.agent_status, error_msg=r.error_msg,
                            mismatches=r.mismatches,
                            agent_error=r.metrics.agent_error if r.metrics else None)
             for r in sorted(rows, key=lambda r: (r.task_id, r.trial)) if r.score < 1.0]
+
+
+def _cost(m: TaskMetrics) -> float | None:
+    """An attempt's cost: unknown when it spent tokens and says no cost (never counted 0)."""
+    spent = (m.tokens or 0) + (m.input_tokens or 0) + (m.output_tokens or 0)
+    return m.cost_usd if m.cost_usd is not None or spent else 0.0
 
 
 def web_totals(rows: list[TaskRow]) -> WebTotals:
@@ -328,8 +344,9 @@ def web_totals(rows: list[TaskRow]) -> WebTotals:
     def total(pick: Callable[[TaskMetrics], float | None]) -> float:
         return sum(v for v in (pick(m) for m in metrics) if v is not None)
 
+    cost = CostSum.of(_cost(m) for m in metrics)
     return WebTotals(
-        cost_usd=total(lambda m: m.cost_usd),
+        cost_usd=cost.partial_usd, cost_unknown=cost.unknown,
         input_tokens=int(total(lambda m: m.input_tokens if m.input_tokens is not None
                                else m.tokens)),
         output_tokens=int(total(lambda m: m.output_tokens)),
@@ -352,7 +369,8 @@ def _site_stats(site: str, rows: list[TaskRow]) -> SiteStats:
     return SiteStats(
         site=site, n_tasks=len(tasks), n_attempts=len(rows), pass_rate=pass_rate(tasks),
         avg_steps=_avg(metrics, lambda m: m.steps), avg_tokens=_avg(metrics, lambda m: m.tokens),
-        avg_cost_usd=_avg(metrics, lambda m: m.cost_usd),
+        avg_cost_usd=None if any(_cost(m) is None for m in metrics)
+        else _avg(metrics, lambda m: m.cost_usd),
         avg_duration_s=_avg(metrics, lambda m: m.duration_s))
 
 
@@ -364,6 +382,7 @@ def _avg(metrics: list[TaskMetrics], pick: Callable[[TaskMetrics], float | None]
 def failure_modes(rows: list[TaskRow]) -> FailureModes:
     """Counts of agent statuses, evaluator statuses and error origins."""
     return FailureModes(
+        cause=cause_counts([r.cause for r in rows]),
         agent_status=dict(Counter(r.agent_status for r in rows).most_common()),
         evaluator_status=dict(Counter(str(r.status) for r in rows).most_common()),
         error_origin=dict(Counter(str(r.error_origin) for r in rows
@@ -451,7 +470,8 @@ def _md_totals(totals: WebTotals) -> str:
     return "\n".join([
         "## Totals", "", "| cost (USD) | tokens in | tokens out | tokens in, cached | steps | "
         "agent time (s) | grading time (s) |", "|---:|---:|---:|---:|---:|---:|---:|",
-        f"| {totals.cost_usd:.4f} | {totals.input_tokens:,} | {totals.output_tokens:,} | "
+        f"| {format_cost(totals.cost_usd, totals.cost_unknown > 0, dollar=False)} | "
+        f"{totals.input_tokens:,} | {totals.output_tokens:,} | "
         f"{totals.cached_input_tokens:,} | {totals.steps:,} | {totals.agent_time_s:.1f} | "
         f"{grading} |"])
 
@@ -473,7 +493,8 @@ def _failing_line(f: FailingAttempt) -> str:
         why.append(f"error: {_code(f.error_msg)}")
     if f.agent_error:
         why.append(f"agent error: {_code(f.agent_error)}")
-    return (f"- task {f.task_id} trial {f.trial}: {f.status}, agent {f.agent_status}"
+    return (f"- task {f.task_id} trial {f.trial}: {f.cause} ({f.status}, agent "
+            f"{f.agent_status})"
             + (f"; {'; '.join(why)}" if why else ""))
 
 
@@ -500,17 +521,18 @@ def _md_sites(report: WebReport) -> str:
              "| site | tasks | pass rate [95% CI] | steps | tokens | cost $ | time s |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     lines += [f"| {s.site} | {s.n_tasks} | {pct(s.pass_rate)} | {_num(s.avg_steps)} | "
-              f"{_num(s.avg_tokens, 0)} | {_num(s.avg_cost_usd, 4)} | {_num(s.avg_duration_s)} |"
+              f"{_num(s.avg_tokens, 0)} | {format_cost(s.avg_cost_usd, dollar=False)} | "
+              f"{_num(s.avg_duration_s)} |"
               for s in report.per_site]
     return "\n".join(lines)
 
 
 def _md_failures(modes: FailureModes) -> str:
     lines = ["## Failure modes", "", "| kind | value | attempts |", "|---|---|---:|"]
-    for kind, counts in (("agent status", modes.agent_status),
+    for kind, counts in (("cause", modes.cause), ("agent status", modes.agent_status),
                          ("evaluator status", modes.evaluator_status),
                          ("error origin", modes.error_origin)):
-        lines += [f"| {kind} | {name} | {n} |" for name, n in counts.items()]
+        lines += [f"| {kind} | {name} | {n} |" for name, n in counts.items() if n]
     return "\n".join(lines)
 
 

@@ -1,14 +1,17 @@
 """The web track as the run kernel sees it (`benchwright.protocols.Track`): a run folder of trial
-journals, scored offline by the official evaluator into result.json and report.md."""
+journals, scored offline by the official evaluator into result.json and report.md.
+`benchwright.runs.start` drives its runs through the steps below."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
-from benchwright.protocols import RegradeSettings, Track
-from benchwright.web.runs.models import WebManifest, WebRunResult
+from benchwright.protocols import ExecutorSetup, RegradeSettings, StartedRun, Track
+from benchwright.web.runs.models import WebManifest, WebRunConfig, WebRunResult
 from benchwright.web.scoring import WebEvalSummary
 from benchwright.web.stats_report import WebReport
 
@@ -31,21 +34,60 @@ class WebTrack:
     noun = "web run"
     command = "benchwright run web"
 
-    def create(self, run_dir: Path, config: BaseModel) -> WebManifest:
+    def node_checks(self, config: WebRunConfig) -> list[Callable[[], object]]:
+        """What a machine running trials needs (Chromium, the agent's packages)."""
+        from benchwright.web.runs.runner import node_checks
+
+        return node_checks(config)
+
+    def create(self, run_dir: Path, config: WebRunConfig) -> WebManifest:
         """A new run folder for a `WebRunConfig` (its suite opened by name)."""
-        from benchwright.web.runs.models import WebRunConfig
         from benchwright.web.runs.runner import create_web_run
         from benchwright.web.runs.suites import open_suite
 
-        if not isinstance(config, WebRunConfig):
-            raise TypeError(f"a web run is configured by a WebRunConfig, not {type(config)}")
         return create_web_run(config, run_dir, open_suite(config.suite, config.env_config))
 
-    def resume(self, run_dir: Path, workers: int = 1) -> WebRunResult:
-        """Every trial not yet journaled (site workers decide the parallelism), then scoring."""
-        from benchwright.web.runs.runner import execute_web_run
+    def resumed(self, run_dir: Path) -> WebRunConfig:
+        """The saved configuration, its credentials back from the environment; the folders
+        trials go into must still be folders (changed by hand: one line)."""
+        from benchwright.web.runs.layout import WebRunLayout
+        from benchwright.web.runs.runner import load_web_manifest, require_kinds
+        from benchwright.web.runs.sweep import restored
 
-        return execute_web_run(run_dir)
+        manifest = load_web_manifest(run_dir)
+        require_kinds(WebRunLayout(run_dir), manifest)
+        return restored(manifest.config)
+
+    def refresh(self, run_dir: Path) -> WebManifest:
+        """The manifest as saved (the sites' URLs are recorded as the suite opens)."""
+        return self.read(run_dir)
+
+    def sweep(self, run_dir: Path) -> None:
+        """Nothing before the suite opens: a trial's leftovers are swept as it starts again."""
+
+    def execute(self, run: StartedRun[WebRunConfig]) -> WebRunResult:
+        """Every trial not yet journaled (site workers decide the parallelism), then scoring."""
+        from benchwright.web.runs.runner import RunHooks, execute_web_run
+
+        hooks = run.hooks if run.hooks is not None else RunHooks()
+        try:
+            return execute_web_run(run.run_dir, hooks, config=run.config,
+                                   executor=run.executor)
+        except KeyboardInterrupt:
+            hooks.stop.set()  # trials still running stop at their next step
+            raise
+
+    def outcome(self, run_dir: Path, result: Any) -> str:
+        """Trials passed, and where the result files are."""
+        return (f"{result.n_passed}/{result.n_trials} trials passed; result.json and report.md "
+                f"in {run_dir}")
+
+    def resume(self, run_dir: Path, workers: int = 1) -> WebRunResult:
+        """Every trial not yet journaled, then scoring (`workers`: site workers decide)."""
+        from benchwright.registry import EXECUTORS
+        from benchwright.runs import start
+
+        return start(self, run_dir, executor=EXECUTORS.get("local").from_setup(ExecutorSetup()))
 
     def read(self, run_dir: Path) -> WebManifest:
         """The run's manifest."""
@@ -80,16 +122,19 @@ class WebTrack:
         return with_identity(build_report(summary, before), run_dir, manifest, summary,
                              saved_grading_time(run_dir))
 
-    def render(self, report: BaseModel) -> str:
+    def render(self, report: WebReport) -> str:
         """report.md's text."""
         from benchwright.web.stats_report import render_markdown
 
-        assert isinstance(report, WebReport)
         return render_markdown(report)
 
     def resume_command(self, run_dir: Path) -> str:
         """How to continue the run."""
         return f"benchwright run web --resume {run_dir}"
+
+    def interrupted(self, run_dir: Path) -> str:
+        """Every journaled trial stays."""
+        return "interrupted; finished trials are kept"
 
 
 def _tasks_dir(folder: Path) -> Path:
@@ -102,4 +147,4 @@ def _tasks_dir(folder: Path) -> Path:
     return folder
 
 
-TRACK: Track = WebTrack()
+TRACK: Track[WebRunConfig, WebManifest, WebRunResult, WebReport] = WebTrack()

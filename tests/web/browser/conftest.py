@@ -10,8 +10,7 @@ import pytest
 import yaml
 
 from benchwright.web.tasks import TaskType, WebTask
-
-from .testsite import SiteServer, serve
+from tests.helpers.testsite import SiteServer, serve
 
 CHROMIUM = Path("/usr/bin/chromium")
 

@@ -26,8 +26,7 @@ from benchwright.web.browser.trial import (
     run_trial,
 )
 from benchwright.web.tasks import WebTask
-
-from .testsite import PASSWORD, SESSION, USER, SiteServer
+from tests.helpers.testsite import PASSWORD, SESSION, USER, SiteServer
 
 SESSION_COOKIE = {"name": "session", "value": SESSION, "domain": "127.0.0.1", "path": "/",
                   "expires": -1, "session": True, "size": 15}

@@ -11,8 +11,7 @@ import pytest
 
 from benchwright.web.browser.trial import AgentSpec, TrialRequest, TrialStatus, run_trial
 from benchwright.web.tasks import WebTask
-
-from .testsite import SiteServer
+from tests.helpers.testsite import SiteServer
 
 STEPS: list[dict[str, Any]] = [
     {"navigate": {"url": "__SHOPPING__/"}},

@@ -10,8 +10,7 @@ import pytest
 from benchwright.toolenvs import BuiltEnv
 from benchwright.web.evaluator import EvaluatorProcess
 from benchwright.web.local_suite import LocalSuite, serve_suite
-
-from .cdp_driver import CHROMIUM, Cdp
+from tests.helpers.cdp_driver import CHROMIUM, Cdp
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,7 @@ from benchwright.web.local_suite import (
     wrong_script_ids,
 )
 from benchwright.web.tasks import TaskType, WebTask
-
-from .cdp_driver import Cdp, Tab
+from tests.helpers.cdp_driver import Cdp, Tab
 
 TASKS = load_local_dataset().tasks
 

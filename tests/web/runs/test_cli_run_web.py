@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from benchwright.cli.main import app
 from benchwright.cli.run_web_cmd import RUNNER_ENV
 from benchwright.errors import UserInputError
-from tests.conftest import run_cli
-from tests.web.runs.tasks_fixture import write_suite
+from tests.helpers import run_cli
+from tests.helpers.web_suites import write_suite
 
 runner = CliRunner()
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from benchwright.cli.run_web_cmd import RUNNER_ENV
-from tests.conftest import run_cli
-from tests.web.runs.tasks_fixture import write_suite
+from tests.helpers import run_cli
+from tests.helpers.web_suites import write_suite
 
 
 def _answer(run_dir: Path, task_id: int, trial: int, **changes: object) -> None:
@@ -40,9 +40,10 @@ def test_failing_tasks_header_pass_k_and_result(tmp_path: Path) -> None:
     assert "WebArena Verified:" not in report
     assert f"suite: `{tasks}`" in report and "agent: `scripted`" in report
     assert "prompt: `structured`" in report
-    assert ("- task 7001 trial 1: failure, agent SUCCESS; AgentResponseEvaluator "
+    assert ("- task 7001 trial 1: wrong answer (failure, agent SUCCESS); AgentResponseEvaluator "
             "retrieved_data: expected `[42.5]`, got `[40.0]`") in report
-    assert ("- task 7002 trial 1: failure, agent UNKNOWN_ERROR; AgentResponseEvaluator "
+    assert ("- task 7002 trial 1: wrong answer (failure, agent UNKNOWN_ERROR); "
+            "AgentResponseEvaluator "
             'status: expected `"success"`, got `"unknown_error"`') in report
 
     data = json.loads(run_cli("report", str(run_dir), "--json").stdout)

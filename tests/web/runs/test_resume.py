@@ -26,7 +26,7 @@ from benchwright.web.runs.models import (
 )
 from benchwright.web.runs.runner import create_web_run, execute_web_run
 from benchwright.web.runs.suites import open_suite
-from tests.web.runs.tasks_fixture import write_suite
+from tests.helpers.web_suites import write_suite
 
 TRIALS = 3
 

@@ -28,7 +28,7 @@ from benchwright.web.runs.scheduling import SiteGuard, TrialJob, plan, run_worke
 from benchwright.web.runs.suites import Suite, SuiteSession, open_suite
 from benchwright.web.scoring import TaskMetrics
 from benchwright.web.tasks import TaskType
-from tests.web.runs.tasks_fixture import SITE_URLS, write_suite
+from tests.helpers.web_suites import SITE_URLS, write_suite
 
 
 @pytest.fixture

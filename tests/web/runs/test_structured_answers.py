@@ -56,12 +56,16 @@ def test_prompt_file_is_a_template(tmp_path: Path) -> None:
     from benchwright.web.browser.agents import task_prompt
 
     path = tmp_path / "prompt.txt"
-    path.write_text("Sites:\n{sites}\nDo: {task} from {start_urls}\n{response_format}")
+    path.write_text("Sites:\n{{ sites }}\nDo: {{ task }} from {{ start_urls }}\n"
+                    "{{ response_format }}")
     text = task_prompt(_task(), SITES, str(path))
     assert text.startswith("Sites:\n- http://127.0.0.1:4100: an online store")
     assert "Do: What is the grand total" in text and "UNKNOWN_ERROR" in text
-    path.write_text("{nope}")
-    with pytest.raises(UserInputError, match="bad field"):
+    path.write_text("{{ nope }}")
+    with pytest.raises(UserInputError, match="'nope' is undefined"):
+        task_prompt(_task(), SITES, str(path))
+    path.write_text("Do: {task}")  # the format templates had before they were jinja
+    with pytest.raises(UserInputError, match=r"write \{\{ task \}\}"):
         task_prompt(_task(), SITES, str(path))
 
 

@@ -17,8 +17,8 @@ from benchwright.cli.run_web_cmd import RUNNER_ENV
 from benchwright.runs.lock import run_lock
 from benchwright.web.runs.fake_runner import DELAY_ENV
 from benchwright.web.runs.layout import WebRunLayout
-from tests.conftest import run_cli
-from tests.web.runs.tasks_fixture import write_suite
+from tests.helpers import run_cli
+from tests.helpers.web_suites import write_suite
 
 FAKE_KEY = "sk-benchwright-weblock-0d4f7a21c3"
 

@@ -38,8 +38,9 @@ class Usage(BaseModel):
     cached_input_tokens: int = 0
     """Of the prompt tokens, those read from the provider's cache (0 when the agent does not
     report it)."""
-    cost_usd: float = 0.0
-    """Cost in US dollars, from the agent's own report or a price table."""
+    cost_usd: float | None = 0.0
+    """Cost in US dollars, from the agent's own report or a price table; None: unknown (tokens
+    spent on a model with no price), never shown as 0."""
     steps: int = 0
     """Agent steps (model calls or actions)."""
 

@@ -43,7 +43,7 @@ from benchwright.egress import Endpoint
 from benchwright.errors import PrerequisiteError
 from benchwright.interpreters import Interpreter
 from benchwright.nofollow import read_regular
-from benchwright.pricing import run_price
+from benchwright.pricing import cost_of, run_price
 from benchwright.protocols import Runtime
 from benchwright.sandbox import ExecResult, Limits, Mount
 
@@ -258,7 +258,8 @@ class CliAgent:
         price = run_price(self.model, self.settings.input_price_per_mtok,
                           self.settings.output_price_per_mtok)
         if price is None:
-            return usage, CostSource.UNKNOWN
+            return usage.model_copy(update={"cost_usd": cost_of(
+                None, usage.input_tokens, usage.output_tokens)}), CostSource.UNKNOWN
         cost = round(price.cost(usage.input_tokens, usage.output_tokens), 6)
         return usage.model_copy(update={"cost_usd": cost}), CostSource.PRICE_TABLE
 

@@ -101,7 +101,9 @@ def _error(result: ExecResult, artifacts: Path) -> str | None:
         return f"the agent command went over the sandbox's memory limit and was killed " \
             f"(exit {exit_code})"
     # The command can write its artifacts folder: a stderr.txt it swapped for a link is not read.
-    text = (read_regular(artifacts, "stderr.txt") or b"").decode(errors="replace")
+    # Its last 64 KiB: the command may have written a GiB there.
+    text = (read_regular(artifacts, "stderr.txt", 64 * 1024, last=True) or b"").decode(
+        errors="replace")
     tail = text.strip().splitlines()[-3:]
     message = f"the agent command exited with {exit_code}: {' | '.join(tail)}"
     if exit_code in (126, 127):  # bash could not find or run the command

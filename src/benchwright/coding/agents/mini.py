@@ -16,10 +16,11 @@ import shutil
 import subprocess
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Self
 
-from benchwright import __version__
+from benchwright.capped_output import CappedPipe
 from benchwright.coding.agents.base import (
     AgentContext,
     AgentResult,
@@ -41,9 +42,10 @@ from benchwright.coding.agents.trajectory import (
 from benchwright.egress import index_endpoints
 from benchwright.errors import ProviderUnavailable, UserInputError
 from benchwright.interpreters import Interpreter
-from benchwright.pricing import run_price
+from benchwright.pricing import cost_of, run_price
 from benchwright.protocols import Runtime
 from benchwright.sandbox import ExecResult, Limits, Mount
+from benchwright.version import __version__
 
 if TYPE_CHECKING:
     from benchwright.coding.agents.setup import AgentSetup
@@ -113,6 +115,7 @@ class MiniAgent:
         import openai
 
         while (limit := session.limit_reached()) is None:
+            session.turn_started()
             try:
                 reply = self.client.complete(session.messages, [BASH_TOOL])
             except ProviderUnavailable as exc:
@@ -124,11 +127,12 @@ class MiniAgent:
                 return AgentStatus.COMPLETED, None
             for call in calls:
                 session.add_result(call, self._bash(call, session.ctx, home))
+            session.turn_ended()
             session.save(AgentStatus.COMPLETED, None)
         return AgentStatus.ERROR, limit
 
     def _run(self, argv: list[str], ctx: AgentContext, env: dict[str, str],
-             mounts: list[Mount], out: IO[bytes]) -> ExecResult:
+             mounts: list[Mount], out: IO[bytes] | int) -> ExecResult:
         """A command; with `--agent-network` it reaches the package indexes and nothing else
         (the model is called by the harness, never from the sandbox)."""
         if not self.network:
@@ -146,10 +150,13 @@ class MiniAgent:
         env = {**sandbox_env(self.interpreter, home), "TERM": "dumb"}
         mounts = [Mount(path=self.interpreter.prefix), Mount(path=ctx.workspace, writable=True),
                   Mount(path=home, writable=True)]
-        with tempfile.TemporaryFile() as out:
-            result = self._run(["/bin/bash", "-c", command], ctx, env, mounts, out)
-            out.seek(0)
-            output = out.read().decode(errors="replace")
+        # Read through a capped pipe: a command that prints gigabytes costs the harness the head
+        # and tail it keeps (with how much was cut), streamed past, never the whole.
+        capture = CappedPipe(OUTPUT_LIMIT)
+        try:
+            result = self._run(["/bin/bash", "-c", command], ctx, env, mounts, capture.write_fd)
+        finally:
+            output = capture.finish().decode(errors="replace")
         if result.timed_out:
             return f"timed out after {self.limits.wall_clock_s:g} s\n{_clip(output)}"
         if result.memory_exceeded:
@@ -167,12 +174,21 @@ class _Session:
         self.steps = [Step(role=Role.SYSTEM, text=SYSTEM_PROMPT),
                       Step(role=Role.USER, text=ctx.prompt)]
         self.usage = Usage()
+        self.turn_start, self.turn_at = time.monotonic(), datetime.now(UTC)
+
+    def turn_started(self) -> None:
+        self.turn_start, self.turn_at = time.monotonic(), datetime.now(UTC)
+
+    def turn_ended(self) -> None:
+        """The turn's time: its model call and its commands."""
+        turn = next(s for s in reversed(self.steps) if s.role == Role.ASSISTANT)
+        turn.duration_s = round(time.monotonic() - self.turn_start, 3)
 
     def limit_reached(self) -> str | None:
         settings = self.agent.settings
         if 0 < settings.step_limit <= self.usage.steps:
             return f"stopped at the step limit ({settings.step_limit} model calls)"
-        if 0 < settings.cost_limit_usd <= self.usage.cost_usd:
+        if 0 < settings.cost_limit_usd <= (self.usage.cost_usd or 0.0):
             return f"stopped at the cost limit (${settings.cost_limit_usd:g})"
         return None
 
@@ -181,10 +197,12 @@ class _Session:
         message = reply.choices[0].message
         tokens = (reply.usage.prompt_tokens, reply.usage.completion_tokens) if reply.usage \
             else (0, 0)
-        cost = self.agent.price.cost(*tokens) if self.agent.price else 0.0
+        cost = cost_of(self.agent.price, *tokens)
+        spent = self.usage.cost_usd
         self.usage = Usage(input_tokens=self.usage.input_tokens + tokens[0],
                            output_tokens=self.usage.output_tokens + tokens[1],
-                           cost_usd=round(self.usage.cost_usd + cost, 8),
+                           cost_usd=None if cost is None or spent is None
+                           else round(spent + cost, 8),
                            steps=self.usage.steps + 1)
         calls = [c.model_dump(exclude_none=True) for c in message.tool_calls or []
                  if c.type == "function"]
@@ -192,7 +210,9 @@ class _Session:
                               **({"tool_calls": calls} if calls else {})})
         self.steps.append(Step(role=Role.ASSISTANT, text=message.content or "",
                                tool_calls=[_traj_call(c) for c in calls],
-                               input_tokens=tokens[0], output_tokens=tokens[1]))
+                               input_tokens=tokens[0], output_tokens=tokens[1],
+                               timestamp=self.turn_at.isoformat(timespec="seconds"),
+                               duration_s=round(time.monotonic() - self.turn_start, 3)))
         return calls
 
     def add_result(self, call: dict[str, Any], output: str) -> None:
@@ -228,7 +248,7 @@ def _traj_call(call: dict[str, Any]) -> ToolCall:
 
 
 def _clip(output: str) -> str:
-    if len(output) <= OUTPUT_LIMIT:
+    if len(output) <= OUTPUT_LIMIT + 100:  # a capped read's note fits
         return output
     half = OUTPUT_LIMIT // 2
     return f"{output[:half]}\n[... {len(output) - OUTPUT_LIMIT} characters left out ...]\n" \

@@ -89,6 +89,8 @@ class Step(BaseModel):
     """Prompt tokens served from the provider's cache, when reported."""
     timestamp: str | None = None
     """When the step happened (ISO 8601), when the log says."""
+    duration_s: float | None = None
+    """Seconds the step took (a model turn: the call and its tools' runs), when measured."""
 
 
 class Trajectory(BaseModel):
@@ -118,8 +120,8 @@ class Trajectory(BaseModel):
     """The native log's file name beside this file, if one was kept."""
 
     @property
-    def cost_usd(self) -> float:
-        """The checkpoint's cost in US dollars (0.0 when unknown)."""
+    def cost_usd(self) -> float | None:
+        """The checkpoint's cost in US dollars (None when unknown)."""
         return self.usage.cost_usd
 
     def write(self, folder: Path) -> Path:

@@ -4,9 +4,11 @@ reference-start run of the same problems, their paired difference with a bootstr
 problems, and the share of the chain's failures attributable to inherited code.
 
 The unit is a pair: one problem, one trial number scored in both runs, one checkpoint position
-the reference-start run could attempt. A checkpoint counts as solved when every test passed;
-one the chain never reached counts as not solved. Attributable to inherited code: of the pairs
-the chain failed, the share the reference start solved (docs/runs.md, "Counterfactual starts").
+the reference-start run could attempt, and both runs reached. A checkpoint counts as solved when
+every test passed. A checkpoint one run never reached (the chain stopped at an earlier failure) is
+no pair: it is listed apart (`not_reached`), never counted as a failure, so nothing is attributed
+to a checkpoint the chain did not get to. Attributable to inherited code: of the pairs the chain
+failed, the share the reference start solved (docs/runs.md, "Counterfactual starts").
 `compare_starts` is the one entry point (the report and the viewer both call it).
 """
 
@@ -47,7 +49,7 @@ class PairCounts(BaseModel):
     chain_only: int = 0
     """Solved in the chain, not from the reference start."""
     reference_only: int = 0
-    """Failed (or never reached) in the chain, solved from the reference start: the failures
+    """Failed in the chain, solved from the reference start: the failures
     attributable to inherited code."""
     neither: int = 0
     """Failed both ways: the checkpoint itself was too hard for the agent."""
@@ -80,8 +82,9 @@ class StartRow(BaseModel):
 class CounterfactualReport(BaseModel):
     """`report --counterfactual`: a chain run against a reference-start run."""
 
-    format: Literal["benchwright.counterfactual/1"] = "benchwright.counterfactual/1"
-    """The section's format and version."""
+    format: Literal["benchwright.counterfactual/2"] = "benchwright.counterfactual/2"
+    """The section's format and version (2: only checkpoints both runs reached are paired; the
+    others in `not_reached`)."""
     chain_run: Path
     """The run whose checkpoints 2+ started from the agent's own code."""
     reference_run: Path
@@ -100,6 +103,9 @@ class CounterfactualReport(BaseModel):
     left_out: list[str] = Field(default_factory=list)
     """Other pairs left out, and why: a trial scored in one run only, a checkpoint the
     reference-start run could not attempt."""
+    not_reached: list[str] = Field(default_factory=list)
+    """Checkpoints left out because one run never reached them (`problem/trial_N/checkpoint:
+    not reached by the chain run`): no figure counts them."""
     per_checkpoint: list[StartRow] = Field(default_factory=list)
     """One row per checkpoint position with at least one pair."""
     overall: StartRow | None = None
@@ -119,7 +125,7 @@ def compare_starts(run_a: Path, run_b: Path) -> CounterfactualReport:
         only_reference=[p for p in ref_problems if p not in chain_problems])
     by_position: dict[int, dict[str, list[Outcome]]] = {}
     for problem in shared:
-        for position, outcome in _pairs(chain, reference, problem, report.left_out):
+        for position, outcome in _pairs(chain, reference, problem, report):
             by_position.setdefault(position, {}).setdefault(problem, []).append(outcome)
     report.per_checkpoint = [_row(str(k), by_position[k], inherited=k > 1)
                              for k in sorted(by_position)]
@@ -156,25 +162,36 @@ def _differences(chain: ScoredRun, reference: ScoredRun, shared: list[str]) -> l
 
 
 def _pairs(chain: ScoredRun, reference: ScoredRun, problem: str,
-           left_out: list[str]) -> list[tuple[int, Outcome]]:
-    """Every (position, outcome) of a problem; what cannot be paired is noted in `left_out`."""
+           report: CounterfactualReport) -> list[tuple[int, Outcome]]:
+    """Every (position, outcome) of a problem both runs reached; what cannot be paired is noted
+    in `left_out`, a checkpoint one run did not reach in `not_reached`."""
     trials_c = {t for p, t in chain.chains if p == problem}
     trials_r = {t for p, t in reference.chains if p == problem}
-    left_out += [f"{problem}/trial_{t}: scored in the {'chain' if t in trials_c else 'reference'}"
-                 " run only" for t in sorted(trials_c ^ trials_r)]
+    report.left_out += [f"{problem}/trial_{t}: scored in the "
+                        f"{'chain' if t in trials_c else 'reference'} run only"
+                        for t in sorted(trials_c ^ trials_r)]
     names = reference.manifest.problem_checkpoints.get(problem, [])
     size = min(chain.size(problem), len(names))
     skipped = reference.no_reference(problem)
-    left_out += [f"{problem}/{name}: {skipped[name]}" for name in names[:size] if name in skipped]
-    return [(k, (_solved_at(chain.chains[(problem, t)], k),
-                 _solved_at(reference.chains[(problem, t)], k)))
-            for t in sorted(trials_c & trials_r) for k in range(1, size + 1)
-            if names[k - 1] not in skipped]
+    report.left_out += [f"{problem}/{name}: {skipped[name]}" for name in names[:size]
+                        if name in skipped]
+    pairs = []
+    for t in sorted(trials_c & trials_r):
+        for k in [k for k in range(1, size + 1) if names[k - 1] not in skipped]:
+            ours = _at(chain.chains[(problem, t)], k)
+            theirs = _at(reference.chains[(problem, t)], k)
+            if ours is None or theirs is None:
+                who = "chain" if ours is None else "reference-start"
+                report.not_reached.append(f"{problem}/trial_{t}/{names[k - 1]}: not reached by "
+                                          f"the {who} run")
+                continue
+            pairs.append((k, (ours.solved, theirs.solved)))
+    return pairs
 
 
-def _solved_at(records: list[CheckpointRecord], position: int) -> bool:
-    """Solved at that position (one never reached is not)."""
-    return any(r.index == position and r.solved for r in records)
+def _at(records: list[CheckpointRecord], position: int) -> CheckpointRecord | None:
+    """The record at that position, None when the run never reached it."""
+    return next((r for r in records if r.index == position), None)
 
 
 def _row(label: str, outcomes: dict[str, list[Outcome]], inherited: bool) -> StartRow:

@@ -3,6 +3,7 @@ that ended each attempt of a coding run."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -42,7 +43,7 @@ class FailingTests(BaseModel):
     """The first failing tests of a checkpoint and how many there are."""
 
     listed: list[FailingTest] = Field(default_factory=list)
-    """The first MAX_LISTED, in run order."""
+    """The first MAX_LISTED, by group (Core first), in run order within a group."""
     n_failing: int = 0
     """All tests that did not pass."""
     output: Path | None = None
@@ -79,12 +80,33 @@ def one_line(text: str | None, limit: int = MAX_MESSAGE) -> str | None:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+TRACE_FILE = re.compile(r'File "(?:[^"]*/workspace/)?([^"]*)", line (\d+)')
+"""A traceback's location; the grading workspace's path left out of it."""
+ERROR_LINE = re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
+
+
+def error_line(text: str | None, limit: int = MAX_MESSAGE) -> str | None:
+    """A failure's first line; when it names a place in a traceback (`File "x.py", line 2`,
+    as a syntax error does), the code line and the error that follow it are kept with it."""
+    first = one_line(text, limit=10 * limit)
+    if not text or first is None or TRACE_FILE.search(first) is None:
+        return one_line(text, limit)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()][1:]
+    at = next((i for i, ln in enumerate(lines) if ERROR_LINE.match(ln)), None)
+    if at is None:
+        return one_line(TRACE_FILE.sub(r'File "\1", line \2', first), limit)
+    code = [ln for ln in lines[:at] if set(ln) != {"^"} and not ln.startswith("File ")][-1:]
+    whole = " ".join([TRACE_FILE.sub(r'File "\1", line \2', first) + ":", *code, lines[at]])
+    return one_line(" ".join(whole.split()), limit)
+
+
 def failing_tests(evaluation: CheckpointEvaluation, out_dir: Path | None = None,
                   limit: int = MAX_LISTED) -> FailingTests:
     """The tests that did not pass (passed and xpassed count as passed, as in SCBench)."""
-    failing = [t for t in evaluation.tests if not t.passed]
+    order = {g: i for i, g in enumerate(Group)}  # Core's failures first, Regression's last
+    failing = sorted((t for t in evaluation.tests if not t.passed), key=lambda t: order[t.group])
     listed = [FailingTest(group=t.group, name=one_line(t.id) or "?", outcome=t.outcome,
-                          message=one_line(t.message)) for t in failing[:limit]]
+                          message=error_line(t.message)) for t in failing[:limit]]
     return FailingTests(listed=listed, n_failing=len(failing),
                         output=out_dir / STDOUT if out_dir is not None else None)
 
@@ -107,7 +129,8 @@ def attempt_failure(problem: str, trial: int, chain_dir: Path, records: list[Che
     if infra is not None:
         return AttemptFailure(problem=problem, trial=trial, checkpoint=infra.checkpoint,
                               reason="infrastructure error",
-                              detail=one_line(infra.agent.error) or "the model provider failed")
+                              detail=one_line(infra.grader_error or infra.agent.error)
+                              or "the model provider failed")
     if stops_at_failure and records and not records[-1].passed:
         return _failed_checkpoint(problem, trial, chain_dir, records[-1])
     if len(records) < len(checkpoints):

@@ -4,7 +4,7 @@ pass@k over trials, and a paired comparison against a baseline run."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -24,6 +24,7 @@ from benchwright.coding.runs.judge_summary import JudgeOverview, judge_overview
 from benchwright.coding.runs.models import CheckpointRecord, RunTotals
 from benchwright.coding.runs.tallies import ProblemTally
 from benchwright.coding.runs.totals import last_finished, run_totals
+from benchwright.report.frontier import Frontier
 from benchwright.report.header import RunHeader
 from benchwright.report.trials import TrialStats, trial_stats
 from benchwright.stats import (
@@ -71,6 +72,9 @@ class CheckpointRow(BaseModel):
     """Attempts that reached it."""
     metrics: list[Metric]
     """Solve rate, cost, tokens, agent and grading time."""
+    unknown: list[str] = []
+    """Figures left out because some values are unknown (the cost of a model with no price):
+    shown as unknown, never as a mean of the known ones."""
 
 
 class ProblemRow(BaseModel):
@@ -155,6 +159,9 @@ class CodingReport(BaseModel):
     judged)."""
     counterfactual: CounterfactualReport | None = None
     """Chain against reference starts (`--counterfactual RUN2`), when asked for."""
+    frontier: Frontier | None = None
+    """This run among others on the cost-accuracy frontier (`--frontier RUNS`), when asked
+    for (`benchwright.frontier` gives the same)."""
 
 
 
@@ -209,9 +216,10 @@ def _quality_delta(key: str) -> OptionalPicker:
     return lambda r: r.quality.delta.get(key) if r.quality and r.quality.delta else None
 
 
+_COST = "cost (USD)"
 _PER_CHECKPOINT: dict[str, OptionalPicker] = {
     "solved rate": lambda r: float(r.solved),
-    "cost (USD)": lambda r: r.agent.usage.cost_usd,
+    _COST: lambda r: r.agent.usage.cost_usd,
     "tokens": lambda r: float(r.agent.usage.input_tokens + r.agent.usage.output_tokens),
     "agent time (s)": lambda r: r.agent.duration_s,
     "grading time (s)": lambda r: r.grade_duration_s,
@@ -244,6 +252,10 @@ _QUALITY: dict[str, OptionalPicker] = {
 }
 
 
+def _any_unknown_cost(records: Iterable[CheckpointRecord]) -> bool:
+    return any(r.agent.usage.cost_usd is None for r in records)
+
+
 def _mean_metric(name: str, pick: OptionalPicker,
                  groups: dict[str, list[CheckpointRecord]]) -> Metric | None:
     """Mean of the picked value over records, with problems as clusters; None if no values."""
@@ -274,11 +286,12 @@ def _checkpoint_rows(run: ScoredRun, problems: list[str]) -> list[CheckpointRow]
         reached = [p for p in problems if at.get(p)]
         if not reached:
             continue
+        unknown = [_COST] if _any_unknown_cost(r for p in reached for r in at[p]) else []
         found = (_mean_metric(name, pick, {p: at[p] for p in reached})
-                 for name, pick in _PER_CHECKPOINT.items())
+                 for name, pick in _PER_CHECKPOINT.items() if name not in unknown)
         metrics = [m for m in found if m is not None]
         rows.append(CheckpointRow(index=index, n=sum(len(at[p]) for p in reached),
-                                  metrics=metrics))
+                                  metrics=metrics, unknown=unknown))
     return rows
 
 
@@ -390,7 +403,10 @@ def _add_comparison(report: CodingReport, run: ScoredRun, base: ScoredRun,
 
 def _comparison_inputs(run: ScoredRun, shared: list[str]) -> Inputs:
     inputs = _solve_rate_inputs(run, shared) | _group_inputs(run, shared)
-    cost, _den = run.clusters(shared, lambda r: r.agent.usage.cost_usd, lambda _p, _r: 0.0)
+    if _any_unknown_cost(r for chain in run.chains.values() for r in chain):
+        return inputs  # an unknown cost is not compared (nor counted as 0)
+    cost, _den = run.clusters(shared, lambda r: r.agent.usage.cost_usd or 0.0,
+                              lambda _p, _r: 0.0)
     inputs["cost (USD) per attempt"] = (cost, inputs["problems solved"][1])
     return inputs
 

@@ -9,6 +9,8 @@ from benchwright.coding.report.failures import AttemptFailure, FailingTests
 from benchwright.coding.report.figures import CodingReport, Comparison, Metric
 from benchwright.coding.runs.judge_summary import JudgeOverview
 from benchwright.coding.runs.models import RunTotals
+from benchwright.pricing import format_cost
+from benchwright.report.frontier import Frontier
 from benchwright.report.header import header_lines
 from benchwright.report.trials import TrialStats, fmt_rate, pass_k_lines
 from benchwright.stats import Estimate, few_clusters, verdict_text
@@ -58,6 +60,7 @@ def render_markdown(report: CodingReport) -> str:
     out += _per_checkpoint(report)
     out += _comparisons(report)
     out += counterfactual_lines(report.counterfactual) if report.counterfactual else []
+    out += frontier_lines(report.frontier) if report.frontier else []
     out += ["## Attempts", "", "| problem | trial | checkpoints |", "|---|---|---|"]
     out += [f"| {row.problem} | {row.trial} | {' '.join(_mark(c) for c in row.cells)} |"
             for row in report.problems]
@@ -72,7 +75,8 @@ def render_markdown(report: CodingReport) -> str:
 def _totals(totals: RunTotals) -> list[str]:
     return ["## Totals", "", "| cost (USD) | tokens in | tokens out | tokens in, cached | "
             "steps | agent time (s) | grading time (s) |", "|---:|---:|---:|---:|---:|---:|---:|",
-            f"| {totals.cost_usd:.4f} | {totals.input_tokens:,} | {totals.output_tokens:,} | "
+            f"| {format_cost(totals.cost_usd, totals.cost_unknown > 0, dollar=False)} | "
+            f"{totals.input_tokens:,} | {totals.output_tokens:,} | "
             f"{totals.cached_input_tokens:,} | {totals.steps:,} | {totals.agent_time_s:.1f} | "
             f"{totals.grading_time_s:.1f} |", "",
             "Summed over every agent turn, those stopped by the provider included; times add "
@@ -134,13 +138,14 @@ def failing_test_lines(tests: FailingTests) -> list[str]:
 def _per_checkpoint(report: CodingReport) -> list[str]:
     if not report.per_checkpoint:
         return []
-    names = list(dict.fromkeys(m.name for row in report.per_checkpoint for m in row.metrics))
+    names = list(dict.fromkeys([*(m.name for row in report.per_checkpoint for m in row.metrics),
+                                *(n for row in report.per_checkpoint for n in row.unknown)]))
     lines = ["## By checkpoint (erosion per checkpoint included)", "",
              "| checkpoint | n | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
     for row in report.per_checkpoint:
         by_name = {m.name: m for m in row.metrics}
-        cells = [_ci(by_name[n].estimate, n == "solved rate") if n in by_name else "-"
-                 for n in names]
+        cells = [_ci(by_name[n].estimate, n == "solved rate") if n in by_name
+                 else "unknown" if n in row.unknown else "-" for n in names]
         lines.append(f"| {row.index} | {row.n} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 
@@ -184,7 +189,8 @@ def _judge(judge: JudgeOverview | None) -> list[str]:
     lines = ["## LLM judge", "",
              f"{judge.n_judged} of {judge.n_checkpoints} checkpoints judged by "
              f"{', '.join(judge.models)} ({judge.samples} sample(s) per request), "
-             f"{judge.cost_usd:.4f} USD. Verbosity above includes rubric flags per LOC.", ""]
+             f"{format_cost(judge.cost_usd, judge.cost_unknown, dollar=False)} USD. Verbosity "
+             "above includes rubric flags per LOC.", ""]
     if judge.errors:
         lines += [f"{len(judge.errors)} checkpoint(s) could not be judged (not scored as zero "
                   "flags; `benchwright metrics judge RUN_DIR` tries them again):", "",
@@ -206,6 +212,28 @@ def _mark(cell: str) -> str:
             "no reference": "∅"}.get(cell, "·")
 
 
+def frontier_lines(frontier: Frontier) -> list[str]:
+    """The cost-accuracy frontier section (`report --frontier`)."""
+    lines = ["## Cost-accuracy frontier", "",
+             "Each run (agent x model): checkpoints solved against cost and agent time per "
+             "attempt (problem x trial). On a frontier: no other run solves as much for less.", "",
+             "| run | solved [95% CI] | cost per problem (USD) | agent time per problem (s) | "
+             "frontier |", "|---|---|---|---|---|"]
+    for p in frontier.points:
+        on = [name for name, labels in (("cost", frontier.cost), ("time", frontier.time))
+              if p.label in labels]
+        rate = _ci(p.solve_rate_ci, True) if p.solve_rate_ci else f"{100 * p.solve_rate:.1f}%"
+        time = "-" if p.time_per_problem is None else f"{p.time_per_problem:.1f}"
+        cost = format_cost(p.cost_per_problem, dollar=False)
+        lines.append(f"| {_cell(p.label)} | {rate} | {cost} | {time} | {', '.join(on) or '-'} |")
+    lines += ["", f"- cost frontier: {' → '.join(frontier.cost) or 'none'}",
+              f"- time frontier: {' → '.join(frontier.time) or 'none'}"]
+    if frontier.cost_left_off:
+        lines.append(f"- left off the cost frontier (cost unknown): "
+                     f"{', '.join(frontier.cost_left_off)}")
+    return [*lines, ""]
+
+
 def counterfactual_lines(cf: CounterfactualReport) -> list[str]:
     """The chain-against-reference-start section (`report --counterfactual`)."""
     lines = ["## Chain against reference starts (counterfactual)", "",
@@ -213,7 +241,8 @@ def counterfactual_lines(cf: CounterfactualReport) -> list[str]:
              f"problem, trial and checkpoint position over the {cf.n_paired} problems both "
              f"scored (only in the chain run: {', '.join(cf.only_chain) or 'none'}; only in "
              f"the reference-start run: {', '.join(cf.only_reference) or 'none'}). Solved: "
-             "every test passed; a checkpoint the chain never reached counts as failed. "
+             "every test passed. Only checkpoints both runs reached are paired: one the chain "
+             "never got to (it stopped at an earlier failure) is listed below, not counted. "
              "Outcomes: both solved / chain only / reference start only / neither. "
              "Attributable to inherited code: of the checkpoints the chain failed, the share "
              "the reference start solved. Checkpoint 1 starts empty in both runs (a control). "
@@ -226,6 +255,7 @@ def counterfactual_lines(cf: CounterfactualReport) -> list[str]:
     lines += [_start_row(row) for row in rows]
     notes = [f"- runs differ besides the start: {d}" for d in cf.differences]
     notes += [f"- left out: {_cell(item)}" for item in cf.left_out]
+    notes += [f"- not reached, not counted: {_cell(item)}" for item in cf.not_reached]
     return [*lines, "", *notes, *([""] if notes else [])]
 
 

@@ -40,7 +40,7 @@ from benchwright.coding.runs.snapshots import (
 )
 from benchwright.coding.runs.starts import START, copy_reference, planned, unreachable
 from benchwright.coding.workspace import copy_asset
-from benchwright.errors import BenchwrightError, SnapshotLimitError
+from benchwright.errors import BenchwrightError, SandboxKilled, SnapshotLimitError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.metrics.erosion import QualitySummary, summarise
 from benchwright.metrics.models import SnapshotMetrics
@@ -286,7 +286,14 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
         return InfraErrorRecord(problem=chain.job.problem, trial=chain.job.trial,
                                 checkpoint=checkpoint.name, index=index, attempts=attempts,
                                 agent=result, finished_at=utc_now())
-    record = _graded(chain, checkpoint, index, result, folder, _start_of(chain, index, records))
+    try:
+        record = _graded(chain, checkpoint, index, result, folder,
+                         _start_of(chain, index, records))
+    except SandboxKilled as exc:  # not the agent's doing: left out of scores, redone on resume
+        chain.redactor.tree(folder)
+        return InfraErrorRecord(problem=chain.job.problem, trial=chain.job.trial,
+                                checkpoint=checkpoint.name, index=index, attempts=attempts,
+                                agent=result, grader_error=exc.message, finished_at=utc_now())
     chain.redactor.tree(folder)  # the snapshot and the grader's output
     if chain.judge is not None:  # judged as it finishes, before it is journaled
         continued = records[-1] if records and not chain.reference_start else None
@@ -305,6 +312,8 @@ def _graded(chain: _Chain, checkpoint: CheckpointConfig, index: int, result: Age
     write_json_atomic(folder / "inference_result.json", result.model_dump(mode="json"))
     output = grader_of(chain.options)(chain.problem, checkpoint, folder / "snapshot", chain.options)
     save_grade_output(output, folder)
+    if output.evaluation.sandbox_killed_by is not None:
+        raise SandboxKilled(output.evaluation.infrastructure_reason or "the grader was killed")
     quality = _quality(chain, folder, start)
     record = _record(chain, checkpoint, index, prompt, result, output.evaluation, snapshot.files)
     return record.model_copy(update={"quality": quality, "snapshot_skipped": snapshot.skipped})

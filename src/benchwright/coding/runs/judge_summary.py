@@ -4,7 +4,7 @@ judged, errors, cost, and the samples' agreement per rubric item."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -17,7 +17,9 @@ from benchwright.judge.models import CriterionAgreement, JudgeFile
 
 if TYPE_CHECKING:
     from benchwright.coding.runs.judge_tasks import Attempt
-    from benchwright.coding.runs.judging import JudgeSession
+    from benchwright.judge.budget import Budget
+    from benchwright.judge.models import JudgeSettings
+    from benchwright.judge.snapshot import JudgeContext
 
 RowStatus = Literal["judged", "error", "unjudged", "skipped"]
 
@@ -48,6 +50,9 @@ class JudgedCheckpoint(BaseModel):
     """Cost of the requests behind the verdict."""
     paid_now: float = 0.0
     """Of that, spent by this judging."""
+    cost_unknown: bool = False
+    """Some requests' cost is unknown (no price and none from the provider): the cost above is
+    the known part, shown as "+ unknown"."""
     errors: list[str] = Field(default_factory=list)
     """Why it failed."""
 
@@ -84,7 +89,9 @@ class JudgeRunSummary(BaseModel):
     requests_cached: int
     """Requests answered from the cache."""
     cost_usd_paid: float
-    """Spent by this judging."""
+    """Spent by this judging (the known part when `cost_unknown`)."""
+    cost_unknown: bool = False
+    """Some requests made now have an unknown cost."""
     stopped: str | None = None
     """Why requests stopped early (--max-cost, a fatal provider error)."""
     errors: list[str] = Field(default_factory=list)
@@ -94,7 +101,18 @@ class JudgeRunSummary(BaseModel):
     more)."""
 
 
-def summarise(run_dir: Path, session: JudgeSession, rows: list[JudgedCheckpoint],
+class Judged(Protocol):
+    """What a summary reads of a judging (`judging.JudgeSession`, which imports this module)."""
+
+    @property
+    def settings(self) -> JudgeSettings: ...
+    @property
+    def ctx(self) -> JudgeContext: ...
+    @property
+    def budget(self) -> Budget: ...
+
+
+def summarise(run_dir: Path, session: Judged, rows: list[JudgedCheckpoint],
               attempts: list[Attempt]) -> JudgeRunSummary:
     """The summary of a judging."""
     s, ctx = session.settings, session.ctx
@@ -108,6 +126,7 @@ def summarise(run_dir: Path, session: JudgeSession, rows: list[JudgedCheckpoint]
         requests_made=sum(r.requests_made for r in rows),
         requests_cached=sum(r.requests_cached for r in rows),
         cost_usd_paid=round(sum(r.paid_now for r in rows), 8),
+        cost_unknown=any(r.cost_unknown and r.requests_made for r in rows),
         stopped=session.budget.stop_reason,
         errors=[f"{r.problem}/trial_{r.trial}/{r.checkpoint}: {'; '.join(r.errors)}"
                 for r in rows if r.status == "error"],
@@ -128,7 +147,9 @@ class JudgeOverview(BaseModel):
     n_checkpoints: int
     """Checkpoints journaled."""
     cost_usd: float
-    """Cost of every verdict's requests."""
+    """Cost of every verdict's requests (the known part when `cost_unknown`)."""
+    cost_unknown: bool = False
+    """Some verdicts' cost is unknown (judge.json's cost_source `unknown`)."""
     samples: int
     """Samples per request."""
     errors: list[str] = Field(default_factory=list)
@@ -154,6 +175,7 @@ def judge_overview(run_dir: Path, config: RunConfig) -> JudgeOverview | None:
     return JudgeOverview(
         models=sorted({f.model for f in files}), n_judged=len(judged),
         n_checkpoints=n_checkpoints, cost_usd=round(sum(f.cost_usd for f in files), 6),
+        cost_unknown=any(f.cost_source == "unknown" for f in files),
         samples=max(f.samples for f in files),
         errors=[f"{f.problem}/trial_{f.trial}/{f.checkpoint}: {'; '.join(f.errors)}"
                 for f in files if f.status == "error"],

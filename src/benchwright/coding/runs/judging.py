@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from benchwright import __version__
 from benchwright.coding.runs.judge_files import (
     JudgeRecord,
     append_judge_record,
@@ -58,6 +57,7 @@ from benchwright.judge.rubric import load_rubric
 from benchwright.judge.snapshot import SnapshotVerdict, combine, judge_context
 from benchwright.redaction import Redactor
 from benchwright.runs.clock import utc_now
+from benchwright.version import __version__
 
 Blocked = Literal["unjudged", "error"]
 OnChecked = Callable[[JudgedCheckpoint], None]
@@ -114,6 +114,7 @@ class JudgeSession:
             return _row(task, "unjudged", verdict, None), None
         errors = verdict.errors or _blocked_error(previous)
         flags = None if errors else self._final_flags(task, verdict, previous)
+        started = min([o.started for o in outcomes if o.started] + [started])
         result = self._judge_file(task, verdict, flags, errors, started)
         write_outputs(task.folder, result, flags, verdict.raw, self.redactor)
         append_judge_record(self.layout, JudgeRecord(
@@ -179,7 +180,8 @@ def _row(task: CheckpointTask, status: str, verdict: SnapshotVerdict,
         carried_over=sum(f.carried_over is not None for f in flags) if flags else 0,
         requests=verdict.requests, requests_made=verdict.made,
         requests_cached=verdict.cached, cost_usd=verdict.cost_usd,
-        paid_now=verdict.paid_now, errors=errors or [])
+        paid_now=verdict.paid_now, cost_unknown=verdict.cost_source == "unknown",
+        errors=errors or [])
 
 
 def judge_run(run_dir: Path, config: RunConfig, settings: JudgeSettings, *,

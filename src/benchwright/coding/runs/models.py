@@ -157,7 +157,8 @@ class CheckpointRecord(BaseModel):
 
 
 class InfraErrorRecord(BaseModel):
-    """`trial_N/infra_error.json`: the checkpoint where the model provider failed past every retry.
+    """`trial_N/infra_error.json`: the checkpoint where the model provider failed past every retry,
+    or whose grading sandbox was killed from outside (the OOM killer, an operator).
 
     It is not graded and not in the journal; the attempt stops there, is left out of scores,
     and `--resume` deletes this file and runs the checkpoint again."""
@@ -175,7 +176,11 @@ class InfraErrorRecord(BaseModel):
     attempts: int
     """Times the agent was started on it (1 + the re-runs)."""
     agent: AgentResult
-    """The last attempt's result (status `infra_error`, what it spent, the error)."""
+    """The last attempt's result (status `infra_error`, what it spent, the error; when grading
+    failed, the agent's own result)."""
+    grader_error: str | None = None
+    """Why grading could not give a verdict (the grading sandbox killed from outside); None when
+    the model provider failed."""
     finished_at: str
     """When the last attempt gave up (UTC, ISO 8601)."""
 
@@ -235,8 +240,12 @@ class ChainSummary(BaseModel):
 class RunTotals(BaseModel):
     """What a coding run spent, summed over every agent turn (graded or stopped by the provider)."""
 
-    cost_usd: float = 0.0
-    """Model cost in US dollars."""
+    cost_usd: float | None = 0.0
+    """Model cost in US dollars: the known part when some turns' cost is unknown
+    (`cost_unknown`), None when every turn's is."""
+    cost_unknown: int = 0
+    """Agent turns whose cost is unknown (tokens spent on a model with no price): the cost is
+    then shown as "$x + unknown" or "unknown", never as 0."""
     input_tokens: int = 0
     """Prompt tokens."""
     output_tokens: int = 0

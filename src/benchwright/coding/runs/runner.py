@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchwright import __version__
 from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
 from benchwright.coding.problem import ProblemConfig
@@ -41,6 +40,7 @@ from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import require_kind
 from benchwright.runs.manifest import read_manifest
 from benchwright.runs.secret_settings import refuse_secrets
+from benchwright.version import __version__
 
 
 def create_run(config: RunConfig, run_dir: Path) -> Manifest:

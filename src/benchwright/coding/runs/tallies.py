@@ -21,6 +21,7 @@ from benchwright.coding.runs.journal import read_infra_error
 from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
 from benchwright.coding.runs.models import Manifest
 from benchwright.errors import BenchwrightError
+from benchwright.pricing import CostSum
 from benchwright.runs.journal import read_jsonl
 from benchwright.runs.lock import LOCK
 from benchwright.untrusted_files import read_untrusted_bytes
@@ -80,7 +81,7 @@ class _Usage(BaseModel):
     model_config = ConfigDict(extra="ignore")
     input_tokens: int = 0
     output_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
 
 
 class _Agent(BaseModel):
@@ -132,8 +133,10 @@ class RunDigest(BaseModel):
     """Checkpoints of every attempt of the run (problems x trials x checkpoints)."""
     infra_attempts: int
     """Attempts stopped by the provider (left out of the tallies)."""
-    cost_usd: float
-    """Model cost over journaled checkpoints."""
+    cost_usd: float | None
+    """Model cost over journaled checkpoints: the known part, None when every one is unknown."""
+    cost_unknown: int = 0
+    """Journaled checkpoints whose cost is unknown (a model with no price)."""
     tokens: int
     """Input plus output tokens over journaled checkpoints."""
     agent_time_s: float
@@ -229,9 +232,10 @@ def _digest(manifest: Manifest, tallies: list[ProblemTally], scored: list[BriefR
             everything: list[BriefRecord], infra: int) -> RunDigest:
     sizes = manifest.problem_checkpoints
     planned = sum(len(sizes.get(p, [])) for p in manifest.config.problems) * manifest.config.trials
+    cost = CostSum.of(r.agent.usage.cost_usd for r in everything)
     return RunDigest(
         tallies=tallies, done=len(everything), planned=planned, infra_attempts=infra,
-        cost_usd=sum(r.agent.usage.cost_usd for r in everything),
+        cost_usd=cost.partial_usd, cost_unknown=cost.unknown,
         tokens=sum(r.agent.usage.input_tokens + r.agent.usage.output_tokens for r in everything),
         agent_time_s=sum(r.agent.duration_s for r in everything),
         grading_time_s=sum(r.grade_duration_s for r in everything),

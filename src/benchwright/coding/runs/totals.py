@@ -6,16 +6,18 @@ from collections.abc import Iterable
 
 from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord, RunTotals
+from benchwright.pricing import CostSum
 
 
 def run_totals(records: Iterable[CheckpointRecord],
                infra: Iterable[InfraErrorRecord] = ()) -> RunTotals:
     """Sums over graded checkpoints and, for spend, over turns stopped by the provider too:
     that money and time was spent even though the turn is not scored."""
-    records = list(records)
+    records = list(records)  # a cost is a known sum plus its unknown parts, never 0 for unknown
     agents: list[AgentResult] = [r.agent for r in records] + [i.agent for i in infra]
+    cost = CostSum.of(a.usage.cost_usd for a in agents)
     return RunTotals(
-        cost_usd=sum(a.usage.cost_usd for a in agents),
+        cost_usd=cost.partial_usd, cost_unknown=cost.unknown,
         input_tokens=sum(a.usage.input_tokens for a in agents),
         output_tokens=sum(a.usage.output_tokens for a in agents),
         cached_input_tokens=sum(a.usage.cached_input_tokens for a in agents),

@@ -73,7 +73,16 @@ function num(v, digits = 3) {
   if (Number.isInteger(v)) return v.toLocaleString("en-US");
   return Math.abs(v) >= 1000 ? v.toLocaleString("en-US", { maximumFractionDigits: 0 }) : String(Number(v.toPrecision(digits)));
 }
-function money(v) { return isNum(v) ? "$" + (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4)) : "–"; }
+/* a cost: "unknown" when it is not known (never $0), "$x + unknown" when some parts are not */
+function money(v, someUnknown) {
+  if (!isNum(v) || (someUnknown && v === 0)) return "unknown";
+  const text = "$" + (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(4));
+  return someUnknown ? text + " + unknown" : text;
+}
+function moneySum(items, pick, unknownOf) {
+  const known = items.map(pick).filter(isNum);
+  return money(known.reduce((s, v) => s + v, 0), items.some((x) => !isNum(pick(x)) || (unknownOf && unknownOf(x))));
+}
 function tokens(v) {
   if (!isNum(v)) return "–";
   if (v >= 1e6) return (v / 1e6).toFixed(2) + "M";
@@ -277,14 +286,14 @@ async function pageRuns(refresh) {
     h("div", { class: "cards" },
       card("runs", String(rows.length), coding.length + " coding · " + web.length + " web"),
       card("running now", String(rows.filter((r) => r.running).length)),
-      card("model cost", money(rows.reduce((s, r) => s + (r.cost || 0), 0)), "over every run"),
+      card("model cost", moneySum(rows, (r) => r.cost, (r) => r.cost_unknown > 0), "over every run"),
       card("agent time", secs(rows.reduce((s, r) => s + (r.agent_s || 0), 0)))),
     data.unreadable.length ? h("div", { class: "notice" }, data.unreadable.length + " folder(s) could not be read as runs: ",
       data.unreadable.slice(0, 5).map((u) => h("div", { class: "small mono" }, u.path + ": " + u.error))) : null,
     table("runs", cols, rows, { sort: "created", dir: -1, tools, placeholder: "Filter runs (name, agent, model, suite, status)…",
       where: (r) => st.track === "all" || r.track === st.track, rowClass: (r) => (st.selected.has(r.rid) ? "sel" : null),
       after: (slice) => fillCis(slice) }),
-    overview(focus.filter((r) => r.track === "coding"), focus.filter((r) => r.track === "web"), picked.length > 0));
+    overview(focus.filter((r) => r.track === "coding"), focus.filter((r) => r.track === "web"), picked.length > 0, data.frontier));
   return data.live;
 }
 
@@ -303,7 +312,7 @@ function runColumns(st, redraw) {
       render: (r) => r.problems.length + (r.track === "coding" ? " problems" : " tasks") + " × " + r.trials },
     { key: "rate", label: "solve / pass rate", num: true, title: "coding: checkpoints solved; web: trials passed (95% CI, † fewer than 6 problems or tasks)",
       render: (r) => h("span", {}, rateBar(r.rate), pct(r.rate), h("div", { class: "small muted ci-cell", "data-rid": r.rid }, r.rate_ci ? ciText(r.rate_ci) : "")) },
-    { key: "cost", label: "cost", num: true, fmt: money },
+    { key: "cost", label: "cost", num: true, render: (r) => money(r.cost, r.cost_unknown > 0), text: (r) => money(r.cost, r.cost_unknown > 0) },
     { key: "tokens", label: "tokens", num: true, fmt: tokens },
     { key: "agent_s", label: "agent time", num: true, fmt: secs },
   ];
@@ -326,11 +335,12 @@ function compareButton(picked) {
     onclick: () => { location.hash = route("cmp", picked[0].rid, picked[1].rid); } }, "compare the two selected");
 }
 
-function overview(coding, web, focused) {
+function overview(coding, web, focused, frontier) {
   const out = [];
   if (coding.length) {
     out.push(section("Coding overview", h("p", { class: "muted" }, (focused ? "The selected" : "All listed") + " coding runs (" + coding.length + "). Solve rates with 95% CIs for each run are in the table above and on its page.")));
     out.push(heatmap(coding));
+    out.push(frontierCharts(coding, frontier));
     out.push(h("div", { class: "grid2" }, scatters(coding)));
     out.push(qualityDistributions(coding));
   }
@@ -350,7 +360,8 @@ function heatmap(runs) {
   const y = shown.map((r, i) => pt(r.name) + "\u2009#" + (i + 1));
   const height = Math.max(260, 120 + 18 * shown.length);
   return [
-    chart("Checkpoint solve rate, runs × problems", [{ type: "heatmap", z, x: problems.map(pt), y, text, hoverinfo: "text",
+    chart("Checkpoint solve rate, runs × problems", [{ type: "heatmap", z, x: problems.map(pt), y, customdata: text, hovertemplate: "%{customdata}<extra></extra>",
+      text: shown.map((r) => problems.map((p) => (r.heat && r.heat[p] ? r.heat[p][0] + "/" + r.heat[p][1] : ""))), texttemplate: "%{text}", textfont: { size: 11, color: "#1d2433" },
       colorscale: [[0, "#d64545"], [0.5, "#f0b429"], [1, "#2ea866"]], zmin: 0, zmax: 1, xgap: 2, ygap: 2, colorbar: { title: { text: "solved" }, tickformat: ".0%" } }],
     { yaxis: { autorange: "reversed", automargin: true }, xaxis: { automargin: true, side: "top" }, margin: { l: 10, r: 10, t: 60, b: 10 } },
     { height, onClick: (p) => { const run = shown[p.pointIndex[0]]; if (run) location.hash = route("run", run.rid, "p", problems[p.pointIndex[1]]); } }),
@@ -363,10 +374,11 @@ function scatters(runs) {
     ["cost_per_cp", "cost per checkpoint (USD)"], ["time_per_cp", "agent time per checkpoint (s)"]];
   return axes.map(([key, label]) => {
     const pts = runs.filter((r) => isNum(r[key]) && isNum(r.rate));
-    return chart("Solve rate vs " + label, [{ type: "scatter", mode: "markers", x: pts.map((r) => r[key]), y: pts.map((r) => r.rate),
-      text: pts.map((r) => pt(r.name + " · " + r.agent + (r.model ? " · " + r.model : ""))), hovertemplate: "%{text}<br>" + pt(label) + ": %{x}<br>solved: %{y:.1%}<extra></extra>",
+    return chart("Solve rate vs " + label, [{ type: "scatter", mode: "markers+text", x: pts.map((r) => r[key]), y: pts.map((r) => r.rate),
+      text: pointLabels(pts, key), textposition: "top center", textfont: { size: 10, color: "#475467" }, cliponaxis: false,
+      customdata: pts.map((r) => pt(r.name + " · " + r.agent + (r.model ? " · " + r.model : ""))), hovertemplate: "%{customdata}<br>" + pt(label) + ": %{x}<br>solved: %{y:.1%}<extra></extra>",
       marker: { size: 9, color: "#2f5fd0", opacity: 0.75 } }],
-    { xaxis: { title: { text: pt(label) }, zeroline: false }, yaxis: { title: { text: "checkpoints solved" }, tickformat: ".0%", range: [-0.05, 1.05] } },
+    { xaxis: { title: { text: pt(label) }, zeroline: false }, yaxis: { title: { text: "checkpoints solved" }, tickformat: ".0%", range: [-0.05, 1.15] } },
     { onClick: (p) => { const run = pts[p.pointIndex]; if (run) location.hash = route("run", run.rid); } });
   });
 }
@@ -445,7 +457,7 @@ function codingRunPage(d) {
     h("div", { class: "cards" },
       card("checkpoints solved", solved ? pct(solved.estimate.value) : "–", solved ? "95% CI " + ciText(solved.estimate).replace(/^[^[]*/, "") : null),
       card("problems solved", probs ? pct(probs.estimate.value) : "–", probs ? "95% CI " + ciText(probs.estimate).replace(/^[^[]*/, "") : null),
-      card("model cost", money(t.cost_usd), tokens(t.input_tokens) + " in · " + tokens(t.output_tokens) + " out"),
+      card("model cost", money(t.cost_usd, t.cost_unknown > 0), tokens(t.input_tokens) + " in · " + tokens(t.output_tokens) + " out"),
       card("agent time", secs(t.agent_time_s), t.steps + " steps"),
       card("grading time", secs(t.grading_time_s))),
     tabsNav(["Attempts", "Solve rates", "By checkpoint", "Failures", r.judge ? "LLM judge" : null, "Compare"].filter(Boolean)),
@@ -582,14 +594,14 @@ async function pageCheckpoint(rid, problem, trial, checkpoint, refresh) {
       Object.entries(rec.groups).map(([g, [p, t]]) => card(g + " tests", p + "/" + t, pct(t ? p / t : null))),
       card("agent", rec.agent.status, money(rec.agent.usage.cost_usd) + " · " + tokens(rec.agent.usage.input_tokens + rec.agent.usage.output_tokens) + " tokens · " + secs(rec.agent.duration_s)),
       card("grading", rec.grade_status, secs(rec.grade_duration_s)),
-      d.judge ? card("LLM judge", d.judge.verdict.status === "judged" ? d.judge.n_flags + " flag(s)" : "error", money(d.judge.verdict.cost_usd) + " · " + d.judge.verdict.model) : null),
+      d.judge ? card("LLM judge", d.judge.verdict.status === "judged" ? d.judge.n_flags + " flag(s)" : "error", money(d.judge.verdict.cost_usd, d.judge.verdict.cost_source === "unknown") + " · " + d.judge.verdict.model) : null),
     d.grading && (d.grading.tampering_reason || d.grading.infrastructure_reason || d.grading.memory_exceeded) ? h("div", { class: "error" },
       d.grading.tampering_reason ? "Tampering: " + d.grading.tampering_reason : null, d.grading.infrastructure_reason ? " Infrastructure: " + d.grading.infrastructure_reason : null,
       d.grading.memory_exceeded ? " The memory limit was reached." : null) : null,
     rec.agent.error ? h("div", { class: "error" }, "Agent error: ", rec.agent.error) : null,
     tabsNav(["Tests", "Changes", "Prompt", "Metrics", d.judge ? "LLM judge" : null, "Agent", "pytest output"].filter(Boolean)),
     section("Tests", h("p", { class: "muted" }, failing.length ? failing.length + " of " + d.tests.length + " tests did not pass (failing first)." : d.tests.length + " tests, all passed."),
-      h("div", { id: "tests" }, d.tests.map((t, i) => (t.passed ? null : testItem(t, i))),
+      h("div", { id: "tests" }, failingTests(d.tests),
         d.tests.length > failing.length ? h("details", { class: "passing", open: d.tests.length - failing.length <= 5 },
           h("summary", { class: "muted" }, (d.tests.length - failing.length) + " passed test(s)"),
           d.tests.map((t, i) => (t.passed ? testItem(t, i) : null))) : null)),
@@ -631,13 +643,21 @@ function diffTable(rows) {
       : h("tr", { class: kind }, h("td", { class: "ln" }, on ?? ""), h("td", { class: "o" }, tokensEl(ot)), h("td", { class: "ln" }, nn ?? ""), h("td", { class: "n" }, tokensEl(nt))))));
 }
 
+/* a change coloured by its metric's direction: "higher" / "lower" is better, "none": neither */
+function changeClass(change, better) {
+  if (better === "higher") return change > 0 ? "better" : "worse";
+  if (better === "lower") return change > 0 ? "worse" : "better";
+  return "muted";
+}
+
 function metricsTable(d) {
   if (!d.metrics.length) return h("p", { class: "muted" }, "No metrics.");
   return table("metrics", [
     { key: "group", label: "group" }, { key: "name", label: "metric", render: (m) => h("span", { class: "mono" }, m.name) },
     { key: "value", label: "value", num: true, fmt: (v) => num(v, 4) },
     { key: "previous", label: d.previous ? "at " + d.previous : "previous", num: true, fmt: (v) => num(v, 4) },
-    { key: "change", label: "change", num: true, render: (m) => (isNum(m.change) && m.change !== 0 ? h("span", { class: m.change > 0 ? "up" : "down" }, (m.change > 0 ? "+" : "") + num(m.change, 4)) : isNum(m.change) ? "0" : "–") },
+    { key: "change", label: "change", num: true, title: "green: better, red: worse, by each metric's direction (grey: a size, or no direction)",
+      render: (m) => (isNum(m.change) && m.change !== 0 ? h("span", { class: changeClass(m.change, m.better), title: m.better === "none" ? "no better direction" : m.better + " is better" }, (m.change > 0 ? "+" : "") + num(m.change, 4)) : isNum(m.change) ? "0" : "–") },
   ], d.metrics, { pageSize: 200, placeholder: "Filter metrics…" });
 }
 
@@ -649,20 +669,12 @@ function symbols(s) {
 
 function agentSection(a) {
   const out = [];
+  const tr = a.transcript;
   if (a.result) out.push(kv([["status", a.result.status], ["cost", money(a.result.usage.cost_usd)], ["tokens", tokens(a.result.usage.input_tokens) + " in · " + tokens(a.result.usage.output_tokens) + " out (" + tokens(a.result.usage.cached_input_tokens) + " cached)"],
-    ["steps", String(a.result.usage.steps)], ["time", secs(a.result.duration_s)], ["exit code", a.result.exit_code === null ? "–" : String(a.result.exit_code)], ["error", a.result.error]]));
-  if (a.trajectory) out.push(h("h3", {}, "Trajectory: " + a.trajectory.steps.length + " steps (" + a.trajectory.agent + (a.trajectory.model ? ", " + a.trajectory.model : "") + ")"), trajectory(a.trajectory));
+    ["steps", String(a.result.usage.steps) + " (model calls)"], ["time", secs(a.result.duration_s)], ["exit code", a.result.exit_code === null ? "–" : String(a.result.exit_code)], ["error", a.result.error]]));
+  if (tr) out.push(h("h3", {}, "Transcript: " + tr.turns + " step" + (tr.turns === 1 ? "" : "s") + " (" + tr.agent + (tr.model ? ", " + tr.model : "") + ")"), transcriptView(tr));
   if (a.logs.length) out.push(h("h3", {}, "Logs"), a.logs.map((f) => h("details", { open: a.logs.length <= 2 }, h("summary", { class: "mono" }, f.name), textFile(f))));
   return out.length ? out : h("p", { class: "muted" }, "The agent left nothing here.");
-}
-
-function trajectory(tr) {
-  return tr.steps.map((s, i) => h("div", { class: "step" + (s.tool_results.some((r) => r.is_error) ? " err" : "") },
-    h("div", { class: "meta" }, "#" + (i + 1) + " · " + s.role, isNum(s.input_tokens) ? " · " + tokens(s.input_tokens) + " in / " + tokens(s.output_tokens) + " out" : "", s.timestamp ? " · " + when(s.timestamp) : ""),
-    s.thinking ? h("details", {}, h("summary", { class: "small muted" }, "thinking"), pre(s.thinking)) : null,
-    s.text ? pre(s.text) : null,
-    s.tool_calls.map((c) => h("div", {}, h("span", { class: "badge b-none" }, "call " + c.name), pre(typeof c.arguments === "string" ? c.arguments : json(c.arguments)))),
-    s.tool_results.map((r) => h("div", {}, h("span", { class: "badge " + (r.is_error ? "b-failed" : "b-none") }, "result" + (r.name ? " " + r.name : "")), pre(r.output)))));
 }
 
 /* ---------- the LLM judge (docs/judge.md): nothing of it on a run nobody judged ---------- */
@@ -696,7 +708,7 @@ function judgeRun(j, criteria) {
   return [
     h("div", { class: "cards" },
       card("checkpoints judged", j.n_judged + " of " + j.n_checkpoints, j.models.join(", ")),
-      card("judge cost", money(j.cost_usd), j.samples + " sample(s) per request"),
+      card("judge cost", money(j.cost_usd, j.cost_unknown), j.samples + " sample(s) per request"),
       card("judge errors", String(j.errors.length), j.errors.length ? "not scored as zero flags" : null)),
     j.errors.length ? h("div", { class: "error" }, j.errors.length + " checkpoint(s) could not be judged (`benchwright metrics judge RUN_DIR` tries them again):",
       j.errors.map((e) => h("div", { class: "small mono" }, e))) : null,
@@ -713,7 +725,7 @@ function judgeCheckpoint(j) {
     kv([["verdict", badge(v.status, v.status === "judged" ? "solved" : "failed")],
       ["model", v.model + " (" + v.protocol + (v.endpoint ? ", " + v.endpoint : "") + ")"],
       ["rubric", v.rubric.source + " (" + v.rubric.items + " items)"], ["samples", String(v.samples)],
-      ["cost", money(v.cost_usd) + " (" + v.cost_source + (v.cost_usd_paid_now !== v.cost_usd ? "; paid by the last judging " + money(v.cost_usd_paid_now) : "") + ")"],
+      ["cost", money(v.cost_usd, v.cost_source === "unknown") + " (" + v.cost_source + (v.cost_usd_paid_now !== v.cost_usd ? "; paid by the last judging " + money(v.cost_usd_paid_now, v.cost_source === "unknown") : "") + ")"],
       ["tokens", tokens(u.input_tokens) + " in · " + tokens(u.output_tokens) + " out (" + tokens(u.cached_input_tokens) + " cached)"],
       ["requests", v.requests + " (" + v.requests_made + " sent, " + v.requests_cached + " from the cache" + (v.invalid_retries ? ", " + v.invalid_retries + " invalid replies asked again" : "") + ")"],
       ["files judged", String(v.files.length)],
@@ -746,13 +758,13 @@ function webRunPage(d) {
       card("pass rate", pct(r.overall.value), "95% CI " + ciText(r.overall).replace(/^[^[]*/, "")),
       card("template macro average", pct(r.macro.value), "95% CI " + ciText(r.macro).replace(/^[^[]*/, "") + " · " + r.macro.n_clusters + " templates"),
       card("tasks", String(r.n_tasks), r.n_attempts + " attempts"),
-      card("model cost", money(r.totals.cost_usd), tokens(r.totals.input_tokens) + " in · " + tokens(r.totals.output_tokens) + " out"),
+      card("model cost", money(r.totals.cost_usd, r.totals.cost_unknown > 0), tokens(r.totals.input_tokens) + " in · " + tokens(r.totals.output_tokens) + " out"),
       card("agent time", secs(r.totals.agent_time_s), r.totals.steps + " steps")) : h("div", { class: "notice" }, "Not scored yet: the figures appear once the run's trials are scored."),
     tabsNav(["Trials", "Sites", "Failure modes", "Unpassable", "Compare"]),
     section("Trials", webTrials(d)),
     r ? [
       section("Sites", webSites(r)),
-      section("Failure modes", h("div", { class: "grid2" }, [["agent_status", "Agent status"], ["evaluator_status", "Evaluator verdict"], ["error_origin", "Error origin"]].map(([k, t]) => {
+      section("Failure modes", h("div", { class: "grid2" }, causeChart(r.failure_modes.cause), [["agent_status", "Agent status"], ["evaluator_status", "Evaluator verdict"], ["error_origin", "Error origin"]].map(([k, t]) => {
         const counts = r.failure_modes[k];
         return Object.keys(counts).length ? chart(t, [{ type: "bar", x: Object.keys(counts).map(pt), y: Object.values(counts), marker: { color: "#7a3fb8" } }], {}, { height: 260 }) : null;
       }).filter(Boolean)), webFailing(d)),
@@ -770,6 +782,7 @@ function webTrials(d) {
     { key: "sites", label: "sites", get: (t) => t.sites.join(", ") },
     { key: "intent", label: "intent", render: (t) => h("span", { class: "small" }, t.intent || "–") },
     { key: "verdict", label: "verdict", get: (t) => (t.verdict ? t.verdict.status : "not scored"), render: (t) => (t.verdict ? badge(t.verdict.status) : badge("not scored", "none")) },
+    { key: "cause", label: "outcome", title: "passed, wrong answer, step limit, agent error, evaluator error or infrastructure", get: (t) => (t.verdict ? t.verdict.cause : "not scored"), render: (t) => causeBadge(t.verdict ? t.verdict.cause : null) },
     { key: "agent", label: "agent said", get: (t) => (t.verdict ? t.verdict.agent_status : t.response) },
     { key: "status", label: "trial ended", get: (t) => t.status },
     { key: "steps", label: "steps", num: true },
@@ -786,7 +799,7 @@ function webSites(r) {
     { key: "site", label: "site" }, { key: "n_tasks", label: "tasks", num: true }, { key: "n_attempts", label: "attempts", num: true },
     { key: "rate", label: "pass rate [95% CI]", get: (x) => x.pass_rate.value, render: (x) => ciText(x.pass_rate) },
     { key: "avg_steps", label: "mean steps", num: true, fmt: (v) => num(v) }, { key: "avg_tokens", label: "mean tokens", num: true, fmt: tokens },
-    { key: "avg_cost_usd", label: "mean cost", num: true, fmt: money }, { key: "avg_duration_s", label: "mean time", num: true, fmt: secs },
+    { key: "avg_cost_usd", label: "mean cost", num: true, fmt: (v) => money(v) }, { key: "avg_duration_s", label: "mean time", num: true, fmt: secs },
   ], s, { filter: false })];
 }
 
@@ -794,13 +807,13 @@ function webFailing(d) {
   const list = d.report.failing;
   if (!list.length) return h("p", { class: "muted" }, "Every attempt passed.");
   return [h("h3", {}, list.length + " attempt(s) did not pass"), list.map((f) => h("div", { class: "panel" },
-    h("div", { class: "row" }, link("task " + f.task_id + " · trial " + f.trial, "run", d.rid, "t", f.task_id, f.trial), badge(f.status), h("span", { class: "small muted" }, "agent said " + f.agent_status)),
+    h("div", { class: "row" }, link("task " + f.task_id + " · trial " + f.trial, "run", d.rid, "t", f.task_id, f.trial), causeBadge(f.cause), badge(f.status), h("span", { class: "small muted" }, "agent said " + f.agent_status)),
     f.error_msg ? pre(f.error_msg) : null, f.agent_error ? pre("agent error: " + f.agent_error) : null,
     f.mismatches.map((m) => mismatch(m))))];
 }
 
 function mismatch(m) {
-  return h("div", { class: "small" }, h("b", {}, m.evaluator + (m.field ? " · " + m.field : "")),
+  return h("div", { class: "small" }, m.passed !== undefined ? badge(m.passed ? "pass" : "fail") : null, " ", h("b", {}, m.evaluator + (m.field ? " · " + m.field : "")),
     h("div", { class: "cmpcols" }, h("div", {}, h("div", { class: "muted" }, "expected"), pre(m.expected)), h("div", {}, h("div", { class: "muted" }, "got"), pre(m.got))),
     m.message ? h("div", { class: "muted" }, m.message) : null);
 }
@@ -811,6 +824,62 @@ function unpassable(r) {
     ["macro average, every task", ciText(u.macro_all)], ["macro average, passable tasks only", ciText(u.macro_excluding)]]),
   u.flagged.length ? table("unpassable", [{ key: "task_id", label: "task", num: true }, { key: "flag", label: "flag" }, { key: "score", label: "mean score", num: true, fmt: (v) => num(v) }], u.flagged, { filter: false })
     : h("p", { class: "muted" }, "No task of this run is flagged as unpassable.")];
+}
+
+/* ---------- the cost-accuracy frontier (report/frontier.py computes it; this draws it) ---------- */
+const FRONTIER_CI_RUNS = 60;
+function frontierCharts(runs, frontier) {
+  const shown = new Set(runs.map((r) => r.path));
+  const pts = ((frontier && frontier.points) || []).filter((p) => shown.has(p.run_dir));
+  if (!pts.length) return null;
+  const rid = Object.fromEntries(runs.map((r) => [r.path, r.rid]));
+  const box = h("div", { class: "grid2" }, h("div", { class: "chart" }, h("div", { class: "placeholder" }, "Loading the runs' intervals…")));
+  Promise.all(pts.slice(0, FRONTIER_CI_RUNS).map((p) => load("run/" + rid[p.run_dir] + "/ci").then((d) => {
+    const m = d.metrics.find((x) => x.name === "checkpoints solved");
+    return [p.run_dir, m ? m.estimate : null];
+  }).catch(() => [p.run_dir, null]))).then((found) => {
+    const ci = Object.fromEntries(found);
+    box.replaceChildren(frontierChart(pts, frontier.cost, ci, rid, "cost_per_problem", "cost per problem (USD)"),
+      frontierChart(pts, frontier.time, ci, rid, "time_per_problem", "agent time per problem (s)"));
+  });
+  const off = frontier.cost_left_off.filter((l) => pts.some((p) => p.label === l));
+  const named = (labels) => labels.filter((l) => pts.some((p) => p.label === l)).join(" → ") || "none";
+  return [h("h3", {}, "Cost-accuracy frontier"),
+    h("p", { class: "muted" }, "Each run (agent × model) at its checkpoint solve rate (95% CI) against what an attempt (problem × trial) cost, and took. On the Pareto frontier: no other run solves as much for less."),
+    box,
+    h("p", { class: "small frontier-names" }, h("b", {}, "Cost frontier: "), named(frontier.cost), h("br"), h("b", {}, "Time frontier: "), named(frontier.time)),
+    off.length ? h("p", { class: "small muted" }, "Left off the cost chart (cost unknown: the model has no price): " + off.join(", ") + ".") : null];
+}
+
+function frontierChart(pts, onFrontier, ci, rid, key, label) {
+  const drawn = pts.filter((p) => isNum(p[key]));
+  const line = drawn.filter((p) => onFrontier.includes(p.label)).sort((a, b) => a[key] - b[key]);
+  const xs = drawn.map((p) => p[key]), hi = Math.max(...xs, 0), lo = Math.min(...xs, 0), pad = (hi - lo || 1) * 0.12;
+  // labels lean inwards, and alternate above and below so close runs stay readable
+  const order = drawn.map((p, i) => i).sort((a, b) => xs[a] - xs[b]);
+  const place = drawn.map(() => "top center");
+  order.forEach((i, rank) => { place[i] = (rank % 2 ? "bottom " : "top ") + (xs[i] > (lo + hi) / 2 ? "left" : "right"); });
+  const err = (p, side) => { const e = ci[p.run_dir]; return e && isNum(e.low) ? (side > 0 ? e.high - p.solve_rate : p.solve_rate - e.low) : 0; };
+  return chart("Solve rate vs " + label, [
+    { type: "scatter", mode: "lines", name: "Pareto frontier", x: line.map((p) => p[key]), y: line.map((p) => p.solve_rate), line: { color: "#2ea866", width: 2, dash: "dot" }, hoverinfo: "skip" },
+    { type: "scatter", mode: "markers+text", name: "runs", x: drawn.map((p) => p[key]), y: drawn.map((p) => p.solve_rate), text: drawn.map((p) => pt(p.label)), textposition: place,
+      error_y: { type: "data", symmetric: false, array: drawn.map((p) => err(p, 1)), arrayminus: drawn.map((p) => err(p, -1)), thickness: 1, color: "#9aa5b1" },
+      marker: { size: 10, color: drawn.map((p) => (onFrontier.includes(p.label) ? "#2ea866" : "#2f5fd0")) },
+      hovertemplate: "%{text}<br>" + pt(label) + ": %{x}<br>solved: %{y:.1%}<extra></extra>" }],
+  { xaxis: { title: { text: pt(label) }, zeroline: false, range: [lo - pad, hi + pad] }, yaxis: { title: { text: "checkpoints solved" }, tickformat: ".0%", range: [-0.12, 1.12] },
+    legend: { orientation: "h", y: -0.25 }, margin: { l: 60, r: 30, t: 36, b: 80 } },
+  { height: 380, onClick: (c) => { const p = drawn[c.pointIndex]; if (c.curveNumber === 1 && p) location.hash = route("run", rid[p.run_dir]); } });
+}
+
+/* ---------- web: outcomes by cause (the closed set of web/outcomes.py) ---------- */
+const CAUSE_KIND = { passed: "pass", "wrong answer": "fail", "step limit": "passed", "agent error": "fail", "evaluator error": "infra", infrastructure: "infra" };
+function causeBadge(cause) { return cause ? badge(cause, CAUSE_KIND[cause] || "none") : badge("not scored", "none"); }
+function causeChart(counts) {
+  if (!counts || !Object.keys(counts).length) return null;
+  const colours = { passed: "#2ea866", "wrong answer": "#d64545", "step limit": "#f0b429", "agent error": "#b5489a", "evaluator error": "#7a7f8a", infrastructure: "#5d6bd6" };
+  return chart("Outcome by cause (every attempt)", [{ type: "bar", x: Object.keys(counts), y: Object.values(counts), text: Object.values(counts).map(String), textposition: "auto",
+    marker: { color: Object.keys(counts).map((k) => colours[k] || "#7a3fb8") }, hovertemplate: "%{x}: %{y} attempt(s)<extra></extra>" }],
+  { yaxis: { title: { text: "attempts" }, rangemode: "tozero" }, xaxis: { automargin: true, tickangle: -30 }, margin: { l: 60, r: 40, t: 36, b: 90 } }, { height: 300 });
 }
 
 /* ---------- web: one trial ---------- */
@@ -837,9 +906,9 @@ async function pageTrial(rid, taskId, trial, refresh) {
 function verdict(f) {
   const v = f.verdict;
   if (!v) return h("p", { class: "muted" }, "Not scored yet.");
-  return [kv([["verdict", badge(v.status)], ["score", String(v.score)], ["agent status", v.agent_status], ["error", v.error_msg ? v.error_msg + (v.error_origin ? " (" + v.error_origin + ")" : "") : null],
+  return [kv([["verdict", badge(v.status)], ["outcome", causeBadge(f.cause)], ["score", String(v.score)], ["agent status", v.agent_status], ["error", v.error_msg ? v.error_msg + (v.error_origin ? " (" + v.error_origin + ")" : "") : null],
     ["evaluator", "webarena-verified " + v.webarena_verified_version]]),
-  f.mismatches.length ? [h("h3", {}, "What the evaluator expected and got"), f.mismatches.map(mismatch)] : null,
+  f.mismatches.length ? [h("h3", {}, "What each evaluator expected and got"), f.mismatches.map(mismatch)] : null,
   h("h3", {}, "Every evaluator"), v.evaluators_results.map((e) => h("details", { class: "test", open: e.status !== "success" },
     h("summary", {}, badge(String(e.status), e.status === "success" ? "pass" : "fail"), h("b", {}, String(e.evaluator_name || "evaluator")), h("span", { class: "small muted" }, "score " + e.score)),
     h("div", {}, h("div", { class: "cmpcols" }, h("div", {}, h("div", { class: "small muted" }, "expected"), pre(json(e.expected))),
@@ -848,12 +917,20 @@ function verdict(f) {
 }
 
 function stepItem(s) {
-  return h("div", { class: "step" + (s.errors.length ? " err" : "") },
-    h("div", { class: "meta" }, "step " + s.number, s.duration_s !== null ? " · " + secs(s.duration_s) : "", s.url ? [" · ", h("span", { class: "mono" }, s.url)] : null, s.title ? " · “" + s.title + "”" : ""),
-    Object.entries(s.thoughts).map(([k, t]) => h("div", { class: "small" }, h("span", { class: "muted" }, k.replace(/_/g, " ") + ": "), t)),
-    s.actions.map((a) => h("div", {}, h("span", { class: "badge b-none" }, "action"), " ", h("span", { class: "mono small" }, a))),
+  const calls = s.calls && s.calls.length ? s.calls.map(webAction) : s.actions.map((a) => h("div", {}, h("span", { class: "badge b-none" }, "action"), " ", h("span", { class: "mono small" }, a)));
+  return h("div", { class: "step turn" + (s.errors.length ? " err" : ""), id: "step-" + s.number },
+    h("div", { class: "meta" }, h("b", {}, "step " + s.number), s.duration_s !== null ? " · " + secs(s.duration_s) : "", s.title ? " · page “" + s.title + "”" : "", s.url ? [" · ", h("span", { class: "mono" }, s.url)] : null),
+    Object.entries(s.thoughts).map(([k, t]) => h("div", { class: "thought" }, h("div", { class: "small muted" }, k.replace(/_/g, " ")), markdown(t))),
+    calls,
     s.results.map((r) => h("div", { class: "small muted" }, "→ " + r)),
     s.errors.map((e) => h("div", { class: "small msg", style: { color: "var(--bad)" } }, "✘ " + e)));
+}
+
+/* one browser action: its name, what it acted on (element or URL), what it typed or answered */
+function webAction(a) {
+  return h("div", { class: "call webaction" }, h("span", { class: "badge b-none" }, a.name.replace(/_/g, " ")),
+    a.target ? [" ", h("span", { class: "mono small target" }, a.target)] : null,
+    a.detail ? h("div", {}, pre(a.detail, "out")) : null);
 }
 
 function har(d) {
@@ -867,7 +944,7 @@ function har(d) {
     const tr = document.querySelector('.har tr[data-key="' + e.index + '"]'); if (tr) tr.classList.add("on");
     detail.replaceChildren(h("h3", {}, e.method + " ", h("span", { class: "mono" }, e.url)), kv([["status", String(e.status)], ["type", e.mime], ["size", num(e.size)], ["time", num(e.time_ms) + " ms"], ["started", e.started]]),
       h("h3", {}, "Request headers"), headers(e.request_headers),
-      e.post_body ? [h("h3", {}, "Request body"), pre(e.post_body, "har-body")] : null,
+      ...(e.post_body ? [h("h3", {}, "Request body"), pre(e.post_body, "har-body")] : []),
       h("h3", {}, "Response headers"), headers(e.response_headers),
       h("details", {}, h("summary", {}, "Response body"), pre(e.response_body || "(none, or not text)")));
   };
@@ -951,6 +1028,7 @@ function counterfactual(d) {
         .map(([k, name, color]) => ({ type: "bar", name, x, y: perPos.map((r) => r.counts[k]), marker: { color } })),
       { barmode: "stack", yaxis: { title: { text: "pairs" } } }, { height: 300 })) : null,
     cf.left_out.length ? h("details", {}, h("summary", { class: "small muted" }, cf.left_out.length + " pair(s) left out, and why"), cf.left_out.map((t) => h("div", { class: "small mono" }, t))) : null,
+    cf.not_reached && cf.not_reached.length ? h("details", {}, h("summary", { class: "small muted" }, cf.not_reached.length + " checkpoint(s) one run never reached: not counted"), cf.not_reached.map((t) => h("div", { class: "small mono" }, t))) : null,
     h("p", { class: "small muted" }, "† fewer than " + cf.min_clusters + " problems: the interval is not to be trusted, and the difference gets no verdict."));
 }
 
@@ -984,8 +1062,8 @@ function codingCompare(d) {
     section("Checkpoints", h("div", { class: "grid2" }, overlapChart(d.overlap, "solved"), scatter("cost", "Cost (USD)"), scatter("tokens", "Tokens"), scatter("loc", "LOC"))),
     section("Problems", table("cmp-problems", [
       { key: "problem", label: "problem", get: (p) => p },
-      { key: "a", label: "A checkpoints solved", num: true, get: (p) => rate(ta[p]), fmt: (v) => pct(v) },
-      { key: "b", label: "B checkpoints solved", num: true, get: (p) => rate(tb[p]), fmt: (v) => pct(v) },
+      { key: "a", label: "A checkpoints solved", num: true, get: (p) => rate(ta[p]), render: (p) => sideLink(ta[p], pct(rate(ta[p])), "run", d.a.rid, "p", p) },
+      { key: "b", label: "B checkpoints solved", num: true, get: (p) => rate(tb[p]), render: (p) => sideLink(tb[p], pct(rate(tb[p])), "run", d.b.rid, "p", p) },
       { key: "d", label: "A − B", num: true, get: (p) => (isNum(rate(ta[p])) && isNum(rate(tb[p])) ? rate(ta[p]) - rate(tb[p]) : null), fmt: (v) => (isNum(v) ? (v > 0 ? "+" : "") + pct(v) : "–") },
     ], problems, { filter: true })),
   ];
@@ -1002,9 +1080,150 @@ function webCompare(d) {
       table("cmp-tasks", [
         { key: "task_id", label: "task", num: true },
         { key: "sites", label: "sites", get: (t) => t.sites.join(", ") },
-        { key: "a", label: "A mean score", num: true, fmt: (v) => num(v) },
-        { key: "b", label: "B mean score", num: true, fmt: (v) => num(v) },
+        { key: "a", label: "A mean score", num: true, render: (t) => sideLink(isNum(t.a), num(t.a), "run", d.a.rid, "t", t.task_id, 1) },
+        { key: "b", label: "B mean score", num: true, render: (t) => sideLink(isNum(t.b), num(t.b), "run", d.b.rid, "t", t.task_id, 1) },
         { key: "d", label: "A − B", num: true, get: (t) => (isNum(t.a) && isNum(t.b) ? t.a - t.b : null), render: (t) => { const v = isNum(t.a) && isNum(t.b) ? t.a - t.b : null; return v === null ? "–" : h("span", { class: v > 0 ? "down" : v < 0 ? "up" : "" }, (v > 0 ? "+" : "") + num(v)); } },
       ], d.tasks, { placeholder: "Filter tasks…" })),
   ];
+}
+
+/* ================================================================ transcripts ================================================================
+ * An agent's steps as people read them (view/transcript.py): one step per model turn, tool calls by
+ * kind (a shell command highlighted, a file written with its path, an edit as a diff), long results
+ * folded, the model's text as Markdown built from DOM nodes (never markup). */
+
+function transcriptView(tr) {
+  const intro = tr.preamble.map((m) => h("details", { class: "step preamble" }, h("summary", { class: "meta" }, m.role === "system" ? "system prompt" : m.role === "user" ? "task (" + m.role + ")" : m.role), markdown(m.text)));
+  const note = tr.model_calls && tr.model_calls !== tr.turns ? h("p", { class: "small muted" }, "The agent counted " + tr.model_calls + " model calls; its log holds " + tr.turns + " turns.") : null;
+  return [intro, note, tr.steps.map(stepView)];
+}
+
+function stepView(s) {
+  const failed = s.calls.some((c) => c.result && c.result.is_error) || s.results.some((r) => r.is_error);
+  const usage = isNum(s.input_tokens) ? tokens(s.input_tokens) + " in · " + tokens(s.output_tokens) + " out" + (s.cache_read_tokens ? " (" + tokens(s.cache_read_tokens) + " cached)" : "") : null;
+  return h("div", { class: "step turn" + (failed ? " err" : ""), id: "step-" + s.number },
+    h("div", { class: "meta" }, h("b", {}, "step " + s.number), usage ? " · " + usage : "", isNum(s.duration_s) ? " · " + secs(s.duration_s) : "", s.timestamp ? " · " + when(s.timestamp) : ""),
+    s.thinking ? h("details", {}, h("summary", { class: "small muted" }, "thinking"), markdown(s.thinking)) : null,
+    s.text ? markdown(s.text) : null,
+    s.calls.map(callView),
+    s.results.map((r) => resultView(r)),
+    s.notes.map((n) => h("div", { class: "note" }, h("span", { class: "badge b-none" }, n.role), markdown(n.text))));
+}
+
+function codeLines(lines, cls) {
+  return h("pre", { class: "code " + (cls || "") }, lines.map((toks, i) => [i ? "\n" : null, tokensEl(toks)]));
+}
+
+function callView(c) {
+  const tag = h("span", { class: "badge b-none" }, c.name);
+  let body;
+  if (c.kind === "shell") {
+    body = [h("div", { class: "callhead" }, tag, h("span", { class: "small muted" }, "shell command")), codeLines(c.lines, "shell"),
+      c.writes.map((w) => [h("div", { class: "filehead" }, badge("writes", "solved"), h("span", { class: "mono grow" }, w.path), h("span", { class: "small muted" }, w.lines.length + " lines")), codeLines(w.lines)])];
+  } else if (c.kind === "write") {
+    body = [h("div", { class: "filehead" }, tag, badge("writes", "solved"), h("span", { class: "mono grow" }, c.path), h("span", { class: "small muted" }, c.lines.length + " lines")), codeLines(c.lines)];
+  } else if (c.kind === "edit") {
+    body = [h("div", { class: "filehead" }, tag, badge("edits", "passed"), h("span", { class: "mono grow" }, c.path)), diffTable(c.rows)];
+  } else if (c.kind === "patch") {
+    body = [h("div", { class: "callhead" }, tag, h("span", { class: "small muted" }, "patch")), codeLines(c.lines)];
+  } else {
+    body = [h("div", { class: "callhead" }, tag, h("span", { class: "small muted" }, "tool call")), pre(c.text)];
+  }
+  return h("div", { class: "call call-" + c.kind }, body, c.result ? resultView(c.result) : null);
+}
+
+function resultView(r) {
+  const label = h("span", { class: "badge " + (r.is_error ? "b-failed" : "b-none") }, (r.is_error ? "failed" : "output") + (r.name ? " · " + r.name : ""));
+  if (!r.output) return h("div", { class: "result" }, label, h("span", { class: "small muted" }, " (no output)"));
+  if (!r.fold) return h("div", { class: "result" }, label, pre(r.output, "out"));
+  const head = r.output.split("\n").slice(0, 6).join("\n");
+  return h("details", { class: "result" }, h("summary", {}, label, h("span", { class: "small muted" }, " " + r.lines + " lines, " + r.output.length.toLocaleString("en-US") + " characters: click to show all"),
+    pre(head + "\n…", "out head")), pre(r.output, "out"));
+}
+
+/* Markdown, the common part (headings, lists, quotes, fenced code, `code`, **bold**, *em*, links as
+ * text with their address): built as elements and text nodes, so no HTML in it is ever markup. */
+function markdown(text) {
+  const box = h("div", { class: "md" });
+  const lines = String(text).split("\n");
+  for (let i = 0; i < lines.length;) {
+    const line = lines[i];
+    const fence = line.match(/^\s*(```|~~~)\s*([\w+.-]*)/);
+    if (fence) {
+      const body = [];
+      for (i++; i < lines.length && !lines[i].trim().startsWith(fence[1]); i++) body.push(lines[i]);
+      i++;
+      box.appendChild(h("pre", { class: "code", "data-lang": fence[2] || null }, body.join("\n")));
+    } else if (/^#{1,6}\s/.test(line)) {
+      box.appendChild(h("div", { class: "mdh" }, inline(line.replace(/^#+\s*/, "")))); i++;
+    } else if (/^\s*([-*+]|\d+[.)])\s+/.test(line)) {
+      const ordered = /^\s*\d/.test(line), items = [];
+      for (; i < lines.length && /^\s*([-*+]|\d+[.)])\s+/.test(lines[i]); i++) items.push(h("li", {}, inline(lines[i].replace(/^\s*([-*+]|\d+[.)])\s+/, ""))));
+      box.appendChild(h(ordered ? "ol" : "ul", {}, items));
+    } else if (/^\s*>/.test(line)) {
+      const quote = [];
+      for (; i < lines.length && /^\s*>/.test(lines[i]); i++) quote.push(lines[i].replace(/^\s*>\s?/, ""));
+      box.appendChild(h("blockquote", {}, inline(quote.join(" "))));
+    } else if (!line.trim()) { i++; } else {
+      const para = [];
+      for (; i < lines.length && lines[i].trim() && !/^\s*(```|~~~|#{1,6}\s|[-*+]\s|\d+[.)]\s|>)/.test(lines[i]); i++) para.push(lines[i]);
+      if (!para.length) { para.push(line); i++; }
+      box.appendChild(h("p", {}, inline(para.join("\n"))));
+    }
+  }
+  return box;
+}
+
+const INLINE = /(`+)([\s\S]*?)\1|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|\[([^\]]+)\]\(([^)\s]+)\)/g;
+function inline(text) {
+  const out = [];
+  let last = 0;
+  for (const m of String(text).matchAll(INLINE)) {
+    if (m.index > last) out.push(text.slice(last, m.index));
+    if (m[1]) out.push(h("code", {}, m[2]));
+    else if (m[3] || m[4]) out.push(h("b", {}, m[3] || m[4]));
+    else if (m[5]) out.push(h("i", {}, m[5]));
+    else out.push(h("span", {}, m[6], h("span", { class: "small muted mono" }, " <" + m[7] + ">")));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+
+/* ---------- failing tests, identical failures grouped (same error line: `same_as`) ---------- */
+function failingTests(tests) {
+  const groups = new Map();
+  tests.forEach((t, i) => { if (!t.passed) { const k = t.outcome + "\u0000" + t.same_as; if (!groups.has(k)) groups.set(k, []); groups.get(k).push([t, i]); } });
+  return [...groups.values()].map((members) => {
+    const [[t, i]] = members;
+    if (members.length === 1) return testItem(t, i);
+    return h("div", { class: "samefail panel" },
+      h("div", { class: "row" }, badge(members.length + " × " + t.outcome, "fail"), sameGroups(members), h("span", { class: "small muted" }, members.length + " tests failed the same way; the first one's output:")),
+      h("div", { class: "msg mono small" }, t.same_as),
+      testItem(t, i),
+      h("details", {}, h("summary", { class: "small muted" }, "the other " + (members.length - 1) + " test(s)"),
+        members.slice(1).map(([o, j]) => testItem(o, j))));
+  });
+}
+
+/* a scatter point's label: the run's name (with agent and model when names repeat); runs on the
+ * same spot share one label, "a, b", so no two labels print over each other */
+function pointLabels(runs, key) {
+  const seen = {}, spot = {};
+  runs.forEach((r) => { seen[r.name] = (seen[r.name] || 0) + 1; });
+  const names = runs.map((r) => (seen[r.name] > 1 ? r.name + " (" + r.agent + (r.model ? ", " + r.model : "") + ")" : r.name));
+  runs.forEach((r, i) => { const k = Number(r[key]).toPrecision(3) + "|" + Number(r.rate).toPrecision(3); (spot[k] = spot[k] || []).push(i); });
+  const out = runs.map(() => "");
+  for (const at of Object.values(spot)) out[at[0]] = pt(at.map((i) => names[i]).join(", "));
+  return out;
+}
+
+/* a head-to-head cell: its figure as a link to that side's page (problem, or trial 1 of a task) */
+function sideLink(present, text, ...parts) { return present ? link(text, ...parts) : h("span", { class: "muted" }, text); }
+
+/* the groups of identical failures, in order: "Core 3", "Functionality 7" */
+function sameGroups(members) {
+  const n = {};
+  members.forEach(([t]) => { n[t.group] = (n[t.group] || 0) + 1; });
+  return Object.entries(n).map(([g, k]) => badge(g + " " + k, "none"));
 }

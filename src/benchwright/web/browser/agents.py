@@ -23,7 +23,7 @@ from benchwright.web.browser.prompts import (
     structured_prompt,
 )
 from benchwright.web.browser.trial_models import AgentSpec
-from benchwright.web.browser.web_agents import web_agent
+from benchwright.web.browser.web_agents import substitute_sites, web_agent
 from benchwright.web.tasks import WebTask
 
 
@@ -58,13 +58,6 @@ class TimedModel:
             return await self.inner.ainvoke(messages, output_format, **kwargs)
         finally:
             self.seconds += time.perf_counter() - started
-
-
-def substitute_sites(text: str, site_urls: dict[str, str]) -> str:
-    """`__SHOPPING__/x` -> `http://127.0.0.1:41233/x`."""
-    for site, url in site_urls.items():
-        text = text.replace(f"__{site.upper()}__", url.rstrip("/"))
-    return text
 
 
 def task_prompt(task: WebTask, site_urls: dict[str, str], prompt: str = STRUCTURED) -> str:

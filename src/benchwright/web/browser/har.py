@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from benchwright import __version__
+from benchwright.version import __version__
 from benchwright.web.browser.exchange import Exchange
 
 HAR_VERSION = "1.2"

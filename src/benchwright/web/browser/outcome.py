@@ -40,8 +40,9 @@ def trial_status(history: Any, max_steps: int, errors: list[str]) -> TrialStatus
         return TrialStatus.COMPLETED
     if history.number_of_steps() >= max_steps:  # on its last step browser-use forces `done`
         return TrialStatus.STEP_LIMIT
-    if history.is_done():
-        return TrialStatus.AGENT_ERROR
+    if history.is_done():  # an answer that the task cannot be done (NOT_FOUND_ERROR) is an answer
+        return TrialStatus.AGENT_ERROR if errors or not history.final_result() \
+            else TrialStatus.COMPLETED
     if errors and _model_failed(history):
         return TrialStatus.MODEL_ERROR
     return TrialStatus.FAILED

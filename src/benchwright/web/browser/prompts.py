@@ -2,21 +2,28 @@
 the task types, the status codes and the final response format), `plain` (the task and "answer in
 the done text", read back by the response adapter), or a template file of the user's own.
 
-A template file may use `{task}`, `{start_urls}`, `{sites}` and `{response_format}`; with a file
-the final response schema is enforced as with `structured`.
+A template file is jinja, rendered in the sandbox every given template renders in
+(`benchwright.templating`); it may use `{{ task }}`, `{{ start_urls }}`, `{{ sites }}` and
+`{{ response_format }}`. With a file the final response schema is enforced as with `structured`.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from benchwright.errors import UserInputError
+from benchwright.templating import render, template_errors
+from benchwright.untrusted_files import read_untrusted_text
 from benchwright.web.final_response import STATUS_CODES
 from benchwright.web.tasks import WebTask
 
 STRUCTURED = "structured"
 PLAIN = "plain"
 PROMPT_KINDS = (STRUCTURED, PLAIN)
+MAX_TEMPLATE_BYTES = 2**20
+# a field of the format templates had before they were jinja: `{task}`
+_OLD_FIELD = re.compile(r"(?<!\{)\{(task|start_urls|sites|response_format)\}(?!\})")
 
 SITE_CONTEXT = {
     "shopping": "an online store, seen as a customer (a Magento storefront)",
@@ -72,17 +79,28 @@ def plain_prompt(start_urls: str, intent: str) -> str:
 
 def file_prompt(path: Path, task: WebTask, start_urls: str, site_urls: dict[str, str],
                 intent: str) -> str:
-    """A template file filled in."""
-    try:
-        template = path.read_text(encoding="utf-8")
-        return template.format(task=intent, start_urls=start_urls,
-                               sites=site_lines(task, site_urls), response_format=RESPONSE_FORMAT)
-    except OSError as exc:
-        raise UserInputError(f"cannot read the prompt file: {exc.strerror}", path=path) from None
-    except (KeyError, IndexError, ValueError) as exc:
-        raise UserInputError(f"the prompt template has a bad field: {exc}", path=path,
-                             hint="use {task}, {start_urls}, {sites}, {response_format}; "
-                             "double other braces") from None
+    """A template file filled in (rendered in the sandbox of `benchwright.templating`)."""
+    return _render_file(path, task=intent, start_urls=start_urls,
+                        sites=site_lines(task, site_urls), response_format=RESPONSE_FORMAT)
+
+
+def check_prompt_file(path: Path) -> None:
+    """Read and render a template file once with sample values: a broken or hostile one is one
+    line (exit 2) before a run folder exists."""
+    _render_file(path, task="the task", start_urls="http://localhost/",
+                 sites="- http://localhost/: a site.", response_format=RESPONSE_FORMAT)
+
+
+def _render_file(path: Path, **values: str) -> str:
+    text = read_untrusted_text(path, what="the prompt template", max_bytes=MAX_TEMPLATE_BYTES)
+    old = _OLD_FIELD.search(text)
+    if old is not None and "{{" not in text:
+        raise UserInputError(f"the prompt template uses {old.group(0)}, the old format's field",
+                             path=path, hint=f"prompt templates are jinja: write "
+                             f"{{{{ {old.group(1)} }}}}")
+    with template_errors("the prompt template", path, "task, start_urls, sites and "
+                         "response_format"):
+        return render(text, values)
 
 
 def uses_schema(prompt: str) -> bool:

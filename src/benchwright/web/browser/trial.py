@@ -206,8 +206,8 @@ def _outcome(run: _Run) -> TrialOutcome:
     prompt, cached, completion = token_counts(history)
     cost = cost_usd(price_table(request.agent.pricing_file), request.agent.model, prompt,
                     cached, completion)
-    if cost is None and prompt + completion > 0 and request.agent.name != "scripted":
-        errors.append(f"no price for model {request.agent.model!r}: cost_usd is 0")
+    if cost is None and prompt + completion == 0:
+        cost = 0.0  # nothing spent: no price needed
     answer = final_answer(run, history, errors)
     return TrialOutcome(
         status=run.status or answer.status or trial_status(history, request.max_steps, errors),
@@ -215,7 +215,7 @@ def _outcome(run: _Run) -> TrialOutcome:
         structured_response=answer.structured,
         steps=history.number_of_steps(), input_tokens=prompt, output_tokens=completion,
         cached_input_tokens=cached,
-        cost_usd=cost or 0.0, duration_s=time.perf_counter() - run.started,
+        cost_usd=cost, duration_s=time.perf_counter() - run.started,
         model_time_s=run.model.seconds if run.model else 0.0, harness_s=run.own_s,
         errors=errors, har_entries=len(run.recorder.writer) if run.recorder else 0,
         urls=visited_urls(history))

@@ -132,9 +132,11 @@ class TrialStatus(StrEnum):
     """How a trial ended."""
 
     COMPLETED = "completed"
-    """The agent finished and claimed success."""
+    """The agent finished with an answer: success, or a clean answer that the task cannot be
+    done (NOT_FOUND_ERROR and the like: the evaluator decides whether that was right)."""
     AGENT_ERROR = "agent_error"
-    """The agent finished and reported a failure (its own error report)."""
+    """The agent finished reporting a failure after failed steps, without an answer, or with an
+    invalid final response."""
     STEP_LIMIT = "step_limit"
     """The agent used every step without finishing."""
     FAILED = "failed"
@@ -168,7 +170,7 @@ class TrialOutcome(BaseModel):
     """Completion tokens over all model calls."""
     cached_input_tokens: int = 0
     """Of the prompt tokens, those the provider read from its cache."""
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
     """Cost from the local price table (0 when the model has no price there)."""
     duration_s: float = 0.0
     """Wall-clock seconds of the trial, set-up and tear-down included."""

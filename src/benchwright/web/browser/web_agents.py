@@ -163,11 +163,16 @@ class BrowserUseAgent:
 
     def initial_actions(self, task: WebTask, site_urls: dict[str, str]) -> list[dict[str, Any]]:
         """The task's first start URL is opened before the model's first step."""
-        from benchwright.web.browser.agents import substitute_sites
-
         if not task.start_urls:
             return []
         return [{"navigate": {"url": substitute_sites(task.start_urls[0], site_urls)}}]
+
+
+def substitute_sites(text: str, site_urls: dict[str, str]) -> str:
+    """`__SHOPPING__/x` -> `http://127.0.0.1:41233/x`."""
+    for site, url in site_urls.items():
+        text = text.replace(f"__{site.upper()}__", url.rstrip("/"))
+    return text
 
 
 def _api_key(spec: AgentSpec) -> str:

@@ -47,8 +47,8 @@ class TrialMetrics(BaseModel):
     """Model output tokens."""
     cached_input_tokens: int = 0
     """Of the input tokens, those read from the provider's cache."""
-    cost_usd: float
-    """Model cost in US dollars."""
+    cost_usd: float | None
+    """Model cost in US dollars; None: unknown (tokens spent on a model with no price)."""
     duration_s: float
     """Wall-clock seconds of the trial, as the runner measured it."""
     model_time_s: float = 0.0

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchwright import __version__
 from benchwright.errors import PrerequisiteError, UserInputError
 from benchwright.fileio import remove_torn_writes, write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
@@ -32,6 +31,7 @@ from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import require_kind
 from benchwright.runs.manifest import read_manifest
+from benchwright.version import __version__
 from benchwright.web.browser.web_agents import Scripts, web_agent
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
 from benchwright.web.response_adapter import Extractor

@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from benchwright.nofollow import read_regular
-from benchwright.web.mismatch import Mismatch, compact, mismatches
+from benchwright.web.mismatch import Mismatch, compact, expectations
+from benchwright.web.outcomes import Cause, cause_of
 from benchwright.web.runs.models import TrialMetrics
 from benchwright.web.scoring import (
     AGENT_RESPONSE,
@@ -39,6 +40,17 @@ MAX_ENTRIES = 5000
 THOUGHTS = ("thinking", "evaluation_previous_goal", "memory", "next_goal")
 
 
+class Action(BaseModel):
+    """One action of a step, as people read it."""
+
+    name: str
+    """The action (`click_element_by_index`, `go_to_url`, `input_text`, `done`, ...)."""
+    target: str = ""
+    """What it acted on: the element (its index, tag and text or name) or the URL."""
+    detail: str = ""
+    """What it typed, sent or answered, and any other argument, as compact JSON."""
+
+
 class Step(BaseModel):
     """One step of the agent."""
 
@@ -52,6 +64,8 @@ class Step(BaseModel):
     """The model's thinking, evaluation, memory and next goal, where it gave them."""
     actions: list[str] = Field(default_factory=list)
     """Each action, as compact JSON."""
+    calls: list[Action] = Field(default_factory=list)
+    """Each action by name, target and detail (the same actions as `actions`)."""
     results: list[str] = Field(default_factory=list)
     """What each action reported."""
     errors: list[str] = Field(default_factory=list)
@@ -103,7 +117,9 @@ class TrialFiles(BaseModel):
     verdict: TaskEvalRecord | None = None
     """eval_result.json."""
     mismatches: list[Mismatch] = Field(default_factory=list)
-    """What the evaluator expected and got, where it did not pass."""
+    """What each evaluator expected and got, passing ones too (`passed`)."""
+    cause: Cause | None = None
+    """Why it scored what it did (`web/outcomes.py`), once scored."""
     metrics: TrialMetrics | None = None
     """metrics.json."""
     har_note: str | None = None
@@ -134,11 +150,14 @@ def read_trial(folder: Path) -> TrialFiles:
     response_text = raw_response.decode("utf-8", errors="replace") if raw_response else None
     verdict = _validated(TaskEvalRecord, _json(folder, EVAL_RESULT))
     steps, final = _history(_json(folder, HISTORY))
+    metrics = _validated(TrialMetrics, _json(folder, METRICS))
     return TrialFiles(
         steps=steps, final_answer=final, response_text=response_text,
         response=_parsed(response_text), verdict=verdict,
-        mismatches=mismatches(verdict.evaluators_results) if verdict and verdict.score < 1 else [],
-        metrics=_validated(TrialMetrics, _json(folder, METRICS)), har_note=_har_note(folder))
+        mismatches=expectations(verdict.evaluators_results) if verdict else [],
+        metrics=metrics, har_note=_har_note(folder), cause=None if verdict is None else cause_of(
+            verdict.score, verdict.error_origin, metrics.trial_status if metrics else None,
+            verdict.agent_status))
 
 
 def _validated(model: type[Any], raw: Any) -> Any:
@@ -168,6 +187,7 @@ def _history(raw: Any) -> tuple[list[Step], str | None]:
 def _step(number: int, item: dict[str, Any]) -> Step:
     if "done" in item and "model_output" not in item:  # the fake runner's one step
         return Step(number=number, actions=[_cut({"done": item["done"]})],
+                    calls=_actions([{"done": {"text": item["done"]}}], None),
                     results=[_cut(item["done"])])
     output, state = _dict(item.get("model_output")), _dict(item.get("state"))
     meta = _dict(item.get("metadata"))
@@ -176,9 +196,50 @@ def _step(number: int, item: dict[str, Any]) -> Step:
         number=number, url=_cut(state.get("url") or ""), title=_cut(state.get("title") or ""),
         thoughts={k: _cut(output[k]) for k in THOUGHTS if output.get(k)},
         actions=[_cut(a) for a in output.get("action") or []],
+        calls=_actions(output.get("action"), state.get("interacted_element")),
         results=[_cut(r["extracted_content"]) for r in results if r.get("extracted_content")],
         errors=[_cut(r["error"]) for r in results if r.get("error")],
         duration_s=_duration(meta))
+
+
+TARGET_KEYS = ("url", "index", "selector", "query")
+TEXT_KEYS = ("text", "value", "content", "keys")
+
+
+def _actions(actions: Any, elements: Any) -> list[Action]:
+    """browser-use's `{name: {args}}` actions with the element each one touched, when recorded."""
+    touched = elements if isinstance(elements, list) else []
+    out = []
+    for i, action in enumerate(actions if isinstance(actions, list) else []):
+        if not isinstance(action, dict) or len(action) != 1:
+            continue
+        [(name, args)] = action.items()
+        args = args if isinstance(args, dict) else {"value": args}
+        element = touched[i] if i < len(touched) and isinstance(touched[i], dict) else None
+        target = next((f"{k} {args[k]}" for k in TARGET_KEYS if args.get(k) is not None), "")
+        if element is not None:
+            target = f"{target} {_element(element)}".strip()
+        rest = {k: v for k, v in args.items() if k not in TARGET_KEYS}
+        out.append(Action(name=_cut(str(name), 200), target=_cut(target, 2000),
+                          detail=_detail(rest)))
+    return out
+
+
+def _detail(rest: dict[str, Any]) -> str:
+    """The text typed or answered as itself; other arguments as compact JSON."""
+    texts = [k for k in TEXT_KEYS if isinstance(rest.get(k), str)]
+    others = {k: v for k, v in rest.items() if k not in texts[:1]}
+    text = _cut(rest[texts[0]]) if texts else ""
+    return " ".join(p for p in (text, _cut(others) if others else "") if p)
+
+
+def _element(element: dict[str, Any]) -> str:
+    """`<a> "Sign in"`: an element's tag and its text, name, label or id."""
+    attrs = _dict(element.get("attributes"))
+    tag = str(element.get("node_name") or element.get("tag_name") or "").lower()
+    label = next((str(attrs[k]) for k in ("aria-label", "name", "title", "placeholder", "id")
+                  if attrs.get(k)), "") or str(element.get("node_value") or "")
+    return (f"<{tag}>" if tag else "") + (f' "{label[:200]}"' if label else "")
 
 
 def _duration(meta: dict[str, Any]) -> float | None:

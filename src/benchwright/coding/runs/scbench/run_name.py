@@ -8,7 +8,6 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from benchwright import __version__
 from benchwright.coding.runs.models import RunConfig
 from benchwright.coding.runs.scbench.run_config import (
     NO_MODEL,
@@ -17,6 +16,7 @@ from benchwright.coding.runs.scbench.run_config import (
     thinking,
 )
 from benchwright.runs.clock import minute_stamp
+from benchwright.version import __version__
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 

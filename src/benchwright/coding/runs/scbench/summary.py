@@ -23,6 +23,7 @@ from benchwright.coding.runs.scbench.summary_models import (
     TokenMeans,
     TokenStats,
 )
+from benchwright.pricing import CostSum
 
 Row = dict[str, Any]
 TOKENS = ("input", "output", "cache_read", "cache_write", "reasoning")
@@ -133,7 +134,8 @@ def scbench_summary(identity: dict[str, Any], rows: list[Row]) -> ScbenchSummary
     problems = _by_problem(rows)
     return ScbenchSummary(
         **identity, num_problems=len(problems), num_checkpoints=len(rows),
-        costs=CostStats(**_per_level(rows, problems, "cost"), total=sum(_values(rows, "cost"))),
+        costs=CostStats(**_per_level(rows, problems, "cost"), total=CostSum.of(
+            row.get("cost") for row in rows).usd),
         time=PerLevel(**_per_level(rows, problems, "elapsed")),
         tokens=_tokens(rows, problems), steps=PerLevel(**_per_level(rows, problems, "steps")),
         **_solve_rates(rows, problems), pass_rates=_pass_rates(rows, problems),

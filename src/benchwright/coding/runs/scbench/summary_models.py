@@ -35,8 +35,8 @@ class PerLevel(BaseModel):
 class CostStats(PerLevel):
     """Cost in US dollars."""
 
-    total: float = 0.0
-    """Summed over every row."""
+    total: float | None = 0.0
+    """Summed over every row; None when a row's cost is unknown (its model has no price)."""
 
 
 class TokenMeans(BaseModel):

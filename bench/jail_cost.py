@@ -1,0 +1,66 @@
+"""What the jail costs per call: starting `python -c pass` in the grading sandbox, directly and
+through the jail (`coding/jail.py`: one nested bubblewrap), in the same run.
+
+Prints the median of each, the added milliseconds per call and their ratio. A checkpoint pays
+this once per process its tests start from the entry point (file_backup/checkpoint_1: 32).
+
+Usage: python bench/jail_cost.py [--calls N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+
+from benchwright.coding import jail
+from benchwright.interpreters import resolve_python
+from benchwright.sandbox import BwrapRuntime, Limits, Mount, require_bwrap
+
+_TIMER = """
+import json, statistics, subprocess, sys, time
+calls, jailed, plain = int(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+def run(argv):
+    start = time.perf_counter()
+    subprocess.run(argv, check=True)
+    return time.perf_counter() - start
+a, b = [], []
+for _ in range(calls):
+    a.append(run(jailed))
+    b.append(run(plain))
+print(json.dumps([statistics.median(a), statistics.median(b)]))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=40)
+    args = parser.parse_args()
+    python = resolve_python(None)
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = Path(tmp) / "workspace"
+        (workspace / ".evaluation_tests").mkdir(parents=True)
+        (workspace / "timer.py").write_text(_TIMER)
+        config = {"bwrap": require_bwrap(), "workspace": str(workspace),
+                  "tests": str(workspace / ".evaluation_tests"),
+                  "readonly": [str(python.prefix)], "system": jail.system_args()}
+        plain = [str(python.executable), "-c", "pass"]
+        jailed = jail.jail_command(config, plain, str(workspace))
+        out = Path(tmp) / "out.json"
+        with out.open("wb") as sink:
+            BwrapRuntime().run(
+                [str(python.executable), "timer.py", str(args.calls), json.dumps(jailed),
+                 json.dumps(plain)], cwd=workspace, env={"PATH": "/usr/bin:/bin"},
+                mounts=[Mount(path=python.prefix), Mount(path=workspace, writable=True)],
+                limits=Limits(), stdout=sink)
+        with_jail, without = json.loads(out.read_text())
+    print(f"python -c pass in the grading sandbox, {args.calls} calls each")
+    print(f"through the jail: median {with_jail * 1000:.1f} ms")
+    print(f"directly:         median {without * 1000:.1f} ms")
+    print(f"the jail adds {(with_jail - without) * 1000:.1f} ms per call "
+          f"(ratio {with_jail / without:.2f})")
+
+
+if __name__ == "__main__":
+    main()

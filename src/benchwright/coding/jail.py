@@ -1,0 +1,229 @@
+"""The jail: every process the tests start from the entry point runs in a nested sandbox of its own.
+
+Inside the grading sandbox, pytest and the submission would otherwise share one view, in which the
+tests folder (`.evaluation_tests/`: case data and expected outputs) is readable. The harness hands
+pytest an `--entrypoint` that starts with this file (`python -I -S jail.py python entry.py`), so
+whatever way the tests start the submission, it goes through here, and it runs under a nested
+bubblewrap that sees:
+
+- `/usr`, the grading sandbox's short `/etc`, a minimal `/dev`, a private `/tmp`; the interpreter
+  and the submission's environment (read-only);
+- the workspace (the submission's own files, writable as in the grading sandbox) with the tests
+  folder replaced by an empty one;
+- the working folder the test gave it, and the paths named in its arguments (`ARG` or
+  `--opt=ARG`, absolute or relative to that folder): inside the tests folder, the file or folder
+  named and nothing beside it, read-only; elsewhere, a folder named, or the folder of a file
+  named (existing or not yet: an output file), writable as in the grading sandbox, so a program
+  can replace a file as programs do. A path reached through a link is not exposed (links are
+  never followed to expose anything), nor is the root or any folder that holds the tests folder;
+- no `/proc` (a fresh one cannot be mounted in a nested PID namespace, and the grading sandbox's
+  would show the other processes' roots), its own PID and IPC namespaces, no further user
+  namespaces; the network namespace is the grading sandbox's (loopback only), so servers work.
+
+Its environment is the one the test passed, without pytest's variables (`PYTEST_*`, which name
+the running test) and the harness's (`BENCHWRIGHT_*`, `SCBENCH_*`).
+
+This module runs inside the grading sandbox with the tests' interpreter and imports only the
+standard library. Loaded as a pytest plugin (`-p benchwright.coding.jail`) it rewrites, in pytest's
+process, the `subprocess.Popen` calls that start the launcher into the bubblewrap command directly
+(one Python start-up less per call); any other way of starting the launcher (a shell, `os.system`,
+`os.posix_spawn`) runs it as a program, which does the same. The harness writes `jail.json`
+beside it (`write_config`).
+"""
+
+# Paths are handled as strings with os.path here: lexical normalisation (a link is never
+# resolved to decide what to expose) and one cheap call per argument, in every test.
+# ruff: noqa: PTH100, PTH109, PTH112, PTH115, PTH118, PTH120, PTH123
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+CONFIG_NAME = "jail.json"
+HIDDEN_PREFIXES = ("PYTEST_", "BENCHWRIGHT_", "SCBENCH_")
+_FLAGS = ("-I", "-S")
+
+
+def launcher(python: str, tree: Path) -> list[str]:
+    """The command that starts a program in the jail: prefix it to the program's argv."""
+    return [python, *_FLAGS, str(tree / "benchwright" / "coding" / "jail.py")]
+
+
+def write_config(tree: Path, *, bwrap: str, workspace: Path, tests: Path,
+                 readonly: Sequence[Path], launcher_argv: Sequence[str],
+                 log: Path | None = None) -> None:
+    """Write the jail's settings beside its copy in the plugin tree (paths as the grading sandbox
+    sees them). With `log`, every jailed command is appended to it (a JSON line: command, cwd,
+    the paths exposed beyond the workspace)."""
+    config = {"bwrap": bwrap, "workspace": str(workspace), "tests": str(tests),
+              "readonly": [str(p) for p in readonly], "system": system_args(),
+              "launcher": list(launcher_argv), "log": str(log) if log else None}
+    path = tree / "benchwright" / "coding" / CONFIG_NAME
+    path.write_text(json.dumps(config))
+    path.chmod(0o644)
+
+
+def system_args() -> list[str]:
+    """What every jail sees of the system: /usr and the grading sandbox's /etc, read-only."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64"):
+        top = Path("/") / name
+        if top.is_symlink():
+            args += ["--symlink", os.readlink(top), str(top)]
+        elif top.is_dir():
+            args += ["--ro-bind", str(top), str(top)]
+    return [*args, "--ro-bind", "/etc", "/etc", "--dev", "/dev", "--tmpfs", "/tmp"]
+
+
+def _load(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / CONFIG_NAME).read_text())
+    return data
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _candidates(command: Sequence[str]) -> Iterator[str]:
+    """The arguments that may name paths: each one, and the value of `--opt=value`."""
+    for arg in command[1:]:
+        if not arg or "\0" in arg:
+            continue
+        yield arg
+        if arg.startswith("-") and "=" in arg:
+            yield arg.split("=", 1)[1]
+
+
+def _as_exposed(candidate: str, cwd: str, tests: str) -> str | None:
+    """The path to expose for an argument, or None. Inside the tests folder: the file or folder
+    itself. Elsewhere: a folder itself, and for a file (or a path not there yet) its folder, so
+    that the program can replace it as programs do (write a new file, rename it over the old).
+    Never through a link."""
+    path = os.path.normpath(os.path.join(cwd, candidate))
+    if not _within(path, tests) and not os.path.isdir(path):
+        path = os.path.dirname(path)
+        if not os.path.isdir(path) or _within(path, tests):
+            return None
+    elif not os.path.lexists(path):
+        return None
+    return path if os.path.realpath(path) == path else None
+
+
+def exposed_paths(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> list[str]:
+    """The working folder and the paths the arguments name that the jail must add, sorted so that
+    a folder comes before what is inside it."""
+    tests, workspace = config["tests"], config["workspace"]
+    visible = [*config["readonly"]]
+    found = [_as_exposed(c, cwd, tests) for c in _candidates(command)]
+    wanted = {p for p in [cwd if os.path.realpath(cwd) == cwd else None, *found] if p}
+    keep: list[str] = []
+    for path in sorted(wanted):
+        if path == "/" or (_within(tests, path) and path != tests):
+            continue  # the root, the workspace or above: never wholesale
+        if _within(path, workspace) and not _within(path, tests):
+            continue  # already there
+        if any(_within(path, v) for v in visible + keep):
+            continue
+        keep.append(path)
+    return keep
+
+
+def jail_command(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> list[str]:
+    """The bubblewrap command that runs `command` (from `cwd`) in the jail."""
+    tests, workspace = config["tests"], config["workspace"]
+    args = [config["bwrap"], "--unshare-user", "--unshare-pid", "--unshare-ipc",
+            "--disable-userns", "--die-with-parent", *config["system"]]
+    for path in config["readonly"]:
+        args += ["--ro-bind", path, path]
+    args += ["--bind", workspace, workspace, "--tmpfs", tests]
+    for path in exposed_paths(config, command, cwd):
+        args += ["--ro-bind" if _within(path, tests) else "--bind", path, path]
+    args += ["--remount-ro", tests]
+    return [*args, "--chdir", cwd, "--", *command]
+
+
+def _log(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> None:
+    if config.get("log"):
+        record = {"command": list(command), "cwd": cwd,
+                  "exposed": exposed_paths(config, command, cwd)}
+        with open(config["log"], "a", encoding="utf-8") as log:
+            log.write(json.dumps(record) + "\n")
+
+
+def jail_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment without pytest's variables and the harness's."""
+    return {k: v for k, v in env.items() if not k.startswith(HIDDEN_PREFIXES)}
+
+
+def main(argv: Sequence[str]) -> None:
+    """Run as the launcher: replace this process with the jailed command."""
+    config = _load(Path(__file__).parent)
+    if not argv:
+        sys.exit("jail.py: no command given")
+    full = jail_command(config, list(argv), os.getcwd())
+    _log(config, list(argv), os.getcwd())
+    os.execve(full[0], full, jail_env(os.environ))
+
+
+# ---- the pytest side: rewrite Popen calls that start the launcher -------------------------
+
+
+def _rewritten(config: Mapping[str, Any], args: Any, kwargs: dict[str, Any]) -> Any:
+    """`args` as the jailed command (and `kwargs` with the jail's env), or unchanged."""
+    prefix = config["launcher"]
+    if (not isinstance(args, list | tuple) or kwargs.get("shell")
+            or kwargs.get("executable") is not None
+            or [os.fspath(a) if isinstance(a, os.PathLike) else a
+                for a in args[:len(prefix)]] != prefix):
+        return args
+    command = [os.fsdecode(a) for a in args[len(prefix):]]
+    if not command:
+        return args
+    cwd = os.path.abspath(os.fsdecode(kwargs.get("cwd") or os.getcwd()))
+    env = kwargs.get("env")
+    kwargs["env"] = jail_env(os.environ if env is None else env)
+    _log(config, command, cwd)
+    return jail_command(config, command, cwd)
+
+
+def _probe(config: Mapping[str, Any]) -> None:
+    """Start an empty jail once, before any test: where nested user namespaces are refused (an
+    AppArmor or sysctl policy), grading stops with this reason instead of failing every test."""
+    argv = [config["bwrap"], "--unshare-user", "--unshare-pid", "--disable-userns",
+            *config["system"], "--", "/bin/true"]
+    probe = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        import pytest
+
+        raise pytest.UsageError(
+            "benchwright's jail for the code under test cannot start here (nested bubblewrap: "
+            f"{probe.stderr.strip() or f'exit code {probe.returncode}'}); unprivileged user "
+            "namespaces must be allowed inside the grading sandbox")
+
+
+def _install() -> None:
+    config = _load(Path(__file__).parent)
+    _probe(config)
+    original = subprocess.Popen.__init__
+
+    def __init__(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+        if len(rest) <= 1:  # executable, cwd and env by keyword (or not at all)
+            args = _rewritten(config, args, kwargs)
+        original(self, args, *rest, **kwargs)
+
+    subprocess.Popen.__init__ = __init__  # type: ignore[method-assign]
+
+
+def pytest_configure(config: Any) -> None:
+    """As a pytest plugin: jail the launcher's Popen calls from here on."""
+    _install()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,74 @@
+"""`runs.start`: the one lifecycle of every run, new or resumed, of any track; `runs.regrade`: a
+saved run graded again. The track supplies the steps (`benchwright.protocols.Track`); the
+kernel decides their order, holds the lock and turns an interrupt into a resume hint.
+
+    node checks -> lock -> create (new) or refresh (resumed) -> sweep leftovers -> execute
+    (ends with finish: result.json, report.md) -> outcome (the line saying where to look next)
+
+A resumed run's folder is opened here and nowhere else: `open_run` with the track expected, so
+a folder of another track, or no run at all, is one clear error before anything is touched.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from benchwright.errors import Interrupted
+from benchwright.protocols import Executor, RegradeSettings, StartedRun, Track
+from benchwright.runs.lock import locked_run_folder, run_lock
+from benchwright.runs.node_checks import require_on_every_node
+from benchwright.runs.owner import open_run
+
+C = TypeVar("C", bound=BaseModel)
+R = TypeVar("R", bound=BaseModel)
+log = logging.getLogger(__name__)
+
+
+def start(track: Track[C, Any, R, Any], run_dir: Path, config: C | None = None, *,
+          executor: Executor, hooks: Any = None) -> R:
+    """Run `track`'s run in `run_dir`: a new one from `config`, or (config None) the run saved
+    there, continued. Returns the track's result (result.json and report.md written)."""
+    run_dir = run_dir.expanduser().resolve()
+    resuming = config is None
+    if config is None:
+        config = open_resumed(track, run_dir)
+    require_on_every_node(executor, track.node_checks(config))
+    with locked_run_folder(run_dir):
+        if resuming:
+            track.refresh(run_dir)
+        else:
+            track.create(run_dir, config)
+        log.info("%s %s %s", "resuming" if resuming else "new", track.noun, run_dir)
+        track.sweep(run_dir)
+        result = _execute(track, StartedRun(run_dir, config, executor, hooks, resuming))
+    log.info("%s", track.outcome(run_dir, result))
+    return result
+
+
+def open_resumed(track: Track[C, Any, Any, Any], run_dir: Path) -> C:
+    """The saved configuration of the run in `run_dir`, which must be `track`'s and able to go
+    on (the one place a resumed run's folder is opened)."""
+    open_run(run_dir, expect=track.name)  # a run of another track: say so, and how to go on
+    return track.resumed(run_dir)
+
+
+def _execute(track: Track[C, Any, R, Any], run: StartedRun[C]) -> R:
+    try:
+        return track.execute(run)
+    except KeyboardInterrupt:
+        raise Interrupted(track.interrupted(run.run_dir),
+                          hint=f"continue with: {track.resume_command(run.run_dir)}") from None
+
+
+def regrade(run_dir: Path, settings: RegradeSettings) -> tuple[Track[Any, Any, Any, Any],
+                                                               BaseModel]:
+    """Grade a saved run again offline under its lock (leftovers swept first); the track that
+    owns it and what its `regrade` returned."""
+    track = open_run(run_dir).track  # not a run: say so before taking a lock in the folder
+    with run_lock(run_dir):
+        track.sweep(run_dir)
+        return track, track.regrade(run_dir, settings)

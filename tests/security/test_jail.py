@@ -1,0 +1,114 @@
+"""The answers stay out of the submission's reach (issue 25, points 1 and 2).
+
+Written as an attacker would: submissions that implement nothing and print the expected output
+of the running test (found through $PYTEST_CURRENT_TEST and the tests folder, by any path they
+can think of), report what they can see, or, imported into pytest at checkpoint 1, read
+checkpoint 2's hidden data. Each scores 0 and sees nothing; the reference solution still passes,
+so the tests keep reading what they need (an asset file handed as an argument, a working folder
+of their own). Needs bubblewrap.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchwright.coding import workspace as ws
+from benchwright.coding.evaluation import CheckpointEvaluation
+from benchwright.coding.examples import example_problem_dir
+from benchwright.coding.grading import GradeOptions, grade_checkpoint
+from benchwright.coding.loader import load_problem
+from benchwright.sandbox import BwrapRuntime, Limits
+from tests.helpers import FIXTURES
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                reason="bubblewrap is not installed (apt-get install bubblewrap)")
+CHEATERS = FIXTURES / "cheaters"
+CASEFILES = FIXTURES / "casefiles"
+
+
+def _grade(problem_dir: Path, checkpoint: str, main: Path, tmp: Path) -> CheckpointEvaluation:
+    problem = load_problem(problem_dir)
+    snapshot = tmp / "snapshot"
+    snapshot.mkdir()
+    shutil.copyfile(main, snapshot / f"{problem.entry_file}.py")
+    options = GradeOptions(runtime=BwrapRuntime(), limits=Limits(wall_clock_s=300),
+                           scratch_root=tmp / "scratch")
+    return grade_checkpoint(problem, problem.checkpoints[checkpoint], snapshot,
+                            options).evaluation
+
+
+def _passed(evaluation: CheckpointEvaluation) -> int:
+    return sum(c.passed for c in evaluation.counts.values())
+
+
+def _messages(evaluation: CheckpointEvaluation) -> str:
+    return "\n".join(case.message or "" for case in evaluation.tests)
+
+
+@pytest.mark.parametrize("checkpoint", ["checkpoint_1", "checkpoint_2"])
+def test_the_reference_passes_in_the_jail(checkpoint: str, tmp_path: Path) -> None:
+    evaluation = _grade(CASEFILES, checkpoint,
+                        CASEFILES / "solutions" / "checkpoint_2" / "main.py", tmp_path)
+    assert evaluation.grader.jailed
+    assert evaluation.pytest_exit_code == 0, _messages(evaluation)
+    assert _passed(evaluation) == evaluation.pytest_collected > 0
+
+
+@pytest.mark.parametrize("checkpoint", ["checkpoint_1", "checkpoint_2"])
+def test_printing_the_expected_output_scores_nothing(checkpoint: str, tmp_path: Path) -> None:
+    evaluation = _grade(CASEFILES, checkpoint, CHEATERS / "peek.py", tmp_path)
+    assert evaluation.pytest_collected > 0
+    assert _passed(evaluation) == 0, [c.id for c in evaluation.tests if c.passed]
+
+
+@pytest.mark.parametrize("problem", ["kv_server", "ledger_cli"])
+def test_printing_the_expected_output_scores_nothing_on_the_bundled_problems(
+        problem: str, tmp_path: Path) -> None:
+    evaluation = _grade(example_problem_dir(problem), "checkpoint_1", CHEATERS / "peek.py",
+                        tmp_path)
+    assert evaluation.pytest_collected > 0
+    assert _passed(evaluation) == 0
+
+
+def test_the_submission_sees_no_test_folder_no_pytest_variable_no_process(
+        tmp_path: Path) -> None:
+    evaluation = _grade(CASEFILES, "checkpoint_1", CHEATERS / "snoop.py", tmp_path)
+    messages = _messages(evaluation)
+    assert "SNOOP env= tests=[] proc=False" in messages, messages
+
+
+def test_checkpoint_1_never_sees_checkpoint_2_data(tmp_path: Path) -> None:
+    # The tests import the submission into pytest's own process: the jail cannot hold it, so
+    # only what is copied for the checkpoint stands between it and later answers.
+    evaluation = _grade(FIXTURES / "inprocess", "checkpoint_1", CHEATERS / "later_data.py",
+                        tmp_path)
+    messages = _messages(evaluation)
+    assert "LEAK:" in messages
+    assert "CHECKPOINT-2-HIDDEN" not in messages
+
+
+def test_only_earlier_checkpoints_data_is_copied(tmp_path: Path) -> None:
+    problem = load_problem(CASEFILES)
+    for name, absent in [("checkpoint_1", ["data/checkpoint_2", "test_checkpoint_2.py"]),
+                         ("checkpoint_2", [])]:
+        (tmp_path / name).mkdir()
+        tests = ws.copy_tests(problem, problem.checkpoints[name], tmp_path / name)
+        assert (tests / "data" / "checkpoint_1").is_dir()
+        for rel in absent:
+            assert not (tests / rel).exists()
+        if name == "checkpoint_2":
+            assert (tests / "data" / "checkpoint_2" / "core" / "secret_case").is_dir()
+
+
+def test_validate_reports_tests_that_import_the_submission() -> None:
+    from benchwright.coding.validate_checks import static_findings
+
+    problem = load_problem(FIXTURES / "inprocess")
+    findings = static_findings(problem, problem.checkpoints["checkpoint_1"])
+    assert [f.kind for f in findings] == ["unjailed"]
+    assert "imports main into pytest's own process" in findings[0].detail
+    casefiles = load_problem(CASEFILES)
+    assert not static_findings(casefiles, casefiles.checkpoints["checkpoint_1"])
