@@ -70,8 +70,8 @@ def check_resumable(config: RunConfig) -> None:
 
 def node_checks(config: RunConfig) -> list[Callable[[], object]]:
     """What every machine that runs an attempt must have: bubblewrap (unless the run is
-    unsandboxed), the grading Python, the metric tools (when measured), and the host paths the
-    agent reads (mounts, a run to replay)."""
+    unsandboxed), the grading Python, the cache folder, the metric tools (when measured), the
+    host paths the agent reads (mounts, a run to replay) and what the agent runs on."""
     checks: list[Callable[[], object]] = [
         functools.partial(get_runtime, config.unsafe_no_sandbox),
         functools.partial(resolve_python, config.python), cache_base]
@@ -81,7 +81,19 @@ def node_checks(config: RunConfig) -> list[Callable[[], object]]:
         checks.append(versions)
     paths = [*config.agent_mounts, *([config.replay_from] if config.replay_from else [])]
     checks += [functools.partial(_exists, path) for path in paths]
-    return checks
+    return checks + _agent_needs(config.agent)
+
+
+def _agent_needs(agent: str) -> list[Callable[[], object]]:
+    """What the agent runs on: mini its model client, an npm CLI agent Node.js and npm."""
+    if agent == "mini":
+        return [functools.partial(import_extra, "openai", "mini", "the mini agent")]
+    tool = getattr(CODING_AGENTS.get(agent), "npm_tool", None)
+    if tool is None:
+        return []
+    from benchwright.coding.agents.toolchain import node_bin
+
+    return [functools.partial(node_bin, tool.min_node or 16)]
 
 
 def _exists(path: Path) -> None:
@@ -114,7 +126,6 @@ def _check_agent(config: RunConfig) -> None:
             raise UserInputError("the mini agent needs a model",
                                  hint="pass --model, e.g. --model openai/gpt-4.1")
         api_key(resolve_target(config.model, config.agent_settings.base_url), os.environ)
-        import_extra("openai", "mini", "the mini agent")
 
 
 def _refuse_meaningless(config: RunConfig) -> None:
