@@ -1,8 +1,16 @@
-"""Fixtures every test folder may use: the bundled problems. Shared helpers (functions, constants)
-live in tests/helpers/, never here nor in a test module."""
+"""Test tiers (tests/helpers/tiers.py) and the fixtures every test folder may use: the bundled
+problems. Shared helpers (functions, constants) live in tests/helpers/, never here nor in a test
+module.
+
+A plain `pytest` runs the fast tier: tests marked (or found to need) sandbox, browser, ray or e2e
+are deselected, and the summary says how many. `--all-tiers` (or any `-m`) runs them too; so does
+scripts/check, the README's test command. While each test runs, a guard fails it if it starts
+bubblewrap, Chromium, Ray or the CLI without the tier's marker.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,7 +18,106 @@ import pytest
 from benchwright.coding.examples import example_problem_dir
 
 # old spellings (`from tests.conftest import run_cli`) for branches begun before tests/helpers
-from tests.helpers import CONFTEST, FIXTURES, run_cli, write_problem  # noqa: F401
+from tests.helpers import CONFTEST, FIXTURES, run_cli, tiers, write_problem  # noqa: F401
+
+PROCESSES = tiers.ProcessLog()
+GROUPED_SESSION_FIXTURES = {"runs"}
+"""Session fixtures worth making once: their tests share one xdist worker (tests/view's runs)."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--all-tiers", action="store_true",
+                     help="run every tier (sandbox, browser, ray, e2e), not only the fast one")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for tier in tiers.TIERS:
+        config.addinivalue_line("markers", f"{tier}: {tiers.DESCRIPTIONS[tier]}")
+    config.addinivalue_line("markers", "slow: old spelling, kept for branches begun before the "
+                            "tiers: say which (sandbox, browser, ray, e2e); out of the fast tier")
+    PROCESSES.install()
+
+
+def _fixture_funcs(item: pytest.Item) -> list[object]:
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.values() if info is not None else []
+    return [d.func for group in defs for d in group]
+
+
+def _group(item: pytest.Item) -> str | None:
+    """Tests sharing a costly module or session fixture of tests/ run on one xdist worker, which
+    then makes it once (an xdist worker makes its own copy of every such fixture)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    for name, defs in sorted(info.name2fixturedefs.items()):
+        own = [d for d in defs if tiers._own(d.func)]
+        if own and own[-1].scope == "session" and name in GROUPED_SESSION_FIXTURES:
+            return name
+    for name, defs in sorted(info.name2fixturedefs.items()):
+        own = [d for d in defs if tiers._own(d.func)]
+        if own and own[-1].scope == "module" and name != "problems_dir":
+            return item.nodeid.split("::")[0]
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    fast: list[pytest.Item] = []
+    slow: list[pytest.Item] = []
+    for item in items:
+        marked = {m.name for m in item.iter_markers()} & set(tiers.TIERS)
+        for tier in sorted(tiers.reached_tiers([getattr(item, "function", None),
+                                                *_fixture_funcs(item)]) - marked):
+            item.add_marker(tier)
+        marked = {m.name for m in item.iter_markers()} & set(tiers.TIERS)
+        for tier in sorted(marked):
+            why = tiers.missing_prerequisite(tier)
+            if why:
+                item.add_marker(pytest.mark.skip(reason=why))
+        group = _group(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+        (slow if marked or item.get_closest_marker("slow") else fast).append(item)
+    if config.getoption("all_tiers") or config.getoption("markexpr") or not slow:
+        return
+    config.hook.pytest_deselected(items=slow)
+    items[:] = fast
+    config.stash[_DESELECTED] = len(slow)
+
+
+_DESELECTED = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config
+                            ) -> None:
+    deselected = config.stash.get(_DESELECTED, 0)
+    if deselected:
+        terminalreporter.write_line(
+            f"fast tier only: {deselected} tests of the slower tiers ({', '.join(tiers.TIERS)}) "
+            "were deselected; `pytest --all-tiers` (or scripts/check) runs every tier")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    PROCESSES.started.clear()
+    PROCESSES.recording = True
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    try:
+        result = yield
+    finally:
+        PROCESSES.recording = False
+    marked = {m.name for m in item.iter_markers()}
+    missing = tiers.missing_tiers(PROCESSES.started, marked)
+    if missing:
+        pytest.fail("test tiers (tests/helpers/tiers.py): this test " + "; ".join(missing)
+                    + ". Mark it (or its module's pytestmark), or start it through a helper "
+                    "tagged @starts(...)", pytrace=False)
+    return result
 
 
 @pytest.fixture

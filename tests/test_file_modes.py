@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import FIXTURES, run_cli
-
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.fixture
@@ -43,7 +40,7 @@ def test_har_writer_files_are_0644(tmp_path: Path, umask_022: None) -> None:
     assert _not_0644(tmp_path) == {}
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.sandbox
 def test_every_file_of_a_coding_run_is_0644(tmp_path: Path, umask_022: None) -> None:
     out = tmp_path / "run"
     done = run_cli("run", "coding", "--problems-dir", str(FIXTURES / "runs"),
@@ -60,9 +57,8 @@ def test_every_file_of_a_coding_run_is_0644(tmp_path: Path, umask_022: None) -> 
     assert _not_0644(out) == {}
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not CHROMIUM.exists() or importlib.util.find_spec("browser_use") is None,
-                    reason="needs chromium and browser-use")
+@pytest.mark.browser
+@pytest.mark.skipif(importlib.util.find_spec("browser_use") is None, reason="needs browser-use")
 def test_every_file_of_a_web_run_is_0644(tmp_path: Path, umask_022: None) -> None:
     out = tmp_path / "run"
     env = {k: v for k, v in os.environ.items() if k != "BENCHWRIGHT_WEB_TRIAL_RUNNER"}

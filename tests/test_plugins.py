@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -28,7 +27,7 @@ from benchwright.toolenvs import uv_binary
 ROOT = Path(__file__).parents[1]
 TUTORIAL = ROOT / "docs" / "write-an-agent.md"
 DIST = "benchwright-one-shot 0.1.0"
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+pytestmark = pytest.mark.sandbox
 
 
 def _block(text: str, language: str) -> str:
@@ -78,7 +77,6 @@ def test_the_installed_benchwright_is_the_venvs_own(venv: Path) -> None:
     assert where.stdout.strip().startswith(str(venv))
 
 
-@pytest.mark.slow
 def test_the_tutorial_agent_runs_through_run_coding(venv: Path, tmp_path: Path) -> None:
     problem = example_problem_dir("kv_server")
     turns = [{"text": (problem / "solutions" / f"checkpoint_{n}" / "kv_server.py").read_text()}

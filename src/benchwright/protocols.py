@@ -296,6 +296,11 @@ class ExecutorSetup:
     """Memory each job asks the cluster for, MiB."""
 
 
+EXECUTOR_DEFAULTS = ExecutorSetup()
+"""The one place of the executor settings' defaults (cluster address, CPUs and memory per job): the
+CLI's options, the Python API's placement and the Ray executor read them here."""
+
+
 @dataclass(frozen=True)
 class RegradeSettings:
     """What `eval RUN_DIR` may change about grading a saved run."""

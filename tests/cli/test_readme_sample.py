@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers import ROOT, run_cli
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.sandbox
 TIMES = re.compile(r"\d+(\.\d+)? s\b")
 
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import CONFTEST, FIXTURES, run_cli, write_problem
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed")
+pytestmark = pytest.mark.sandbox
 QUICK = FIXTURES / "runs"
 ADD_ONLY = """cat > calc.py <<'PY'
 import sys

@@ -10,7 +10,7 @@ import pytest
 from benchwright.coding.loader import load_problem
 from tests.helpers import run_cli
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.sandbox
 
 
 @pytest.mark.parametrize("kind", ["cli", "http"])

@@ -20,7 +20,7 @@ import pytest
 from benchwright.coding.examples import example_problem_dir, examples_dir
 from tests.helpers import run_cli
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.sandbox
 
 CONFTEST = '''
 import shlex

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -124,6 +123,7 @@ def _key_fields(run_dir: Path) -> list[tuple[Any, ...]]:
              r["verdicts"]) for r in rows]
 
 
+@pytest.mark.sandbox
 def test_the_driver_alone_writes_a_detached_run(tmp_path: Path, problems_dir: Path) -> None:
     config = _config(problems_dir)
     create_run(config, tmp_path / "local")
@@ -137,6 +137,7 @@ def test_the_driver_alone_writes_a_detached_run(tmp_path: Path, problems_dir: Pa
     assert (folder / "snapshot").is_dir() and (folder / "prompt.txt").is_file()
 
 
+@pytest.mark.sandbox
 def test_a_checkpoint_sent_twice_is_journaled_once(tmp_path: Path, problems_dir: Path) -> None:
     config = _config(problems_dir)
     create_run(config, tmp_path / "run")
@@ -150,8 +151,7 @@ def test_a_checkpoint_sent_twice_is_journaled_once(tmp_path: Path, problems_dir:
     assert len(journal.read_text().splitlines()) == 1
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
-                    reason="needs root for a network namespace")
+@pytest.mark.ray  # the CLI in a network namespace of its own (needs root and unshare)
 def test_no_cluster_at_the_address_is_one_line_and_no_folder(tmp_path: Path) -> None:
     out = tmp_path / "run"
     command = (f"ip link set lo up && exec {sys.executable} -m benchwright run coding "
@@ -205,3 +205,19 @@ def test_a_worker_whose_parent_died_while_it_started_exits(tmp_path: Path) -> No
     while worker.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not worker.exists() and not marker.exists()
+
+
+def test_a_lost_worker_loses_its_job_only() -> None:
+    """A worker killed mid-job (issue 26 point 5): that job is reported lost once every other
+    job has run on a fresh pool; no BrokenProcessPool reaches the caller."""
+    from benchwright.errors import WorkersLost
+    from benchwright.executors.local import LocalExecutor
+    from tests.helpers.executor_jobs import die_on_one
+
+    results = []
+    with pytest.raises(WorkersLost) as lost:
+        for result in LocalExecutor(2).run(die_on_one, [0, 1, 2, 3]):
+            results.append(result)
+    assert sorted(results) == [0, 2, 3]
+    assert [job for job, _why in lost.value.lost] == [1]
+    assert "SIGKILL" in lost.value.lost[0][1] and lost.value.exit_code == 3

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.web.local_suite import ActionScript
+from tests.helpers.tiers import starts
 
 CHROMIUM = Path("/usr/bin/chromium")
 _TIMEOUT_S = 30.0
@@ -39,6 +40,7 @@ _FIND_JS = """(match) => {
 }"""
 
 
+@starts("browser")
 class Cdp:
     """One Chromium process spoken to over --remote-debugging-pipe."""
 

@@ -88,9 +88,10 @@ class ProcessTree:
             return list(self.seen.values())
 
     def running(self) -> list[Process]:
-        """The processes seen so far that still run."""
+        """The processes seen so far that still run, with their command lines of now (a process
+        may have exec'd since it was first seen)."""
         with self._lock:
-            return [p for p in self.seen.values() if alive(p)]
+            return [Process(p.pid, p.start, _argv(p.pid)) for p in self.seen.values() if alive(p)]
 
     def find(self, match: Callable[[tuple[str, ...]], bool]) -> list[Process]:
         """The running processes of the tree whose command line matches."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from tests.helpers.paths import FIXTURES
 from tests.helpers.processes import ProcessTree, wait_for
+from tests.helpers.tiers import starts
 
 QUICK = FIXTURES / "runs"
 ADD_ONLY = """cat > calc.py <<'PY'
@@ -36,6 +37,7 @@ class SleepingRun:
         return self.tree.find(lambda argv: argv == SLEEP)
 
 
+@starts("e2e")
 @contextmanager
 def sleeping_run(out: Path, **popen: Any) -> Iterator[SleepingRun]:
     """`run coding` whose agent is still working when the test interrupts it, however fast or

@@ -24,6 +24,7 @@ from typing import Any
 
 from benchwright.testing import FakeLLMServer, Script
 from tests.helpers import FIXTURES, run_cli
+from tests.helpers.tiers import starts
 
 XSS = "<script>document.title='pwned'</script>"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -132,6 +133,7 @@ def sloppy_run(root: Path, name: str, *args: str) -> str:
                    *args)
 
 
+@starts("e2e", "sandbox")
 def make_runs(root: Path) -> Runs:
     """The session's run folders, made under `root` (a new folder) by the real CLI."""
     root.mkdir()

@@ -36,8 +36,7 @@ from benchwright.judge.rubric import load_rubric
 from benchwright.testing import FakeLLMServer, Script
 from tests.helpers import run_cli
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed")
+pytestmark = pytest.mark.sandbox
 KEY_ENV, KEY = "JUDGE_CREDENTIAL_VAR", "judge-secret-value-0123456789"
 # each snapshot's first line names its problem and checkpoint
 CP = {(p, c): f"{p}, checkpoint {c}:" for p in ("ledger_cli", "kv_server") for c in (1, 2, 3)}

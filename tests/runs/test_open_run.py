@@ -88,6 +88,7 @@ def test_a_coding_run_that_mentions_the_web_format_is_reported_as_coding(
     assert json.loads(regraded.stdout)["n_checkpoints"] == 4
 
 
+@pytest.mark.sandbox
 def test_both_tracks_are_driven_through_the_same_interface(tmp_path: Path) -> None:
     from benchwright.coding.runs.models import RunConfig
     from benchwright.registry import TRACKS

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -50,6 +49,7 @@ def test_interpreter_resolution() -> None:
         resolve_python("2.1")
 
 
+@pytest.mark.sandbox  # environments are built in the sandbox
 def test_built_once_then_reused(cache: Path) -> None:
     python = resolve_python(None)
     first = ensure_env("solution", python, ["six==1.16.0"])
@@ -60,6 +60,7 @@ def test_built_once_then_reused(cache: Path) -> None:
     assert (first.path / ".benchwright-env.json").stat().st_mtime_ns == marker_mtime
 
 
+@pytest.mark.sandbox  # environments are built in the sandbox
 def test_half_built_environment_is_rebuilt(cache: Path) -> None:
     python = resolve_python(None)
     built = ensure_env("solution", python, [])
@@ -67,12 +68,13 @@ def test_half_built_environment_is_rebuilt(cache: Path) -> None:
     assert not ensure_env("solution", python, []).reused
 
 
+@pytest.mark.sandbox  # environments are built in the sandbox
 def test_uninstallable_requirement_fails_cleanly(cache: Path) -> None:
     with pytest.raises(EnvironmentBuildError, match="uv pip failed"):
         ensure_env("solution", resolve_python(None), ["benchwright-no-such-package-xyz==0.0.1"])
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.sandbox
 def test_grading_uses_the_solution_requirements_and_caches_both_envs(
     cache: Path, tmp_path: Path
 ) -> None:

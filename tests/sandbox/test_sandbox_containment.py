@@ -20,8 +20,7 @@ from benchwright.coding.loader import load_problem
 from benchwright.sandbox import BwrapRuntime, Limits
 from tests.helpers import FIXTURES
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed (apt-get install bubblewrap)")
+pytestmark = pytest.mark.sandbox
 
 
 class Listener:

@@ -16,6 +16,7 @@ PASSWORD = "userinfo-password-2b9c07"
 URL = f"http://bw:{PASSWORD}@127.0.0.1:9/v1?key={KEY}"
 
 
+@pytest.mark.sandbox
 def test_the_manifest_keeps_no_url_credential(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     config = RunConfig(problems_dir=FIXTURES, problems=["hostile"], agent="mini",

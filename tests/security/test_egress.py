@@ -28,7 +28,7 @@ from benchwright.testing.script import Script
 from benchwright.toolenvs import ensure_env
 from tests.helpers.evil_package import write_evil_package
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+pytestmark = pytest.mark.sandbox
 
 # Shared by both probes: what an attacker inside tries. HOST_PORT is a listener on the host's
 # loopback; the proxy is found through HTTPS_PROXY or the socket mounted at its usual place.

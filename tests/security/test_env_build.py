@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from benchwright.sandbox import get_runtime
 from tests.helpers import CONFTEST, run_cli, write_problem
 from tests.helpers.evil_package import write_evil_package
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+pytestmark = pytest.mark.sandbox
 
 TOOLS = '''
 import glob, os, shutil

@@ -10,7 +10,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,10 +19,11 @@ import pytest
 from benchwright.coding.scratch import new_scratch, private_root, sweep_leftovers
 from benchwright.errors import WorkspaceError
 from tests.helpers import FIXTURES, run_cli
+from tests.helpers.processes import Process, ProcessTree, wait_for
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed (apt-get install bubblewrap)")
+pytestmark = pytest.mark.sandbox
 HIDDEN = "test_checkpoint_3.py"
+LINGER = "main.py\0linger"  # the command line of the forger's lingering test
 
 
 @pytest.fixture
@@ -48,40 +48,31 @@ def _copies_of(token: str, roots: list[Path]) -> Iterator[Path]:
                 continue
 
 
-def _wait_for(condition: Callable[[], bool], timeout_s: float = 120.0) -> None:
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError("timed out")
-
-
-def _lingering() -> bool:
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and b"main.py\0linger" in (proc / "cmdline").read_bytes():
-                return True
-        except OSError:
-            continue
-    return False
+def _lingering(tree: ProcessTree) -> list[Process]:
+    """The lingering test's processes among those the grader started."""
+    tree.refresh()
+    return [p for p in tree.running() if LINGER in "\0".join(p.argv)]
 
 
 def _kill_during_grading(problem: Path, out: Path) -> None:
     _kill_when([sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problems-dir",
                 str(problem.parent), "--problem", problem.name, "--checkpoint", "checkpoint_3",
                 "--workspace", str(problem / "solutions" / "checkpoint_1"), "--out", str(out)],
-               _lingering)
+               lambda tree: bool(_lingering(tree)))
 
 
-def _kill_when(argv: list[str], condition: Callable[[], bool]) -> None:
+def _kill_when(argv: list[str], condition: Callable[[ProcessTree], bool]) -> None:
+    """Start `argv`, SIGKILL it once `condition` holds of the processes it started, and wait for
+    the lingering test among them to end."""
     grader = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_for(condition)
-    finally:
-        grader.send_signal(signal.SIGKILL)
-        grader.wait()
-    _wait_for(lambda: not _lingering(), 30)
+    tree = ProcessTree(grader.pid)
+    with tree.watch():
+        try:
+            wait_for(lambda: condition(tree), what="the grader to reach the lingering test")
+        finally:
+            grader.send_signal(signal.SIGKILL)
+            grader.wait()
+        wait_for(lambda: not _lingering(tree), 120, what="the lingering test to end")
 
 
 def _readable_by_another_user(path: Path) -> bool:
@@ -155,11 +146,31 @@ def test_a_killed_run_keeps_its_hidden_tests_in_its_own_folder_until_it_resumes(
     (problem / "checkpoint_1.md").write_text("Take your time.\n")
     run = tmp_path / "run"
     base = [sys.executable, "-m", "benchwright", "run", "coding", "--no-metrics"]
-    _kill_when([*base, "--problems-dir", str(problems), "--out", str(run)], _lingering)
+    _kill_when([*base, "--problems-dir", str(problems), "--out", str(run)],
+               lambda tree: bool(_lingering(tree)))
     own = run / ".work" / ".grading"
     left = list(own.glob("*/workspace/.evaluation_tests/test_checkpoint_1.py"))
     assert left and all(token in p.read_text() for p in left)
     assert stat.S_IMODE(own.stat().st_mode) == 0o700
     assert list(_copies_of(token, [Path(tempfile.gettempdir()), private_root()])) == []
     old = {p.parents[2] for p in left}
-    _kill_when([*base, "--resume", str(run)], lambda: not any(p.exists() for p in old))
+    _kill_when([*base, "--resume", str(run)], lambda _: not any(p.exists() for p in old))
+
+
+def test_a_killed_remote_attempts_job_folder_is_swept_and_no_one_elses(tmp_path: Path) -> None:
+    """`/tmp/benchwright-job-*` of an attempt on a machine without the run folder: named for its
+    owner, so the next attempt removes the one a kill -9 left, never a live one or a folder
+    whose name is not ours (issue 26 point 5)."""
+    from benchwright.coding.runs.remote import JOB_PREFIX
+    from benchwright.coding.scratch import owned_prefix
+
+    gone = subprocess.run([sys.executable, "-c", "from benchwright.coding.scratch import "
+                           f"owned_prefix; print(owned_prefix({JOB_PREFIX!r}))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (tmp_path / f"{gone}left").mkdir()
+    live = tmp_path / f"{owned_prefix(JOB_PREFIX)}live"
+    live.mkdir()
+    other = tmp_path / f"{JOB_PREFIX}someone-elses"
+    other.mkdir()
+    assert [p.name for p in sweep_leftovers(tmp_path, JOB_PREFIX)] == [f"{gone}left"]
+    assert sorted(tmp_path.iterdir()) == sorted([live, other])

@@ -39,8 +39,7 @@ from tests.helpers.probes import (
     tree_state,
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed")
+pytestmark = pytest.mark.sandbox
 CANARY = b"canary-7f3a9c-outside-the-workspace"
 
 

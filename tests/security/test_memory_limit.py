@@ -7,7 +7,6 @@ The machine has no swap and is shared: the bomb runs under an explicit 2 GiB lim
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from benchwright.sandbox import BwrapRuntime, Limits, Mount
 from tests.helpers import FIXTURES
 
 pytestmark = [
-    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
+    pytest.mark.sandbox,
     pytest.mark.skipif(not memory_cgroup.available(), reason="no writable memory cgroup here"),
 ]
 PYTHON = "/usr/bin/python3"

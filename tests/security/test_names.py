@@ -20,8 +20,7 @@ from benchwright.names import check_name
 from tests.helpers import run_cli
 from tests.helpers.probes import quick_problem, run_coding, tree_state
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed")
+pytestmark = pytest.mark.sandbox
 
 
 @pytest.fixture

@@ -22,8 +22,7 @@ from benchwright.sandbox import BwrapRuntime, Limits
 from tests.helpers import FIXTURES
 from tests.helpers.probes import records
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed (apt-get install bubblewrap)")
+pytestmark = pytest.mark.sandbox
 FORGER = FIXTURES / "forger"
 
 

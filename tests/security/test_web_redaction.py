@@ -36,7 +36,6 @@ from benchwright.web.runs.suites import open_suite
 from benchwright.web.scoring import HISTORY, NETWORK_HAR
 from tests.helpers.web_suites import write_suite
 
-CHROMIUM = Path("/usr/bin/chromium")
 KEY = "sk-bw-redaction-env-key-7f3a9c"
 URL_ONLY = "url-only-password-51e0b2"
 QUERY_ONLY = "query-only-token-c4d8e1"
@@ -66,8 +65,7 @@ def key_in_env() -> Iterator[None]:
         del os.environ["BW_TEST_WEB_KEY"]
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium)")
+@pytest.mark.browser
 @pytest.mark.skipif(importlib.util.find_spec("browser_use") is None,
                     reason="needs browser-use: pip install 'benchwright[web]'")
 def test_a_browser_use_run_keeps_no_key(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from tests.helpers.view_runs import (
     settled,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
 
 def check_every_page(page: Page, base: str, runs: Runs) -> None:

@@ -18,7 +18,7 @@ from tests.helpers import run_cli
 from tests.helpers.coding_runs import write_run
 from tests.helpers.view_runs import Page, copy_screenshot, rid, settled
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 FAKE = {**os.environ, "BENCHWRIGHT_WEB_TRIAL_RUNNER": "fake"}
 
 

@@ -20,7 +20,7 @@ from tests.helpers.view_runs import (
     settled,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
 ORDER = ["Core", "Functionality", "Error", "Regression"]
 

@@ -133,7 +133,6 @@ def _start_rows(cf: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["served", "bundle"])
 def test_counterfactual_head_to_head_in_the_browser(page: Page, viewer: str, bundle: Path,
                                                     runs: Runs, mode: str) -> None:
@@ -165,7 +164,6 @@ def test_counterfactual_head_to_head_in_the_browser(page: Page, viewer: str, bun
     assert page.errors == []
 
 
-@pytest.mark.slow
 def test_every_run_shows_its_start(page: Page, viewer: str, runs: Runs) -> None:
     tab = settled(page, viewer + "#/")
     for run, start in ((runs.cf_ref, "reference"), (runs.cf_chain, "chain"),
@@ -187,7 +185,6 @@ def test_every_run_shows_its_start(page: Page, viewer: str, runs: Runs) -> None:
     assert page.errors == []
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["served", "bundle"])
 def test_judge_results_on_the_checkpoint_and_run_pages(page: Page, viewer: str, bundle: Path,
                                                        runs: Runs, mode: str) -> None:
@@ -224,7 +221,6 @@ def test_judge_results_on_the_checkpoint_and_run_pages(page: Page, viewer: str, 
     assert page.errors == []
 
 
-@pytest.mark.slow
 def test_an_unjudged_checkpoint_shows_nothing_of_the_judge(page: Page, viewer: str,
                                                            runs: Runs) -> None:
     for route in (f"#/run/{rid(runs.oracle)}", f"#/run/{rid(runs.oracle)}/cp/ledger_cli/1/"

@@ -7,7 +7,6 @@ time per step. Plus the transcript's kinds (write, edit, patch, other) without a
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResul
 from benchwright.testing import FakeLLMServer, Script
 from benchwright.view.transcript import transcript
 from tests.helpers import run_cli
+from tests.helpers.tiers import starts
 from tests.helpers.view_runs import Page, copy_screenshot, cut_off, rid
 
 PLANTED = "<img src=x onerror=\"document.title='pwned'\">"
@@ -38,9 +38,8 @@ def _script(problem: Path) -> Script:
 
 
 @pytest.fixture(scope="module")
+@starts("e2e", "sandbox")
 def mini_run(problems_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed")
     pytest.importorskip("openai")
     root = tmp_path_factory.mktemp("transcripts") / "runs"
     with FakeLLMServer(_script(problems_dir / "ledger_cli")) as server:
@@ -62,7 +61,6 @@ def served(mini_run: Path) -> Iterator[str]:
     stop()
 
 
-@pytest.mark.slow
 def test_a_checkpoint_page_reads_as_a_transcript(page: Page, served: str, mini_run: Path,
                                                  tmp_path: Path) -> None:
     tab = page.open(f"{served}#/run/{rid(mini_run)}/cp/ledger_cli/1/checkpoint_1")

@@ -15,7 +15,7 @@ from benchwright.web.scoring import EVAL_RESULT, score_output_dir
 from benchwright.web.synthetic import Intent, build_batch, har, local_config
 from benchwright.web.tasks import TaskType, WebDataset
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e  # the official evaluator's CLI, as a subprocess
 
 
 def _official_scores(root: Path) -> dict[int, float]:

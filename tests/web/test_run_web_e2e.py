@@ -22,10 +22,8 @@ import pytest
 from benchwright.web.local_suite import SCRIPTS_DIR
 from tests.helpers.cli import run_real_web_cli as benchwright
 
-CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium)"),
+    pytest.mark.browser,
     pytest.mark.skipif(importlib.util.find_spec("browser_use") is None,
                        reason="needs browser-use: pip install 'benchwright[web]'"),
 ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypedDict, cast
 
-from benchwright.protocols import Executor, ExecutorSetup
+from benchwright.protocols import EXECUTOR_DEFAULTS, Executor, ExecutorSetup
 from benchwright.registry import EXECUTORS
 
 
@@ -17,7 +17,8 @@ class Placement(TypedDict, total=False):
     executor: str
     """`local` (this machine, the default) or `ray` (a Ray cluster) [--executor]."""
     ray_address: str
-    """The cluster: auto, HOST:PORT or ray://HOST:PORT [--ray-address]; default auto."""
+    """The cluster: auto, HOST:PORT or ray://HOST:PORT [--ray-address]; default auto
+    (`protocols.EXECUTOR_DEFAULTS` holds the defaults)."""
     job_cpus: float
     """CPUs each job asks the cluster for [--job-cpus]; default 1."""
     job_memory_mb: int
@@ -31,9 +32,10 @@ def make_executor(placement: Placement | None, workers: int,
     name = where.get("executor") or "local"
     EXECUTORS.check(name)
     setup = ExecutorSetup(workers=workers, on_event=on_event,
-                          address=where.get("ray_address") or "auto",
-                          job_cpus=where.get("job_cpus") or 1.0,
-                          job_memory_mb=where.get("job_memory_mb") or 2048)
+                          address=where.get("ray_address") or EXECUTOR_DEFAULTS.address,
+                          job_cpus=where.get("job_cpus") or EXECUTOR_DEFAULTS.job_cpus,
+                          job_memory_mb=where.get("job_memory_mb")
+                          or EXECUTOR_DEFAULTS.job_memory_mb)
     return EXECUTORS.get(name).from_setup(setup)
 
 

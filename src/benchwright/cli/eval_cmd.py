@@ -10,6 +10,7 @@ import typer
 from typer.core import TyperGroup
 
 from benchwright.cli.executor_options import (
+    EXECUTOR_DEFAULTS,
     ExecutorOption,
     JobCpusOption,
     JobMemoryOption,
@@ -64,9 +65,9 @@ def run_dir_cmd(
         min=1, max=MAX_WORKERS, help="Coding runs: checkpoints graded at once (--executor ray; "
         "locally they are graded one after another).")] = 1,
     executor: ExecutorOption = "local",
-    ray_address: RayAddressOption = "auto",
-    job_cpus: JobCpusOption = 1.0,
-    job_memory_mb: JobMemoryOption = 2048,
+    ray_address: RayAddressOption = EXECUTOR_DEFAULTS.address,
+    job_cpus: JobCpusOption = EXECUTOR_DEFAULTS.job_cpus,
+    job_memory_mb: JobMemoryOption = EXECUTOR_DEFAULTS.job_memory_mb,
 ) -> None:
     """`eval RUN_DIR`: re-grade every saved snapshot of a run offline (or re-score a web run)
     and list each verdict that changed."""

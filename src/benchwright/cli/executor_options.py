@@ -11,8 +11,10 @@ import typer
 
 from benchwright.api.placement import Placement
 from benchwright.api.placement import make_executor as placed
-from benchwright.protocols import Executor
+from benchwright.protocols import EXECUTOR_DEFAULTS, Executor
 from benchwright.registry import EXECUTORS
+
+__all__ = ["EXECUTOR_DEFAULTS"]  # the commands' option defaults, from protocols
 
 # option names the commands' `--resume` lets change: where jobs run is not part of a run
 MAY_CHANGE = {"executor", "ray_address", "job_cpus", "job_memory_mb"}

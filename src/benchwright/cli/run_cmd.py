@@ -12,6 +12,7 @@ from rich.console import Console
 
 from benchwright.api.coding import CodingHooks, CodingOptions, judge_settings_of, run_coding
 from benchwright.cli.executor_options import (
+    EXECUTOR_DEFAULTS,
     MAY_CHANGE,
     ExecutorOption,
     JobCpusOption,
@@ -190,9 +191,9 @@ def coding_cmd(
     judge_rubric: JudgeRubricOption = None,
     judge_option: JudgeKeyValueOption = None,
     executor: ExecutorOption = "local",
-    ray_address: RayAddressOption = "auto",
-    job_cpus: JobCpusOption = 1.0,
-    job_memory_mb: JobMemoryOption = 2048,
+    ray_address: RayAddressOption = EXECUTOR_DEFAULTS.address,
+    job_cpus: JobCpusOption = EXECUTOR_DEFAULTS.job_cpus,
+    job_memory_mb: JobMemoryOption = EXECUTOR_DEFAULTS.job_memory_mb,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""

@@ -108,9 +108,9 @@ def run_web_cmd(
     prompt: PromptOption = STRUCTURED,
     concurrency_per_site: ConcurrencyPerSiteOption = 1,
     executor: placement.ExecutorOption = "local",
-    ray_address: placement.RayAddressOption = "auto",
-    job_cpus: placement.JobCpusOption = 1.0,
-    job_memory_mb: placement.JobMemoryOption = 2048,
+    ray_address: placement.RayAddressOption = placement.EXECUTOR_DEFAULTS.address,
+    job_cpus: placement.JobCpusOption = placement.EXECUTOR_DEFAULTS.job_cpus,
+    job_memory_mb: placement.JobMemoryOption = placement.EXECUTOR_DEFAULTS.job_memory_mb,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""

@@ -33,7 +33,7 @@ from benchwright.errors import (
     install_command,
     missing_extra,
 )
-from benchwright.protocols import ExecutorSetup
+from benchwright.protocols import EXECUTOR_DEFAULTS, ExecutorSetup
 from benchwright.version import __version__
 
 JobT = TypeVar("JobT")
@@ -48,9 +48,9 @@ START_CLUSTER = "start one with `ray start --head` (see docs/scale-out.md)"
 class JobResources:
     """What each job asks the cluster for (Ray places it on a node that has it free)."""
 
-    cpus: float = 1.0
+    cpus: float = EXECUTOR_DEFAULTS.job_cpus
     """Logical CPUs."""
-    memory_mb: int = 2048
+    memory_mb: int = EXECUTOR_DEFAULTS.job_memory_mb
     """Memory, MiB (Ray's `memory` resource: a reservation, not a limit)."""
 
 
@@ -151,7 +151,7 @@ class RayExecutor:
     shares_filesystem = False
 
     def __init__(self, workers: int = 1, on_event: Callable[[Any], None] | None = None, *,
-                 address: str = "auto", resources: JobResources = JobResources(),
+                 address: str = EXECUTOR_DEFAULTS.address, resources: JobResources = JobResources(),
                  max_restarts: int = 3) -> None:
         self.workers = max(1, workers)
         self.on_event = on_event  # jobs report through their items; kept for the interface

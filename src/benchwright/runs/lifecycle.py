@@ -37,7 +37,7 @@ def start(track: Track[C, Any, R, Any], run_dir: Path, config: C | None = None, 
     if config is None:
         config = open_resumed(track, run_dir)
     require_on_every_node(executor, track.node_checks(config))
-    with locked_run_folder(run_dir):
+    with locked_run_folder(run_dir, track.resume_command(run_dir)):
         if resuming:
             track.refresh(run_dir)
         else:
@@ -69,6 +69,6 @@ def regrade(run_dir: Path, settings: RegradeSettings) -> tuple[Track[Any, Any, A
     """Grade a saved run again offline under its lock (leftovers swept first); the track that
     owns it and what its `regrade` returned."""
     track = open_run(run_dir).track  # not a run: say so before taking a lock in the folder
-    with run_lock(run_dir):
+    with run_lock(run_dir, f"benchwright eval {run_dir}"):
         track.sweep(run_dir)
         return track, track.regrade(run_dir, settings)

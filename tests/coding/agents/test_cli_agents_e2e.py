@@ -35,7 +35,7 @@ def _has_node() -> bool:
 
 
 pytestmark = [
-    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
+    pytest.mark.sandbox,
     pytest.mark.skipif(not _has_node(),
                        reason="no Node.js >= 20 with npm (pip install 'benchwright[agents]')"),
 ]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,7 @@ from benchwright.testing import FakeLLMServer, Script
 from tests.helpers import run_cli
 from tests.helpers.mini_runs import FAKE_KEY, PROBLEM
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed")
+pytestmark = pytest.mark.sandbox
 pytest.importorskip("openai")
 
 

@@ -4,7 +4,6 @@ token counts and prices, so cost and tokens are known by hand."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,7 @@ from benchwright.testing import FakeLLMServer, Script
 from tests.helpers import run_cli
 from tests.helpers.mini_runs import FAKE_KEY, PROBLEM
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed")
+pytestmark = pytest.mark.sandbox
 pytest.importorskip("openai")
 USAGE = [(1200, 300), (1500, 40), (1700, 25)]
 PRICE_IN, PRICE_OUT = 2.0, 8.0  # US dollars per million tokens

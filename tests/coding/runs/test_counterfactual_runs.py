@@ -20,8 +20,7 @@ from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.starts import no_reference
 from tests.helpers import FIXTURES, run_cli
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed")
+pytestmark = pytest.mark.sandbox
 SLOPPY = FIXTURES / "counterfactual" / "sloppy_agent.sh"
 QUICK = FIXTURES / "runs" / "quick"
 

@@ -20,8 +20,7 @@ from benchwright.coding.runs.layout import RunLayout
 from tests.helpers import ROOT, run_cli
 from tests.helpers.quick_runs import ADD_ONLY, QUICK, assert_nothing_left, sleeping_run
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed")
+pytestmark = pytest.mark.sandbox
 FAKE_KEY = "sk-benchwright-defects-5b1e0c9a77"
 
 

@@ -18,8 +18,7 @@ from benchwright.coding.runs.models import RunResult
 from benchwright.version import __version__
 from tests.helpers import run_cli
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="bubblewrap is not installed")
+pytestmark = pytest.mark.sandbox
 
 INT, FLOAT, STR, BOOL = int, float, str, bool
 GROUPS = ("core", "functionality", "error", "regression")

@@ -12,8 +12,6 @@ import yaml
 from benchwright.web.tasks import TaskType, WebTask
 from tests.helpers.testsite import SiteServer, serve
 
-CHROMIUM = Path("/usr/bin/chromium")
-
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[SiteServer]:
@@ -24,8 +22,6 @@ def site() -> Iterator[SiteServer]:
 
 @pytest.fixture(scope="module")
 def shared(site: SiteServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("needs Debian's chromium (apt-get install -y chromium)")
     from benchwright.web.browser.shared_browser import SharedBrowser
 
     with SharedBrowser(workdir=tmp_path_factory.mktemp("chromium"),

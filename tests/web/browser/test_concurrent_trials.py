@@ -18,9 +18,8 @@ import yaml
 from benchwright.web.local_suite import load_local_dataset, serve_suite
 from benchwright.web.local_suite.sessions import session_token
 
-CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium)"),
+    pytest.mark.browser,
     pytest.mark.skipif(importlib.util.find_spec("browser_use") is None,
                        reason="needs browser-use: pip install 'benchwright[web]'"),
 ]

@@ -10,7 +10,7 @@ import pytest
 from benchwright.toolenvs import BuiltEnv
 from benchwright.web.evaluator import EvaluatorProcess
 from benchwright.web.local_suite import LocalSuite, serve_suite
-from tests.helpers.cdp_driver import CHROMIUM, Cdp
+from tests.helpers.cdp_driver import Cdp
 
 
 @pytest.fixture(scope="module")
@@ -21,8 +21,6 @@ def suite() -> Iterator[LocalSuite]:
 
 @pytest.fixture(scope="module")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cdp]:
-    if not CHROMIUM.exists():
-        pytest.skip("Chromium is not installed (apt-get install -y chromium)")
     cdp = Cdp(tmp_path_factory.mktemp("chromium-profile"))
     try:
         yield cdp

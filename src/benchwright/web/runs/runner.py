@@ -51,6 +51,7 @@ from benchwright.web.runs.scheduling import SiteGuard, TrialJob, group_of, plan,
 from benchwright.web.runs.suites import LOCAL, Suite, SuiteSession, open_suite, require_sites
 from benchwright.web.runs.sweep import RunSweeper, restored
 from benchwright.web.runs.trial import agent_for, run_trial_files
+from benchwright.web.runs.trial_rules import read_trials
 from benchwright.web.runs.trial_runner import TrialRunner
 from benchwright.web.scoring import AGENT_RESPONSE, METRICS, WebEvalSummary, score_output_dir
 from benchwright.web.tasks import TaskType, WebTask
@@ -144,7 +145,7 @@ def finished_trials(layout: WebRunLayout, manifest: WebManifest) -> list[TrialRe
     them, and every trial folder without a record deleted."""
     planned_keys = {(t.task_id, n) for t in manifest.tasks
                     for n in range(1, manifest.config.trials + 1)}
-    records = journal.read_jsonl(layout.journal, TrialRecord)
+    records = read_trials(layout.journal, manifest)
     kept = _dedupe([r for r in records if r.status is not TrialStatus.INFRA_ERROR
                     and (r.task_id, r.trial) in planned_keys
                     and _complete(layout.trial_dir(r.task_id, r.trial))])
@@ -353,7 +354,7 @@ def _result(layout: WebRunLayout, manifest: WebManifest, summary: WebEvalSummary
             report: WebReport) -> WebRunResult:
     expected = len(manifest.tasks) * manifest.config.trials
     totals = summary.totals
-    records = journal.read_jsonl(layout.journal, TrialRecord)
+    records = read_trials(layout.journal, manifest)
     config = manifest.config
     return WebRunResult(
         run_dir=layout.root, created_at=manifest.created_at,
