@@ -11,12 +11,13 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 
 import benchwright
 from tests.helpers import FIXTURES
+from tests.helpers.bad_input_probes import Probe
+from tests.helpers.bad_input_probes import verdict as _verdict
 
 SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
 """The probes run from their own folders: import the benchwright this test imported."""
@@ -43,13 +44,6 @@ HUGE_INT = "99999999999999999999999"
 MANIFEST_EDITS = ("trials", "problems", "agent", "prompt")
 """A file entry "key=value" for manifest.json sets config.key (JSON for lists and `true`)."""
 QUICK_CONFIG = (FIXTURES / "runs" / "quick" / "config.yaml").read_text()
-
-
-class Probe(NamedTuple):
-    name: str
-    argv: list[str]
-    files: dict[str, object]
-    fragment: str
 
 
 def _manifest(run_dir: Path, change: dict[str, object]) -> None:
@@ -625,20 +619,6 @@ def _run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None
     except subprocess.TimeoutExpired:
         return f"{probe.name}: hung (30 s)"
     return _verdict(probe, done)
-
-
-def _verdict(probe: Probe, done: subprocess.CompletedProcess[str]) -> str | None:
-    out = done.stdout + done.stderr
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
-    if "Traceback" in out:
-        return f"{probe.name}: traceback: {out.strip().splitlines()[-1]}"
-    if done.returncode != 2:
-        return f"{probe.name}: exit {done.returncode}: {out.strip()[-300:]!r}"
-    if len(lines) != 1 or not lines[0].startswith("error: "):
-        return f"{probe.name}: not one line: {done.stderr[-300:]!r}"
-    if probe.fragment.lower() not in lines[0].lower():
-        return f"{probe.name}: {probe.fragment!r} not in {lines[0]!r}"
-    return None
 
 
 @pytest.fixture(scope="module")
