@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import benchwright
 from tests.helpers import FIXTURES
+from tests.helpers.tiers import starts
 
 SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
 """The probes run from their own folders: import the benchwright the tests import."""
@@ -66,6 +67,7 @@ def materialise(root: Path, files: dict[str, object], runs: dict[object, Path]) 
             path.write_text(str(content))
 
 
+@starts("e2e")
 def run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None:
     """None when the probe got its one-line error and left no run folder, else what failed."""
     folder = root / probe.name
@@ -119,6 +121,7 @@ def verdict(probe: Probe, done: subprocess.CompletedProcess[str]) -> str | None:
     return None
 
 
+@starts("e2e", "sandbox")
 def finished_coding_run(root: Path) -> Path:
     """A real, finished run of the `quick` fixture problem (oracle agent) in `root/r`."""
     shutil.copytree(QUICK_DIR, root / "problems" / "quick")
@@ -127,6 +130,7 @@ def finished_coding_run(root: Path) -> Path:
     return root / "r"
 
 
+@starts("e2e")
 def finished_web_run(root: Path) -> Path:
     """A finished web run of tasks 7001-7002 of the tests' own suite (the fake trial runner)
     in `root/w`."""
