@@ -204,8 +204,10 @@ def _one(target: str, n: int, base: Path, env: dict[str, str],
     first = _wait(proc, watched)
     _settle(watched)
     resume_log = base / "logs" / f"{target}-{n}-resume.log"
-    rproc, rwatched = _start(["run", "coding", "--resume", str(run), "--workers", str(WORKERS)],
-                             env, resume_log)
+    # killed before its manifest was written, the run never began: the same command starts it
+    again = ["run", "coding", "--resume", str(run), "--workers", str(WORKERS)] \
+        if (run / "manifest.json").exists() else argv
+    rproc, rwatched = _start(again, env, resume_log)
     resumed = _wait(rproc, rwatched)
     for w in (watched, rwatched):
         _settle(w)

@@ -14,6 +14,7 @@ from benchwright.coding.agents.atif import (
     ATIF_FILE,
     SCHEMA_VERSION,
     export_run,
+    from_atif,
     to_atif,
     validated,
     write_atif,
@@ -184,3 +185,22 @@ def test_mini_run_then_export_every_file_validates_and_holds_no_key(
         text = path.read_text()
         assert FAKE_KEY not in text
         atif.Trajectory.model_validate_json(text)
+
+
+def test_atif_in_round_trips_ours() -> None:
+    ours = _trajectory()
+    back = from_atif(to_atif(ours))
+    assert back is not None
+    assert [s.role for s in back.steps] == [Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.TOOL,
+                                            Role.ASSISTANT]
+    assert back.steps[2].tool_calls[0].arguments == {"command": "ls"}
+    assert back.steps[3].tool_results[0].output == "a.py"
+    assert back.steps[3].tool_results[1].is_error
+    assert (back.usage.input_tokens, back.usage.cost_usd, back.usage.steps) == (230, 0.0012, 2)
+
+
+def test_atif_in_refuses_what_is_not_atif() -> None:
+    for value in (None, [], "x", {"schema_version": "ATIF-v1.8"},
+                  {"schema_version": "ATIF-v1.8", "agent": {"name": "a", "version": "1"},
+                   "steps": [{"step_id": 2, "source": "user", "message": "skipped one"}]}):
+        assert from_atif(value) is None

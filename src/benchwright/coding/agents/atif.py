@@ -19,8 +19,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from benchwright.coding.agents.base import Usage
 from benchwright.coding.agents.trajectory import (
     TRAJECTORY_FILE,
+    CostSource,
     Role,
     Step,
     ToolCall,
@@ -237,3 +239,63 @@ def _read_trajectory(run_dir: Path, rel: str) -> Trajectory:
         raise UserInputError(f"larger than {MAX_BYTES // 2**20} MiB")
     value = parse_untrusted_json(data, run_dir / rel, what="trajectory.json")
     return Trajectory.model_validate(value)
+
+
+# ATIF in: a trajectory any tool wrote in ATIF, read back as ours (the viewer's transcript)
+
+def from_atif(value: Any) -> Trajectory | None:
+    """An ATIF document (hostile: any JSON value) as a `Trajectory`; None when it is not valid
+    ATIF or the `atif` extra is missing."""
+    if importlib.util.find_spec("atif") is None or not isinstance(value, dict):
+        return None
+    try:
+        doc = validated(value)
+    except ValueError:
+        return None
+    steps: list[Step] = []
+    for step in doc.steps:
+        steps.extend(_our_steps(step))
+    return Trajectory(agent=doc.agent.name, agent_version=doc.agent.version,
+                      model=doc.agent.model_name, steps=steps,
+                      usage=_usage(doc.final_metrics, steps), cost_source=_cost_source(doc))
+
+
+def _our_steps(step: Any) -> list[Step]:
+    role = {"system": Role.SYSTEM, "user": Role.USER}.get(step.source, Role.ASSISTANT)
+    metrics = step.metrics
+    ours = Step(role=role, text=_text(step.message), thinking=step.reasoning_content or "",
+                tool_calls=[ToolCall(id=c.tool_call_id, name=c.function_name,
+                                     arguments=c.arguments) for c in step.tool_calls or []],
+                input_tokens=metrics.prompt_tokens if metrics else None,
+                output_tokens=metrics.completion_tokens if metrics else None,
+                cache_read_tokens=metrics.cached_tokens if metrics else None,
+                timestamp=step.timestamp)
+    if step.observation is None:
+        return [ours]
+    results = [ToolResult(call_id=r.source_call_id, output=_text(r.content),
+                          is_error=bool((r.extra or {}).get("is_error")))
+               for r in step.observation.results]
+    return [ours, Step(role=Role.TOOL, tool_results=results)]
+
+
+def _text(content: Any) -> str:
+    """A message or result as text: a string, or the text parts of a multimodal one."""
+    if isinstance(content, str):
+        return content
+    parts = [getattr(p, "text", None) for p in content or []]
+    return "\n".join(p if p is not None else "[non-text content]" for p in parts)
+
+
+def _usage(final: Any, steps: list[Step]) -> Usage:
+    turns = sum(1 for s in steps if s.role is Role.ASSISTANT)
+    if final is None:
+        return Usage(cost_usd=None, steps=turns)
+    return Usage(input_tokens=final.total_prompt_tokens or 0,
+                 output_tokens=final.total_completion_tokens or 0,
+                 cached_input_tokens=final.total_cached_tokens or 0,
+                 cost_usd=final.total_cost_usd, steps=turns)
+
+
+def _cost_source(doc: Any) -> CostSource:
+    final = doc.final_metrics
+    return CostSource.AGENT if final and final.total_cost_usd is not None else CostSource.UNKNOWN
