@@ -17,6 +17,7 @@ Exit codes (documented in docs/cli.md):
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -93,6 +94,17 @@ class RunIncomplete(BenchwrightError):
     exit_code = 4
 
 
+class WorkersLost(InfrastructureError):
+    """Worker processes died (killed, out of memory) while running jobs. Raised once every
+    other job has run; `lost` holds each lost job and why, so the caller can mark just those
+    (a run: their attempts broke off, `--resume` redoes them)."""
+
+    def __init__(self, message: str, *, lost: list[tuple[object, str]],
+                 hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.lost = lost
+
+
 class ProviderUnavailable(InfrastructureError):
     """The model provider kept failing (429, 5xx, timeouts, broken replies) after retries."""
 
@@ -105,6 +117,33 @@ class PluginError(UserInputError):
 class SnapshotLimitError(BenchwrightError):
     """The workspace an agent left is past the snapshot limits: that checkpoint fails as the
     agent's error (a run records it; it never ends the run)."""
+
+
+class DiskError(InfrastructureError):
+    """The disk under a run or an output filled up (exit 3), or is mounted read-only (exit 2):
+    one line naming the path; what finished is kept, and the run can be resumed."""
+
+
+_DISK_ERRNOS = {errno.ENOSPC: ("no space left on the device", 3),
+                errno.EDQUOT: ("the disk quota is exceeded", 3),
+                errno.EROFS: ("the file system is read-only", 2)}
+
+
+def disk_error(exc: BaseException, where: Path | None = None,
+               then: str | None = None) -> DiskError | None:
+    """A full or read-only disk as one `DiskError` naming the file (else `where`) and what to
+    do (`then`: the command that goes on); None for any other error."""
+    if not isinstance(exc, OSError) or exc.errno not in _DISK_ERRNOS:
+        return None
+    what, code = _DISK_ERRNOS[exc.errno]
+    # a copy names its source first and the destination, the file that could not be written,
+    # second
+    path = next((p for p in (exc.filename2, exc.filename, where) if p not in (None, "")), None)
+    hint = (f"free some space, then: {then}" if then else "free some space") if code == 3 \
+        else "choose a folder on a writable file system"
+    error = DiskError(f"cannot write: {what}", path=Path(str(path)) if path else None, hint=hint)
+    error.exit_code = code
+    return error
 
 
 def install_command(extra: str | None, then: str | None = None,

@@ -1,7 +1,7 @@
 """The one table of pluggable parts: tracks, runtimes, executors, graders, coding agents, web
-agents and web trial runners. Every entry is a name -> "module:attribute", imported only when
-asked for, and every kind is read the same way (`Kind.get`); an unknown name is the user's
-error listing the choices.
+agents, web trial runners, web suites and web sites. Every entry is a name ->
+"module:attribute", imported only when asked for, and every kind is read the same way
+(`Kind.get`); an unknown name is the user's error listing the choices.
 
 The types a kind yields are the base interfaces (`benchwright.protocols`); where a kind belongs
 to one track (coding agents, web agents, trial runners, graders), it yields a `FromSetup`: a class
@@ -9,7 +9,8 @@ built from the track's one settings object, so no caller branches on a name. Thi
 names the tracks' modules only as strings: importing it loads nothing of theirs.
 
 Plugins: a kind with an entry-point group (`benchwright.agents`, `benchwright.web_agents`,
-`benchwright.runtimes`, `benchwright.graders`) also offers every entry point an installed
+`benchwright.runtimes`, `benchwright.graders`, `benchwright.web_suites`,
+`benchwright.web_sites`) also offers every entry point an installed
 distribution declares in that group, read the same way as the built-ins (a built-in keeps its
 name); and a name written "module:attribute" is imported as it is. A plugin that fails to import
 is an error naming it and its distribution, never skipped (docs/write-an-agent.md).
@@ -191,10 +192,20 @@ WEB_AGENTS: Kind[FromSetup[Any, Any]] = Kind("web agent", {
     "scripted": "benchwright.web.browser.web_agents:ScriptedAgent",
     "browser-use": "benchwright.web.browser.web_agents:BrowserUseAgent",
 }, group="benchwright.web_agents")
+# Web benchmarks: a suite is a function (env config path or None) -> `web.runs.suites.Suite`;
+# a site is a `web.config.Site` its tasks name (a second benchmark registers both).
+WEB_SUITES: Kind[Callable[..., Any]] = Kind("web suite", {
+    "local": "benchwright.web.runs.suites:open_local",
+    "webarena-verified": "benchwright.web.runs.suites:open_webarena",
+}, group="benchwright.web_suites")
+WEB_SITES: Kind[Any] = Kind("web site", {
+    name: f"benchwright.web.config:Site.{name.upper()}" for name in (
+        "shopping", "shopping_admin", "reddit", "gitlab", "wikipedia", "map", "homepage")
+}, group="benchwright.web_sites")
 # The entry-point groups of the kinds third-party distributions may add to.
 PLUGIN_KINDS: dict[str, Kind[Any]] = {
     "coding agent": CODING_AGENTS, "web agent": WEB_AGENTS, "runtime": RUNTIMES,
-    "grader": GRADERS}
+    "grader": GRADERS, "web suite": WEB_SUITES, "web site": WEB_SITES}
 TRIAL_RUNNERS: Kind[Callable[[], Any]] = Kind("trial runner", {
     "browser": "benchwright.web.runs.browser_runner:BrowserTrialRunner",
     "browser-process": "benchwright.web.runs.trial_process:ProcessTrialRunner",

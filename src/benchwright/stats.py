@@ -16,6 +16,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel
 
+from benchwright.errors import UserInputError
+
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20261122
 MIN_CLUSTERS = 6
@@ -61,6 +63,18 @@ def ratio_ci(numerators: Sequence[float], denominators: Sequence[float],
     sums = counts @ den
     stats = np.divide(counts @ num, sums, out=np.full(resamples, np.nan), where=sums > 0)
     return _estimate(float(num.sum() / den.sum()), stats, len(num), confidence)
+
+
+def proportion_ci(numerators: Sequence[float], denominators: Sequence[float],
+                  what: str = "a rate") -> Estimate:
+    """A rate of successes over trials (`ratio_ci`), refused when a cluster has more successes
+    than trials or fewer than none: no figure over 100% or under 0% is ever printed."""
+    for num, den in zip(numerators, denominators, strict=True):
+        if not 0 <= num <= den:
+            raise UserInputError(f"{what} would be {num:g} of {den:g}: the run's records "
+                                 "contradict each other", hint="the run folder was changed by "
+                                 "hand; restore it or start a new run")
+    return ratio_ci(numerators, denominators)
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95,

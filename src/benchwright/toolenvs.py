@@ -114,8 +114,15 @@ def _reusable(path: Path) -> BuiltEnv | None:
         built = BuiltEnv.model_validate_json((path / MARKER).read_text())
     except ValueError:
         return None
-    if built.fingerprint is None or built.fingerprint != localpaths.fingerprint(path, MARKER):
-        return None  # changed since it was built (or built before fingerprints): rebuilt
+    now = localpaths.fingerprint(path, MARKER)
+    if built.fingerprint is None:
+        # Built by a version without fingerprints, under a key that named no local path (lines
+        # that name one have new keys): adopted as it is now, rather than pulled from under a
+        # grading that may be using it.
+        built = built.model_copy(update={"fingerprint": now})
+        write_text_atomic(path / MARKER, built.model_dump_json(indent=2))
+    elif built.fingerprint != now:
+        return None  # changed since it was built: rebuilt, never reused
     return built.model_copy(update={"reused": True})
 
 

@@ -75,6 +75,19 @@ def read_untrusted_json(path: Path, *, what: str, max_bytes: int = MAX_BYTES,
     return parse_untrusted_json(text, path, what=what, error=error, hint=hint)
 
 
+def read_json_object(path: Path, *, what: str, max_bytes: int = MAX_BYTES,
+                     error: ErrorType = UserInputError, hint: str | None = None
+                     ) -> dict[str, Any] | None:
+    """A file of a run folder that holds one JSON object: None when there is no such file (a
+    link counts as none: nothing in a run folder is followed), else its object or `error`."""
+    if not path.is_file() or path.is_symlink():
+        return None
+    value = read_untrusted_json(path, what=what, max_bytes=max_bytes, error=error, hint=hint)
+    if not isinstance(value, dict):
+        raise error(f"{what} is not a JSON object", path=path, hint=hint)
+    return value
+
+
 def parse_untrusted_json(text: str | bytes, path: Path | None, *, what: str,
                          error: ErrorType = UserInputError, hint: str | None = None) -> Any:
     """JSON text's value, at most MAX_DEPTH deep, or `error`."""
@@ -98,6 +111,8 @@ def _deeper_than(root: Any, limit: int) -> bool:
         node, depth = stack.pop()
         if depth > limit:
             return True
+        if not isinstance(node, dict | list):
+            continue  # a scalar (a whole file of `null`, a number) has no children
         children = node.values() if isinstance(node, dict) else node
         stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
     return False

@@ -40,6 +40,8 @@ ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 BIG = "x" * 65
 """Not big: probes that need a big file write one with `big_file`."""
 HUGE_INT = "99999999999999999999999"
+MANIFEST_EDITS = ("trials", "problems", "agent", "prompt")
+"""A file entry "key=value" for manifest.json sets config.key (JSON for lists and `true`)."""
 QUICK_CONFIG = (FIXTURES / "runs" / "quick" / "config.yaml").read_text()
 
 
@@ -479,12 +481,89 @@ def _web_run_probes() -> list[Probe]:
             if not (cmd != "resume" and name == "trial-is-file")]
 
 
+def _line(number: int, change: dict[str, object]) -> object:
+    """A file entry that edits line `number` (from 1) of a copied journal: `change` is merged
+    into the record (a dotted key reaches into it); `{"": ...}` replaces the line's text."""
+    def edit(path: Path) -> None:
+        lines = path.read_text().splitlines()
+        if "" in change:
+            lines[number - 1] = str(change[""])
+        else:
+            record = json.loads(lines[number - 1])
+            for key, value in change.items():
+                *parents, leaf = key.split(".")
+                node = record
+                for part in parents:
+                    node = node[part]
+                node[leaf] = value
+            lines[number - 1] = json.dumps(record)
+        path.write_text("\n".join(lines) + "\n")
+    return edit
+
+
+def _repeat(number: int) -> object:
+    """A file entry that appends line `number` of a copied journal again."""
+    def edit(path: Path) -> None:
+        path.write_text(path.read_text() + path.read_text().splitlines()[number - 1] + "\n")
+    return edit
+
+
+def _record_probes() -> list[Probe]:
+    """Run folders whose records were edited or duplicated (issue 26): each is refused with one
+    line naming the file (and the line), never read as a figure."""
+    journal = "r/quick/trial_1/journal.jsonl"
+    coding: list[tuple[str, dict[str, object], str]] = [
+        ("duplicate-line", {journal: _repeat(1)}, "line 5: repeats"),
+        ("negative-count", {journal: _line(1, {"counts.Core.passed": -1})}, "line 1"),
+        ("passed-over-total", {journal: _line(2, {"counts.Core.passed": 99})}, "line 2"),
+        ("negative-tokens", {journal: _line(1, {"agent.usage.input_tokens": -5})}, "negative"),
+        ("nan-cost", {journal: _line(1, {"": '{"format": "benchwright.checkpoint/1", '
+                                             '"cost": NaN}'})}, "finite"),
+        ("other-problem", {journal: _line(1, {"problem": "other"})}, "'other'"),
+        ("other-trial", {journal: _line(1, {"trial": 2})}, "trial 2"),
+        ("trial-true", {journal: _line(1, {"trial": True})}, "trial"),
+        ("newer-format", {journal: _line(1, {"format": "benchwright.checkpoint/2"})}, "newer"),
+        ("garbage-line", {journal: _line(2, {"": "not json"})}, "line 2"),
+        ("backwards", {journal: _line(2, {"index": 1})}, "line 2"),
+        ("manifest-trials-true", {"r/manifest.json": "trials=true"}, "trials"),
+        ("manifest-no-problems", {"r/manifest.json": "problems=[]"}, "problems"),
+        ("manifest-agent-unknown", {"r/manifest.json": "agent=nope"}, "agent"),
+        ("manifest-prompt-unknown", {"r/manifest.json": "prompt=nope"}, "prompt"),
+        ("diff-deep", {"r/quick/trial_1/checkpoint_2/diff.json": "[" * 5000 + "]" * 5000},
+         "diff.json")]
+    commands = {"resume": ["run", "coding", "--resume", "{tmp}/r", "--no-metrics"],
+                "eval": ["eval", "{tmp}/r"], "report": ["report", "{tmp}/r"]}
+    probes = [Probe(f"records-{cmd}-{name}", argv, {"r": RUN, **files}, fragment)
+              for name, files, fragment in coding for cmd, argv in commands.items()
+              if not (cmd != "eval" and name == "diff-deep")]  # read by eval's export
+    web: list[tuple[str, object, str]] = [
+        ("duplicate-line", _repeat(1), "line 3: repeats"),
+        ("unknown-task", _line(1, {"task_id": 99999}), "99999"),
+        ("unknown-status", _line(1, {"status": "nope"}), "status"),
+        ("negative-steps", _line(1, {"steps": -1}), "negative"),
+        ("trial-word", _line(1, {"trial": "one"}), "trial"),
+        ("trial-unplanned", _line(1, {"trial": 7}), "trial"),
+        ("newer-format", _line(1, {"format": "benchwright.web-trial/2"}), "newer")]
+    web_commands = {"resume": ["run", "web", "--resume", "{tmp}/w"],
+                    "eval": ["eval", "{tmp}/w"], "report": ["report", "{tmp}/w"]}
+    probes += [Probe(f"records-web-{cmd}-{name}", argv,
+                     {"w": WEB_RUN, "w/journal.jsonl": edit}, fragment)
+               for name, edit, fragment in web for cmd, argv in web_commands.items()]
+    nulls = [("suite", ["run", "web", "--out", "{tmp}/o", "--suite", "{tmp}/n.json"], "n.json"),
+             ("dataset", ["web", "eval", "{tmp}/o", "--dataset", "{tmp}/n.json"], "n.json"),
+             ("cookies", ["run", "web", "--out", "{tmp}/o", "--cookies", "{tmp}/n.json"],
+              "n.json")]
+    return probes + [Probe(f"records-null-{name}", argv, {"n.json": "null", "o": DIR}
+                           if name == "dataset" else {"n.json": "null"}, fragment)
+                     for name, argv, fragment in nulls]
+
+
 PROBE_GROUPS = {
     "coding-run-folders": _coding_run_probes, "problems": _problem_probes,
     "templates": _template_probes, "run-coding": _run_coding_probes,
     "eval-checkpoint": _eval_checkpoint_probes, "eval-report": _eval_report_probes,
     "metrics": _metrics_probes, "web": _web_probes, "run-web": _run_web_probes,
-    "fake-llm": _fake_llm_probes, "audit": _audit_probes}
+    "fake-llm": _fake_llm_probes, "audit": _audit_probes, "records": _record_probes}
 """Each group is one test (each under pytest's own timeout on a loaded machine)."""
 PROBES = [probe for group in PROBE_GROUPS.values() for probe in group()]
 
@@ -509,12 +588,24 @@ def _materialise(root: Path, files: dict[str, object], runs: dict[object, Path])
         elif content is FIFO:
             path.unlink(missing_ok=True)
             os.mkfifo(path)
-        elif content == "trials=10**12":
-            _manifest(path.parent, {"trials": 10**12})
+        elif callable(content) or content == "trials=10**12" or (
+                isinstance(content, str) and content.split("=")[0] in MANIFEST_EDITS):
+            _edit(path, content)
         elif isinstance(content, bytes):
             path.write_bytes(content)
         else:
             path.write_text(str(content))
+
+
+def _edit(path: Path, content: object) -> None:
+    """Change a copied file: a callable edits it, "key=value" sets the manifest's config.key."""
+    if callable(content):
+        content(path)
+    elif content == "trials=10**12":
+        _manifest(path.parent, {"trials": 10**12})
+    else:
+        key, _, value = str(content).partition("=")
+        _manifest(path.parent, {key: json.loads(value) if value[:1] in "[t" else value})
 
 
 # a probe still running after this long waits forever (on a loaded machine, with parallel test

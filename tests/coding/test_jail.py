@@ -39,6 +39,8 @@ def test_an_output_file_exposes_its_folder_and_options_count(tmp_path: Path) -> 
     config, workspace, scratch = _layout(tmp_path)
     command = ["python", "main.py", f"--out={scratch / 'result.json'}", "--mode", "fast"]
     assert exposed_paths(config, command, str(workspace)) == [str(scratch)]
+    named = ["python", "main.py", "--source", f"b={scratch / 'b.ndjson'}"]
+    assert exposed_paths(config, named, str(workspace)) == [str(scratch)]
     assert exposed_paths(config, ["python", "main.py"], str(scratch)) == [str(scratch)]
 
 

@@ -205,3 +205,19 @@ def test_a_worker_whose_parent_died_while_it_started_exits(tmp_path: Path) -> No
     while worker.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not worker.exists() and not marker.exists()
+
+
+def test_a_lost_worker_loses_its_job_only() -> None:
+    """A worker killed mid-job (issue 26 point 5): that job is reported lost once every other
+    job has run on a fresh pool; no BrokenProcessPool reaches the caller."""
+    from benchwright.errors import WorkersLost
+    from benchwright.executors.local import LocalExecutor
+    from tests.helpers.executor_jobs import die_on_one
+
+    results = []
+    with pytest.raises(WorkersLost) as lost:
+        for result in LocalExecutor(2).run(die_on_one, [0, 1, 2, 3]):
+            results.append(result)
+    assert sorted(results) == [0, 2, 3]
+    assert [job for job, _why in lost.value.lost] == [1]
+    assert "SIGKILL" in lost.value.lost[0][1] and lost.value.exit_code == 3

@@ -12,3 +12,16 @@ def emit_many(job: int) -> int:
     for _ in range(EVENTS_PER_JOB):
         emit(job)
     return job
+
+
+def die_on_one(job: int) -> int:
+    """Job 1 kills its own worker with SIGKILL once it has started; the others take a while."""
+    import os
+    import signal
+    import time
+
+    time.sleep(0.5)
+    if job == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(1.0)
+    return job

@@ -312,3 +312,15 @@ def test_a_client_resolves_its_endpoint_before_any_request(protocol: str, module
     settings = JudgeSettings(model="m", protocol=protocol, base_url="http://127.0.0.1:9/v1")
     client = make_client(settings, environ={})
     assert type(client.endpoint).__module__.startswith(module)  # type: ignore[attr-defined]
+
+
+def test_a_rubric_nested_too_deeply_is_one_error(tmp_path: Path) -> None:
+    """`[` x 5000 as a rubric line (issue 26): one error naming the file and line, not a
+    RecursionError."""
+    from benchwright.errors import UserInputError
+    from benchwright.judge.rubric import load_rubric
+
+    path = tmp_path / "deep.jsonl"
+    path.write_text("[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(UserInputError, match="rubric line 1: nested too deeply"):
+        load_rubric(path)

@@ -19,6 +19,8 @@ from benchwright.toolenvs import ensure_env
 from tests.helpers import CONFTEST, run_cli, write_problem
 from tests.helpers.evil_package import write_evil_package
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.e2e]
+
 TESTS = """\
 import subprocess
 
@@ -101,4 +103,11 @@ def test_a_cached_environment_that_changed_is_rebuilt(tmp_path: Path,
     rebuilt = ensure_env("solution", python, [])
     assert not rebuilt.reused and not planted.exists()
     shutil.rmtree(built.path / "bin")
+    assert not ensure_env("solution", python, []).reused
+    # One built before fingerprints (a line naming no local path keeps its key) is adopted.
+    marker = built.path / ".benchwright-env.json"
+    marker.write_text(json.dumps({**json.loads(marker.read_text()), "fingerprint": None}))
+    assert ensure_env("solution", python, []).reused
+    assert json.loads(marker.read_text())["fingerprint"]
+    (built.path / "lib" / "planted.pth").write_text("import os; os._exit(7)\n")
     assert not ensure_env("solution", python, []).reused

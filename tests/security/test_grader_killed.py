@@ -13,9 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import benchwright
 from tests.helpers import FIXTURES
 from tests.helpers.processes import Process, ProcessTree, wait_for
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.e2e]
 
 SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
 SLOW_TEST = "\n\ndef test_slow_enough_to_be_killed():\n    import time\n    time.sleep(4)\n"

@@ -155,3 +155,22 @@ def test_a_killed_run_keeps_its_hidden_tests_in_its_own_folder_until_it_resumes(
     assert list(_copies_of(token, [Path(tempfile.gettempdir()), private_root()])) == []
     old = {p.parents[2] for p in left}
     _kill_when([*base, "--resume", str(run)], lambda _: not any(p.exists() for p in old))
+
+
+def test_a_killed_remote_attempts_job_folder_is_swept_and_no_one_elses(tmp_path: Path) -> None:
+    """`/tmp/benchwright-job-*` of an attempt on a machine without the run folder: named for its
+    owner, so the next attempt removes the one a kill -9 left, never a live one or a folder
+    whose name is not ours (issue 26 point 5)."""
+    from benchwright.coding.runs.remote import JOB_PREFIX
+    from benchwright.coding.scratch import owned_prefix
+
+    gone = subprocess.run([sys.executable, "-c", "from benchwright.coding.scratch import "
+                           f"owned_prefix; print(owned_prefix({JOB_PREFIX!r}))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (tmp_path / f"{gone}left").mkdir()
+    live = tmp_path / f"{owned_prefix(JOB_PREFIX)}live"
+    live.mkdir()
+    other = tmp_path / f"{JOB_PREFIX}someone-elses"
+    other.mkdir()
+    assert [p.name for p in sweep_leftovers(tmp_path, JOB_PREFIX)] == [f"{gone}left"]
+    assert sorted(tmp_path.iterdir()) == sorted([live, other])

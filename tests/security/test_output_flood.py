@@ -14,6 +14,8 @@ import pytest
 
 from tests.helpers.output_flood import flood_problem, flood_workspace, grade_measured
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.e2e]
+
 
 def test_output_amplification_keeps_the_harness_bounded(tmp_path: Path) -> None:
     problem = flood_problem(tmp_path, 23)

@@ -62,6 +62,7 @@ def _template(folder: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_run_coding_refuses_a_hostile_prompt_before_the_run(tmp_path: Path, name: str) -> None:
     text, fragment = HOSTILE[name]
@@ -73,6 +74,7 @@ def test_run_coding_refuses_a_hostile_prompt_before_the_run(tmp_path: Path, name
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_run_web_refuses_a_hostile_prompt_before_the_run(tmp_path: Path, name: str) -> None:
     from tests.helpers.web_suites import write_suite
@@ -98,6 +100,8 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "r"
 
 
+@pytest.mark.e2e
+@pytest.mark.sandbox
 @pytest.mark.parametrize("option", ["--prefix-template", "--criteria-template"])
 @pytest.mark.parametrize("name", ["globals-popen", "include", "recursive-macro", "huge-string",
                                   "huge-range", "nested-loops"])

@@ -191,8 +191,8 @@ def test_a_web_runs_journal_is_read_once_until_it_changes(runs: Runs, tmp_path: 
     from benchwright.view import web_pages
 
     reads: list[Path] = []
-    real = web_pages.read_jsonl
-    monkeypatch.setattr(web_pages, "read_jsonl", lambda p, m: reads.append(p) or real(p, m))
+    real = web_pages.read_trials
+    monkeypatch.setattr(web_pages, "read_trials", lambda p, m: reads.append(p) or real(p, m))
     run = tmp_path / "web"
     shutil.copytree(runs.web_a, run, symlinks=True)
     [ref], _bad = open_runs([tmp_path], {})

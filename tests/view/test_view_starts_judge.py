@@ -146,10 +146,12 @@ def test_counterfactual_head_to_head_in_the_browser(page: Page, viewer: str, bun
     assert [r[:6] + r[7:] for r in rows] == [r[:6] + r[7:] for r in expected]
     assert all(r[6] == "too few problems to tell (n=1)" for r in rows)
     # by hand (sloppy_agent.sh on kv_server): chain S F -, reference start S S F; from
-    # checkpoint 2 on: chain 0/2, reference 1/2, one of the two chain failures inherited
-    assert rows[-1][:6] == ["2+ (overall)", "1", "2", "0.0% [0.0, 0.0] †",
-                            "50.0% [50.0, 50.0] †", "+50.0% [50.0, 50.0] †"]
-    assert rows[-1][7:] == ["50.0% [50.0, 50.0] †", "0 · 0 · 1 · 1"]
+    # checkpoint 2 on, only checkpoint 2 is paired (the chain never reached 3): chain 0/1,
+    # reference 1/1, its one chain failure inherited
+    assert rows[-1][:6] == ["2+ (overall)", "1", "1", "0.0% [0.0, 0.0] †",
+                            "100.0% [100.0, 100.0] †", "+100.0% [100.0, 100.0] †"]
+    assert rows[-1][7:] == ["100.0% [100.0, 100.0] †", "0 · 0 · 1 · 0"]
+    assert "1 checkpoint(s) one run never reached: not counted" in tab.inner_text("main")
     heads = tab.inner_text(".cmpcols")
     assert "start from chain" in heads and "start from reference" in heads
     assert "A (cf_chain) continued the agent's own code" in tab.inner_text("main")

@@ -10,15 +10,16 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from benchwright.coding.runs.journal import read_records
 from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig, RunResult
 from benchwright.errors import UserInputError
 from benchwright.protocols import AnyTrack
 from benchwright.registry import RUN_VIEWS
 from benchwright.runs import open_run
-from benchwright.runs.journal import read_jsonl
 from benchwright.runs.layout import RunFiles
 from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
 from benchwright.web.runs.models import TrialRecord, WebManifest, WebRunConfig, WebRunResult
+from benchwright.web.runs.trial_rules import read_trials
 
 M = TypeVar("M", bound=BaseModel)
 ManifestT = TypeVar("ManifestT", bound=BaseModel)
@@ -69,7 +70,7 @@ class CodingRun(_RunFolder[Manifest, RunResult]):
         layout, config = RunLayout(path), manifest.config
         records = [record for problem in config.problems
                    for trial in range(1, config.trials + 1)
-                   for record in read_jsonl(layout.journal(problem, trial), CheckpointRecord)]
+                   for record in read_records(layout.journal(problem, trial))]
         return cls(path=path, manifest=manifest, result=result, checkpoints=records)
 
 
@@ -94,7 +95,7 @@ class WebRun(_RunFolder[WebManifest, WebRunResult]):
 
         manifest, result = _read(path, track, WebManifest, WebRunResult)
         return cls(path=path, manifest=manifest, result=result,
-                   trials=read_jsonl(WebRunLayout(path).journal, TrialRecord))
+                   trials=read_trials(WebRunLayout(path).journal, manifest))
 
 
 Run = CodingRun | WebRun

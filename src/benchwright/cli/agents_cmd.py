@@ -22,7 +22,7 @@ AGENT_KINDS = ("coding agent", "web agent")
 @app.command("list")
 def list_cmd(
     every_kind: Annotated[bool, typer.Option(
-        "--all", help="Runtimes and graders too.")] = False,
+        "--all", help="Runtimes, graders, web suites and web sites too.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
     = False,
 ) -> None:

@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperOption
 
-from benchwright.errors import BenchwrightError
+from benchwright.errors import BenchwrightError, disk_error
 
 try:  # recent typer ships its own copy of click; older ones use click itself
     from typer._click import exceptions as click_errors
@@ -82,8 +82,8 @@ def run_app(app: typer.Typer, prefix: tuple[str, ...] = ()) -> None:
         args = upgrade(root, sys.argv[1:], prefix)
         code = root.main(args=args, standalone_mode=False,
                          default_map=default_map(root, args=args) if not prefix else None)
-    except BenchwrightError as exc:
-        _fail(exc.one_line(), _interrupt_code(exc.exit_code))
+    except (BenchwrightError, OSError) as exc:
+        _fail_known(exc)
     except click_errors.UsageError as exc:
         if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:
             typer.echo(exc.ctx.get_help())  # a bare group: its help, as click would print it
@@ -100,6 +100,16 @@ def run_app(app: typer.Typer, prefix: tuple[str, ...] = ()) -> None:
     if code == INTERRUPTED_EXIT:
         _interrupted()
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail_known(exc: BenchwrightError | OSError) -> NoReturn:
+    """Our error's line and code; a full or read-only disk under any command is one line too
+    (any other OSError is a bug: its traceback stays)."""
+    error = exc if isinstance(exc, BenchwrightError) else disk_error(
+        exc, then="run the command again")
+    if error is None:
+        raise exc
+    _fail(error.one_line(), _interrupt_code(error.exit_code))
 
 
 def _interrupt_code(code: int) -> int:

@@ -23,6 +23,7 @@ COMMANDS = {
     "web": "benchwright.cli.web_cmd:app",
     "testing": "benchwright.cli.testing_cmd:app",
     "view": "benchwright.cli.view_cmd:view_cmd",
+    "export": "benchwright.cli.export_cmd:app",
 }
 
 app = typer.Typer(

@@ -24,13 +24,13 @@ from benchwright.cli.option_checks import (
 from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.verbosity import notes_console
-from benchwright.registry import WEB_AGENTS
-from benchwright.runs import open_run
+from benchwright.registry import WEB_AGENTS, WEB_SUITES
+from benchwright.runs import open_saved
 from benchwright.web.browser.prompts import STRUCTURED
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import TrialRecord, WebRunResult
-from benchwright.web.runs.runner import RunHooks, load_web_manifest, require_kinds
-from benchwright.web.runs.suites import LOCAL, SUITE_NAMES
+from benchwright.web.runs.runner import RunHooks, require_kinds
+from benchwright.web.runs.suites import LOCAL
 from benchwright.web.tasks import parse_task_ids
 
 BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
@@ -136,8 +136,9 @@ def web_options(params: dict[str, Any]) -> WebOptions:
 
 
 def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
-    open_run(run_dir, expect="web")  # a coding run folder: say so, and how to continue it
-    manifest = load_web_manifest(run_dir)
+    from benchwright.web.track import TRACK
+
+    manifest = open_saved(TRACK, run_dir)  # a coding run folder: say so, how to continue it
     require_kinds(WebRunLayout(run_dir), manifest)  # a folder changed by hand: one line
     config = manifest.config
     saved = {"suite": config.suite, "task_ids": sorted(config.task_ids), "agent": config.agent.name,
@@ -150,7 +151,7 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "concurrency_per_site": config.concurrency_per_site, "out": absolute(run_dir)}
     refuse_conflicts(ctx, saved, may_change={"resume", "as_json", *placement.MAY_CHANGE},
                      normalise={
-        "suite": lambda name: name if name in SUITE_NAMES else str(absolute(Path(name))),
+        "suite": lambda name: name if name in WEB_SUITES else str(absolute(Path(name))),
         "task_ids": lambda ids: sorted(parse_task_ids(ids)),
         "scripts": absolute, "config": absolute, "out": absolute,
         "cookies": lambda paths: [absolute(p) for p in paths], "prompt": prompt_setting},

@@ -10,12 +10,13 @@ bubblewrap that sees:
   and the submission's environment (read-only);
 - the workspace (the submission's own files, writable as in the grading sandbox) with the tests
   folder replaced by an empty one;
-- the working folder the test gave it, and the paths named in its arguments (`ARG` or
-  `--opt=ARG`, absolute or relative to that folder): inside the tests folder, the file or folder
-  named and nothing beside it, read-only; elsewhere, a folder named, or the folder of a file
-  named (existing or not yet: an output file), writable as in the grading sandbox, so a program
-  can replace a file as programs do. A path reached through a link is not exposed (links are
-  never followed to expose anything), nor is the root or any folder that holds the tests folder;
+- the working folder the test gave it, and the paths named in its arguments (`ARG`, or what
+  follows the first `=` in it: `--opt=ARG`, `name=ARG`; absolute or relative to that folder):
+  inside the tests folder, the file or folder named and nothing beside it, read-only; elsewhere,
+  a folder named, or the folder of a file named (existing or not yet: an output file), writable
+  as in the grading sandbox, so a program can replace a file as programs do. A path reached
+  through a link is not exposed (links are never followed to expose anything), nor is the root
+  or any folder that holds the tests folder;
 - no `/proc` (a fresh one cannot be mounted in a nested PID namespace, and the grading sandbox's
   would show the other processes' roots), its own PID and IPC namespaces, no further user
   namespaces; the network namespace is the grading sandbox's (loopback only), so servers work.
@@ -91,12 +92,13 @@ def _within(path: str, root: str) -> bool:
 
 
 def _candidates(command: Sequence[str]) -> Iterator[str]:
-    """The arguments that may name paths: each one, and the value of `--opt=value`."""
+    """The arguments that may name paths: each one, and what follows the first `=` in it
+    (`--opt=PATH`, `name=PATH`: log_query's `--source a=a.ndjson`)."""
     for arg in command[1:]:
         if not arg or "\0" in arg:
             continue
         yield arg
-        if arg.startswith("-") and "=" in arg:
+        if "=" in arg:
             yield arg.split("=", 1)[1]
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, model_validator
 
 from benchwright.coding.problem import Group
 
@@ -41,10 +41,16 @@ class PassPolicy(StrEnum):
 class GroupCount(BaseModel):
     """Passed and total tests of one group."""
 
-    passed: int = 0
-    """Tests that passed (or xpassed)."""
-    total: int = 0
+    passed: int = Field(default=0, ge=0)
+    """Tests that passed (or xpassed); never more than `total`."""
+    total: int = Field(default=0, ge=0)
     """Tests that ran (every collected item, parametrised cases separately)."""
+
+    @model_validator(mode="after")
+    def _passed_within_total(self) -> GroupCount:
+        if self.passed > self.total:
+            raise ValueError(f"passed ({self.passed}) is more than total ({self.total})")
+        return self
 
 
 _SCOPES: dict[PassPolicy, tuple[Group, ...]] = {

@@ -47,24 +47,33 @@ def _ensure_private(root: Path) -> Path:
     return root
 
 
-def sweep_leftovers(root: Path | None = None) -> list[Path]:
+def sweep_leftovers(root: Path | None = None, prefix: str = _PREFIX) -> list[Path]:
     """Remove the scratch folders under `root` whose owning process is gone; returns them."""
     base = root or private_root()
     removed = []
     with contextlib.suppress(OSError):
         for entry in base.iterdir():
-            if entry.name.startswith(_PREFIX) and not _owner_alive(entry.name):
+            if entry.name.startswith(prefix) and not _owner_alive(entry.name, prefix):
                 remove_tree(entry)
                 removed.append(entry)
     return removed
 
 
-def _owner_alive(name: str) -> bool:
-    parts = name[len(_PREFIX):].split("-")
+def owned_prefix(prefix: str) -> str:
+    """`prefix` with this process's pid and start time: a folder so named is swept by
+    `sweep_leftovers(root, prefix)` once this process is gone (a kill -9 included)."""
+    return f"{prefix}{os.getpid()}-{_start_time(os.getpid())}-"
+
+
+def _owner_alive(name: str, prefix: str = _PREFIX) -> bool:
+    if not name.startswith(prefix):
+        return True
+    parts = name[len(prefix):].split("-")
     try:
         pid, started = int(parts[0]), int(parts[1])
     except (IndexError, ValueError):
-        return False  # not a name of ours: a leftover of an older version
+        # a grading folder of an older version is ours to remove; another name is left alone
+        return prefix != _PREFIX
     return _start_time(pid) == started
 
 

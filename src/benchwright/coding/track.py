@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from benchwright.coding.runs.models import ChainSummary, Manifest, RunConfig, RunResult
 from benchwright.coding.runs.regrade import VerdictChange, regrade_run
 from benchwright.coding.runs.runner import (
+    check_journals,
     create_run,
     finish,
     load_manifest,
@@ -89,7 +90,9 @@ class CodingTrack:
 
     def refresh(self, run_dir: Path) -> Manifest:
         """The problems as they are now recorded (edited specs invalidate checkpoints)."""
-        return refresh_checksums(run_dir, load_manifest(run_dir))
+        manifest = refresh_checksums(run_dir, load_manifest(run_dir))
+        check_journals(run_dir, manifest.config)  # an edited line: refused before any work
+        return manifest
 
     def sweep(self, run_dir: Path) -> None:
         """What a killed predecessor left: scratch folders holding hidden tests."""

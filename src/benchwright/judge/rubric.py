@@ -102,6 +102,8 @@ def _item(line: str, number: int, path: Path | None) -> RubricItem:
         return RubricItem.model_validate(data)
     except json.JSONDecodeError as exc:
         problem = f"not JSON ({exc.msg})"
+    except RecursionError:  # `[` x 5000
+        problem = "nested too deeply"
     except ValidationError as exc:
         error = exc.errors()[0]
         problem = f"{'.'.join(str(p) for p in error['loc']) or 'item'}: {error['msg']}"

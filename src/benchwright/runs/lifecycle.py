@@ -25,6 +25,7 @@ from benchwright.runs.owner import open_run
 
 C = TypeVar("C", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel)
 log = logging.getLogger(__name__)
 
 
@@ -37,7 +38,7 @@ def start(track: Track[C, Any, R, Any], run_dir: Path, config: C | None = None, 
     if config is None:
         config = open_resumed(track, run_dir)
     require_on_every_node(executor, track.node_checks(config))
-    with locked_run_folder(run_dir):
+    with locked_run_folder(run_dir, track.resume_command(run_dir)):
         if resuming:
             track.refresh(run_dir)
         else:
@@ -49,10 +50,17 @@ def start(track: Track[C, Any, R, Any], run_dir: Path, config: C | None = None, 
     return result
 
 
+def open_saved(track: Track[Any, M, Any, Any], run_dir: Path) -> M:
+    """The manifest of the run in `run_dir`, which must be `track`'s: the one place a run folder
+    to continue is opened (`start`, and the CLI's check of `--resume` against its options)."""
+    open_run(run_dir, expect=track.name)  # a run of another track: say so, and how to go on
+    return track.read(run_dir)
+
+
 def open_resumed(track: Track[C, Any, Any, Any], run_dir: Path) -> C:
     """The saved configuration of the run in `run_dir`, which must be `track`'s and able to go
-    on (the one place a resumed run's folder is opened)."""
-    open_run(run_dir, expect=track.name)  # a run of another track: say so, and how to go on
+    on."""
+    open_saved(track, run_dir)
     return track.resumed(run_dir)
 
 
@@ -69,6 +77,6 @@ def regrade(run_dir: Path, settings: RegradeSettings) -> tuple[Track[Any, Any, A
     """Grade a saved run again offline under its lock (leftovers swept first); the track that
     owns it and what its `regrade` returned."""
     track = open_run(run_dir).track  # not a run: say so before taking a lock in the folder
-    with run_lock(run_dir):
+    with run_lock(run_dir, f"benchwright eval {run_dir}"):
         track.sweep(run_dir)
         return track, track.regrade(run_dir, settings)

@@ -15,7 +15,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchwright.errors import RunInUse, UserInputError
+from benchwright.errors import RunInUse, UserInputError, disk_error
 from benchwright.fileio import remove_torn_writes
 from benchwright.runs.layout import MANIFEST
 
@@ -24,8 +24,10 @@ PROC_LOCKS = Path("/proc/locks")
 
 
 @contextlib.contextmanager
-def run_lock(run_dir: Path) -> Iterator[None]:
-    """Hold the run folder's lock for the block; a held lock is an error naming its holder."""
+def run_lock(run_dir: Path, then: str | None = None) -> Iterator[None]:
+    """Hold the run folder's lock for the block; a held lock is an error naming its holder. A
+    full or read-only disk in the block is one `DiskError` naming the path (else the run
+    folder), with `then` (the command that goes on) in its hint."""
     fd = _open(run_dir / LOCK)
     try:
         try:
@@ -38,18 +40,25 @@ def run_lock(run_dir: Path) -> Iterator[None]:
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         remove_torn_writes(run_dir)  # a predecessor killed while rewriting manifest.json, say
         yield
+    except OSError as exc:  # what finished is journaled: the run goes on from there
+        full = disk_error(exc, run_dir, then=then)
+        if full is None:
+            raise
+        raise full from None
     finally:
         os.close(fd)
 
 
 @contextlib.contextmanager
-def locked_run_folder(run_dir: Path) -> Iterator[None]:
+def locked_run_folder(run_dir: Path, then: str | None = None) -> Iterator[None]:
     """The run folder, created if missing, locked for the block. A folder this call created is
-    removed again if the block fails before a manifest is written: a refused run leaves nothing."""
+    removed again if the block fails before a manifest is written: a refused run leaves nothing.
+    A full or read-only disk is one `DiskError` naming the path, with `then` (the command
+    that continues the run) in its hint."""
     made = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
-        with run_lock(run_dir):
+        with run_lock(run_dir, then):
             yield
     except BaseException:
         if made and not (run_dir / MANIFEST).exists():

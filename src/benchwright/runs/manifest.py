@@ -67,7 +67,9 @@ def read_manifest(run_dir: Path, model: type[M], *, noun: str, command: str,
     # a folder, FIFO, device, huge or non-UTF-8 file in its place: one clear error, never a hang
     data = read_untrusted_bytes(path, what="manifest.json")
     try:
-        return model.model_validate_json(decode_untrusted(data, path, what="manifest.json"))
+        # strict: `trials: true` is not a number of trials, "3" not a count
+        return model.model_validate_json(decode_untrusted(data, path, what="manifest.json"),
+                                         strict=True)
     except ValidationError as exc:
         raise UserInputError(f"{invalid}: {_first_error(exc)}", path=path,
                              hint="it was written by another tool or version") from None

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.errors import BenchwrightError
-from benchwright.runs.journal import read_jsonl
 from benchwright.view.catalog import RunRef, read_result
 from benchwright.view.run_state import RunState
 from benchwright.view.stamped import StampedCache
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import TrialRecord, WebManifest, WebRunResult
 from benchwright.web.runs.trial_files import har_entries, read_trial
+from benchwright.web.runs.trial_rules import read_trials
 from benchwright.web.scoring import TaskRow, load_summary
 from benchwright.web.stats_report import WebReport, task_scores
 from benchwright.web.tasks import WebTask, load_task_file
@@ -87,7 +87,7 @@ class WebPages:
             stamp: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
         except OSError:
             stamp = None
-        return list(self._journals.get(path, stamp, lambda: read_jsonl(path, TrialRecord)))
+        return list(self._journals.get(path, stamp, lambda: read_trials(path, manifest_of(ref))))
 
     def row(self, ref: RunRef, state: RunState) -> dict[str, Any]:
         """What the run list and the overview show of a run."""

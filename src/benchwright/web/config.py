@@ -1,4 +1,5 @@
-"""Where the WebArena sites live: per-site URLs, credentials and auto-login headers.
+"""Where the sites live: per-site URLs, credentials and auto-login headers (WebArena's sites, and
+any site a web benchmark plugin registers).
 
 Loaded from a YAML file (`--config ENV.yaml`) and from environment variables
 (`BENCHWRIGHT_WEB_<SITE>_URL`, which win over the file), then turned into the `environments`
@@ -8,11 +9,11 @@ the evaluator maps trace URLs back to placeholders (`__SHOPPING__` ...) by subst
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping
-from enum import StrEnum
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -24,27 +25,77 @@ ENV_PREFIX = "BENCHWRIGHT_WEB_"
 ENV_SUFFIX = "_URL"
 
 
-class Site(StrEnum):
-    """A WebArena site, as the dataset names it."""
+class _Sites(type):
+    """`for site in Site`: every known site, WebArena's first, then the plugins'."""
 
-    SHOPPING = "shopping"
-    SHOPPING_ADMIN = "shopping_admin"
-    REDDIT = "reddit"
-    GITLAB = "gitlab"
-    WIKIPEDIA = "wikipedia"
-    MAP = "map"
-    HOMEPAGE = "homepage"
+    def __iter__(cls) -> Iterator[Site]:
+        return iter([Site(name) for name in known_sites()])
+
+
+class Site(str, metaclass=_Sites):
+    """A web site tasks touch, as the dataset names it: WebArena's seven (the constants below),
+    or one a web benchmark plugin registers (`benchwright.registry.WEB_SITES`, entry-point group
+    `benchwright.web_sites`). Any `Site("name")` may be made; parsing and validation (a dataset,
+    a config) accept only the registered names."""
+
+    __slots__ = ()
+    SHOPPING: ClassVar[Site]
+    SHOPPING_ADMIN: ClassVar[Site]
+    REDDIT: ClassVar[Site]
+    GITLAB: ClassVar[Site]
+    WIKIPEDIA: ClassVar[Site]
+    MAP: ClassVar[Site]
+    HOMEPAGE: ClassVar[Site]
+
+    @property
+    def value(self) -> str:
+        """The name, `shopping_admin`."""
+        return str.__str__(self)
+
+    @property
+    def name(self) -> str:
+        """The name in capitals, `SHOPPING_ADMIN` (as environment variables spell it)."""
+        return self.value.upper()
 
     @property
     def placeholder(self) -> str:
         """`__SHOPPING_ADMIN__` for shopping_admin: how task URLs name the site."""
-        return f"__{self.value.upper()}__"
+        return f"__{self.name}__"
+
+    def __repr__(self) -> str:
+        return f"Site({self.value!r})"
 
     @classmethod
     def parse(cls, name: str) -> Site | None:
         """The site named `shopping_admin`, `SHOPPING_ADMIN` or `__SHOPPING_ADMIN__`, else None."""
         key = name.strip().strip("_").lower()
-        return next((site for site in cls if site.value == key), None)
+        return cls(key) if key in known_sites() else None
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_after_validator_function(
+            _known_site, core_schema.str_schema(),
+            serialization=core_schema.plain_serializer_function_ser_schema(str))
+
+
+for _name in ("shopping", "shopping_admin", "reddit", "gitlab", "wikipedia", "map", "homepage"):
+    setattr(Site, _name.upper(), Site(_name))
+
+
+@functools.cache
+def known_sites() -> tuple[str, ...]:
+    """The names of every registered site (read once per process)."""
+    from benchwright.registry import WEB_SITES
+
+    return tuple(WEB_SITES.names())
+
+
+def _known_site(name: str) -> Site:
+    if name not in known_sites():
+        raise ValueError(f"unknown site {name!r} (known: {', '.join(known_sites())})")
+    return Site(name)
 
 
 class AutoLoginHeader(BaseModel):

@@ -148,7 +148,7 @@ def _has_logs(folder: Path) -> bool:
 def _score(folder: Path) -> float:
     try:
         score = json.loads((folder / EVAL_RESULT).read_text(encoding="utf-8")).get("score")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return 0.0
     return float(score) if isinstance(score, int | float) else 0.0
 

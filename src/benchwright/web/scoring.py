@@ -14,15 +14,16 @@ attempt needs it (`reuse=False`, `--force` on the command line, re-evaluates eve
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections.abc import Callable, Iterable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
@@ -44,7 +45,6 @@ from benchwright.web.evaluator import (
     EvalStatus,
     EvaluatorIdentity,
     EvaluatorPool,
-    EvaluatorProcess,
     EvaluatorVerdict,
     evaluator_env,
     workers_for,
@@ -70,6 +70,53 @@ MAX_RESPONSE_BYTES = 64 * 2**20
 MAX_HAR_BYTES = 2 * 2**30
 
 Progress = Callable[[str], None]
+
+
+class Evaluating(Protocol):
+    """A started evaluator: a verdict per request, in order (`EvaluatorPool`)."""
+
+    @property
+    def identity(self) -> EvaluatorIdentity:
+        """Which evaluator answers (version, checksums)."""
+        ...
+
+    def evaluate_all(self, requests: Iterable[EvalRequest]) -> Iterator[EvaluatorVerdict]:
+        """Verdicts in request order."""
+        ...
+
+
+class Scorer(Protocol):
+    """How a suite's trials are scored: the official evaluator (`OfficialScorer`), or the one a
+    web benchmark plugin brings (`web.runs.suites.Suite.scorer`)."""
+
+    def salt(self, dataset: WebDataset, config: WebEnvConfig) -> str:
+        """What every verdict depends on besides the attempt's own files (cached verdicts whose
+        salt changed are scored again)."""
+        ...
+
+    def start(self, workers: int) -> AbstractContextManager[Evaluating]:
+        """An evaluator of `workers` processes, stopped when the block ends."""
+        ...
+
+
+class OfficialScorer:
+    """WebArena Verified's evaluator, in its own environment (built on first use)."""
+
+    def __init__(self, python: str | None = None) -> None:
+        self.python = python
+
+    @functools.cached_property
+    def env(self) -> BuiltEnv:
+        """The evaluator's environment."""
+        return evaluator_env(self.python)
+
+    def salt(self, dataset: WebDataset, config: WebEnvConfig) -> str:
+        """The environment, the dataset, the worker script and the sites' URLs."""
+        return _digest_salt(self.env, dataset, config)
+
+    def start(self, workers: int) -> EvaluatorPool:
+        """A pool of worker processes."""
+        return EvaluatorPool.for_env(self.env, workers)
 
 
 class ErrorOrigin(StrEnum):
@@ -260,26 +307,28 @@ class _Prepared:
 
 
 def score_output_dir(output_dir: Path, config: WebEnvConfig, *, python: str | None = None,
-                     evaluator: EvaluatorPool | EvaluatorProcess | None = None,
+                     evaluator: Evaluating | None = None,
                      dataset: WebDataset | None = None, reuse: bool = True,
-                     progress: Progress | None = None) -> WebEvalSummary:
+                     progress: Progress | None = None,
+                     scorer: Scorer | None = None) -> WebEvalSummary:
     """Score every task folder of `output_dir`, write the result files, return the summary.
 
-    Pass a running `evaluator` (and `dataset`) to score several folders with the same workers.
+    Pass a running `evaluator` (and `dataset`) to score several folders with the same workers;
+    `scorer`: a suite's own evaluator (default: the official one, run by `python`).
     """
     dataset = dataset if dataset is not None else load_env_dataset(python)
-    env = evaluator_env(python)
+    scorer = scorer if scorer is not None else OfficialScorer(python)
     units, warnings = discover_units(output_dir, dataset)
     _require_sites(units, dataset, config, output_dir)
     with ExitStack() as stack:
         if evaluator is None and not (reuse and _all_scored_before(units)):
             # started before the attempts are read and hashed, so its start overlaps that work
-            evaluator = stack.enter_context(EvaluatorPool.for_env(env, workers_for(len(units))))
+            evaluator = stack.enter_context(scorer.start(workers_for(len(units))))
         prepared = _prepare_all(units, dataset, config, warnings,
-                                _digest_salt(env, dataset, config) if reuse else None)
+                                scorer.salt(dataset, config) if reuse else None)
         if evaluator is None and _needs_evaluator(prepared):
-            evaluator = stack.enter_context(EvaluatorPool.for_env(
-                env, workers_for(sum(item.cached is None for item in prepared))))
+            evaluator = stack.enter_context(scorer.start(
+                workers_for(sum(item.cached is None for item in prepared))))
         identity = evaluator.identity if evaluator else _cached_identity(prepared)
         # the data the verdicts were given: the evaluator's own greeting names its bundled
         # dataset, while a suite of our own is given its file (one hash per run, whichever way)
@@ -462,7 +511,7 @@ def _read_metrics(path: Path, warnings: list[str]) -> TaskMetrics | None:
         return None
 
 
-def _score(prepared: list[_Prepared], evaluator: EvaluatorPool | EvaluatorProcess | None,
+def _score(prepared: list[_Prepared], evaluator: Evaluating | None,
            identity: EvaluatorIdentity, progress: Progress | None) -> list[TaskEvalRecord]:
     """A record per attempt, in order: earlier verdicts, layout errors, fresh verdicts.
 

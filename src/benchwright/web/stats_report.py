@@ -33,7 +33,7 @@ from benchwright.stats import (
     judge,
     mean_ci,
     paired_difference_ci,
-    ratio_ci,
+    proportion_ci,
     verdict_text,
 )
 from benchwright.web.evaluator import EvaluatorIdentity
@@ -291,7 +291,7 @@ def _fold(rows: list[TaskRow]) -> TaskScore:
 
 def pass_rate(tasks: list[TaskScore]) -> Estimate:
     """sum(scores) / sum(trials), with a CI resampling tasks."""
-    return ratio_ci([t.total for t in tasks], [len(t.scores) for t in tasks])
+    return proportion_ci([t.total for t in tasks], [len(t.scores) for t in tasks], "the pass rate")
 
 
 def macro_average(tasks: list[TaskScore]) -> Estimate:

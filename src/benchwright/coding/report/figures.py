@@ -34,6 +34,7 @@ from benchwright.stats import (
     Verdict,
     judge,
     paired_difference_ci,
+    proportion_ci,
     ratio_ci,
 )
 
@@ -187,7 +188,8 @@ def tally_inputs(tallies: list[ProblemTally]) -> Inputs:
 def solve_rate_metrics(tallies: list[ProblemTally]) -> list[Metric]:
     """Checkpoints solved, iso-solved, core-solved; problems solved and partial, with 95% CIs
     (report.md's first table; the viewer's overview reads the same tallies)."""
-    return [Metric(name=k, estimate=ratio_ci(*v)) for k, v in tally_inputs(tallies).items()]
+    return [Metric(name=k, estimate=proportion_ci(*v, what=k))
+            for k, v in tally_inputs(tallies).items()]
 
 
 def _passed_in(group: Group) -> Picker:
@@ -324,7 +326,7 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None,
         agent=run.manifest.config.agent, model=run.manifest.config.model,
         n_problems=len(problems), n_trials=run.manifest.config.trials,
         solve_rates=solve_rate_metrics([run.tally(p) for p in problems]),
-        group_pass_rates=[Metric(name=k, estimate=ratio_ci(*v))
+        group_pass_rates=[Metric(name=k, estimate=proportion_ci(*v, what=k))
                           for k, v in _group_inputs(run, problems).items()],
         per_checkpoint=_checkpoint_rows(run, problems), problems=_problem_rows(run),
         quality=_quality_metrics(run),

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from benchwright.coding.agents.atif import write_atif
 from benchwright.coding.agents.base import Agent, AgentContext, AgentResult, AgentStatus
 from benchwright.coding.artifacts import save_grade_output
 from benchwright.coding.evaluation import CheckpointEvaluation
@@ -279,7 +280,8 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
     if chain.reference_start:
         _lay_reference_start(chain, index, folder)
     result, attempts = _act_retrying(agent, chain, checkpoint, index, records)
-    chain.redactor.tree(folder)  # the agent's logs: no key stays on disk while grading runs
+    write_atif(folder / "agent", f"{chain.job.problem}/trial_{chain.job.trial}/{checkpoint.name}")
+    chain.redactor.tree(folder)  # the agent's logs and ATIF copy: no key on disk while grading
     result = result.model_copy(update={"error": chain.redactor.text(result.error or "") or None})
     if result.status is AgentStatus.INFRA_ERROR:
         write_json_atomic(folder / "inference_result.json", result.model_dump(mode="json"))

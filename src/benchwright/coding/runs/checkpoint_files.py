@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from benchwright.coding.agents.atif import ATIF_FILE, from_atif
 from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.agents.trajectory import TRAJECTORY_FILE, Trajectory
 from benchwright.coding.artifacts import GRADING_JSON
@@ -182,15 +183,23 @@ class CheckpointFiles:
         logs: list[TextFile] = []
         if folder.is_dir() and not folder.is_symlink():
             for entry in TreeWalk(folder):
-                if entry.kind == "file" and entry.rel != TRAJECTORY_FILE and len(logs) < MAX_FILES:
+                if (entry.kind == "file" and entry.rel not in (TRAJECTORY_FILE, ATIF_FILE)
+                        and len(logs) < MAX_FILES):
                     text = read_text(folder, entry.rel)
                     if text is not None:
                         logs.append(text)
         return AgentFiles(result=_model(self.run_dir, self._at(AGENT_RESULT), AgentResult),
-                          trajectory=_model(self.run_dir, self._at(f"{AGENT_DIR}/"
-                                                                   f"{TRAJECTORY_FILE}"),
-                                            Trajectory),
-                          logs=logs)
+                          trajectory=self._trajectory(), logs=logs)
+
+    def _trajectory(self) -> Trajectory | None:
+        """Ours (`trajectory.json`), else an ATIF one whatever wrote it: in `trajectory.json`
+        (Harbor's name for it) or `trajectory.atif.json` (ours)."""
+        ours = self._at(f"{AGENT_DIR}/{TRAJECTORY_FILE}")
+        found: Trajectory | None = _model(self.run_dir, ours, Trajectory)
+        for rel in (ours, self._at(f"{AGENT_DIR}/{ATIF_FILE}")):
+            if found is None:
+                found = from_atif(_read_json(self.run_dir, rel))
+        return found
 
 
 def _test_output(test: dict[str, Any]) -> TestOutput:

@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from benchwright.coding.runs.models import AttemptErrorRecord, CheckpointRecord, InfraErrorRecord
+from benchwright.coding.runs.record_rules import CheckpointRules
 from benchwright.runs.journal import JOURNAL_HINT, append_record, read_jsonl, rewrite
 from benchwright.untrusted_files import read_untrusted_bytes
 
@@ -21,7 +22,7 @@ __all__ = ["append_record", "read_attempt_error", "read_infra_error", "read_json
 
 def read_records(path: Path) -> list[CheckpointRecord]:
     """The checkpoint journal's complete records, in order."""
-    return read_jsonl(path, CheckpointRecord)
+    return read_jsonl(path, CheckpointRecord, CheckpointRules.of(path))
 
 
 def read_infra_error(path: Path) -> InfraErrorRecord | None:
@@ -43,3 +44,4 @@ def read_attempt_error(path: Path) -> str | None:
         return AttemptErrorRecord.model_validate_json(path.read_bytes()).error
     except ValidationError:
         return f"the attempt broke off (its {path.name} is unreadable)"
+

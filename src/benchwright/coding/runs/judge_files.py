@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.layout import JUDGE_JSON, RAW_RUBRIC, RUBRIC_JSONL, RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, RunConfig, StartFrom
+from benchwright.coding.runs.record_rules import JudgeRules
 from benchwright.fileio import write_text_atomic
 from benchwright.judge.flags import RubricFlag
 from benchwright.judge.models import JudgeFile, JudgeStatus
@@ -27,7 +28,7 @@ from benchwright.metrics.erosion import QualitySummary, summarise, with_rubric
 from benchwright.metrics.models import SnapshotMetrics
 from benchwright.redaction import Redactor
 from benchwright.runs.journal import JOURNAL_HINT, append_record, read_jsonl
-from benchwright.untrusted_files import read_untrusted_bytes
+from benchwright.untrusted_files import read_json_object, read_untrusted_bytes
 
 MAX_RESULT_BYTES = 256 * 2**20
 START_METRICS = "start_metrics.json"  # a reference start's metrics (the run loop's)
@@ -67,7 +68,7 @@ class JudgeRecord(BaseModel):
 def latest_records(layout: RunLayout, problem: str, trial: int) -> dict[str, JudgeRecord]:
     """Each checkpoint's latest judge record."""
     return {r.checkpoint: r for r in read_jsonl(layout.judge_journal(problem, trial),
-                                                JudgeRecord)}
+                                                JudgeRecord, JudgeRules(problem, trial))}
 
 
 def append_judge_record(layout: RunLayout, record: JudgeRecord) -> None:
@@ -209,9 +210,5 @@ def _metrics(folder: Path, name: str = "metrics.json") -> SnapshotMetrics | None
 
 def read_diff(folder: Path) -> dict[str, Any]:
     """A checkpoint's diff.json (empty when unreadable)."""
-    data = _read(folder / "diff.json", "diff.json")
-    try:
-        parsed = json.loads(data) if data is not None else {}
-    except json.JSONDecodeError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
+    return read_json_object(folder / "diff.json", what="diff.json", max_bytes=MAX_RESULT_BYTES,
+                            hint=JOURNAL_HINT) or {}

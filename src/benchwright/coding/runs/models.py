@@ -36,8 +36,8 @@ class RunConfig(BaseModel):
 
     problems_dir: Path
     """The folder holding the problems."""
-    problems: list[str]
-    """The problems to run, by folder name."""
+    problems: list[str] = Field(min_length=1)
+    """The problems to run, by folder name (at least one)."""
     agent: str
     """The agent's registered name (a plugin's, or "module:Class")."""
     agent_version: str | None = Field(default=None, pattern=VERSION_PATTERN)

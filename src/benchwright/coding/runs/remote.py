@@ -26,6 +26,7 @@ from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import ChainJob, attempt_prefix, broken_off, continue_attempt
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord, RunConfig
+from benchwright.coding.scratch import owned_prefix, sweep_leftovers
 from benchwright.errors import BenchwrightError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.nofollow import CACHE_FOLDERS
@@ -118,9 +119,17 @@ def _problem_tree(folder: Path) -> FileTree:
     return pack_tree(folder, prune=lambda rel: rel.rpartition("/")[2] in CACHE_FOLDERS)
 
 
+JOB_PREFIX = "benchwright-job-"
+"""The scratch folders of attempts on machines without the run directory."""
+REGRADE_PREFIX = "benchwright-regrade-"
+"""... and of re-grading there."""
+
+
 def run_remote_attempt(attempt: RemoteAttempt) -> Iterator[Item]:
     """On a worker: the attempt in a private scratch folder, each checkpoint sent back."""
-    with tempfile.TemporaryDirectory(prefix="benchwright-job-") as scratch:
+    # a worker killed with SIGKILL leaves its folder: the next attempt on the machine sweeps it
+    sweep_leftovers(Path(tempfile.gettempdir()), JOB_PREFIX)
+    with tempfile.TemporaryDirectory(prefix=owned_prefix(JOB_PREFIX)) as scratch:
         job = _scratch_job(attempt, Path(scratch))
         layout = RunLayout(job.run_dir)
         try:
@@ -204,7 +213,8 @@ def regrade_jobs(run_dir: Path, config: RunConfig,
 
 def regrade_remote(job: RegradeJob) -> tuple[tuple[str, int, str], GradeOutput]:
     """On a worker: the checkpoint graded in a private scratch folder; the grader's output."""
-    with tempfile.TemporaryDirectory(prefix="benchwright-regrade-") as scratch:
+    sweep_leftovers(Path(tempfile.gettempdir()), REGRADE_PREFIX)
+    with tempfile.TemporaryDirectory(prefix=owned_prefix(REGRADE_PREFIX)) as scratch:
         root = Path(scratch)
         unpack_tree(job.problem, root / "problem")
         unpack_tree(job.snapshot, root / "snapshot")

@@ -16,8 +16,14 @@ from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.loader import load_problem
 from benchwright.coding.problem import ProblemConfig
 from benchwright.coding.runs import journal
-from benchwright.coding.runs.chain import ChainJob, OnRecord, plan_attempt, run_chain
-from benchwright.coding.runs.judge_files import judge_errors
+from benchwright.coding.runs.chain import (
+    ChainJob,
+    OnRecord,
+    broken_off,
+    plan_attempt,
+    run_chain,
+)
+from benchwright.coding.runs.judge_files import judge_errors, latest_records
 from benchwright.coding.runs.judging import judge_run
 from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
 from benchwright.coding.runs.models import (
@@ -27,11 +33,12 @@ from benchwright.coding.runs.models import (
     RunConfig,
     RunResult,
 )
+from benchwright.coding.runs.record_rules import check_config
 from benchwright.coding.runs.remote import Ended, land, remote_attempts, run_remote_attempt
 from benchwright.coding.runs.scbench.export import export_scbench
 from benchwright.coding.runs.starts import unreachable
 from benchwright.coding.runs.totals import last_finished, rate, run_totals
-from benchwright.errors import UserInputError
+from benchwright.errors import UserInputError, WorkersLost
 from benchwright.executors.local import emit
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
@@ -65,9 +72,20 @@ def load_manifest(run_dir: Path, check_folders: bool = True) -> Manifest:
     also refuses trial folders of the wrong kind (what reads nothing else may skip it)."""
     manifest = read_manifest(run_dir, Manifest, noun="run", command="benchwright run coding",
                              invalid="manifest.json is not readable")
+    check_config(RunLayout(run_dir).manifest, manifest.config.agent, manifest.config.prompt)
     if check_folders:
         _check_trial_folders(RunLayout(run_dir), manifest.config)
     return _with_credentials(manifest)
+
+
+def check_journals(run_dir: Path, config: RunConfig) -> None:
+    """Read every attempt's journals once, so an edited or repeated line is refused before a
+    resume does anything (`JournalError`, naming the file and line)."""
+    layout = RunLayout(run_dir)
+    for problem in config.problems:
+        for trial in range(1, config.trials + 1):
+            journal.read_records(layout.journal(problem, trial))
+            latest_records(layout, problem, trial)
 
 
 def _with_credentials(manifest: Manifest) -> Manifest:
@@ -144,9 +162,7 @@ def execute(run_dir: Path, config: RunConfig, executor: Executor,
     summaries = []
     try:
         if executor.shares_filesystem:
-            for summary in executor.run(run_chain_job, jobs):
-                summaries.append(summary)
-                on_summary(summary)
+            summaries = _run_jobs(run_dir, executor, jobs, on_summary)
         else:
             _execute_remote(run_dir, config, executor, jobs, on_summary, on_record)
             summaries = saved_attempts(run_dir, config)
@@ -157,6 +173,26 @@ def execute(run_dir: Path, config: RunConfig, executor: Executor,
         summaries = [s.model_copy(update={"records": journal.read_records(
             RunLayout(run_dir).journal(s.problem, s.trial))}) for s in summaries]
     return finish(run_dir, config, summaries)
+
+
+def _run_jobs(run_dir: Path, executor: Executor, jobs: list[ChainJob],
+              on_summary: Callable[[ChainSummary], None]) -> list[ChainSummary]:
+    """The attempts on workers that write the run folder; an attempt whose worker died is an
+    infrastructure error of its own (it broke off: `--resume` redoes it), never the run's end."""
+    summaries = []
+    try:
+        for summary in executor.run(run_chain_job, jobs):
+            summaries.append(summary)
+            on_summary(summary)
+    except WorkersLost as exc:
+        for job, why in exc.lost:
+            assert isinstance(job, ChainJob)
+            summary = broken_off(run_dir, job.problem, job.trial,
+                                 f"infrastructure error: the worker process running this "
+                                 f"attempt was lost ({why})", job.config.start_from)
+            summaries.append(summary)
+            on_summary(summary)
+    return summaries
 
 
 def _execute_remote(run_dir: Path, config: RunConfig, executor: Executor, jobs: list[ChainJob],
@@ -230,9 +266,12 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
     partial = {p for p, chains in by_problem.items()
                if p not in solved and any(r.solved for c in chains for r in c.records)}
     scored = [c for chains in by_problem.values() for c in chains]
-    planned = sum(c.n_checkpoints for c in scored)
-    n_solved = sum(r.solved for r in records)
     manifest = load_manifest(run_dir)
+    # an attempt that broke off counts every checkpoint of its problem (its summary may not
+    # know them: the problem failed to load, or its worker died)
+    planned = sum(max(c.n_checkpoints, len(manifest.problem_checkpoints.get(c.problem, [])))
+                  for c in scored)
+    n_solved = sum(r.solved for r in records)
     layout = RunLayout(run_dir)
     judged = [judge_errors(functools.partial(layout.checkpoint_dir, s.problem, s.trial),
                            s.records) for s in summaries]

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchwright.coding.runs.journal import read_infra_error
 from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
 from benchwright.coding.runs.models import Manifest
+from benchwright.coding.runs.record_rules import CheckpointRules
 from benchwright.errors import BenchwrightError
 from benchwright.pricing import CostSum
 from benchwright.runs.journal import read_jsonl
@@ -193,7 +194,7 @@ def _finished_records(run_dir: Path) -> tuple[list[BriefRecord], set[tuple[str, 
     infra = {(problem, int(trial)) for line in lines
              for problem, _sep, rest in [line.partition("/trial_")]
              for trial in [rest.split("/", 1)[0]] if trial.isdigit()}
-    return read_jsonl(layout.records_jsonl, BriefRecord), infra
+    return read_jsonl(layout.records_jsonl, BriefRecord, CheckpointRules()), infra
 
 
 def _journal_records(run_dir: Path, manifest: Manifest
@@ -203,7 +204,9 @@ def _journal_records(run_dir: Path, manifest: Manifest
     for problem in config.problems:
         for trial in range(1, config.trials + 1):
             folder = f"{run_dir}/{problem}/trial_{trial}"
-            chains[(problem, trial)] = read_jsonl(Path(f"{folder}/{JOURNAL}"), BriefRecord)
+            path = Path(f"{folder}/{JOURNAL}")
+            chains[(problem, trial)] = read_jsonl(path, BriefRecord,
+                                                  CheckpointRules(problem, trial))
             infra_file = Path(f"{folder}/{INFRA_ERROR}")
             if os.path.lexists(infra_file) and read_infra_error(infra_file) is not None:
                 infra.add((problem, trial))

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord, RunTotals
+from benchwright.errors import UserInputError
 from benchwright.pricing import CostSum
 
 
@@ -28,6 +29,10 @@ def run_totals(records: Iterable[CheckpointRecord],
 
 def rate(numerator: int, denominator: int) -> float | None:
     """numerator / denominator, None when there is nothing to divide by."""
+    if denominator and not 0 <= numerator <= denominator:
+        raise UserInputError(f"a rate would be {numerator} of {denominator}: the run's records "
+                             "contradict each other", hint="the run folder was changed by hand; "
+                             "restore it or start a new run")
     return numerator / denominator if denominator else None
 
 

@@ -130,7 +130,7 @@ class WebManifest(BaseModel):
     """The version that started the run."""
     config: WebRunConfig
     """The run's configuration."""
-    tasks: list[PlannedTask]
+    tasks: list[PlannedTask] = Field(min_length=1)
     """The tasks and their site workers, in schedule order."""
     dataset_file: Path | None = None
     """The tasks JSON the evaluator scores against; None for the 812 official tasks."""

@@ -7,9 +7,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from benchwright.report.header import RunHeader
-from benchwright.runs import journal
 from benchwright.web.runs.layout import WebRunLayout
-from benchwright.web.runs.models import TrialRecord, WebManifest, WebRunResult
+from benchwright.web.runs.models import WebManifest, WebRunResult
+from benchwright.web.runs.trial_rules import read_trials
 from benchwright.web.scoring import WebEvalSummary
 from benchwright.web.stats_report import WebReport
 
@@ -17,7 +17,7 @@ from benchwright.web.stats_report import WebReport
 def web_header(run_dir: Path, manifest: WebManifest, summary: WebEvalSummary) -> RunHeader:
     """The run's identity from its manifest, journal and scoring."""
     config = manifest.config
-    records = journal.read_jsonl(WebRunLayout(run_dir).journal, TrialRecord)
+    records = read_trials(WebRunLayout(run_dir).journal, manifest)
     return RunHeader(
         track="web", run_dir=run_dir, suite=config.suite,
         problems=[str(t.task_id) for t in manifest.tasks], agent=str(config.agent.name),

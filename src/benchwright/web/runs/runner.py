@@ -48,9 +48,10 @@ from benchwright.web.runs.models import (
 )
 from benchwright.web.runs.runner_pool import RunnerPool
 from benchwright.web.runs.scheduling import SiteGuard, TrialJob, group_of, plan, run_workers
-from benchwright.web.runs.suites import LOCAL, Suite, SuiteSession, open_suite, require_sites
+from benchwright.web.runs.suites import Suite, SuiteSession, open_suite, require_sites
 from benchwright.web.runs.sweep import RunSweeper, restored
 from benchwright.web.runs.trial import agent_for, run_trial_files
+from benchwright.web.runs.trial_rules import read_trials
 from benchwright.web.runs.trial_runner import TrialRunner
 from benchwright.web.scoring import AGENT_RESPONSE, METRICS, WebEvalSummary, score_output_dir
 from benchwright.web.tasks import TaskType, WebTask
@@ -86,7 +87,7 @@ def create_web_run(config: WebRunConfig, run_dir: Path, suite: Suite) -> WebMani
                              hint="continue it with --resume, or pick another --out")
     tasks = [suite.dataset.tasks[i] for i in config.task_ids]
     _check_agent(config, suite, tasks)
-    if suite.name != LOCAL:
+    if suite.opener is None:  # configured sites: their URLs are known before the run
         require_sites(suite, {str(s): "" for s in suite.env_config.configured()},
                       {str(s) for t in tasks for s in t.sites})
     manifest = WebManifest(
@@ -139,7 +140,7 @@ def finished_trials(layout: WebRunLayout, manifest: WebManifest) -> list[TrialRe
     them, and every trial folder without a record deleted."""
     planned_keys = {(t.task_id, n) for t in manifest.tasks
                     for n in range(1, manifest.config.trials + 1)}
-    records = journal.read_jsonl(layout.journal, TrialRecord)
+    records = read_trials(layout.journal, manifest)
     kept = _dedupe([r for r in records if r.status is not TrialStatus.INFRA_ERROR
                     and (r.task_id, r.trial) in planned_keys
                     and _complete(layout.trial_dir(r.task_id, r.trial))])
@@ -329,12 +330,12 @@ def finish(run_dir: Path, progress: Progress | None = None, *, suite: Suite | No
 
     layout = WebRunLayout(run_dir)
     manifest = manifest or load_web_manifest(run_dir)
-    dataset = (suite or suite_of(manifest)).dataset
+    suite = suite or suite_of(manifest)
     tell = progress or (lambda _message: None)
     tell("scoring")
     scoring_started = time.monotonic()
     summary = score_output_dir(layout.tasks_dir, scoring_config(manifest, config),
-                               dataset=dataset, reuse=not force,
+                               dataset=suite.dataset, reuse=not force, scorer=suite.scorer,
                                progress=lambda message: tell(f"scoring {message}"))
     grading_time_s = time.monotonic() - scoring_started
     report = with_identity(build_report(summary), run_dir, manifest, summary, grading_time_s)
@@ -348,7 +349,7 @@ def _result(layout: WebRunLayout, manifest: WebManifest, summary: WebEvalSummary
             report: WebReport) -> WebRunResult:
     expected = len(manifest.tasks) * manifest.config.trials
     totals = summary.totals
-    records = journal.read_jsonl(layout.journal, TrialRecord)
+    records = read_trials(layout.journal, manifest)
     config = manifest.config
     return WebRunResult(
         run_dir=layout.root, created_at=manifest.created_at,

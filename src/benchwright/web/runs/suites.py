@@ -1,4 +1,8 @@
-"""Where a web run's tasks and sites come from.
+"""Where a web run's tasks and sites come from: a suite, found by name in the registry
+(`benchwright.registry.WEB_SUITES`, plugins in the entry-point group `benchwright.web_suites`)
+or given as a tasks file. A registered suite is a function (`--config` path or None) -> `Suite`:
+its tasks, how its sites are opened (`opener`) and, for a benchmark of its own, how its trials are
+scored (`scorer`; default the official WebArena Verified evaluator).
 
 - `local`: the embedded suite (`benchwright.web.local_suite`), served on loopback for the run's
   duration, reset to its seed state in one call, with a reference action script per task.
@@ -11,20 +15,24 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from benchwright.errors import UserInputError
+from benchwright.registry import WEB_SUITES
 from benchwright.web.config import Site, WebEnvConfig, load_web_config
 from benchwright.web.tasks import WebDataset, load_env_dataset, load_task_file
 
+if TYPE_CHECKING:
+    from benchwright.web.scoring import Scorer
+
 LOCAL = "local"
 WEBARENA = "webarena-verified"
-SUITE_NAMES = (LOCAL, WEBARENA)
 
 
 class SuiteSession(Protocol):
@@ -47,7 +55,7 @@ class Suite:
     """A suite's tasks, where its scripts are, and how to open its sites."""
 
     name: str
-    """local, webarena-verified, or the tasks file's path."""
+    """The name it is registered (and opened again) by, or the tasks file's path."""
     dataset: WebDataset
     """Its tasks."""
     dataset_file: Path | None
@@ -59,7 +67,11 @@ class Suite:
     env_config: WebEnvConfig = field(default_factory=WebEnvConfig)
     """Configured sites (suites that benchwright does not serve)."""
     opener: Callable[[], AbstractContextManager[SuiteSession]] | None = None
-    """Opens the sites instead of the built-in ways (tests, embedding)."""
+    """Opens its sites (a suite benchwright serves); None: the configured sites' URLs."""
+    resettable: bool = False
+    """Configured sites (no `opener`) are reset by recreating their containers (WebArena's)."""
+    scorer: Scorer | None = None
+    """Scores its trials offline; None: the official WebArena Verified evaluator."""
 
     def script(self, task_id: int, scripts_dir: Path | None = None) -> Path | None:
         """The task's action script, if there is one (from `scripts_dir` when given)."""
@@ -75,39 +87,41 @@ class Suite:
         if self.opener is not None:
             with self.opener() as session:
                 yield session
-        elif self.name == LOCAL:
-            with _local_session() as session:
-                yield session
         else:
-            yield _ConfiguredSession(self.env_config, resettable=self.name == WEBARENA)
+            yield _ConfiguredSession(self.env_config, resettable=self.resettable)
 
 
 def open_suite(name: str, env_config: Path | None = None) -> Suite:
-    """The suite called `name` (local, webarena-verified, or a tasks JSON path)."""
-    if name == LOCAL:
-        return _local_suite()
-    config = load_web_config(env_config)
-    if name == WEBARENA:
-        return Suite(name=WEBARENA, dataset=load_env_dataset(), dataset_file=None,
-                     starts_clean=False, env_config=config)
+    """The suite called `name` (a registered suite, or a tasks JSON path)."""
+    if name in WEB_SUITES:
+        suite: Suite = WEB_SUITES.get(name)(env_config)
+        return dataclasses.replace(suite, name=name)  # how a resume or a regrade finds it again
     path = Path(name)
     if not path.is_file():
-        raise UserInputError(f"unknown suite {name!r}", hint=f"choose {', '.join(SUITE_NAMES)} "
+        raise UserInputError(f"unknown suite {name!r}", hint=f"choose {', '.join(WEB_SUITES)} "
                              "or the path of a tasks JSON file in the WebArena Verified format")
     return Suite(name=str(path.resolve()), dataset=load_task_file(path),
-                 dataset_file=path.resolve(), starts_clean=False, env_config=config,
+                 dataset_file=path.resolve(), starts_clean=False,
+                 env_config=load_web_config(env_config),
                  scripts_dir=path.resolve().parent / "scripts")
+
+
+def open_webarena(env_config: Path | None = None) -> Suite:
+    """WebArena Verified's 812 tasks against the sites `env_config` (and the environment) give."""
+    return Suite(name=WEBARENA, dataset=load_env_dataset(), dataset_file=None,
+                 starts_clean=False, env_config=load_web_config(env_config), resettable=True)
 
 
 def _local_module() -> Any:
     return importlib.import_module("benchwright.web.local_suite")
 
 
-def _local_suite() -> Suite:
+def open_local(env_config: Path | None = None) -> Suite:
+    """The embedded suite, served on loopback (`env_config` unused: benchwright serves it)."""
     module = _local_module()
     path = Path(module.dataset_path())
     return Suite(name=LOCAL, dataset=module.load_local_dataset(), dataset_file=path,
-                 starts_clean=True, scripts_dir=Path(module.SCRIPTS_DIR))
+                 starts_clean=True, scripts_dir=Path(module.SCRIPTS_DIR), opener=_local_session)
 
 
 class _LocalSession:

@@ -117,7 +117,7 @@ def redact_har_headers(path: Path, origins: set[str]) -> bool:
     """Replace credential header values of requests to `origins` in a HAR; True if changed."""
     try:
         data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # the agent's browser wrote it
         return False
     changed = False
     for entry in _entries(data):

@@ -27,6 +27,8 @@ from benchwright.errors import BenchwrightError
 from benchwright.fileio import write_text_atomic
 from benchwright.metrics.models import SnapshotMetrics
 from benchwright.redaction import Redactor
+from benchwright.runs.journal import JOURNAL_HINT
+from benchwright.untrusted_files import read_json_object
 
 HEADER = ("# SCBench's run configuration, derived from manifest.json by benchwright "
           "(rewritten by `benchwright eval RUN_DIR`); manifest.json is the source of truth.\n")
@@ -100,8 +102,4 @@ def _metrics(folder: Path) -> SnapshotMetrics | None:
 
 
 def _diff(folder: Path) -> dict[str, Any] | None:
-    try:
-        found = json.loads((folder / "diff.json").read_bytes())
-    except (OSError, ValueError):
-        return None
-    return found if isinstance(found, dict) else None
+    return read_json_object(folder / "diff.json", what="diff.json", hint=JOURNAL_HINT)

@@ -57,6 +57,6 @@ def _parsed(line: str) -> dict[str, Any] | None:
     """One flag; a blank or broken line is skipped (as SCBench skips it)."""
     try:
         value = json.loads(line) if line.strip() else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None

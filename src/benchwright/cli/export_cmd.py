@@ -1,0 +1,42 @@
+"""`benchwright export atif RUN_DIR --out DIR`: an old run's trajectories in ATIF."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from benchwright.cli.json_output import echo_json
+from benchwright.errors import UserInputError
+
+app = typer.Typer(help="Write a run's files in other tools' formats.", no_args_is_help=True)
+
+
+@app.command("atif")
+def atif_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="A coding run's folder.")],
+    out: Annotated[Path, typer.Option(help="Folder to write the ATIF files into.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print what was written and skipped "
+                                          "as JSON.")] = False,
+) -> None:
+    """Write every checkpoint's agent trajectory of RUN_DIR as ATIF (docs/atif.md)."""
+    from benchwright.coding.agents.atif import export_run
+    from benchwright.redaction import Redactor
+
+    if run_dir.is_symlink() or not run_dir.is_dir():
+        raise UserInputError("not a run folder", path=run_dir,
+                             hint="give the folder `benchwright run coding --out` wrote")
+    if out.exists() and (out.is_symlink() or not out.is_dir()):
+        raise UserInputError("--out exists and is not a folder", path=out)
+    result = export_run(run_dir, out, Redactor.from_environ())
+    for line in result.skipped:
+        print(f"skipped {line}", file=sys.stderr)
+    if not result.written:
+        raise UserInputError("no agent trajectory to export", path=run_dir,
+                             hint="agents that call no model (oracle, command) leave none")
+    if as_json:
+        echo_json(result.model_dump(mode="json"))
+        return
+    typer.echo(f"wrote {len(result.written)} ATIF trajectories under {out}")

@@ -1,0 +1,119 @@
+"""A full or read-only disk (issue 26 point 3): one line naming the path, exit 3 (full) or 2
+(read-only), no traceback, and the run resumable once there is space. Each test mounts its own
+small tmpfs or read-only bind mount (root only) and removes it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import FIXTURES
+
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root"),
+              pytest.mark.e2e, pytest.mark.sandbox]
+LIMIT_S = 30
+"""Each probe's time limit (a run's, which grades, gets more)."""
+
+
+def _cli(*args: str, timeout: float = LIMIT_S) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "benchwright", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+
+
+def _one_line(done: subprocess.CompletedProcess[str], code: int, fragment: str) -> str:
+    """The error line, checked: the exit code, no traceback, one `error:` line last."""
+    out = done.stdout + done.stderr
+    assert "Traceback" not in out, out[-2000:]
+    assert done.returncode == code, out[-2000:]
+    last = [line for line in done.stderr.splitlines() if line.strip()][-1]
+    assert last.startswith("error: ") and fragment in last, last
+    return last
+
+
+@contextlib.contextmanager
+def _tmpfs(path: Path, size: str) -> Iterator[Path]:
+    path.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {done.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+@contextlib.contextmanager
+def _read_only(path: Path) -> Iterator[Path]:
+    source = path.with_name(path.name + "-source")
+    source.mkdir(parents=True)
+    path.mkdir(parents=True)
+    done = subprocess.run(["mount", "--bind", str(source), str(path)], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot bind-mount: {done.stderr.strip()}")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(path)], check=True)
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+def _problems(tmp_path: Path) -> Path:
+    problems = tmp_path / "problems"
+    shutil.copytree(FIXTURES / "runs" / "quick", problems / "quick")
+    return problems
+
+
+def _fill(disk: Path, keep_bytes: int = 4096) -> Path:
+    """A file that takes all but `keep_bytes` of the disk's space."""
+    info = os.statvfs(disk)
+    filler = disk / "filler"
+    size = max(0, info.f_bavail * info.f_frsize - keep_bytes)
+    with filler.open("wb") as handle, contextlib.suppress(OSError):
+        handle.write(b"\0" * size)
+    return filler
+
+
+def test_a_run_on_a_full_disk_stops_with_one_line_and_resumes(tmp_path: Path) -> None:
+    problems = _problems(tmp_path)
+    with _tmpfs(tmp_path / "disk", "100k") as disk:
+        run = disk / "run"
+        done = _cli("run", "coding", "--problems-dir", str(problems), "--no-metrics", "--out",
+                    str(run), timeout=300)
+        line = _one_line(done, 3, "no space left on the device")
+        assert str(run) in line and f"benchwright run coding --resume {run}" in line
+        subprocess.run(["mount", "-o", "remount,size=4m", str(disk)], check=True)
+        resumed = _cli("run", "coding", "--resume", str(run), timeout=300)
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+        assert "4/4 checkpoints solved" in resumed.stdout
+
+
+def test_eval_and_a_bundle_on_a_full_disk_and_a_read_only_bundle(tmp_path: Path) -> None:
+    problems = _problems(tmp_path)
+    with _tmpfs(tmp_path / "disk", "4m") as disk:
+        run = disk / "run"
+        done = _cli("run", "coding", "--problems-dir", str(problems), "--no-metrics", "--out",
+                    str(run), timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        filler = _fill(disk)
+        line = _one_line(_cli("eval", str(run), timeout=120), 3, "no space left")
+        assert str(run) in line and "benchwright eval" in line
+        line = _one_line(_cli("view", str(run), "--bundle", str(disk / "bundle")), 3,
+                         "no space left")
+        assert str(disk / "bundle") in line
+        filler.unlink()
+        again = _cli("eval", str(run), timeout=120)
+        assert again.returncode == 0, again.stderr[-2000:]
+        with _read_only(tmp_path / "ro") as read_only:
+            line = _one_line(_cli("view", str(run), "--bundle", str(read_only / "b")), 2,
+                             "read-only")
+            assert str(read_only / "b") in line
