@@ -602,6 +602,11 @@ def _edit(path: Path, content: object) -> None:
         _manifest(path.parent, {key: json.loads(value) if value[:1] in "[t" else value})
 
 
+# a probe still running after this long waits forever (on a loaded machine, with parallel test
+# workers, a one-line refusal may take tens of seconds: the limit is wide)
+HUNG_S = 300
+
+
 def _run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None:
     """None when the probe got its one-line error, else what went wrong."""
     folder = root / probe.name
@@ -615,9 +620,10 @@ def _run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None
     env["PYTHONPATH"] = os.pathsep.join([SOURCE_ROOT, *filter(None, [env.get("PYTHONPATH")])])
     try:
         done = subprocess.run([sys.executable, "-m", "benchwright", *argv], capture_output=True,
-                              text=True, timeout=30, env=env, cwd=folder, stdin=subprocess.DEVNULL)
+                              text=True, timeout=HUNG_S, env=env, cwd=folder,
+                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        return f"{probe.name}: hung (30 s)"
+        return f"{probe.name}: hung ({HUNG_S} s)"
     return _verdict(probe, done)
 
 

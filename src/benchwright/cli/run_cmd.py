@@ -56,7 +56,7 @@ from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAUL
 from benchwright.errors import RunIncomplete
 from benchwright.judge.models import JudgeSettings
 from benchwright.registry import CODING_AGENTS
-from benchwright.runs import open_run
+from benchwright.runs import open_saved
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
 app.command("web")(run_web_cmd)
@@ -244,10 +244,9 @@ def _end(result: RunResult, run_dir: Path) -> None:
 
 def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
     """The command line must not contradict the saved configuration of the run to continue."""
-    from benchwright.coding.runs.runner import load_manifest
+    from benchwright.coding.track import TRACK
 
-    open_run(run_dir, expect="coding")  # a web run folder: say so, and how to continue it
-    config = load_manifest(run_dir).config
+    config = open_saved(TRACK, run_dir).config  # a web run folder: say so, how to continue it
     settings = config.agent_settings
     saved = {"problems_dir": config.problems_dir, "problem": config.problems,
              "agent": config.agent, "agent_version": config.agent_version,

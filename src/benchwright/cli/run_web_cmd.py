@@ -26,11 +26,11 @@ from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.verbosity import notes_console
 from benchwright.registry import WEB_AGENTS, WEB_SUITES
-from benchwright.runs import open_run
+from benchwright.runs import open_saved
 from benchwright.web.browser.prompts import STRUCTURED
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import TrialRecord, WebRunResult
-from benchwright.web.runs.runner import RunHooks, load_web_manifest, require_kinds
+from benchwright.web.runs.runner import RunHooks, require_kinds
 from benchwright.web.runs.suites import LOCAL
 from benchwright.web.tasks import parse_task_ids
 
@@ -137,8 +137,9 @@ def web_options(params: dict[str, Any]) -> WebOptions:
 
 
 def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
-    open_run(run_dir, expect="web")  # a coding run folder: say so, and how to continue it
-    manifest = load_web_manifest(run_dir)
+    from benchwright.web.track import TRACK
+
+    manifest = open_saved(TRACK, run_dir)  # a coding run folder: say so, how to continue it
     require_kinds(WebRunLayout(run_dir), manifest)  # a folder changed by hand: one line
     config = manifest.config
     saved = {"suite": config.suite, "task_ids": sorted(config.task_ids), "agent": config.agent.name,

@@ -7,7 +7,7 @@ It imports no track: tracks are found by name in `benchwright.registry.TRACKS`.
 
 from __future__ import annotations
 
-from benchwright.runs.lifecycle import regrade, start
+from benchwright.runs.lifecycle import open_saved, regrade, start
 from benchwright.runs.owner import OpenRun, open, open_run
 
-__all__ = ["OpenRun", "open", "open_run", "regrade", "start"]
+__all__ = ["OpenRun", "open", "open_run", "open_saved", "regrade", "start"]

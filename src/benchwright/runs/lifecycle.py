@@ -25,6 +25,7 @@ from benchwright.runs.owner import open_run
 
 C = TypeVar("C", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel)
 log = logging.getLogger(__name__)
 
 
@@ -49,10 +50,17 @@ def start(track: Track[C, Any, R, Any], run_dir: Path, config: C | None = None, 
     return result
 
 
+def open_saved(track: Track[Any, M, Any, Any], run_dir: Path) -> M:
+    """The manifest of the run in `run_dir`, which must be `track`'s: the one place a run folder
+    to continue is opened (`start`, and the CLI's check of `--resume` against its options)."""
+    open_run(run_dir, expect=track.name)  # a run of another track: say so, and how to go on
+    return track.read(run_dir)
+
+
 def open_resumed(track: Track[C, Any, Any, Any], run_dir: Path) -> C:
     """The saved configuration of the run in `run_dir`, which must be `track`'s and able to go
-    on (the one place a resumed run's folder is opened)."""
-    open_run(run_dir, expect=track.name)  # a run of another track: say so, and how to go on
+    on."""
+    open_saved(track, run_dir)
     return track.resumed(run_dir)
 
 

@@ -310,7 +310,9 @@ def _lines(path: Path) -> list[str]:
 
 
 def _tail(path: Path, n: int = 5) -> list[str]:
-    return _lines(path)[-n:]
+    # from its last 64 KiB: an agent may have written a GiB of stderr
+    data = read_regular(path.parent, path.name, 64 * 1024, last=True) or b""
+    return [ln for ln in data.decode(errors="replace").splitlines() if ln.strip()][-n:]
 
 
 def _short(message: str, limit: int = 300) -> str:
