@@ -77,8 +77,11 @@ def _probe(executable: Path) -> Interpreter | None:
         return None
     if out.returncode != 0:
         return None
-    version, exe, prefix = json.loads(out.stdout)
-    return Interpreter(version=version, executable=Path(exe).resolve(), prefix=Path(prefix))
+    try:  # a program that exits 0 but is no Python (`/bin/true`) prints nothing of this
+        version, exe, prefix = json.loads(out.stdout)
+        return Interpreter(version=version, executable=Path(exe).resolve(), prefix=Path(prefix))
+    except (ValueError, TypeError, OSError, RuntimeError):
+        return None
 
 
 def _missing(request: str) -> Interpreter:

@@ -58,6 +58,9 @@ class Kind(Generic[T]):
     """Name -> "module:attribute"."""
     group: str | None = None
     """The entry-point group third-party distributions register this kind in (None: none)."""
+    needs: tuple[str, ...] = ()
+    """Attributes a part of this kind has (`from_setup` for an agent): a plugin or a
+    "module:attribute" without them is refused by name, not an AttributeError later."""
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and (name in self.names() or self._dotted(name))
@@ -94,9 +97,14 @@ class Kind(Generic[T]):
             raise PluginError(f"{len(plugins)} installed distributions register the "
                               f"{self.label} {name!r}: {', '.join(_source(p) for p in plugins)}",
                               hint="uninstall all but one")
-        if plugins:
-            return cast(T, _load_plugin(self.label, plugins[0]))
-        return cast(T, _load_dotted(self.label, name))
+        found = (_load_plugin(self.label, plugins[0]) if plugins
+                 else _load_dotted(self.label, name))
+        lacking = [attribute for attribute in self.needs if not hasattr(found, attribute)]
+        if lacking:
+            raise PluginError(f"{name!r} is not a usable {self.label}: it has no "
+                              f"{', '.join(lacking)}", hint=f"give a class with "
+                              f"{', '.join(self.needs)} (docs/write-an-agent.md)")
+        return cast(T, found)
 
     def _plugins(self) -> list[importlib.metadata.EntryPoint]:
         if self.group is None:
@@ -187,11 +195,11 @@ CODING_AGENTS: Kind[FromSetup[Any, Any]] = Kind("agent", {
     "opencode": "benchwright.coding.agents.opencode:OpencodeAgent",
     "openhands": "benchwright.coding.agents.openhands:OpenhandsAgent",
     "mini": "benchwright.coding.agents.mini:MiniAgent",
-}, group="benchwright.agents")
+}, group="benchwright.agents", needs=("from_setup",))
 WEB_AGENTS: Kind[FromSetup[Any, Any]] = Kind("web agent", {
     "scripted": "benchwright.web.browser.web_agents:ScriptedAgent",
     "browser-use": "benchwright.web.browser.web_agents:BrowserUseAgent",
-}, group="benchwright.web_agents")
+}, group="benchwright.web_agents", needs=("from_setup",))
 # Web benchmarks: a suite is a function (env config path or None) -> `web.runs.suites.Suite`;
 # a site is a `web.config.Site` its tasks name (a second benchmark registers both).
 WEB_SUITES: Kind[Callable[..., Any]] = Kind("web suite", {

@@ -27,10 +27,16 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright import localpaths
-from benchwright.errors import EnvironmentBuildError, PrerequisiteError, install_command
+from benchwright.errors import (
+    EnvironmentBuildError,
+    PrerequisiteError,
+    UserInputError,
+    install_command,
+)
 from benchwright.fileio import write_text_atomic
 from benchwright.interpreters import Interpreter
 from benchwright.sandbox import require_bwrap
+from benchwright.user_paths import check_user_path
 
 MARKER = ".benchwright-env.json"
 ENV_FORMAT = 2
@@ -63,8 +69,22 @@ class BuiltEnv(BaseModel):
 
 
 def cache_base() -> Path:
-    """benchwright's cache folder: $BENCHWRIGHT_CACHE_DIR, else ~/.cache/benchwright."""
-    return Path(os.environ.get("BENCHWRIGHT_CACHE_DIR") or Path.home() / ".cache" / "benchwright")
+    """benchwright's cache folder: $BENCHWRIGHT_CACHE_DIR (checked as every path a user gives,
+    and a folder or none yet), else ~/.cache/benchwright."""
+    raw = os.environ.get("BENCHWRIGHT_CACHE_DIR")
+    if not raw:
+        return Path.home() / ".cache" / "benchwright"
+    try:
+        path = check_user_path(raw)
+    except UserInputError as exc:
+        raise UserInputError(f"BENCHWRIGHT_CACHE_DIR: {exc.message}",
+                             hint="point it at a folder, or unset it") from None
+    absolute = path.absolute()
+    existing = next(p for p in (absolute, *absolute.parents) if p.exists())
+    if not existing.is_dir():
+        raise UserInputError(f"BENCHWRIGHT_CACHE_DIR: {existing} is a file, not a folder",
+                             hint="point it at a folder, or unset it")
+    return path
 
 
 def cache_root() -> Path:

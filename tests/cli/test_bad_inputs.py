@@ -11,12 +11,13 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 
 import benchwright
 from tests.helpers import FIXTURES
+from tests.helpers.bad_input_probes import Probe
+from tests.helpers.bad_input_probes import verdict as _verdict
 
 SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
 """The probes run from their own folders: import the benchwright this test imported."""
@@ -43,13 +44,6 @@ HUGE_INT = "99999999999999999999999"
 MANIFEST_EDITS = ("trials", "problems", "agent", "prompt")
 """A file entry "key=value" for manifest.json sets config.key (JSON for lists and `true`)."""
 QUICK_CONFIG = (FIXTURES / "runs" / "quick" / "config.yaml").read_text()
-
-
-class Probe(NamedTuple):
-    name: str
-    argv: list[str]
-    files: dict[str, object]
-    fragment: str
 
 
 def _manifest(run_dir: Path, change: dict[str, object]) -> None:
@@ -608,6 +602,11 @@ def _edit(path: Path, content: object) -> None:
         _manifest(path.parent, {key: json.loads(value) if value[:1] in "[t" else value})
 
 
+# a probe still running after this long waits forever (on a loaded machine, with parallel test
+# workers, a one-line refusal may take tens of seconds: the limit is wide)
+HUNG_S = 300
+
+
 def _run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None:
     """None when the probe got its one-line error, else what went wrong."""
     folder = root / probe.name
@@ -621,24 +620,11 @@ def _run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None
     env["PYTHONPATH"] = os.pathsep.join([SOURCE_ROOT, *filter(None, [env.get("PYTHONPATH")])])
     try:
         done = subprocess.run([sys.executable, "-m", "benchwright", *argv], capture_output=True,
-                              text=True, timeout=30, env=env, cwd=folder, stdin=subprocess.DEVNULL)
+                              text=True, timeout=HUNG_S, env=env, cwd=folder,
+                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        return f"{probe.name}: hung (30 s)"
+        return f"{probe.name}: hung ({HUNG_S} s)"
     return _verdict(probe, done)
-
-
-def _verdict(probe: Probe, done: subprocess.CompletedProcess[str]) -> str | None:
-    out = done.stdout + done.stderr
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
-    if "Traceback" in out:
-        return f"{probe.name}: traceback: {out.strip().splitlines()[-1]}"
-    if done.returncode != 2:
-        return f"{probe.name}: exit {done.returncode}: {out.strip()[-300:]!r}"
-    if len(lines) != 1 or not lines[0].startswith("error: "):
-        return f"{probe.name}: not one line: {done.stderr[-300:]!r}"
-    if probe.fragment.lower() not in lines[0].lower():
-        return f"{probe.name}: {probe.fragment!r} not in {lines[0]!r}"
-    return None
 
 
 @pytest.fixture(scope="module")

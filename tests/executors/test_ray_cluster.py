@@ -181,13 +181,13 @@ def test_ctrl_c_leaves_no_sandbox_on_any_node(lab: RayLab, problems: Path, hidde
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_for_journaled(out, at_least=1, process=driver)
     driver.send_signal(signum)
-    _stdout, stderr = driver.communicate(timeout=120)
+    _stdout, stderr = driver.communicate(timeout=600)
     assert driver.returncode == code, stderr[-2000:]
     errors = [line for line in stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "interrupted" in errors[0], stderr[-2000:]
     # no Python traceback, no dump of Ray's C++ signal or check-failure handlers ("*** ...")
     assert "Traceback" not in stderr and "***" not in stderr, stderr[-2000:]
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline and _sandboxed(lab):
         time.sleep(0.5)
     assert not _sandboxed(lab)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchwright.coding.examples import example_problem_dir
-from benchwright.coding.loader import get_checkpoint, load_problem
+from benchwright.coding.loader import get_checkpoint, load_problem, require_tests
 
 if TYPE_CHECKING:
     from benchwright.coding.evaluation import CheckpointEvaluation
@@ -35,6 +35,7 @@ def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str
 
     sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
     loaded = load_problem(problem_folder(problem))
+    require_tests(loaded)
     config = get_checkpoint(loaded, checkpoint)
     snapshot = Path(workspace) if workspace is not None else loaded.solution_dir(checkpoint)
     limits = Limits(wall_clock_s=wall_clock_s, memory_mb=memory_mb, max_processes=max_processes,

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from benchwright.api.options import refuse_unknown
 from benchwright.api.placement import Placement, make_executor, take_placement
 from benchwright.errors import UserInputError
-from benchwright.registry import WEB_AGENTS
+from benchwright.registry import TRIAL_RUNNERS, WEB_AGENTS
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED, check_prompt_file
@@ -98,6 +98,7 @@ def new_web_run(suite: str, out: Path | str | None,
     opened = open_suite(suite, config)
     agent = options.get("agent", "scripted")
     WEB_AGENTS.check(agent)
+    TRIAL_RUNNERS.check(os.environ.get(RUNNER_ENV) or "browser")
     base_url = options.get("base_url")
     key_env = options.get("api_key_env", "OPENAI_API_KEY")
     try:

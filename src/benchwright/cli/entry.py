@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperOption
 
+from benchwright.cli.option_checks import user_path
 from benchwright.errors import BenchwrightError, disk_error
 
 try:  # recent typer ships its own copy of click; older ones use click itself
@@ -44,12 +45,41 @@ def command(app: typer.Typer) -> Any:
 
 
 def prepared(root: Any) -> Any:
-    """`root` and the subcommands it has loaded, with flags shown without a `<bool>` type."""
+    """`root` and the subcommands it has loaded, with flags shown without a `<bool>` type and
+    every path parameter checked by `option_checks.user_path` before its own parser runs."""
     for each in _commands(root):
         for option in each.params:
             _no_bool_type(option)
+            _check_paths(option)
         each.get_help_option = _help_option(each.get_help_option)
     return root
+
+
+def takes_paths(param: Any) -> bool:
+    """Whether a parameter's values are paths: typed `Path` (`Path | None`, `list[Path]`), or
+    a name or a path (a metavar such as `NAME|FILE`, `VERSION|PATH`: a name passes the check)."""
+    descriptor = getattr(param, "type_descriptor", None)
+    kinds = set(str(getattr(param, "metavar", None) or "").split("|"))
+    return (descriptor is not None and "pathlib.Path" in repr(descriptor.annotation)) or bool(
+        kinds & {"FILE", "PATH"})
+
+
+def _check_paths(param: Any) -> None:
+    """Every value of a path parameter, from the command line, an environment variable or
+    benchwright.toml, passes `user_path` before the parameter's own conversion sees it."""
+    if not takes_paths(param) or getattr(param, "paths_checked", False):
+        return
+    convert = param.process_value
+
+    def process_value(ctx: Any, value: Any) -> Any:
+        given = ctx.get_parameter_source(param.name)
+        if value is not None and given is not None and given.name != "DEFAULT":
+            for each in value if isinstance(value, (list, tuple)) else [value]:
+                user_path(each)
+        return convert(ctx, value)
+
+    param.process_value = process_value
+    param.paths_checked = True
 
 
 def _commands(command: Any) -> list[Any]:

@@ -8,11 +8,13 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from benchwright.api.coding import judge_settings_of
+from benchwright.cli import option_checks
 from benchwright.cli.json_output import echo_json
+from benchwright.cli.option_checks import MAX_COST_USD
+from benchwright.cli.progress_bar import RunProgress
 from benchwright.coding.runs.judge_summary import JudgedCheckpoint, JudgeRunSummary
 from benchwright.coding.runs.judging import judge_run
 from benchwright.coding.runs.runner import load_manifest
@@ -23,6 +25,7 @@ from benchwright.runs import open_run
 from benchwright.runs.lock import run_lock
 
 SHOWN = 10
+JUDGE_BASE_URL_ENV = "BENCHWRIGHT_JUDGE_BASE_URL"
 
 
 def judge_cmd(
@@ -33,7 +36,7 @@ def judge_cmd(
         "--rubric", "-r", help="A rubric (JSONL, SCBench's format); default: benchwright's.")
     ] = None,
     base_url: Annotated[str | None, typer.Option(
-        envvar="BENCHWRIGHT_JUDGE_BASE_URL",
+        envvar=JUDGE_BASE_URL_ENV, parser=option_checks.base_url,
         help="The endpoint, e.g. https://openrouter.ai/api/v1 or http://localhost:11434/v1.")
     ] = None,
     api_key_env: Annotated[str | None, typer.Option(
@@ -49,7 +52,8 @@ def judge_cmd(
     concurrency: Annotated[int, typer.Option(
         "--concurrency", "-c", min=1, max=256, help="Requests in flight at once.")] = 8,
     max_cost: Annotated[float | None, typer.Option(
-        min=0.0, help="Stop before this judging spends more (USD); run again to finish.")
+        min=0.0, max=MAX_COST_USD,
+        help="Stop before this judging spends more (USD); run again to finish.")
     ] = None,
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", "-w", help="Judge checkpoints already judged again.")] = False,
@@ -111,21 +115,17 @@ def _check_max_cost(settings: JudgeSettings, max_cost: float | None) -> None:
 def _judge(run_dir: Path, settings: JudgeSettings, problems: list[str] | None,
            max_cost: float | None, overwrite: bool, quiet: bool) -> JudgeRunSummary:
     _check_max_cost(settings, max_cost)
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=Console(stderr=True), disable=quiet)
-    task = progress.add_task("judging", total=None)
     spent = [0.0, 0.0]  # known dollars, requests of unknown cost
+    with RunProgress("judging", quiet) as progress:
+        def checked(row: JudgedCheckpoint) -> None:
+            spent[0] += row.paid_now
+            spent[1] += row.cost_unknown and row.requests_made > 0
+            progress.update(advance=1, description=f"{row.problem}/{row.checkpoint}: "
+                            f"{row.status} ({format_cost(spent[0], spent[1] > 0)})")
 
-    def checked(row: JudgedCheckpoint) -> None:
-        spent[0] += row.paid_now
-        spent[1] += row.cost_unknown and row.requests_made > 0
-        progress.update(task, advance=1, description=f"{row.problem}/{row.checkpoint}: "
-                        f"{row.status} ({format_cost(spent[0], spent[1] > 0)})")
-
-    with progress:
         return judge_run(run_dir, load_manifest(run_dir).config, settings, problems=problems,
                          max_cost=max_cost, overwrite=overwrite,
-                         on_start=lambda n: progress.update(task, total=n), on_checked=checked)
+                         on_start=lambda n: progress.update(total=n), on_checked=checked)
 
 
 def summary_view(summary: JudgeRunSummary) -> RenderableType:

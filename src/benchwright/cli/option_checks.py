@@ -1,16 +1,24 @@
 """Checks on CLI option values made while the options are parsed: number bounds (the table in
-docs/cli.md, "Bounds"), and paths that must name a folder to create or an existing folder.
+docs/cli.md, "Bounds"), the one check every path a user gives passes (`user_path`, run on every
+path option of every command by cli/entry.py), and paths that must name a folder to create or an
+existing folder.
 
 A failed check raises typer.BadParameter, which cli/entry.py prints as one line with exit 2."""
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import typer
+
+from benchwright.errors import UserInputError
+from benchwright.urls import check_base_url
+from benchwright.user_paths import check_user_path
 
 MAX_TRIALS = 1000
 MAX_WORKERS = 256
@@ -27,7 +35,18 @@ MAX_SNAPSHOT_MB = 2**20
 MAX_SNAPSHOT_FILES = 10_000_000
 MAX_REPEAT = 1000
 MAX_CONCURRENCY_PER_SITE = 64
+MAX_COST_USD = 1_000_000.0
+"""A spending cap past a million dollars is no cap (and 1e400 reads as infinity)."""
 _PSEUDO_FILESYSTEMS = (Path("/proc"), Path("/sys"), Path("/dev"))
+
+
+def user_path(raw: str | os.PathLike[str]) -> None:
+    """The check every path a user gives passes, whatever the option (`user_paths.py`), as a
+    bad parameter: cli/entry.py runs it on every path parameter of every command."""
+    try:
+        check_user_path(raw)
+    except UserInputError as exc:
+        raise typer.BadParameter(exc.message) from None
 
 
 def seconds(high: float) -> Callable[[float | None], float | None]:
@@ -93,11 +112,34 @@ def new_file(raw: str) -> Path:
     return path
 
 
+def host_name(raw: str) -> str:
+    """A parser for an address to listen on: an IP address or a host name (an empty one would
+    listen on every interface)."""
+    text = raw.strip()
+    try:
+        ipaddress.ip_address(text)
+        return text
+    except ValueError:
+        pass
+    if not re.fullmatch(r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9-]{1,63})*",
+                        text):
+        raise typer.BadParameter(f"{raw!r} is not an IP address or a host name (e.g. "
+                                 "127.0.0.1, localhost)")
+    return text
+
+
+def base_url(raw: str) -> str:
+    """A parser for a model endpoint's URL (`urls.check_base_url`), from its option or its
+    environment variable alike (click names the variable a bad value came from)."""
+    try:
+        return check_base_url(raw)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{raw!r}: {exc}") from None
+
+
 def key_values(options: list[str], what: str, keys: list[str]) -> dict[str, str]:
     """Repeated `KEY=VALUE` options (`-A`, `-J`) as a dict, each key one of `keys` (the values
     are validated by the settings they go to)."""
-    from benchwright.errors import UserInputError
-
     values = {}
     for option in options:
         key, sep, value = option.partition("=")

@@ -32,7 +32,8 @@ def validate_cmd(
     repeat: Annotated[int, typer.Option(
         min=1, max=MAX_REPEAT, help="Gradings of each reference solution.")] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON document.")] = False,
-    python: Annotated[str | None, typer.Option(help="Interpreter for the environments.")] = None,
+    python: Annotated[str | None, typer.Option(
+        metavar="VERSION|PATH", help="Interpreter for the environments.")] = None,
 ) -> None:
     """Grade every checkpoint's reference solution REPEAT times under varied conditions (hash
     seed, time zone, test-file order, a busy CPU, a clock near a power of two) and report

@@ -1,5 +1,7 @@
-"""The progress bar of a run on stderr. It appears with the first thing it counts, so an error
-found before any work starts prints alone; it is silent under `-q` and `--json`."""
+"""The progress bar of long work on stderr (a run, a bundle, a judging). It appears with the
+first thing it counts, so an error found before any work starts prints alone, and an error that
+ends the work erases it: the error line is the last thing on the terminal. It is silent under
+`-q` and `--json`."""
 
 from __future__ import annotations
 
@@ -36,6 +38,10 @@ class RunProgress:
     def __enter__(self) -> RunProgress:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self.task is not None:  # a bar never shown leaves nothing behind, not even a newline
-            self.bar.stop()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        if self.task is None:  # a bar never shown leaves nothing behind, not even a newline
+            return
+        if exc_type is not None:  # the error line is the last thing on the terminal: no bar
+            self.bar.update(self.task, visible=False)
+            self.bar.live.transient = True
+        self.bar.stop()

@@ -19,6 +19,7 @@ from benchwright.cli.option_checks import (
     MAX_CONCURRENCY_PER_SITE,
     MAX_TRIALS,
     MAX_WEB_STEPS,
+    base_url,
     new_dir,
 )
 from benchwright.cli.progress_bar import RunProgress
@@ -50,7 +51,7 @@ AgentOption = Annotated[str, typer.Option(
 ModelOption = Annotated[str | None, typer.Option(metavar="MODEL",
     help="Model name (browser-use).")]
 BaseUrlOption = Annotated[str | None, typer.Option(
-    envvar=BASE_URL_ENV, metavar="URL",
+    envvar=BASE_URL_ENV, metavar="URL", parser=base_url,
     help="OpenAI-compatible endpoint of the model; the key comes from --api-key-env.")]
 ApiKeyEnvOption = Annotated[str, typer.Option(metavar="VAR",
     help="Variable holding the API key.")]

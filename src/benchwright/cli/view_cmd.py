@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from benchwright.cli.option_checks import host_name
+from benchwright.cli.progress_bar import RunProgress
 from benchwright.errors import UserInputError
 
 
@@ -17,7 +18,8 @@ def view_cmd(
     runs: Annotated[list[Path] | None, typer.Argument(
         help="Run folders, or folders holding runs (searched recursively); default: here.")]
     = None,
-    host: Annotated[str, typer.Option(help="Address to listen on (loopback by default).")]
+    host: Annotated[str, typer.Option(
+        parser=host_name, help="Address to listen on (loopback by default).")]
     = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port; 0 picks a free one.")] = 0,
     open_browser: Annotated[bool, typer.Option(
@@ -47,11 +49,8 @@ def view_cmd(
 def _bundle(folders: list[Path], out: Path) -> None:
     from benchwright.view.bundle import write_bundle
 
-    progress = Progress(TextColumn("bundling"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=Console(stderr=True))
-    bar = progress.add_task("pages", total=None)
-    with progress:
+    with RunProgress("bundling", quiet=False) as progress:
         pages = write_bundle(folders, out.expanduser().resolve(),
-                             lambda done, total: progress.update(bar, completed=done, total=total))
+                             lambda done, total: progress.update(completed=done, total=total))
     Console().print(f"{pages} pages written; open {out / 'index.html'} (no server needed)",
                     highlight=False)

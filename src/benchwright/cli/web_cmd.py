@@ -69,7 +69,7 @@ EVAL_FOLDER = Path("benchwright-out") / "web-eval"
 folder)."""
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 PythonOpt = Annotated[str | None, typer.Option(
-    help="Python version or path for the evaluator's environment.")]
+    metavar="VERSION|PATH", help="Python version or path for the evaluator's environment.")]
 
 
 @app.command("eval")
@@ -141,16 +141,21 @@ def _scored_copy(logs_dir: Path, out: Path | None, run: Path | None) -> Path:
 
 def _scoring_inputs(config: Path | None, dataset: Path | None,
                     run: Path | None) -> tuple[WebEnvConfig, Path | None]:
-    """The sites' settings and the dataset: from --config and --dataset, and with --run from
-    that run's manifest (what --config or --dataset give wins)."""
+    """The sites' settings and the dataset: from --config and --dataset, or from --run's
+    manifest (two sources of the same settings are refused)."""
     if run is None:
         return load_web_config(config), dataset
+    given = [name for name, value in (("--config", config), ("--dataset", dataset)) if value]
+    if given:
+        raise UserInputError(f"--run gives the sites' URLs and the dataset; drop "
+                             f"{' and '.join(given)}",
+                             hint="or drop --run and write them with --config and --dataset")
     from benchwright.runs import open_run
     from benchwright.web.runs.runner import load_web_manifest, scoring_config
 
     open_run(run, expect="web")  # the manifest's track, never a guess: a coding run is refused
     manifest = load_web_manifest(run)
-    return scoring_config(manifest, config), dataset or manifest.dataset_file
+    return scoring_config(manifest), manifest.dataset_file
 
 
 def eval_json(summary: WebEvalSummary, report: WebReport) -> dict[str, Any]:

@@ -23,6 +23,7 @@ def package_cmd(
         help="first: each task's lowest-numbered complete trial; best: the lowest-numbered of "
         "its highest-scoring trials (from eval_result.json).")] = TrialChoice.FIRST,
     python: Annotated[str | None, typer.Option(
+        metavar="VERSION|PATH",
         help="Python version or path for the evaluator's environment.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the packaging as JSON.")]
     = False,

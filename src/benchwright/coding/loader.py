@@ -39,6 +39,16 @@ def load_problem(problem_dir: Path) -> ProblemConfig:
         raise ProblemConfigError(_describe(exc), path=config_path, hint=_hint(exc)) from None
 
 
+def require_tests(problem: ProblemConfig) -> None:
+    """A problem is graded by the tests in its tests/ folder: without one, no run or grading
+    can start (checked before a run folder is made)."""
+    if not problem.tests_dir.is_dir():
+        what = "is not a folder" if problem.tests_dir.exists() else "is missing"
+        raise ProblemConfigError(f"tests/ {what}", path=problem.path,
+                                 hint="a problem folder holds config.yaml, checkpoint_N.md and "
+                                 "tests/test_checkpoint_N.py")
+
+
 def get_checkpoint(problem: ProblemConfig, name: str) -> CheckpointConfig:
     """The named checkpoint, or an error that lists the ones there are."""
     if name not in problem.checkpoints:
@@ -95,8 +105,14 @@ def check_links(problem_dir: Path) -> None:
 
 
 def _check_link(root: Path, link: Path) -> None:
-    target = link.resolve()
     rel = shown(link.relative_to(root).as_posix())
+    try:
+        target = link.resolve(strict=True)
+    except FileNotFoundError:
+        target = link.resolve()  # a dangling link: where it would lead is what counts
+    except (RuntimeError, OSError):  # a loop (`solutions -> solutions`)
+        raise ProblemConfigError(f"{rel} is a symlink loop", path=root,
+                                 hint="replace the link with the folder or file itself") from None
     if not target.is_relative_to(root):
         raise ProblemConfigError(f"{rel} is a link to {shown(str(target))}, outside the problem "
                                  "folder", path=root, hint="put the file itself in the folder")
@@ -108,7 +124,7 @@ def _check_link(root: Path, link: Path) -> None:
 def _describe(exc: ValidationError) -> str:
     first = exc.errors()[0]
     location = ".".join(shown(str(part)).encode("unicode_escape").decode("ascii")
-                        for part in first["loc"])
+                        for part in first["loc"]) or "checkpoints"  # the model's own check
     if first["type"] == "extra_forbidden":
         return f"{location}: unknown key"
     if first["type"] == "missing":

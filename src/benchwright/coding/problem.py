@@ -7,7 +7,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from benchwright.errors import ProblemConfigError
 from benchwright.names import Name
@@ -65,6 +65,13 @@ class MarkerConfig(BaseModel):
         return value
 
 
+def _not_a_bool(value: object) -> object:
+    """YAML's `true` is not the number 1 (pydantic would read it so)."""
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    return value
+
+
 class CheckpointConfig(BaseModel):
     """One checkpoint of a problem. Unknown keys are rejected, as SCBench does."""
 
@@ -75,8 +82,8 @@ class CheckpointConfig(BaseModel):
     (and folders of a run), so it must be a name (`benchwright.names`)."""
     version: int
     """Version of this checkpoint's tests; bumped when they change."""
-    order: int
-    """Position in the problem; checkpoints run in (order, name) order."""
+    order: int = Field(ge=1)
+    """Position in the problem, from 1; checkpoints run in order (no two share one)."""
     state: Literal["Draft", "Core Tests", "Full Tests", "Verified"] = "Draft"
     """Authoring state of the checkpoint; metadata only."""
     timeout: float | None = Field(default=None, gt=0, le=MAX_TEST_TIMEOUT_S, allow_inf_nan=False)
@@ -85,6 +92,11 @@ class CheckpointConfig(BaseModel):
     """Whether earlier checkpoints' test files run again here (as Regression)."""
     env: dict[str, str] = Field(default_factory=dict)
     """Extra environment variables for the tests, over the problem's."""
+
+    @field_validator("version", "order", "timeout", mode="before")
+    @classmethod
+    def _numbers(cls, value: object) -> object:
+        return _not_a_bool(value)
 
 
 class ProblemConfig(BaseModel):
@@ -127,6 +139,33 @@ class ProblemConfig(BaseModel):
     """Environment variables for the tests of every checkpoint."""
     checkpoints: dict[str, CheckpointConfig]
     """The checkpoints by name."""
+
+    @field_validator("version", "timeout", mode="before")
+    @classmethod
+    def _numbers(cls, value: object) -> object:
+        return _not_a_bool(value)
+
+    @field_validator("test_dependencies")
+    @classmethod
+    def _plain_requirements(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            if ";" in entry:
+                raise ValueError(f"{entry!r}: environment markers are not supported (the tests "
+                                 "run on one known Python): drop the `; ...` part")
+            if not entry.strip() or entry.lstrip().startswith("-") or not entry.isprintable():
+                raise ValueError(f"{entry!r} is not a requirement such as `requests>=2`")
+        return value
+
+    @model_validator(mode="after")
+    def _distinct_orders(self) -> ProblemConfig:
+        seen: dict[int, str] = {}
+        for checkpoint in self.checkpoints.values():
+            if checkpoint.order in seen:
+                raise ValueError(f"checkpoints {seen[checkpoint.order]!r} and "
+                                 f"{checkpoint.name!r} have the same order "
+                                 f"{checkpoint.order}: give each its own")
+            seen[checkpoint.order] = checkpoint.name
+        return self
 
     @field_validator("entry_file")
     @classmethod

@@ -87,12 +87,13 @@ def make_client(settings: JudgeSettings, environ: Mapping[str, str] = os.environ
 
 
 def api_key(settings: JudgeSettings, environ: Mapping[str, str]) -> str:
-    """The key; a missing one is an error, except for a `--base-url` endpoint (a local server
-    may need none: it gets a placeholder, and a 401 would say otherwise)."""
+    """The key; a missing one is an error, except for a `--base-url` endpoint when no variable
+    was named (a local server may need none: it gets a placeholder, and a 401 would say
+    otherwise). A variable named with --api-key-env must be set."""
     key = environ.get(settings.key_env)
     if key:
         return key
-    if settings.base_url is not None:
+    if settings.base_url is not None and settings.api_key_env is None:
         return "no-key"
     raise PrerequisiteError(f"no API key for the judge: {settings.key_env} is not set",
                             hint=f"export {settings.key_env}=... (or name another variable "

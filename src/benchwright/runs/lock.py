@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -67,11 +68,18 @@ def locked_run_folder(run_dir: Path, then: str | None = None) -> Iterator[None]:
 
 
 def _open(path: Path) -> int:
+    """The lock file, opened without blocking on a FIFO or a device put in its place."""
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
+                     0o644)
     except OSError as exc:
         raise UserInputError(f"cannot lock the run folder: {exc.strerror}", path=path,
                              hint="the run folder must be a folder you can write") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UserInputError("the run folder's lock file is not a regular file", path=path,
+                             hint="remove it (benchwright makes a new one)")
+    return fd
 
 
 def _holder(fd: int) -> str:

@@ -28,9 +28,12 @@ def missing_here(checks: Sequence[Check]) -> list[tuple[str, str]]:
 
 
 def require_on_every_node(executor: Executor, checks: Sequence[Check]) -> None:
-    """Raise one error naming every node that lacks something; nothing to do on an executor
-    that runs jobs where the run is (the run's own checks covered this machine)."""
+    """Raise one error naming every node that lacks something; on an executor that runs jobs
+    where the run is, this machine is the one node (its first failing check is the error, as
+    its own words: one line with the install command)."""
     if executor.shares_filesystem:
+        for check in checks:
+            check()
         return
     report = executor.each_node(functools.partial(missing_here, list(checks)))
     missing = [(node, what, fix) for node, found in sorted(report.items())

@@ -27,7 +27,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchwright.errors import InfrastructureError, UserInputError
-from benchwright.web.scoring import AGENT_RESPONSE, EVAL_RESULT, NETWORK_HAR, TRIAL_PREFIX
+from benchwright.web.scoring import (
+    AGENT_RESPONSE,
+    EVAL_RESULT,
+    NETWORK_HAR,
+    TRIAL_PREFIX,
+    check_har,
+)
 
 if TYPE_CHECKING:
     from benchwright.toolenvs import BuiltEnv
@@ -118,12 +124,22 @@ def stage(tasks_dir: Path, staging: Path, choice: TrialChoice) -> dict[int, str]
         trial = pick_trial(folder, choice)
         if trial is None:
             continue
+        _refuse_bad_har(trial / NETWORK_HAR)
         target = staging / folder.name
         target.mkdir(parents=True)
         for name in (AGENT_RESPONSE, NETWORK_HAR):
             shutil.copyfile(trial / name, target / name, follow_symlinks=False)
         chosen[int(folder.name)] = str(trial.relative_to(tasks_dir))
     return chosen
+
+
+def _refuse_bad_har(path: Path) -> None:
+    """A HAR the packager cannot read (not JSON, `log` not an object) is bad input, named
+    here, not the packager's failure (an empty one it packages as it is)."""
+    problem = check_har(path)
+    if problem is not None and not problem.endswith("(the evaluator needs at least one)"):
+        raise UserInputError(problem.removeprefix(f"{path}: "), path=path,
+                             hint="package another trial (--trial), or remove this task's folder")
 
 
 def pick_trial(task_folder: Path, choice: TrialChoice) -> Path | None:

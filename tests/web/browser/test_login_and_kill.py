@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from benchwright.web.browser.trial import (
     run_trial,
 )
 from benchwright.web.tasks import WebTask
+from tests.helpers.processes import ProcessTree, wait_for
 from tests.helpers.testsite import PASSWORD, SESSION, USER, SiteServer
 
 SESSION_COOKIE = {"name": "session", "value": SESSION, "domain": "127.0.0.1", "path": "/",
@@ -141,19 +141,6 @@ def har_urls(path: Path) -> list[str]:
     return [e["request"]["url"] for e in json.loads(path.read_text())["log"]["entries"]]
 
 
-def chromium_pids_using(folder: Path) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if str(folder).encode() in cmdline and b"chromium" in cmdline:
-                pids.append(int(entry.name))
-    return pids
-
-
 def test_killed_trial_leaves_a_parseable_har(
         site: SiteServer, tmp_path: Path,
         write_script: Callable[[list[dict[str, Any]]], Path]) -> None:
@@ -166,13 +153,15 @@ def test_killed_trial_leaves_a_parseable_har(
                              str(script)], env={**os.environ, "PYTHONPATH": os.pathsep.join(
                                  sys.path)})
     har_path = trial_dir / "network.har"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(u.endswith("/form") for u in har_urls(har_path)):
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    har = json.loads(har_path.read_text())
-    urls = [e["request"]["url"] for e in har["log"]["entries"]]
-    assert urls[0] == site.url + "/" and any(u.endswith("/form") for u in urls)
-    time.sleep(1.0)
-    assert chromium_pids_using(trial_dir) == []  # Chromium died with its harness
+    tree = ProcessTree(proc.pid)  # the trial and the Chromium it starts
+    with tree.watch():
+        wait_for(lambda: any(u.endswith("/form") for u in har_urls(har_path)),
+                 what="the trial to load the form")
+        assert any("chromium" in " ".join(p.argv) for p in tree.running())
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        har = json.loads(har_path.read_text())
+        urls = [e["request"]["url"] for e in har["log"]["entries"]]
+        assert urls[0] == site.url + "/" and any(u.endswith("/form") for u in urls)
+        left = tree.wait_until_gone(timeout_s=120)  # Chromium died with its harness
+        assert left == [], [" ".join(p.argv)[:200] for p in left]

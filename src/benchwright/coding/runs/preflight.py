@@ -15,15 +15,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchwright.coding.agents.chat_client import api_key, resolve_target
-from benchwright.coding.loader import load_problem
+from benchwright.coding.loader import load_problem, require_tests
 from benchwright.coding.prompts import check_template, render_prompt, template_text
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import RunConfig
 from benchwright.coding.workspace import asset_sources
 from benchwright.errors import UserInputError
+from benchwright.extras import import_extra
 from benchwright.interpreters import resolve_python
+from benchwright.registry import CODING_AGENTS
+from benchwright.runs import open_run
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.sandbox import get_runtime
+from benchwright.toolenvs import cache_base
 
 __all__ = ["check_coding_run", "check_resumable", "node_checks", "prompt_setting",
            "refuse_secrets", "resolved"]
@@ -34,11 +38,13 @@ def check_coding_run(config: RunConfig) -> None:
     refuse_secrets(config)
     template_text(config.prompt)
     get_runtime(config.unsafe_no_sandbox)
+    _refuse_meaningless(config)
     _check_agent(config)
     resolve_python(config.python)
     check_template(config.prompt)  # a template that cannot compile or render: one line
     for name in config.problems:  # a template that cannot render fails every attempt
         problem = load_problem(config.problems_dir / name)
+        require_tests(problem)
         asset_sources(problem)  # a missing asset breaks every attempt off at its first grading
         for index, checkpoint in enumerate(problem.ordered_checkpoints()):
             render_prompt(template_text(config.prompt), spec=problem.render_spec(checkpoint.name),
@@ -64,18 +70,30 @@ def check_resumable(config: RunConfig) -> None:
 
 def node_checks(config: RunConfig) -> list[Callable[[], object]]:
     """What every machine that runs an attempt must have: bubblewrap (unless the run is
-    unsandboxed), the grading Python, the metric tools (when measured), and the host paths the
-    agent reads (mounts, a run to replay)."""
+    unsandboxed), the grading Python, the cache folder, the metric tools (when measured), the
+    host paths the agent reads (mounts, a run to replay) and what the agent runs on."""
     checks: list[Callable[[], object]] = [
         functools.partial(get_runtime, config.unsafe_no_sandbox),
-        functools.partial(resolve_python, config.python)]
+        functools.partial(resolve_python, config.python), cache_base]
     if config.metrics:
         from benchwright.metrics.tools import versions
 
         checks.append(versions)
     paths = [*config.agent_mounts, *([config.replay_from] if config.replay_from else [])]
     checks += [functools.partial(_exists, path) for path in paths]
-    return checks
+    return checks + _agent_needs(config.agent)
+
+
+def _agent_needs(agent: str) -> list[Callable[[], object]]:
+    """What the agent runs on: mini its model client, an npm CLI agent Node.js and npm."""
+    if agent == "mini":
+        return [functools.partial(import_extra, "openai", "mini", "the mini agent")]
+    tool = getattr(CODING_AGENTS.get(agent), "npm_tool", None)
+    if tool is None:
+        return []
+    from benchwright.coding.agents.toolchain import node_bin
+
+    return [functools.partial(node_bin, tool.min_node or 16)]
 
 
 def _exists(path: Path) -> None:
@@ -84,6 +102,7 @@ def _exists(path: Path) -> None:
 
 
 def _check_agent(config: RunConfig) -> None:
+    CODING_AGENTS.get(config.agent)  # a plugin or module:Class that is no agent: one line
     if config.agent == "replay":
         if config.replay_from is None:
             raise UserInputError("the replay agent needs --replay-from RUN_DIR")
@@ -91,17 +110,32 @@ def _check_agent(config: RunConfig) -> None:
             raise UserInputError("--replay-from is not a run directory (no manifest.json)",
                                  path=config.replay_from,
                                  hint="pass a folder `benchwright run coding` wrote")
+        track = open_run(config.replay_from).track.name
+        if track != "coding":
+            raise UserInputError(f"--replay-from is a {track} run: the replay agent re-applies "
+                                 "a coding run's snapshots", path=config.replay_from,
+                                 hint="pass a folder `benchwright run coding` wrote")
     if config.agent == "command" and not (config.agent_command or "").strip():
         raise UserInputError("the command agent needs --agent-command 'SHELL COMMAND'",
                              hint="the command gets the prompt on stdin")
     for mount in config.agent_mounts:
         if not mount.exists():
             raise UserInputError("--agent-mount: no such file or folder", path=mount)
-    if config.agent == "mini":  # the harness calls its model: a model and a key, or no run
+    if config.agent == "mini":  # the harness calls its model: a model, a key, a client
         if not config.model:
             raise UserInputError("the mini agent needs a model",
                                  hint="pass --model, e.g. --model openai/gpt-4.1")
         api_key(resolve_target(config.model, config.agent_settings.base_url), os.environ)
+
+
+def _refuse_meaningless(config: RunConfig) -> None:
+    """An option only one agent reads, given with another, is refused (not silently ignored)."""
+    if config.agent_command is not None and config.agent != "command":
+        raise UserInputError(f"--agent-command is for --agent command, not {config.agent!r}",
+                             hint="drop --agent-command, or pass --agent command")
+    if config.replay_from is not None and config.agent != "replay":
+        raise UserInputError(f"--replay-from is for --agent replay, not {config.agent!r}",
+                             hint="drop --replay-from, or pass --agent replay")
 
 
 def resolved(path: Path | None) -> Path | None:

@@ -10,10 +10,12 @@ trial take that long (between the two steps).
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from typing import Any
 
+from benchwright.errors import UserInputError
 from benchwright.fileio import write_json_atomic
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig
 from benchwright.web.runs.models import TrialOutcome, TrialRequest, TrialStatus
@@ -24,11 +26,28 @@ from benchwright.web.tasks import TaskType, WebTask
 DELAY_ENV = "BENCHWRIGHT_FAKE_TRIAL_DELAY_S"
 
 
+MAX_DELAY_S = 3600.0
+
+
+def delay_s() -> float:
+    """$BENCHWRIGHT_FAKE_TRIAL_DELAY_S as seconds: a finite number from 0 to an hour, checked
+    before a run starts (web node checks) as an option would be."""
+    raw = os.environ.get(DELAY_ENV) or "0"
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 <= value <= MAX_DELAY_S):
+        raise UserInputError(f"{DELAY_ENV}={raw!r}: give seconds from 0 to {MAX_DELAY_S:g}",
+                             hint=f"or unset {DELAY_ENV}")
+    return value
+
+
 class FakeTrialRunner:
     """`TrialRunner` that fakes a correct agent."""
 
     def __init__(self) -> None:
-        self.delay_s = float(os.environ.get(DELAY_ENV) or 0.0)
+        self.delay_s = delay_s()
         self.requests: list[TrialRequest] = []
 
     def run_trial(self, request: TrialRequest) -> TrialOutcome:

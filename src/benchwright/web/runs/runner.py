@@ -107,14 +107,19 @@ def planned(task: WebTask) -> PlannedTask:
 
 
 def node_checks(config: WebRunConfig) -> list[Callable[[], object]]:
-    """What every machine that runs trials must have: Chromium and browser-use (the browser
-    runner; the fake one needs nothing)."""
+    """What every machine that runs trials must have: a usable cache folder, Chromium and
+    browser-use (the browser runner; the fake one needs neither)."""
+    from benchwright.toolenvs import cache_base  # the evaluator's environment lives there
+
     if config.runner == "fake":
-        return []
+        from benchwright.web.runs.fake_runner import delay_s
+
+        return [cache_base, delay_s]
     from benchwright.web.browser.imports import browser_use_module
     from benchwright.web.browser.launch import BrowserSettings
 
-    return [functools.partial(_chromium_at, BrowserSettings().executable), browser_use_module]
+    return [cache_base, functools.partial(_chromium_at, BrowserSettings().executable),
+            browser_use_module]
 
 
 def _chromium_at(path: Path) -> None:

@@ -1,0 +1,149 @@
+"""Bad-input probes through the CLI (issue 26's checks): a probe is (name, argv, files to make,
+a fragment the one error line must hold); `{tmp}` in argv is the probe's own folder, leading
+`VAR=value` items of argv set the environment (`BLOCK=module`: that module cannot be imported).
+A probe passes on exit 2, one `error:` line holding the fragment, no traceback, no hang (30 s)
+and nothing left at `{tmp}/o` (no run folder)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+import benchwright
+from tests.helpers import FIXTURES
+from tests.helpers.tiers import starts
+
+SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
+"""The probes run from their own folders: import the benchwright the tests import."""
+QUICK_DIR = FIXTURES / "runs" / "quick"
+QUICK_CONFIG = (QUICK_DIR / "config.yaml").read_text()
+DIR, FIFO, LOOP = object(), object(), object()
+"""File entries: a folder, a named pipe with no writer, a symlink to itself."""
+RUN, WEB_RUN, QUICK = object(), object(), object()
+"""File entries: a finished coding run, a finished web run (tasks 7001-7002 of the tests'
+suite), the `quick` fixture problem."""
+
+
+class Probe(NamedTuple):
+    name: str
+    argv: list[str]
+    files: dict[str, object]
+    fragment: str
+
+
+def problem(files: dict[str, object]) -> dict[str, object]:
+    """The `quick` problem at `p/quick`, with `files` changed (None: removed)."""
+    return {"p/quick": QUICK, **{f"p/quick/{k}": v for k, v in files.items()}}
+
+
+def materialise(root: Path, files: dict[str, object], runs: dict[object, Path]) -> None:
+    """Make `files` under `root` (`runs`: the finished runs RUN and WEB_RUN copy)."""
+    for rel, content in files.items():
+        path = root / rel
+        if content is RUN or content is WEB_RUN or content is QUICK:
+            shutil.copytree(runs.get(content, QUICK_DIR), path, dirs_exist_ok=True)
+            continue
+        if path.is_dir() and not path.is_symlink():
+            if content is not DIR:
+                shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+        if content is None:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if content is DIR:
+            path.mkdir(exist_ok=True)
+        elif content is FIFO:
+            os.mkfifo(path)
+        elif content is LOOP:
+            path.symlink_to(path.name)
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(str(content))
+
+
+@starts("e2e")
+def run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None:
+    """None when the probe got its one-line error and left no run folder, else what failed."""
+    folder = root / probe.name
+    folder.mkdir()
+    materialise(folder, probe.files, runs)
+    argv = [a.replace("{tmp}", str(folder)) for a in probe.argv]
+    # no key or setting of the user's: a probe that needs one must be refused for want of it
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("BENCHWRIGHT_WEB_", "BENCHWRIGHT_CACHE", "BENCHWRIGHT_LLM"))
+           and not k.endswith("_API_KEY")}
+    env |= {"COLUMNS": "200", "NO_COLOR": "1", "PYTHONPATH": SOURCE_ROOT}
+    while argv and "=" in argv[0] and argv[0].split("=")[0].isupper():
+        key, _, value = argv.pop(0).partition("=")
+        if key == "BLOCK":
+            env["PYTHONPATH"] = f"{_blocker(folder, value)}{os.pathsep}{env['PYTHONPATH']}"
+        else:
+            env[key] = value
+    try:
+        done = subprocess.run([sys.executable, "-m", "benchwright", *argv], capture_output=True,
+                              text=True, timeout=30, env=env, cwd=folder,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return f"{probe.name}: hung (30 s)"
+    found = verdict(probe, done)
+    if found is None and (folder / "o").exists():
+        return f"{probe.name}: a run folder was left at {folder / 'o'}"
+    return found
+
+
+def _blocker(folder: Path, module: str) -> Path:
+    """A folder whose `module` fails to import as a module that is not installed does."""
+    root = folder / "blocked"
+    (root / module).mkdir(parents=True)
+    (root / module / "__init__.py").write_text(
+        f"raise ModuleNotFoundError(\"No module named '{module}'\", name='{module}')\n")
+    return root
+
+
+def verdict(probe: Probe, done: subprocess.CompletedProcess[str]) -> str | None:
+    """None for exit 2 with one `error:` line holding the fragment, else what is wrong."""
+    out = done.stdout + done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    if "Traceback" in out:
+        return f"{probe.name}: traceback: {out.strip().splitlines()[-1]}"
+    if done.returncode != 2:
+        return f"{probe.name}: exit {done.returncode}: {out.strip()[-300:]!r}"
+    if len(lines) != 1 or not lines[0].startswith("error: "):
+        return f"{probe.name}: not one line: {done.stderr[-300:]!r}"
+    if probe.fragment.lower() not in lines[0].lower():
+        return f"{probe.name}: {probe.fragment!r} not in {lines[0]!r}"
+    return None
+
+
+@starts("e2e", "sandbox")
+def finished_coding_run(root: Path) -> Path:
+    """A real, finished run of the `quick` fixture problem (oracle agent) in `root/r`."""
+    shutil.copytree(QUICK_DIR, root / "problems" / "quick")
+    _cli(["run", "coding", "--problems-dir", str(root / "problems"), "--no-metrics",
+          "--out", str(root / "r")], {})
+    return root / "r"
+
+
+@starts("e2e")
+def finished_web_run(root: Path) -> Path:
+    """A finished web run of tasks 7001-7002 of the tests' own suite (the fake trial runner)
+    in `root/w`."""
+    from tests.helpers.web_suites import write_suite
+
+    tasks, config = write_suite(root / "suite")
+    _cli(["run", "web", "--suite", str(tasks), "--config", str(config), "--task-ids",
+          "7001-7002", "--out", str(root / "w")], {"BENCHWRIGHT_WEB_TRIAL_RUNNER": "fake"})
+    return root / "w"
+
+
+def _cli(argv: list[str], extra: dict[str, str]) -> None:
+    env = {**os.environ, "PYTHONPATH": SOURCE_ROOT, **extra}
+    done = subprocess.run([sys.executable, "-m", "benchwright", *argv], capture_output=True,
+                          text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr
