@@ -111,3 +111,16 @@ def test_validate_reports_tests_that_import_the_submission() -> None:
     assert "imports main into pytest's own process" in findings[0].detail
     casefiles = load_problem(CASEFILES)
     assert not static_findings(casefiles, casefiles.checkpoints["checkpoint_1"])
+
+
+def test_a_signal_reaches_the_jailed_program_and_wait_returns_once_it_is_gone(
+        tmp_path: Path) -> None:
+    # terminate() on a jailed Popen once killed bubblewrap's monitor: wait() returned while the
+    # program was still being torn down (a server still on its port: trajectory_api), and a
+    # program's SIGTERM handler never ran. Now the signal goes to the program itself.
+    signals = FIXTURES / "signals"
+    evaluation = _grade(signals, "checkpoint_1",
+                        signals / "solutions" / "checkpoint_1" / "main.py", tmp_path)
+    assert evaluation.grader.jailed
+    assert evaluation.pytest_exit_code == 0, _messages(evaluation)
+    assert _passed(evaluation) == evaluation.pytest_collected == 3

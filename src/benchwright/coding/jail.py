@@ -49,6 +49,8 @@ from typing import Any
 CONFIG_NAME = "jail.json"
 HIDDEN_PREFIXES = ("PYTEST_", "BENCHWRIGHT_", "SCBENCH_")
 _FLAGS = ("-I", "-S")
+_JAILED = "_benchwright_jailed"
+_SENT = "_benchwright_signal"
 
 
 def launcher(python: str, tree: Path) -> list[str]:
@@ -209,17 +211,65 @@ def _probe(config: Mapping[str, Any]) -> None:
             "namespaces must be allowed inside the grading sandbox")
 
 
+def _first_child(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as listing:
+            children = listing.read().split()
+    except OSError:
+        return None
+    return int(children[0]) if children else None
+
+
+def _program(monitor: int) -> int | None:
+    """The jailed program as seen from here: bubblewrap's monitor -> the jail's init -> it."""
+    init = _first_child(monitor)
+    return _first_child(init) if init is not None else None
+
+
+def _install_signals() -> None:
+    """A signal for a jailed Popen goes to the program, not to bubblewrap's monitor.
+
+    Killing the monitor returns `wait()` at once while the program is still being torn down (a
+    server still holding its port when the next test starts one: trajectory_api). Sent to the
+    program, `wait()` returns once it has exited, as without the jail; bubblewrap reports a death
+    by signal N as exit code 128+N, given back as -N, as Popen says it."""
+    send, status = subprocess.Popen.send_signal, subprocess.Popen._handle_exitstatus  # type: ignore[attr-defined]
+
+    def send_signal(self: subprocess.Popen[Any], sig: int) -> None:
+        program = _program(self.pid) if getattr(self, _JAILED, False) else None
+        if program is None or self.poll() is not None:
+            send(self, sig)
+            return
+        setattr(self, _SENT, int(sig))
+        try:
+            os.kill(program, sig)
+        except ProcessLookupError:
+            send(self, sig)
+
+    def handle_exitstatus(self: subprocess.Popen[Any], *args: Any, **kwargs: Any) -> None:
+        status(self, *args, **kwargs)
+        sent = getattr(self, _SENT, None)
+        if sent is not None and self.returncode == 128 + sent:
+            self.returncode = -sent
+
+    subprocess.Popen.send_signal = send_signal  # type: ignore[method-assign]
+    subprocess.Popen._handle_exitstatus = handle_exitstatus  # type: ignore[attr-defined]
+
+
 def _install() -> None:
     config = _load(Path(__file__).parent)
     _probe(config)
     original = subprocess.Popen.__init__
 
     def __init__(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+        jailed = args
         if len(rest) <= 1:  # executable, cwd and env by keyword (or not at all)
-            args = _rewritten(config, args, kwargs)
-        original(self, args, *rest, **kwargs)
+            jailed = _rewritten(config, args, kwargs)
+        original(self, jailed, *rest, **kwargs)
+        setattr(self, _JAILED, jailed is not args)
 
     subprocess.Popen.__init__ = __init__  # type: ignore[method-assign]
+    _install_signals()
 
 
 def pytest_configure(config: Any) -> None:
