@@ -12,6 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests.helpers.problems import CONFTEST
+
 # The harness in-process, reporting its own peak RSS and write() bytes when it exits.
 _PROBE = """
 import atexit, json, os, resource, runpy, sys
@@ -23,19 +25,6 @@ def report():
 atexit.register(report)
 sys.argv = ["benchwright", *sys.argv[1:]]
 runpy.run_module("benchwright", run_name="__main__")
-"""
-
-_CONFTEST = """
-import shlex
-import pytest
-
-def pytest_addoption(parser):
-    parser.addoption("--entrypoint", action="store", required=True)
-    parser.addoption("--checkpoint", action="store", required=True)
-
-@pytest.fixture(scope="session")
-def entrypoint_argv(request):
-    return shlex.split(request.config.getoption("--entrypoint"))
 """
 
 
@@ -50,7 +39,7 @@ def flood_problem(root: Path, tests: int) -> Path:
         checkpoints:
           checkpoint_1: {version: 1, order: 1}
     """))
-    (folder / "tests" / "conftest.py").write_text(_CONFTEST)
+    (folder / "tests" / "conftest.py").write_text(CONFTEST)
     (folder / "tests" / "test_checkpoint_1.py").write_text(textwrap.dedent(f"""\
         import subprocess
         import pytest
