@@ -35,6 +35,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{tier}: {tiers.DESCRIPTIONS[tier]}")
     config.addinivalue_line("markers", "slow: old spelling, kept for branches begun before the "
                             "tiers: say which (sandbox, browser, ray, e2e); out of the fast tier")
+    # pytest-xdist declares it too; declared here so that a run without xdist installed (a
+    # developer's plain `pytest`) does not stop on --strict-markers
+    config.addinivalue_line("markers", "xdist_group(name): tests that run on one xdist worker")
     PROCESSES.install()
 
 
