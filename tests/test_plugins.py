@@ -27,7 +27,7 @@ from benchwright.toolenvs import uv_binary
 ROOT = Path(__file__).parents[1]
 TUTORIAL = ROOT / "docs" / "write-an-agent.md"
 DIST = "benchwright-one-shot 0.1.0"
-pytestmark = pytest.mark.sandbox
+pytestmark = [pytest.mark.sandbox, pytest.mark.e2e]  # the plugin venv's own `benchwright` CLI
 
 
 def _block(text: str, language: str) -> str:

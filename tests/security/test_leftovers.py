@@ -174,3 +174,20 @@ def test_a_killed_remote_attempts_job_folder_is_swept_and_no_one_elses(tmp_path:
     other.mkdir()
     assert [p.name for p in sweep_leftovers(tmp_path, JOB_PREFIX)] == [f"{gone}left"]
     assert sorted(tmp_path.iterdir()) == sorted([live, other])
+
+
+def test_a_job_folder_in_use_in_another_pid_namespace_is_left_alone(tmp_path: Path) -> None:
+    """A Ray node (or container) sharing this /tmp in a PID namespace of its own: its pid means
+    nothing here, so the folder's lock says whether its owner lives. Seen in CI: one node swept
+    another's job folder in use, and the attempt lost its problem's tests."""
+    from benchwright.coding.runs.remote import JOB_PREFIX
+    from benchwright.coding.scratch import owned_folder
+
+    elsewhere = f"{JOB_PREFIX}999999999-1-"  # a pid this namespace does not have
+    with owned_folder(tmp_path, JOB_PREFIX) as mine:
+        held = mine.rename(tmp_path / f"{elsewhere}in-use")  # the same inode: still locked
+        (tmp_path / f"{elsewhere}left").mkdir()
+        assert [p.name for p in sweep_leftovers(tmp_path, JOB_PREFIX)] == [f"{elsewhere}left"]
+        assert held.is_dir()
+        held.rename(mine)
+    assert not mine.exists()

@@ -9,10 +9,12 @@ owner is gone, e.g. a harness killed with SIGKILL in the middle of grading.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from benchwright.errors import WorkspaceError
@@ -53,10 +55,44 @@ def sweep_leftovers(root: Path | None = None, prefix: str = _PREFIX) -> list[Pat
     removed = []
     with contextlib.suppress(OSError):
         for entry in base.iterdir():
-            if entry.name.startswith(prefix) and not _owner_alive(entry.name, prefix):
+            if (entry.name.startswith(prefix) and not _owner_alive(entry.name, prefix)
+                    and not _held(entry)):
                 remove_tree(entry)
                 removed.append(entry)
     return removed
+
+
+@contextlib.contextmanager
+def owned_folder(root: Path, prefix: str) -> Iterator[Path]:
+    """A fresh folder under `root` named for this process and locked (flock) while in use, then
+    removed; a kill -9 leaves it to the next sweep. The lock speaks where the name cannot: a
+    process of another PID namespace sharing this /tmp (a second Ray node on the same host, a
+    container) sees our pid as dead, and would otherwise remove the folder in use."""
+    sweep_leftovers(root, prefix)
+    folder = Path(tempfile.mkdtemp(prefix=owned_prefix(prefix), dir=root))
+    held = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield folder
+    finally:
+        with contextlib.suppress(OSError):
+            remove_tree(folder)
+        os.close(held)
+
+
+def _held(entry: Path) -> bool:
+    """Whether a live process holds the folder's lock (`owned_folder`), in any PID namespace."""
+    try:
+        fd = os.open(entry, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 def owned_prefix(prefix: str) -> str:

@@ -26,7 +26,7 @@ from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import ChainJob, attempt_prefix, broken_off, continue_attempt
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord, RunConfig
-from benchwright.coding.scratch import owned_prefix, sweep_leftovers
+from benchwright.coding.scratch import owned_folder
 from benchwright.errors import BenchwrightError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.nofollow import CACHE_FOLDERS
@@ -128,9 +128,8 @@ REGRADE_PREFIX = "benchwright-regrade-"
 def run_remote_attempt(attempt: RemoteAttempt) -> Iterator[Item]:
     """On a worker: the attempt in a private scratch folder, each checkpoint sent back."""
     # a worker killed with SIGKILL leaves its folder: the next attempt on the machine sweeps it
-    sweep_leftovers(Path(tempfile.gettempdir()), JOB_PREFIX)
-    with tempfile.TemporaryDirectory(prefix=owned_prefix(JOB_PREFIX)) as scratch:
-        job = _scratch_job(attempt, Path(scratch))
+    with owned_folder(Path(tempfile.gettempdir()), JOB_PREFIX) as scratch:
+        job = _scratch_job(attempt, scratch)
         layout = RunLayout(job.run_dir)
         try:
             for record in continue_attempt(job, attempt.records):
@@ -213,9 +212,7 @@ def regrade_jobs(run_dir: Path, config: RunConfig,
 
 def regrade_remote(job: RegradeJob) -> tuple[tuple[str, int, str], GradeOutput]:
     """On a worker: the checkpoint graded in a private scratch folder; the grader's output."""
-    sweep_leftovers(Path(tempfile.gettempdir()), REGRADE_PREFIX)
-    with tempfile.TemporaryDirectory(prefix=owned_prefix(REGRADE_PREFIX)) as scratch:
-        root = Path(scratch)
+    with owned_folder(Path(tempfile.gettempdir()), REGRADE_PREFIX) as root:
         unpack_tree(job.problem, root / "problem")
         unpack_tree(job.snapshot, root / "snapshot")
         (root / "grading").mkdir(mode=0o700)
