@@ -27,6 +27,7 @@ from benchwright.testing.ray_lab import RayLab
 
 pytestmark = [
     pytest.mark.ray,
+    pytest.mark.e2e,  # the driver is the CLI, started by tests and by module fixtures
     pytest.mark.timeout(1800),  # the first test also waits for the cluster to start
     pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
                        reason="the Ray lab needs root (network, mount and pid namespaces)"),
