@@ -7,8 +7,9 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 
 def write_text_atomic(path: Path, text: str, durable: bool = True) -> None:
@@ -19,12 +20,19 @@ def write_text_atomic(path: Path, text: str, durable: bool = True) -> None:
 def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     """Write `data` to `path` through a temporary file and a rename (an existing file's mode
     is kept); fsync it if `durable`."""
+    write_stream_atomic(path, lambda handle: handle.write(data), durable)
+
+
+def write_stream_atomic(path: Path, fill: Callable[[BinaryIO], object],
+                        durable: bool = True) -> None:
+    """Like `write_bytes_atomic`, with the content written by `fill` into the open temporary
+    file (a large file streamed, never whole in memory)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.is_file() else _new_file_mode()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            fill(handle)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -28,13 +28,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
 
-from benchwright.fileio import write_bytes_atomic, write_text_atomic
+from benchwright.fileio import write_bytes_atomic, write_stream_atomic, write_text_atomic
 
 SECRET_NAME = re.compile(
     r"(_API_KEY|_APIKEY|_TOKEN|_SECRET|_SECRET_KEY|_PASSWORD|_ACCESS_KEY|_ACCESS_KEY_ID)$")
@@ -133,19 +132,11 @@ class Redactor:
     def _large_file(self, path: Path) -> bool:
         if not any(changed for changed, _kept in self._chunks(path)):
             return False  # nothing to redact: not rewritten
-        mode = path.stat().st_mode & 0o7777
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as target:
-                for _data, kept in self._chunks(path):
-                    target.write(kept)
-                target.flush()
-                os.fsync(target.fileno())
-            Path(tmp).chmod(mode)
-            Path(tmp).replace(path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        def fill(target: BinaryIO) -> None:
+            for _data, kept in self._chunks(path):
+                target.write(kept)
+
+        write_stream_atomic(path, fill)
         return True
 
     def tree(self, root: Path) -> int:
