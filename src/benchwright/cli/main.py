@@ -25,6 +25,7 @@ COMMANDS = {
     "view": "benchwright.cli.view_cmd:view_cmd",
     "export": "benchwright.cli.export_cmd:app",
     "llm": "benchwright.cli.llm_cmd:app",
+    "images": "benchwright.cli.images_cmd:app",
 }
 
 app = typer.Typer(
