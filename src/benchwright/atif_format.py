@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from benchwright.errors import UserInputError
 from benchwright.extras import import_extra
 from benchwright.fileio import write_text_atomic
@@ -32,6 +34,15 @@ MAX_ATIF_BYTES = 32 * 2**20
 """The largest ATIF file read back from a run folder."""
 
 Json = dict[str, Any]
+
+
+class Export(BaseModel):
+    """What an export of a run's trajectories wrote and what it left out."""
+
+    written: list[str] = Field(default_factory=list)
+    """The ATIF files written, relative to the output folder."""
+    skipped: list[str] = Field(default_factory=list)
+    """Trajectories not exported, each with the reason (`path: why`)."""
 
 
 class AtifError(UserInputError):

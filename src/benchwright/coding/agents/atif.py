@@ -15,10 +15,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from benchwright.atif_format import (
     ATIF_FILE,
+    Export,
     atif_text,
     available,
     content_text,
@@ -173,15 +172,6 @@ def write_atif(agent_dir: Path, session_id: str | None = None) -> Path | None:
     path = agent_dir / ATIF_FILE
     write_text_atomic(path, text)
     return path
-
-
-class Export(BaseModel):
-    """What `export_run` wrote and what it left out."""
-
-    written: list[str] = Field(default_factory=list)
-    """The ATIF files written, relative to the output folder."""
-    skipped: list[str] = Field(default_factory=list)
-    """Trajectories not exported, each with the reason (`path: why`)."""
 
 
 def export_run(run_dir: Path, out: Path, redactor: Redactor) -> Export:

@@ -12,6 +12,7 @@ miss it, told apart here from the validation error behind the model call's failu
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +54,9 @@ class WatchedModel(TimedModel):
                 self.invalid.extend(invalid_fields(validation))
                 raise
             self.prose = prose
-            return self._finish(output_format, prose, usage_of(validation))
+            usage = usage_of(validation)
+            self.calls.append((time.time(), usage))
+            return self._finish(output_format, prose, usage)
 
     def _finish(self, output_format: type[BaseModel], prose: ProseAnswer, usage: Any) -> Any:
         from browser_use.llm.views import ChatInvokeCompletion
