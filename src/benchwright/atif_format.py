@@ -100,8 +100,8 @@ def read_atif(folder: Path, rel: str, *, max_bytes: int = MAX_ATIF_BYTES) -> Any
         raise AtifError("no ATIF trajectory here (missing, a link or not a regular file)",
                         path=path)
     if len(data) > max_bytes:
-        raise AtifError(f"the ATIF trajectory is larger than {max_bytes // 2**20} MiB",
-                        path=path)
+        bound = f"{max_bytes // 2**20} MiB" if max_bytes >= 2**20 else f"{max_bytes} bytes"
+        raise AtifError(f"the ATIF trajectory is larger than {bound}", path=path)
     value = parse_untrusted_json(data, path, what="the ATIF trajectory", error=AtifError)
     return validated_file(value, path)
 

@@ -55,8 +55,24 @@ def _export(run_dir: Path, out: Path, redactor: Redactor) -> Export:
         from benchwright.web.runs.runner import load_web_manifest
         from benchwright.web.runs.trial_atif import export_web_run
 
-        agent = load_web_manifest(run_dir).config.agent
-        return export_web_run(run_dir, out, redactor, agent.name, agent.model)
+        manifest = load_web_manifest(run_dir)
+        agent = manifest.config.agent
+        return export_web_run(run_dir, out, redactor, agent.name, agent.model,
+                              _intents(manifest.dataset_file))
     from benchwright.coding.agents.atif import export_run
 
     return export_run(run_dir, out, redactor)
+
+
+def _intents(dataset: Path | None) -> dict[int, str]:
+    """Each task's intent from the run's tasks file (none for the official dataset, or a file
+    that is gone or unreadable: the trajectories then start at the agent's first step)."""
+    from benchwright.errors import BenchwrightError
+    from benchwright.web.tasks import load_task_file
+
+    if dataset is None or not dataset.is_file():
+        return {}
+    try:
+        return {task_id: task.intent for task_id, task in load_task_file(dataset).tasks.items()}
+    except BenchwrightError:
+        return {}

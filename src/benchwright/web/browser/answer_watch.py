@@ -23,6 +23,10 @@ from benchwright.web.final_response import INVALID_RESPONSE, STATUS_CODES
 from benchwright.web.response_adapter import ResponseStatus
 from benchwright.web.tasks import TaskType
 
+STAND_IN = "answered in free text"
+"""`error_details` of the stand-in `done` that ends a run answered in free text (history.json
+holds it; the trial's answer is the free text, in TrialOutcome.final_text)."""
+
 
 @dataclass(frozen=True)
 class ProseAnswer:
@@ -63,7 +67,7 @@ class WatchedModel(TimedModel):
 
         # a stand-in that ends the run; the trial reads `prose`, never this data
         data = {"task_type": self.task_type.value, "status": ResponseStatus.UNKNOWN_ERROR.value,
-                "retrieved_data": None, "error_details": "answered in free text"}
+                "retrieved_data": None, "error_details": STAND_IN}
         done = {"done": {"success": bool(prose.success), "data": data}}
         fields = {name: "" for name, f in output_format.model_fields.items()
                   if f.is_required() and name != "action"}

@@ -113,7 +113,8 @@ def run_trial_files(runner: TrialRunner, request: TrialRequest, job: TrialJob,
     adapted = write_trial_files(request.trial_dir, request.task, outcome, extractor)
     # the trial's steps in ATIF; the caller's sweep redacts it with the trial's other files
     write_trial_atif(request.trial_dir, f"{job.task.task_id}/{TRIAL_PREFIX}{job.trial}",
-                     TrialIdentity(request.agent.name, request.agent.model, request.task.intent),
+                     TrialIdentity(request.agent.name, request.agent.model, request.task.intent,
+                                   outcome.final_text),
                      outcome.step_usage, None)
     return TrialRecord(
         task_id=job.task.task_id, trial=job.trial, group=job.task.group, status=outcome.status,

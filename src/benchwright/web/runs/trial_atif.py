@@ -38,6 +38,7 @@ from benchwright.nofollow import read_regular
 from benchwright.redaction import Redactor
 from benchwright.untrusted_files import parse_untrusted_json
 from benchwright.version import __version__
+from benchwright.web.browser.answer_watch import STAND_IN
 from benchwright.web.browser.trial_models import StepUsage
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.scoring import HISTORY, METRICS, TRIAL_PREFIX
@@ -60,6 +61,8 @@ class TrialIdentity:
     """Its model, when it has one."""
     intent: str | None = None
     """The task's intent (the `user` step), when known."""
+    answer: str | None = None
+    """The agent's final answer as it gave it (a free-text `done` is a stand-in in history.json)."""
 
 
 def trial_doc(folder: Path, session_id: str, who: TrialIdentity,
@@ -75,6 +78,7 @@ def trial_doc(folder: Path, session_id: str, who: TrialIdentity,
     for number, item in enumerate(items, start=1):
         following = items[number] if number < len(items) else None
         steps.append(_step(len(steps) + 1, number, item, following, by_step.get(number)))
+    _free_text_done(steps, who.answer)
     version = _agent_version(who.agent)
     doc: Json = {"schema_version": schema_version(), "session_id": session_id,
                  "agent": present({"name": who.agent, "version": version or "unknown",
@@ -126,8 +130,26 @@ def _step(step_id: int, number: int, item: dict[str, Any], following: dict[str, 
                               _text(output.get("evaluation_previous_goal")) or None,
                           "memory": _text(output.get("memory")) or None,
                           "duration_s": _duration(meta)}) or None}
-    step.update(_metrics(usage))
+    if not (usage is not None and usage.calls == 0 and step["reasoning_content"]):
+        step.update(_metrics(usage))  # thinking with no call seen: the count is not known
     return step
+
+
+def _free_text_done(steps: list[Json], answer: str | None) -> None:
+    """A `done` answered in free text is a harness stand-in in history.json: the trajectory shows
+    the model's own answer instead (or says it is a stand-in when the answer is not known)."""
+    for step in steps:
+        for call in step.get("tool_calls") or []:
+            data = _dict(call["arguments"].get("data"))
+            if call["function_name"] != "done" or data.get("error_details") != STAND_IN:
+                continue
+            call["extra"] = {"free_text": True}
+            if answer is None:
+                continue
+            call["arguments"] = {"text": answer}
+            for result in (step.get("observation") or {}).get("results", []):
+                if result["source_call_id"] == call["tool_call_id"]:
+                    result["content"] = answer
 
 
 def _calls(actions: Any, step_id: int) -> list[Json]:
@@ -197,10 +219,8 @@ def _agent_version(agent: str) -> str | None:
 
 
 def _duration(meta: dict[str, Any]) -> float | None:
-    start, end = meta.get("step_start_time"), meta.get("step_end_time")
-    if _number(start) is not None and _number(end) is not None:
-        return round(float(end) - float(start), 3)
-    return None
+    start, end = _number(meta.get("step_start_time")), _number(meta.get("step_end_time"))
+    return round(end - start, 3) if start is not None and end is not None else None
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -240,7 +260,7 @@ def write_trial_atif(folder: Path, session_id: str, who: TrialIdentity,
 
 
 def export_web_run(run_dir: Path, out: Path, redactor: Redactor, agent: str,
-                   model: str | None) -> Export:
+                   model: str | None, intents: dict[int, str] | None = None) -> Export:
     """Every trial of the web run `run_dir` as ATIF, under `out` as
     `TASK_ID/trial_N/trajectory.atif.json`: the trial's own ATIF file when it has one (whatever
     wrote it; validated), else its history converted."""
@@ -253,7 +273,10 @@ def export_web_run(run_dir: Path, out: Path, redactor: Redactor, agent: str,
                 or not folder.name.startswith(TRIAL_PREFIX):
             result.skipped.append(f"{session}: a link, not a trial folder")
             continue
-        _export_trial(folder, session, out, redactor, TrialIdentity(agent, model), result)
+        intent = (intents or {}).get(int(folder.parent.name)) \
+            if folder.parent.name.isdigit() else None
+        _export_trial(folder, session, out, redactor, TrialIdentity(agent, model, intent),
+                      result)
     return result
 
 
