@@ -207,7 +207,7 @@ def _atif_step(number: int, step: Any) -> Step:
     results = step.observation.results if step.observation else []
     failed = [bool((r.extra or {}).get("is_error")) for r in results]
     thoughts = {"thinking": step.reasoning_content or "",
-                ("next_goal" if step.source == "agent" else step.source):
+                ("message" if step.source == "agent" else step.source):
                     content_text(step.message)}
     calls = [{c.function_name: c.arguments} for c in step.tool_calls or []]
     return Step(
