@@ -243,13 +243,15 @@ class Docker:
         path = shutil.which(self.binary)
         if path is None:
             raise PrerequisiteError("the docker CLI is not installed; starting, stopping and "
-                                    "resetting sites needs Docker",
-                                    hint="install Docker and start its engine")
+                                    "resetting sites needs it (with Docker or podman behind it)",
+                                    hint="install Docker, or podman and a docker CLI "
+                                    "(docs/web.md 'On podman')")
         proc = self._call(["info", "--format", "{{.ServerVersion}}"], timeout_s=30)
         if proc.returncode != 0 or not proc.stdout.strip():
             last = _said(proc.stderr)
             raise PrerequisiteError(f"no Docker engine answers (`docker info` failed: {last})",
-                                    hint="start the Docker daemon, or run where one runs")
+                                    hint="start the Docker daemon, or serve podman's Docker "
+                                    "API and set DOCKER_HOST (docs/web.md 'On podman')")
 
     def run(self, args: list[str], timeout_s: float = DOCKER_TIMEOUT_S) -> str:
         """`docker ARGS`; InfrastructureError when it fails."""
