@@ -2,10 +2,10 @@
 problems. Shared helpers (functions, constants) live in tests/helpers/, never here nor in a test
 module.
 
-A plain `pytest` runs the fast tier: tests marked (or found to need) sandbox, browser, ray or e2e
-are deselected, and the summary says how many. `--all-tiers` (or any `-m`) runs them too; so does
-scripts/check, the README's test command. While each test runs, a guard fails it if it starts
-bubblewrap, Chromium, Ray or the CLI without the tier's marker.
+A plain `pytest` runs the fast tier: tests marked (or found to need) sandbox, browser, ray, e2e or
+container are deselected, and the summary says how many. `--all-tiers` (or any `-m`) runs them
+too; so does scripts/check, the README's test command. While each test runs, a guard fails it if
+it starts bubblewrap, Chromium, Ray, the CLI or a container engine without the tier's marker.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ GROUPED_SESSION_FIXTURES = {"runs"}
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--all-tiers", action="store_true",
-                     help="run every tier (sandbox, browser, ray, e2e), not only the fast one")
+                     help="run every tier (sandbox, browser, ray, e2e, container), not only the "
+                     "fast one")
 
 
 def pytest_configure(config: pytest.Config) -> None:
