@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from benchwright.errors import PrerequisiteError
 
@@ -24,6 +24,8 @@ _PROBE_TIMEOUT_S = 60.0
 
 class Engine(BaseModel):
     """A container engine's command line."""
+
+    model_config = ConfigDict(frozen=True)
 
     name: str
     """`podman` or `docker`."""

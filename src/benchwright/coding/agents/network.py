@@ -60,7 +60,7 @@ def run_with_egress(
     stderr: IO[bytes] | int | None = None,
 ) -> ExecResult:
     """Run `argv` in the sandbox with only `allow` reachable (`python` runs the forwarder)."""
-    if runtime.name != "bwrap":
+    if runtime.name == "unsafe-local":  # the host's network, as --unsafe-no-sandbox says
         return runtime.run(argv, cwd=cwd, env=env, mounts=mounts, limits=limits, network=True,
                            stdin=stdin, stdout=stdout, stderr=stderr)
     with bridged(allow, python) as bridge:
