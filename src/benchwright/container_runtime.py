@@ -200,7 +200,9 @@ class DockerRuntime(ContainerRuntime):
     name = "docker"
 
     def _engine_specific(self, limits: Limits) -> list[str]:
-        return ["--log-driver", "none", "--security-opt", "systempaths=unconfined"]
+        # as podman's unmask (see there); podman's Docker API knows only its own spelling
+        paths = "unmask=/proc/sys" if self.engine.podman_api else "systempaths=unconfined"
+        return ["--log-driver", "none", "--security-opt", paths]
 
 
 class _State:
@@ -315,10 +317,14 @@ class _FdRelay:
         return [Mount(path=self.folder, target=FDS_INSIDE)]
 
     def wrap(self, argv: list[str]) -> list[str]:
-        if not self.fds:
-            return argv
-        opens = " && ".join(f"exec {fd}>{FDS_INSIDE}/{fd}" for fd in self.fds)
-        return ["/bin/bash", "-c", f'{opens} && exec "$@"', "bash", *argv]
+        """The command under a shell that stays the container's init (PID 1, which no signal
+        from inside can kill): the command itself is killable from inside, as in bubblewrap,
+        and its death by a signal is the shell's status 128+N. The shell opens the FIFOs first
+        (bash when a descriptor has two digits: POSIX sh redirects 0-9 only)."""
+        opens = "".join(f"exec {fd}>{FDS_INSIDE}/{fd} || exit 125; " for fd in self.fds)
+        shell = "/bin/bash" if any(fd > 9 for fd in self.fds) else "/bin/sh"
+        # `; exit $?`: a shell runs its last command by exec, which would make it the init
+        return [shell, "-c", f'{opens}"$@"; exit $?', "sh", *argv]
 
     def _pump(self, source: int, target: int) -> None:
         try:
