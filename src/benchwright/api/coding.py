@@ -24,6 +24,7 @@ from benchwright.coding.track import CodingHooks as CodingHooks  # the API's nam
 from benchwright.errors import UserInputError
 from benchwright.images.resolve import image_for_runtime
 from benchwright.judge.models import JudgeSettings
+from benchwright.llm.cassette import traffic_setting
 from benchwright.pricing import run_price
 from benchwright.registry import CODING_AGENTS, RUNTIMES
 from benchwright.version import __version__
@@ -112,6 +113,11 @@ class CodingOptions(Placement, total=False):
     """The judge's rubric (JSONL, SCBench's format) [--judge-rubric]; default: benchwright's."""
     judge_options: Mapping[str, Any]
     """Any other `JudgeSettings` field, e.g. base_url, protocol, samples [-J KEY=VALUE]."""
+    llm_record: Path | str
+    """Record every model call of the agent into this cassette folder [--llm-record]."""
+    llm_replay: Path | str
+    """Answer every model call from this cassette, with no network and no key
+    [--llm-replay]."""
 
 
 def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None = None,
@@ -185,6 +191,7 @@ def coding_config(problems_dir: Path | str | None, options: CodingOptions) -> Ru
             "replay_from": resolved(_path(options.get("replay_from"))),
             "prompt": prompt_setting(options.get("prompt", "just-solve")),
             "agent_settings": agent_settings(options),
+            "llm": traffic_setting(options.get("llm_record"), options.get("llm_replay")),
             "judge": judge_settings(options.get("judge_model"), options.get("judge_rubric"),
                                     options.get("judge_options") or {})})
     except ValidationError as exc:

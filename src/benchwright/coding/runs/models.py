@@ -16,6 +16,7 @@ from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import Group
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 from benchwright.judge.models import JudgeSettings
+from benchwright.llm.models import LlmTraffic
 from benchwright.metrics.erosion import QualitySummary
 from benchwright.protocols import Limits, Runtime
 from benchwright.sandbox import get_runtime
@@ -94,6 +95,9 @@ class RunConfig(BaseModel):
     judge: JudgeSettings | None = None
     """The LLM judge of code quality (`--judge-model`): each checkpoint judged as it finishes,
     the ones left over at the run's end; None: no judge."""
+    llm: LlmTraffic | None = None
+    """The agent's model calls recorded into a cassette (`--llm-record DIR`) or answered from
+    one (`--llm-replay DIR`); None: the agent calls its endpoint directly."""
 
 
 class Manifest(BaseModel):
@@ -332,6 +336,9 @@ class RunResult(BaseModel):
     """Attempts that could not run, and why."""
     infra_errors: list[str] = Field(default_factory=list)
     """Checkpoints stopped by infrastructure errors, and why."""
+    llm: LlmTraffic | None = None
+    """The cassette the agent's model calls were recorded into or replayed from (a replayed
+    run's usage and cost are the recording's); None: calls went to the endpoint."""
     no_reference: list[str] = Field(default_factory=list)
     """Reference-start runs: `problem/checkpoint: why` for each checkpoint not attempted because
     the checkpoint before has no reference solution (counted as not solved, never reached)."""

@@ -23,6 +23,8 @@ from benchwright.coding.workspace import asset_sources
 from benchwright.errors import UserInputError
 from benchwright.extras import import_extra
 from benchwright.interpreters import resolve_python
+from benchwright.llm.models import TrafficMode
+from benchwright.llm.replay_keys import set_placeholder_keys
 from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_run
 from benchwright.runs.secret_settings import refuse_secrets
@@ -100,8 +102,20 @@ def _exists(path: Path) -> None:
         raise UserInputError(f"{path} is not there", hint=f"copy {path} to the same path")
 
 
+def _replay_keys(config: RunConfig) -> None:
+    """A replay needs no key: agents get a placeholder. A judge during the run has no
+    cassette of its own: `metrics judge --llm-record` records it afterwards."""
+    if config.llm is not None and config.judge is not None:
+        raise UserInputError("--judge-model cannot be combined with --llm-record/--llm-replay",
+                             hint="judge afterwards: benchwright metrics judge RUN_DIR "
+                             "--llm-record DIR (or --llm-replay DIR)")
+    if config.llm is not None and config.llm.mode is TrafficMode.REPLAY:
+        set_placeholder_keys()
+
+
 def _check_agent(config: RunConfig) -> None:
     CODING_AGENTS.get(config.agent)  # a plugin or module:Class that is no agent: one line
+    _replay_keys(config)
     if config.agent == "replay":
         if config.replay_from is None:
             raise UserInputError("the replay agent needs --replay-from RUN_DIR")

@@ -292,7 +292,7 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
         and all(s.finished for s in summaries),
         errors=[f"{s.problem}/trial_{s.trial}: {s.error}" for s in summaries if s.error],
         infra_errors=[f"{i.problem}/trial_{i.trial}/{i.checkpoint}: {i.agent.error}"
-                      for i in infra],
+                      for i in infra], llm=config.llm,
         no_reference=[f"{p}/{c}: {why}" for p, skipped in manifest.no_reference.items()
                       for c, why in skipped.items()],
         agent_errors=[agent_error_line(r) for r in records
