@@ -32,7 +32,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -105,7 +105,9 @@ class ContainerRuntime:
                                 stdin, stdout, stderr)
         finally:
             relay.finish()
-        return result.model_copy(update={"argv": list(argv), "runtime": self.name})
+        return result.model_copy(update={
+            "argv": list(argv), "runtime": self.name,
+            "memory_exceeded": result.memory_exceeded or relay.oom_killed()})
 
     def _command(self, name: str, argv: list[str], cwd: Path, env: Mapping[str, str],
                  mounts: Sequence[Mount], limits: Limits, network: bool, uid: int | None,
@@ -288,78 +290,114 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 
 class _FdRelay:
-    """The caller's descriptors inside the container: a FIFO each, in a private folder mounted
-    at FDS_INSIDE, opened by a shell under the descriptor's own number before the command
-    starts; a thread copies what arrives to the caller's descriptor."""
+    """The caller's descriptors inside the container, and the container's own report.
+
+    A FIFO each, in a private folder (the harness's, read-only to the container) mounted at
+    FDS_INSIDE, plus `status` and `ack`. The container's shell (its init) opens every FIFO under
+    its descriptor's number, says `ready` on `status`, and waits on `ack`: the harness then
+    unlinks the FIFOs (so no process of the command can open one by its path and write into
+    the verdict channel) and acks; only then does the command start, without the status
+    descriptor. When it ends, the shell writes its exit status and the container cgroup's
+    `oom_kill` count on `status`: a process the memory limit killed, whichever it was. A thread
+    per FIFO copies what arrives to the caller's descriptor."""
 
     def __init__(self, fds: tuple[int, ...], uid: int | None) -> None:
         self.fds = fds
-        self.folder: Path | None = None
-        self.threads: list[threading.Thread] = []
-        self.wake_read, self.wake_write = os.pipe() if fds else (-1, -1)
-        if not fds:
-            return
+        self.status_fd = next(n for n in range(9, 2, -1) if n not in fds)
         self.folder = Path(tempfile.mkdtemp(prefix="benchwright-fds-"))
         self.folder.chmod(0o755)
-        for fd in fds:
-            fifo = self.folder / str(fd)
-            os.mkfifo(fifo, 0o600)
+        self.status: list[str] = []
+        self.threads: list[threading.Thread] = []
+        self.wake_read, self.wake_write = os.pipe()
+        for name in [*map(str, fds), "status", "ack"]:
+            os.mkfifo(self.folder / name, 0o600)
             if uid is not None:
-                os.chown(fifo, uid, uid)
-            source = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # never blocks, never EOF
-            thread = threading.Thread(target=self._pump, args=(source, fd), daemon=True)
-            thread.start()
-            self.threads.append(thread)
+                os.chown(self.folder / name, uid, uid)
+        for fd in fds:
+            self._start(self.folder / str(fd), lambda data, fd=fd: _write_all(fd, data))
+        self._start(self.folder / "status", self._on_status)
+        # held open by the harness: the shell's read never waits for a writer, and what is
+        # written stays until it reads
+        self.ack = os.open(self.folder / "ack", os.O_RDWR | os.O_NONBLOCK)
+
+    def _start(self, fifo: Path, sink: Callable[[bytes], None]) -> None:
+        source = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # never blocks, never EOF
+        thread = threading.Thread(target=self._pump, args=(source, sink), daemon=True)
+        thread.start()
+        self.threads.append(thread)
 
     def mounts(self) -> list[Mount]:
-        if self.folder is None:
-            return []
         return [Mount(path=self.folder, target=FDS_INSIDE)]
 
     def wrap(self, argv: list[str]) -> list[str]:
         """The command under a shell that stays the container's init (PID 1, which no signal
         from inside can kill): the command itself is killable from inside, as in bubblewrap,
-        and its death by a signal is the shell's status 128+N. The shell opens the FIFOs first
-        (bash when a descriptor has two digits: POSIX sh redirects 0-9 only)."""
+        and its death by a signal is the shell's status 128+N (bash when a descriptor has two
+        digits: POSIX sh redirects 0-9 only)."""
+        status = self.status_fd
         opens = "".join(f"exec {fd}>{FDS_INSIDE}/{fd} || exit 125; " for fd in self.fds)
+        script = (f"{opens}exec {status}>{FDS_INSIDE}/status || exit 125; "
+                  f"echo ready >&{status}; read -r _ < {FDS_INSIDE}/ack || exit 125; "
+                  f'"$@" {status}>&-; s=$?; '
+                  "o=$(cat /sys/fs/cgroup/memory/memory.oom_control "
+                  "/sys/fs/cgroup/memory.events 2>/dev/null | grep '^oom_kill ' | head -n 1); "
+                  f'echo "exit $s $o" >&{status}; exit $s')
         shell = "/bin/bash" if any(fd > 9 for fd in self.fds) else "/bin/sh"
-        # `; exit $?`: a shell runs its last command by exec, which would make it the init
-        return [shell, "-c", f'{opens}"$@"; exit $?', "sh", *argv]
+        return [shell, "-c", script, "sh", *argv]
 
-    def _pump(self, source: int, target: int) -> None:
+    def _on_status(self, data: bytes) -> None:
+        for line in data.decode(errors="replace").splitlines():
+            self.status.append(line)
+            if line == "ready":
+                self._ack()
+
+    def _ack(self) -> None:
+        for name in [*map(str, self.fds), "status"]:
+            (self.folder / name).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            os.write(self.ack, b"go\n")
+
+    def oom_killed(self) -> bool:
+        """The shell said the memory limit killed a process of the container."""
+        ends = [line.split() for line in self.status if line.startswith("exit ")]
+        return bool(ends) and ends[-1][2:3] == ["oom_kill"] and ends[-1][3:4] != ["0"]
+
+    def _pump(self, source: int, sink: Callable[[bytes], None]) -> None:
         try:
             while True:
                 ready, _, _ = select.select([source, self.wake_read], [], [])
-                if source in ready and self._copy(source, target):
+                if source in ready and _drain_once(source, sink):
                     continue
                 if self.wake_read in ready:
-                    while self._copy(source, target):  # what is left, then stop
+                    while _drain_once(source, sink):  # what is left, then stop
                         pass
                     return
         finally:
             os.close(source)
 
-    @staticmethod
-    def _copy(source: int, target: int) -> bool:
-        try:
-            data = os.read(source, 1 << 16)
-        except BlockingIOError:
-            return False
-        view = memoryview(data)
-        while view:
-            try:
-                view = view[os.write(target, view):]
-            except OSError:
-                return False  # the caller closed its end: nothing more to deliver
-        return bool(data)
-
     def finish(self) -> None:
-        if not self.fds:
-            return
         os.write(self.wake_write, b"x")
         for thread in self.threads:
             thread.join()
-        for fd in (self.wake_read, self.wake_write):
+        for fd in (self.wake_read, self.wake_write, self.ack):
             os.close(fd)
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _drain_once(source: int, sink: Callable[[bytes], None]) -> bool:
+    try:
+        data = os.read(source, 1 << 16)
+    except BlockingIOError:
+        return False
+    if data:
+        sink(data)
+    return bool(data)
+
+
+def _write_all(target: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(target, view):]
+        except OSError:
+            return  # the caller closed its end: nothing more to deliver
