@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.container, pytest.mark.e2e]
 
 NEVER = {"BENCHWRIGHT_SITE_READY_AFTER_S": "never"}
 WIDE_S = "600"  # a start or reset that must succeed, on a busy machine
-SHORT_S = "15"  # one that must fail: the timeout under test
+SHORT_S = "10"  # one that must fail: the timeout under test
 
 
 @pytest.fixture(scope="module")
@@ -159,3 +159,16 @@ def test_a_reset_that_times_out_is_a_clear_error(site: Site, images: dict[str, s
     assert f"reset failed: site reddit was not ready after {SHORT_S} s" in line
     assert "web STARTING" in line and f"its container {site.name} was removed" in line
     assert site.container_id() is None
+
+
+def test_a_container_that_cannot_start_is_not_left_behind(site: Site,
+                                                           images: dict[str, str]) -> None:
+    port = int(site.web.rpartition(":")[2])
+    with socket.socket() as taken:  # the site's port, held by someone else
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        done = site.cli("start", images["good"], "--timeout", WIDE_S)
+    assert done.returncode == 3, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert "docker run failed" in line and "address already in use" in line
+    assert site.container_id() is None  # podman had created it: removed

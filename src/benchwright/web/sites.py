@@ -243,20 +243,21 @@ class Docker:
         path = shutil.which(self.binary)
         if path is None:
             raise PrerequisiteError("the docker CLI is not installed; starting, stopping and "
-                                    "resetting sites needs Docker",
-                                    hint="install Docker and start its engine")
+                                    "resetting sites needs it (with Docker or podman behind it)",
+                                    hint="install Docker, or podman and a docker CLI "
+                                    "(docs/web.md 'On podman')")
         proc = self._call(["info", "--format", "{{.ServerVersion}}"], timeout_s=30)
         if proc.returncode != 0 or not proc.stdout.strip():
-            last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            last = _said(proc.stderr)
             raise PrerequisiteError(f"no Docker engine answers (`docker info` failed: {last})",
-                                    hint="start the Docker daemon, or run where one runs")
+                                    hint="start the Docker daemon, or serve podman's Docker "
+                                    "API and set DOCKER_HOST (docs/web.md 'On podman')")
 
     def run(self, args: list[str], timeout_s: float = DOCKER_TIMEOUT_S) -> str:
         """`docker ARGS`; InfrastructureError when it fails."""
         proc = self._call(args, timeout_s)
         if proc.returncode != 0:
-            last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-            raise InfrastructureError(f"docker {args[0]} failed: {last}",
+            raise InfrastructureError(f"docker {args[0]} failed: {_said(proc.stderr)}",
                                       hint="see `docker ps -a` and `docker logs`")
         return proc.stdout
 
@@ -264,12 +265,6 @@ class Docker:
         """True when the container exists and runs."""
         proc = self._call(["inspect", "--format", "{{.State.Running}}", name], DOCKER_TIMEOUT_S)
         return proc.returncode == 0 and proc.stdout.strip() == "true"
-
-    def exists(self, name: str) -> bool:
-        """True when a container of that name exists, running or not."""
-        proc = self._call(["inspect", "--type", "container", "--format", "{{.Name}}", name],
-                          DOCKER_TIMEOUT_S)
-        return proc.returncode == 0
 
     def last_log_line(self, name: str) -> str | None:
         """The container's last line of output (stdout or stderr), if any."""
@@ -287,6 +282,13 @@ class Docker:
         except OSError as exc:
             raise PrerequisiteError(f"cannot run the docker CLI: {exc}",
                                     hint="install Docker") from None
+
+
+def _said(stderr: str) -> str:
+    """The docker CLI's last line that says something (not `Run 'docker run --help' ...`)."""
+    lines = [line.strip() for line in stderr.splitlines()
+             if line.strip() and not line.startswith("Run '")]
+    return lines[-1][:300] if lines else "no output"
 
 
 def start_site(config: WebEnvConfig, site: Site, timeout_s: float = READY_TIMEOUT_S,
