@@ -314,7 +314,7 @@ class _FdRelay:
             if uid is not None:
                 os.chown(self.folder / name, uid, uid)
         for fd in fds:
-            self._start(self.folder / str(fd), lambda data, fd=fd: _write_all(fd, data))
+            self._start(self.folder / str(fd), functools.partial(_write_all, fd))
         self._start(self.folder / "status", self._on_status)
         # held open by the harness: the shell's read never waits for a writer, and what is
         # written stays until it reads

@@ -92,7 +92,8 @@ print(number, result.exit_code, os.read(read, 100).decode())
 
 
 @pytest.mark.parametrize("lowest", [3, 10])  # one digit: sh opens it; two: bash
-def test_a_passed_descriptor_keeps_its_number_and_no_path_leads_to_it(runtime: ContainerRuntime, lowest: int) -> None:
+def test_a_passed_descriptor_keeps_its_number_and_no_path_leads_to_it(
+        runtime: ContainerRuntime, lowest: int) -> None:
     # in a process of its own: this one holds most low descriptors (pytest's captures)
     done = subprocess.run([sys.executable, "-c", DESCRIPTOR, runtime.name, str(lowest),
                            _python()], capture_output=True, text=True, timeout=300, check=False)
@@ -105,10 +106,10 @@ def test_a_passed_descriptor_keeps_its_number_and_no_path_leads_to_it(runtime: C
 def test_no_network_but_loopback(runtime: ContainerRuntime, tmp_path: Path) -> None:
     with socket.create_server(("127.0.0.1", 0)) as server:
         port = server.getsockname()[1]
-        code = ("import socket\ntry:\n socket.create_connection(('127.0.0.1', %d), 3)\n"
+        code = (f"import socket\ntry:\n socket.create_connection(('127.0.0.1', {port}), 3)\n"
                 " print('reached')\nexcept OSError as e:\n print('refused')\n"
                 "try:\n socket.create_connection(('1.1.1.1', 53), 3); print('out')\n"
-                "except OSError:\n print('no route')" % port)
+                "except OSError:\n print('no route')")
         _status, out = _run(runtime, code, tmp_path)
     assert out.split() == ["refused", "no", "route"]
 
