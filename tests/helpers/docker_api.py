@@ -5,15 +5,18 @@ docker CLI (DOCKER_HOST=unix://SOCKET) drives podman as it drives Docker's engin
         subprocess.run(["docker", "ps"], env={**os.environ, **env})
 
 The service reads the containers.conf of docs/runtimes.md (podman's default ulimits exceed
-Debian 12's hard limits; runc, cgroupfs), is stopped when the block ends (by its own pid), and
-touches no container: callers name theirs and remove them.
+Debian 12's hard limits; runc, cgroupfs), is stopped when the block ends (by its own pid) or
+when the test process dies (even by kill -9), and touches no container: callers name theirs and
+remove them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -31,6 +34,7 @@ cgroup_manager = "cgroupfs"
 runtime = "runc"
 """
 READY_TIMEOUT_S = 120.0
+PR_SET_PDEATHSIG = 1
 
 
 def docker_cli() -> str | None:
@@ -50,7 +54,7 @@ def podman_docker_api(folder: Path) -> Iterator[dict[str, str]]:
     with (folder / "podman-service.log").open("wb") as log:
         service = subprocess.Popen(["podman", "system", "service", "--time=0", env["DOCKER_HOST"]],
                                    env={**os.environ, **env}, stdout=log, stderr=log,
-                                   start_new_session=True)
+                                   start_new_session=True, preexec_fn=_die_with_parent)
     try:
         _wait_answering(env, service)
         yield env
@@ -61,6 +65,11 @@ def podman_docker_api(folder: Path) -> Iterator[dict[str, str]]:
         except subprocess.TimeoutExpired:
             service.kill()
             service.wait(timeout=60)
+
+
+def _die_with_parent() -> None:
+    """SIGTERM when the test process dies, even by kill -9: no service left behind."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _wait_answering(env: dict[str, str], service: subprocess.Popen[bytes]) -> None:

@@ -28,17 +28,18 @@ from benchwright.images import recipe as rc
 from benchwright.images.build import Note, default_image, images_root
 from benchwright.images.engines import Engine, find_engine
 from benchwright.toolenvs import file_lock
+from benchwright.web.local_suite import forum, listing, pages, routing, site_container
 
 SITE_IMAGE_FORMAT = 1
 IMAGE_NAME = "localhost/benchwright-site-reddit"
 LABEL_SITE = "benchwright.site"
 LABEL_DIGEST = "benchwright.site.digest"
-PACKAGE = "benchwright/web/local_suite"
-# The forum and what it imports: the standard library and these files only (a test runs them
-# alone, so a new import is caught before an image is built).
-SITE_FILES = ("routing.py", "pages.py", "listing.py", "forum.py", "site_container.py")
+# The forum and what it imports: the standard library and these modules only, each copied at its
+# own dotted path under empty package files (a test runs them alone, so a new import is caught
+# before an image is built; named as modules, so a module moved to another folder goes along).
+SITE_MODULES = (routing, pages, listing, forum, site_container)
 INSIDE = "/opt/benchwright-site"
-ENTRY = "benchwright.web.local_suite.site_container"
+ENTRY = site_container.__name__
 
 
 class SiteImage(BaseModel):
@@ -57,9 +58,14 @@ class SiteImage(BaseModel):
 
 
 def site_files() -> dict[str, bytes]:
-    """The files the image holds, by path inside its package folder."""
-    here = Path(__file__).parent / "local_suite"
-    return {name: (here / name).read_bytes() for name in SITE_FILES}
+    """The files the image holds, by path under its PYTHONPATH (`benchwright/__init__.py` ...)."""
+    files: dict[str, bytes] = {}
+    for module in SITE_MODULES:
+        parts = module.__name__.split(".")
+        for depth in range(1, len(parts)):
+            files.setdefault("/".join([*parts[:depth], "__init__.py"]), b"")
+        files["/".join(parts) + ".py"] = Path(str(module.__file__)).read_bytes()
+    return files
 
 
 def site_image(engine: str = "podman", env: Mapping[str, str] | None = None,
@@ -116,12 +122,9 @@ def _ensure(engine: Engine, tag: str, digest: str, base: str, spec: str,
 def _build(engine: Engine, tag: str, spec: str, files: dict[str, bytes], root: Path) -> None:
     context = Path(tempfile.mkdtemp(prefix="site-context-", dir=root))
     try:
-        package = context / PACKAGE
-        package.mkdir(parents=True)
-        for folder in (package, package.parent, package.parent.parent):
-            (folder / "__init__.py").touch()  # empty: nothing else of benchwright is imported
         for name, data in files.items():
-            (package / name).write_bytes(data)
+            (context / name).parent.mkdir(parents=True, exist_ok=True)
+            (context / name).write_bytes(data)
         (context / "Containerfile").write_text(spec)
         pull = ["--pull=never"] if engine.name == "podman" else []
         done = engine.call(["build", *pull, "--file", str(context / "Containerfile"),

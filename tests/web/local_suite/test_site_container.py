@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from benchwright.web.local_suite.site_container import CtrlHandler, EnvCtrl, WebService, ready_after
-from benchwright.web.site_image import PACKAGE, site_files
+from benchwright.web.site_image import site_files
 
 
 def _call(url: str, method: str = "GET") -> tuple[int, Any]:
@@ -85,12 +85,11 @@ def test_the_delay_setting() -> None:
 
 def test_the_image_files_alone_run_the_site(tmp_path: Path) -> None:
     """What the image copies is enough: a new import in the forum would fail here first."""
-    package = tmp_path / PACKAGE
-    package.mkdir(parents=True)
-    for folder in (package, package.parent, package.parent.parent):
-        (folder / "__init__.py").touch()
-    for name, data in site_files().items():
-        (package / name).write_bytes(data)
+    files = site_files()
+    assert files["benchwright/__init__.py"] == b""  # nothing else of benchwright comes along
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
     code = ("import benchwright.web.local_suite.site_container as s, sys; "
             "assert 'pydantic' not in sys.modules; print(s.EnvCtrl.__name__)")
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(tmp_path)}

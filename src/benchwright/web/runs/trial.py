@@ -1,4 +1,5 @@
-"""One trial: a fresh folder, the runner's attempt, then agent_response.json and metrics.json.
+"""One trial: a fresh folder, the runner's attempt, then agent_response.json, metrics.json and
+the steps as ATIF (trajectory.atif.json).
 
 A runner that raises is a crashed trial (status crashed, answer UNKNOWN_ERROR), not a crashed run.
 The trial is journaled by the caller only after both files are written.
@@ -32,8 +33,9 @@ from benchwright.web.runs.models import (
     TrialStatus,
 )
 from benchwright.web.runs.scheduling import TrialJob
+from benchwright.web.runs.trial_atif import TrialIdentity, write_trial_atif
 from benchwright.web.runs.trial_runner import TrialRunner
-from benchwright.web.scoring import AGENT_RESPONSE, METRICS
+from benchwright.web.scoring import AGENT_RESPONSE, METRICS, TRIAL_PREFIX
 from benchwright.web.tasks import WebTask
 
 _KIND = {TrialStatus.COMPLETED: OutcomeKind.ANSWERED,
@@ -109,6 +111,11 @@ def run_trial_files(runner: TrialRunner, request: TrialRequest, job: TrialJob,
     fresh_dir(request.trial_dir)
     outcome = attempt(runner, request)
     adapted = write_trial_files(request.trial_dir, request.task, outcome, extractor)
+    # the trial's steps in ATIF; the caller's sweep redacts it with the trial's other files
+    write_trial_atif(request.trial_dir, f"{job.task.task_id}/{TRIAL_PREFIX}{job.trial}",
+                     TrialIdentity(request.agent.name, request.agent.model, request.task.intent,
+                                   outcome.final_text),
+                     outcome.step_usage, None)
     return TrialRecord(
         task_id=job.task.task_id, trial=job.trial, group=job.task.group, status=outcome.status,
         response_status=adapted.response.status, steps=outcome.steps,
