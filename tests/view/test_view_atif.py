@@ -15,7 +15,7 @@ import pytest
 
 from tests.helpers import run_cli
 from tests.helpers.tiers import starts
-from tests.helpers.view_runs import Page, copy_screenshot, cut_off, rid
+from tests.helpers.view_runs import Page, cut_off, rid, section_shot, serving
 
 PLANTED = "<img src=x onerror=\"document.title='pwned'\">"
 
@@ -64,21 +64,14 @@ def web_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def served(web_run: Path) -> Iterator[str]:
-    from benchwright.view.server import serve_in_thread, start
-
-    server = start([web_run.parent])
-    stop = serve_in_thread(server)
-    yield server.url
-    stop()
+    with serving(web_run.parent) as url:
+        yield url
 
 
 def test_a_foreign_atif_trial_shows_its_steps(page: Page, served: str, web_run: Path,
                                               tmp_path: Path) -> None:
     tab = page.open(f"{served}#/run/{rid(web_run)}/t/9001/1")
-    tab.evaluate("document.querySelector('#s-steps').scrollIntoView(); scrollBy(0, -60)")
-    shot = tmp_path / "view-atif-trial.png"
-    tab.screenshot(path=str(shot))
-    copy_screenshot(shot, "view-atif-trial.png")
+    section_shot(tab, "steps", tmp_path / "view-atif-trial.png")
     steps = tab.locator("#s-steps ~ .step")
     assert steps.count() == 4
     source = tab.inner_text(".atif-source")
