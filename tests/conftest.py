@@ -10,6 +10,7 @@ it starts bubblewrap, Chromium, Ray, the CLI or a container engine without the t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -148,3 +149,22 @@ def problems_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config["checkpoints"] = {"checkpoint_1": config["checkpoints"]["checkpoint_1"]}
     (target / "config.yaml").write_text(yaml.safe_dump(config))
     return root
+
+
+@pytest.fixture(scope="session")
+def docker_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """podman's Docker API for the session, in this process's environment (DOCKER_HOST): the
+    docker CLI, and so `--runtime docker`, drive podman through it."""
+    from tests.helpers.docker_api import podman_docker_api
+
+    with podman_docker_api(tmp_path_factory.mktemp("docker-api")) as env:
+        saved = {key: os.environ.get(key) for key in env}
+        os.environ.update(env)
+        try:
+            yield env
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value

@@ -42,7 +42,8 @@ STARTERS: dict[str, dict[str, tuple[str, ...]]] = {
     "benchwright": {"BwrapRuntime": ("sandbox",), "grade_checkpoint": ("sandbox",),
                     "RayLab": ("ray",), "SharedBrowser": ("browser",),
                     "ContainerRuntime": ("container",), "ensure_image": ("container",),
-                    "default_image": ("container",), "find_engine": ("container",)},
+                    "default_image": ("container",), "find_engine": ("container",),
+                    "site_image": ("container",)},
     "playwright": {"sync_playwright": ("browser",), "async_playwright": ("browser",)},
 }
 

@@ -115,7 +115,7 @@ def test_an_edited_spec_diverges_naming_the_checkpoint(
     proc = run_mini(edited, out, base_url, without_keys(), "--llm-replay", str(cassette))
     assert proc.returncode == 3, proc.stderr
     assert "replay diverged" in proc.stderr and "checkpoint_1" in proc.stderr
-    assert "request 0" in proc.stderr and "messages[1].content" in proc.stderr
+    assert "request 0" in proc.stderr and "messages[1].content (character" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert records(out) == []  # nothing journaled: the checkpoint is an infrastructure error
     infra = json.loads((out / PROBLEM / "trial_1" / "infra_error.json").read_text())

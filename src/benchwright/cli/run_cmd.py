@@ -36,6 +36,7 @@ from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.run_web_cmd import run_web_cmd
+from benchwright.cli.runtime_options import ImageOption, RuntimeOption
 from benchwright.cli.verbosity import notes_console
 from benchwright.coding.agents.settings import AgentSettings, Thinking
 from benchwright.coding.policies import PassPolicy
@@ -191,6 +192,8 @@ def coding_cmd(
     price_out: PriceOutOption = None,
     agent_network: AgentNetworkOption = False,
     unsafe_no_sandbox: UnsafeNoSandboxOption = False,
+    runtime: RuntimeOption = "bwrap",
+    image: ImageOption = None,
     metrics: MetricsOption = True,
     max_snapshot_mb: MaxSnapshotMbOption = DEFAULT_MAX_SNAPSHOT_MB,
     max_snapshot_files: MaxSnapshotFilesOption = DEFAULT_MAX_SNAPSHOT_FILES,
@@ -271,6 +274,7 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "price_out": settings.output_price_per_mtok,
              "agent_network": config.agent_network,
              "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,
+             "runtime": config.runtime, "image": config.image,
              "agent_option": settings.model_dump(mode="json"), "out": resolved(run_dir),
              **_saved_traffic(config),
              **_saved_judge(config)}

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from benchwright.errors import PrerequisiteError
 
@@ -25,12 +25,16 @@ _PROBE_TIMEOUT_S = 60.0
 class Engine(BaseModel):
     """A container engine's command line."""
 
+    model_config = ConfigDict(frozen=True)
+
     name: str
     """`podman` or `docker`."""
     binary: str
     """Its executable."""
     server: str
     """What answers it: the engine's (server) version as it reports it."""
+    podman_api: bool = False
+    """The docker CLI talks to podman's Docker API (`podman system service`), not dockerd."""
 
     def command(self, *args: str) -> list[str]:
         """The argv of `ENGINE ARGS...`."""
@@ -77,7 +81,8 @@ def find_engine(name: str) -> Engine:
     if binary is None:
         raise PrerequisiteError(f"{name} is not installed, so containers cannot run here",
                                 hint=INSTALL[name])
-    probe = ["version", "--format", "{{.Server.Version}}"]
+    components = "|{{range .Server.Components}}{{.Name}};{{end}}" if name == "docker" else ""
+    probe = ["version", "--format", "{{.Server.Version}}" + components]
     try:
         done = subprocess.run([binary, *probe], capture_output=True, text=True,
                               timeout=_PROBE_TIMEOUT_S, check=False)
@@ -86,4 +91,5 @@ def find_engine(name: str) -> Engine:
     if done.returncode != 0 or not done.stdout.strip():
         detail = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise PrerequisiteError(f"{name} cannot reach its engine: {detail}", hint=INSTALL[name])
-    return Engine(name=name, binary=binary, server=done.stdout.strip())
+    version, _, parts = done.stdout.strip().partition("|")
+    return Engine(name=name, binary=binary, server=version, podman_api="Podman" in parts)

@@ -32,6 +32,7 @@ from benchwright.coding.runs.models import (
     InfraErrorRecord,
     RunConfig,
     StartFrom,
+    runtime_of,
 )
 from benchwright.coding.runs.snapshots import (
     Snapshot,
@@ -51,7 +52,6 @@ from benchwright.metrics.static import analyze_snapshot
 from benchwright.nofollow import copy_tree, shown
 from benchwright.redaction import Redactor
 from benchwright.runs.clock import utc_now
-from benchwright.sandbox import get_runtime
 
 OnRecord = Callable[[CheckpointRecord | InfraErrorRecord], None]
 MAX_INFRA_WAIT_S = 600.0
@@ -109,7 +109,7 @@ class _Chain:
     @functools.cached_property
     def options(self) -> GradeOptions:
         # built on first use: planning an attempt needs no sandbox (and no bwrap probe)
-        return GradeOptions(runtime=get_runtime(self.job.config.unsafe_no_sandbox),
+        return GradeOptions(runtime=runtime_of(self.job.config),
                             limits=self.job.config.limits, python=self.job.config.python,
                             scratch_root=self.layout.grading_dir)
 

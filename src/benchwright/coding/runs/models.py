@@ -18,7 +18,8 @@ from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAUL
 from benchwright.judge.models import JudgeSettings
 from benchwright.llm.models import LlmTraffic
 from benchwright.metrics.erosion import QualitySummary
-from benchwright.protocols import Limits
+from benchwright.protocols import Limits, Runtime
+from benchwright.sandbox import get_runtime
 
 
 class StartFrom(StrEnum):
@@ -75,6 +76,15 @@ class RunConfig(BaseModel):
     """Limits, endpoint and retries for agents that call an LLM."""
     unsafe_no_sandbox: bool = False
     """Run agents and tests on the host, without bubblewrap."""
+    runtime: str = "bwrap"
+    """Where every sandboxed step runs (`--runtime`): bwrap, or a container of podman or
+    docker on `image_id` (docs/runtimes.md)."""
+    image: str | None = None
+    """The container image asked for (`--image`): a reference in the engine's store or an
+    SCBench environment file; None: the default grading image. Containers only."""
+    image_id: str | None = None
+    """The image's id (`sha256:...`), resolved once when the run started (never pulled): every
+    container of the run starts from it, a resumed run too. Containers only."""
     metrics: bool = True
     """Measure code quality and erosion at every checkpoint."""
     max_snapshot_mb: float | None = Field(default=DEFAULT_MAX_SNAPSHOT_MB, gt=0)
@@ -340,3 +350,9 @@ class RunResult(BaseModel):
     judge_errors: list[str] = Field(default_factory=list)
     """Checkpoints the LLM judge could not judge, and why (not scored as zero flags;
     `benchwright metrics judge RUN_DIR` tries them again)."""
+
+
+def runtime_of(config: RunConfig) -> Runtime:
+    """The runtime every sandboxed step of the run uses: bubblewrap, a container on the image
+    resolved when the run started, or the host under --unsafe-no-sandbox."""
+    return get_runtime(config.unsafe_no_sandbox, config.runtime, config.image_id)

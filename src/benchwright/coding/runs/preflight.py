@@ -18,7 +18,7 @@ from benchwright.coding.agents.chat_client import api_key, resolve_target
 from benchwright.coding.loader import load_problem, require_tests
 from benchwright.coding.prompts import check_template, render_prompt, template_text
 from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import RunConfig
+from benchwright.coding.runs.models import RunConfig, runtime_of
 from benchwright.coding.workspace import asset_sources
 from benchwright.errors import UserInputError
 from benchwright.extras import import_extra
@@ -28,7 +28,6 @@ from benchwright.llm.replay_keys import set_placeholder_keys
 from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_run
 from benchwright.runs.secret_settings import refuse_secrets
-from benchwright.sandbox import get_runtime
 from benchwright.toolenvs import cache_base
 
 __all__ = ["check_coding_run", "check_resumable", "node_checks", "prompt_setting",
@@ -39,7 +38,7 @@ def check_coding_run(config: RunConfig) -> None:
     """Raise the error every attempt of this run would hit, before anything is written."""
     refuse_secrets(config)
     template_text(config.prompt)
-    get_runtime(config.unsafe_no_sandbox)
+    runtime_of(config)
     _refuse_meaningless(config)
     _check_agent(config)
     resolve_python(config.python)
@@ -66,7 +65,7 @@ def check_resumable(config: RunConfig) -> None:
             hint="set the variables they name in the environment (a base URL's credential), "
             "or start a new run")
     template_text(config.prompt)
-    get_runtime(config.unsafe_no_sandbox)
+    runtime_of(config)
     _check_agent(config)
 
 
@@ -75,7 +74,7 @@ def node_checks(config: RunConfig) -> list[Callable[[], object]]:
     unsandboxed), the grading Python, the cache folder, the metric tools (when measured), the
     host paths the agent reads (mounts, a run to replay) and what the agent runs on."""
     checks: list[Callable[[], object]] = [
-        functools.partial(get_runtime, config.unsafe_no_sandbox),
+        functools.partial(runtime_of, config),
         functools.partial(resolve_python, config.python), cache_base]
     if config.metrics:
         from benchwright.metrics.tools import versions

@@ -1,4 +1,5 @@
-"""One trial: a fresh folder, the runner's attempt, then agent_response.json and metrics.json.
+"""One trial: a fresh folder, the runner's attempt, then agent_response.json, metrics.json and
+the steps as ATIF (trajectory.atif.json).
 
 A runner that raises is the harness's failure, not the agent's: the trial is an infrastructure
 error (status infra_error, its error in infra_error.json, no agent_response.json), left out of
@@ -35,8 +36,9 @@ from benchwright.web.runs.models import (
     TrialStatus,
 )
 from benchwright.web.runs.scheduling import TrialJob
+from benchwright.web.runs.trial_atif import TrialIdentity, write_trial_atif
 from benchwright.web.runs.trial_runner import TrialRunner
-from benchwright.web.scoring import AGENT_RESPONSE, INFRA_ERROR, METRICS
+from benchwright.web.scoring import AGENT_RESPONSE, INFRA_ERROR, METRICS, TRIAL_PREFIX
 from benchwright.web.tasks import WebTask
 
 INFRA_ERROR_FORMAT = "benchwright.web-infra-error/1"
@@ -114,7 +116,7 @@ def run_trial_files(runner: TrialRunner, request: TrialRequest, job: TrialJob,
     started_at = precise_now()
     fresh_dir(request.trial_dir)
     outcome = attempt(runner, request)
-    if outcome.status is TrialStatus.INFRA_ERROR:
+    if outcome.status is TrialStatus.INFRA_ERROR:  # no attempt of the agent's to score
         write_json_atomic(request.trial_dir / INFRA_ERROR, {
             "format": INFRA_ERROR_FORMAT, "errors": outcome.errors[:20],
             "duration_s": outcome.duration_s})
@@ -122,6 +124,11 @@ def run_trial_files(runner: TrialRunner, request: TrialRequest, job: TrialJob,
     else:
         status = write_trial_files(request.trial_dir, request.task, outcome,
                                    extractor).response.status
+    # the trial's steps in ATIF; the caller's sweep redacts it with the trial's other files
+    write_trial_atif(request.trial_dir, f"{job.task.task_id}/{TRIAL_PREFIX}{job.trial}",
+                     TrialIdentity(request.agent.name, request.agent.model, request.task.intent,
+                                   outcome.final_text),
+                     outcome.step_usage, None)
     return TrialRecord(
         task_id=job.task.task_id, trial=job.trial, group=job.task.group, status=outcome.status,
         response_status=status, steps=outcome.steps,
