@@ -75,6 +75,8 @@ def test_browser_use_replays_with_no_server_and_no_key(tmp_path: Path) -> None:
     assert before["score"] == 1.0 and before["input_tokens"] == 2000 and calls == 2
     assert after == before
     assert json.loads(again.stdout)["n_passed"] == json.loads(first.stdout)["n_passed"] == 1
+    assert json.loads(again.stdout)["llm"]["mode"] == "replay"
+    assert "model calls: replayed from" in (tmp_path / "again" / "report.md").read_text()
     leaked = [p for p in cassette.rglob("*.gz")
               if subprocess.run(["zgrep", "-q", "--", KEY, str(p)]).returncode == 0]
     assert leaked == []

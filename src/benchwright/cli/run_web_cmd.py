@@ -188,4 +188,5 @@ def _summary_line(result: WebRunResult) -> str:
     state = "" if result.complete else " (incomplete: resume with --resume RUN_DIR)"
     return (f"{result.n_passed}/{result.n_trials} trials passed "
             f"({100 * result.pass_rate:.1f}%) over {result.n_tasks} tasks, "
-            f"{result.n_errors} errors{state}\nrun: {result.run_dir}")
+            f"{result.n_errors} errors{state}\nrun: {result.run_dir}"
+            + (f"\nmodel calls {result.llm.describe()}" if result.llm else ""))

@@ -218,3 +218,6 @@ class WebRunResult(BaseModel):
     """Every planned trial finished."""
     report: Path
     """The markdown report."""
+    llm: LlmTraffic | None = None
+    """The cassette the agent's model calls were recorded into or replayed from (a replayed
+    run's usage and cost are the recording's); None: calls went to the endpoint."""

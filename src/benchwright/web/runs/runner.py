@@ -373,5 +373,6 @@ def _result(layout: WebRunLayout, manifest: WebManifest, summary: WebEvalSummary
         else {},
         pass_hat_k={p.k: p.pass_hat_k.value for p in report.pass_k.overall} if report.pass_k
         else {},
-        totals=report.totals, complete=len(records) == expected, report=layout.report_md)
+        totals=report.totals, complete=len(records) == expected, report=layout.report_md,
+        llm=config.llm)
 
