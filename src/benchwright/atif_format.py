@@ -123,7 +123,7 @@ def first_problem(exc: ValueError) -> str:
         found = errors()
         if found:
             where = ".".join(str(p) for p in found[0].get("loc", ()))
-            return f"{where}: {found[0].get('msg', '')}"[:300]
+            return ((f"{where}: " if where else "") + str(found[0].get("msg", "")))[:300]
     return str(exc).splitlines()[0][:300]
 
 

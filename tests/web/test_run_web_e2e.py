@@ -63,6 +63,20 @@ def _metrics(run_dir: Path) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted(run_dir.glob("tasks/*/trial_*/metrics.json"))]
 
 
+def test_every_trial_is_written_as_valid_atif(reference_run: tuple[Path, dict[str, Any]]) -> None:
+    atif = pytest.importorskip("atif")
+    out, summary = reference_run
+    trials = sorted((out / "tasks").glob("*/trial_*"))
+    assert len(trials) == summary["n_trials"]
+    for trial in trials:
+        doc = atif.Trajectory.model_validate_json((trial / "trajectory.atif.json").read_text())
+        history = json.loads((trial / "history.json").read_text())["history"]
+        agent = [s for s in doc.steps if s.source == "agent"]
+        assert len(agent) == len(history) and doc.steps[0].source == "user", trial
+        assert agent[-1].tool_calls[-1].function_name == "done", trial
+        assert doc.final_metrics.total_steps == len(doc.steps)
+
+
 def test_every_answer_came_from_the_schema(reference_run: tuple[Path, dict[str, Any]]) -> None:
     out, _ = reference_run
     assert [m["response_source"] for m in _metrics(out)] == ["schema"] * 12

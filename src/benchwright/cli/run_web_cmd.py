@@ -107,6 +107,12 @@ def run_web_cmd(
     cookies: CookiesOption = None,
     prompt: PromptOption = STRUCTURED,
     concurrency_per_site: ConcurrencyPerSiteOption = 1,
+    llm_record: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Record every model call into this cassette folder "
+        "(docs/cassettes.md).")] = None,
+    llm_replay: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Answer every model call from this cassette: no network, no "
+        "key.")] = None,
     executor: placement.ExecutorOption = "local",
     ray_address: placement.RayAddressOption = placement.EXECUTOR_DEFAULTS.address,
     job_cpus: placement.JobCpusOption = placement.EXECUTOR_DEFAULTS.job_cpus,
@@ -149,12 +155,17 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "extract_model": config.extractor.model if config.extractor else None,
              "config": config.env_config, "keep_browser_files": config.keep_browser_files,
              "cookies": config.cookie_files, "prompt": config.agent.prompt,
-             "concurrency_per_site": config.concurrency_per_site, "out": absolute(run_dir)}
+             "concurrency_per_site": config.concurrency_per_site, "out": absolute(run_dir),
+             "llm_record": config.llm.cassette if config.llm and config.llm.mode == "record"
+             else None,
+             "llm_replay": config.llm.cassette if config.llm and config.llm.mode == "replay"
+             else None}
     refuse_conflicts(ctx, saved, may_change={"resume", "as_json", *placement.MAY_CHANGE},
                      normalise={
         "suite": lambda name: name if name in WEB_SUITES else str(absolute(Path(name))),
         "task_ids": lambda ids: sorted(parse_task_ids(ids)),
-        "scripts": absolute, "config": absolute, "out": absolute,
+        "scripts": absolute, "config": absolute, "out": absolute, "llm_record": absolute,
+        "llm_replay": absolute,
         "cookies": lambda paths: [absolute(p) for p in paths], "prompt": prompt_setting},
         command="benchwright run web --out NEW_DIR")
 

@@ -41,6 +41,10 @@ MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b\d+(?:\.\d+)? ?(?:seconds|second|secs|sec|ms|s)\b"), "<duration>"),
     (re.compile(r"(?i)\b(chunk|session|request|trace|call|run|process)([ _-]?id: ?)[\w-]+"),
      r"\1\2<id>"),
+    # a browser's tab ids (browser-use names each tab by four hex digits of its target id)
+    (re.compile(r"\b((?:[Cc]urrent )?[Tt]ab:? )[0-9A-F]{4}\b"), r"\1<tab>"),
+    # and its elements by the browser's node ids, which shift between browser sessions
+    (re.compile(r"(?<![\w\]])\[\d+\](?=<)"), "[<node>]"),
 ]
 
 

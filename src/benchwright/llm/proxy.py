@@ -15,7 +15,10 @@ import http.client
 import json
 import threading
 import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -183,6 +186,20 @@ class LlmProxy:
             return
         recorded_header, exchanges = read_conversation(path)
         self.current = Conversation(header, exchanges, recorded_header.paths)
+
+    @contextmanager
+    def session(self, key: str, paths: Mapping[str, Path | str]
+                ) -> Iterator[list[ReplayDivergence]]:
+        """Conversation `key` for the length of the block (its folders: placeholder -> path);
+        the list it gives holds the replay's divergence once the block ends (empty: none)."""
+        diverged: list[ReplayDivergence] = []
+        self.begin(key, {mark: str(path) for mark, path in paths.items()})
+        try:
+            yield diverged
+        finally:
+            found = self.end()
+            if found is not None:
+                diverged.append(found)
 
     def end(self) -> ReplayDivergence | None:
         """Close the conversation: recording writes it; replaying gives its divergence."""

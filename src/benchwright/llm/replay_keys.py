@@ -13,11 +13,12 @@ DIVERGED = "replay diverged"
 """How every replay-divergence message starts (`errors.ReplayDivergence`)."""
 
 
-def set_placeholder_keys(environ: MutableMapping[str, str] | None = None) -> None:
-    """Set each provider key variable that is unset to the placeholder (this process's
-    environment by default: agents started after it inherit them)."""
+def set_placeholder_keys(environ: MutableMapping[str, str] | None = None,
+                         names: tuple[str, ...] = ()) -> None:
+    """Set each provider key variable (and `names`) that is unset to the placeholder (this
+    process's environment by default: agents started after it inherit them)."""
     target = os.environ if environ is None else environ
-    for name in PROVIDER_KEYS:
+    for name in (*PROVIDER_KEYS, *names):
         target.setdefault(name, PLACEHOLDER)
 
 

@@ -42,7 +42,8 @@ from benchwright.nofollow import TreeWalk, read_regular, shown
 from benchwright.redaction import Redactor
 from benchwright.untrusted_files import MAX_BYTES, parse_untrusted_json
 
-__all__ = ["ATIF_FILE", "Export", "export_run", "from_atif", "to_atif", "write_atif"]
+__all__ = ["ATIF_FILE", "Export", "export_run", "from_atif", "from_atif_model", "to_atif",
+           "write_atif"]
 
 log = logging.getLogger(__name__)
 
@@ -225,6 +226,11 @@ def from_atif(value: Any) -> Trajectory | None:
         doc = validated(value)
     except ValueError:
         return None
+    return from_atif_model(doc)
+
+
+def from_atif_model(doc: Any) -> Trajectory:
+    """A validated `atif.Trajectory` (as `atif_format.read_atif` gives) as a `Trajectory`."""
     steps: list[Step] = []
     for step in doc.steps:
         steps.extend(_our_steps(step))

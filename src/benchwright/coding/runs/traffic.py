@@ -53,19 +53,13 @@ def attempt_proxy(config: RunConfig) -> Iterator[tuple[LlmProxy | None, RunConfi
 @contextmanager
 def agent_session(proxy: LlmProxy | None, key: str, paths: dict[str, Path]
                   ) -> Iterator[list[ReplayDivergence]]:
-    """One checkpoint's agent session as conversation `key`; the list it gives holds the
-    replay's divergence once the session ends (empty: none)."""
-    diverged: list[ReplayDivergence] = []
+    """One checkpoint's agent session as conversation `key` (`LlmProxy.session`); nothing
+    without a proxy."""
     if proxy is None:
-        yield diverged
+        yield []
         return
-    proxy.begin(key, {mark: str(path) for mark, path in paths.items()})
-    try:
+    with proxy.session(key, paths) as diverged:
         yield diverged
-    finally:
-        found = proxy.end()
-        if found is not None:
-            diverged.append(found)
 
 
 @contextmanager

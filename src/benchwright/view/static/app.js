@@ -672,6 +672,7 @@ function agentSection(a) {
   const tr = a.transcript;
   if (a.result) out.push(kv([["status", a.result.status], ["cost", money(a.result.usage.cost_usd)], ["tokens", tokens(a.result.usage.input_tokens) + " in · " + tokens(a.result.usage.output_tokens) + " out (" + tokens(a.result.usage.cached_input_tokens) + " cached)"],
     ["steps", String(a.result.usage.steps) + " (model calls)"], ["time", secs(a.result.duration_s)], ["exit code", a.result.exit_code === null ? "–" : String(a.result.exit_code)], ["error", a.result.error]]));
+  if (a.trajectory_note) out.push(h("div", { class: "notice trajectory-note" }, "Transcript not shown: " + a.trajectory_note));
   if (tr) out.push(h("h3", {}, "Transcript: " + tr.turns + " step" + (tr.turns === 1 ? "" : "s") + " (" + tr.agent + (tr.model ? ", " + tr.model : "") + ")"), transcriptView(tr));
   if (a.logs.length) out.push(h("h3", {}, "Logs"), a.logs.map((f) => h("details", { open: a.logs.length <= 2 }, h("summary", { class: "mono" }, f.name), textFile(f))));
   return out.length ? out : h("p", { class: "muted" }, "The agent left nothing here.");

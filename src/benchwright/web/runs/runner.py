@@ -50,6 +50,7 @@ from benchwright.web.runs.runner_pool import RunnerPool
 from benchwright.web.runs.scheduling import SiteGuard, TrialJob, group_of, plan, run_workers
 from benchwright.web.runs.suites import Suite, SuiteSession, open_suite, require_sites
 from benchwright.web.runs.sweep import RunSweeper, restored
+from benchwright.web.runs.traffic import prepare_traffic, trial_traffic
 from benchwright.web.runs.trial import agent_for, run_trial_files
 from benchwright.web.runs.trial_rules import read_trials
 from benchwright.web.runs.trial_runner import TrialRunner
@@ -86,6 +87,7 @@ def create_web_run(config: WebRunConfig, run_dir: Path, suite: Suite) -> WebMani
         raise UserInputError("this folder already holds a run", path=run_dir,
                              hint="continue it with --resume, or pick another --out")
     tasks = [suite.dataset.tasks[i] for i in config.task_ids]
+    prepare_traffic(config)
     _check_agent(config, suite, tasks)
     if suite.opener is None:  # configured sites: their URLs are known before the run
         require_sites(suite, {str(s): "" for s in suite.env_config.configured()},
@@ -251,6 +253,7 @@ class _Context:
 
 
 def _run_trials(ctx: _Context, guard: SiteGuard, done: set[tuple[int, int]]) -> None:
+    prepare_traffic(ctx.manifest.config)
     extraction = ctx.manifest.config.extractor
     ctx.extractor = LLMExtractor(extraction) if extraction is not None else None
     ctx.cookies = _cookies(ctx.manifest.config.cookie_files)
@@ -265,9 +268,12 @@ def _run_trials(ctx: _Context, guard: SiteGuard, done: set[tuple[int, int]]) -> 
 
 def _one(ctx: _Context, guard: SiteGuard, job: TrialJob) -> None:
     assert ctx.runners is not None
-    with ctx.runners.runner(job.task.group) as runner, guard.trial(job.task) as reset:
-        record = run_trial_files(runner, _request(ctx, job), job, ctx.extractor, reset)
+    with ctx.runners.runner(job.task.group) as runner, guard.trial(job.task) as reset, \
+            trial_traffic(ctx.manifest.config, _request(ctx, job)) as (request, diverged):
+        record = run_trial_files(runner, request, job, ctx.extractor, reset)
     ctx.sweeper.trial(ctx.layout.trial_dir(job.task.task_id, job.trial))  # before the record
+    if diverged:  # not journaled: the trial's folder is dropped and the trial redone on resume
+        raise diverged[0]
     with ctx.journal_lock:
         journal.append_record(ctx.layout.journal, record)
     ctx.hooks.on_trial(record)
