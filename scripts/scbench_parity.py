@@ -90,7 +90,8 @@ def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | Non
                 verdict = "n/a" if expected is None else ("same" if tuple(expected) == row
                                                           else "DIFFERENT")
                 mismatches += verdict == "DIFFERENT"
-                record = {"key": key, "runtime": runtime, "row": row, "expected": expected, "verdict": verdict,
+                record = {"key": key, "runtime": runtime, "row": row, "expected": expected,
+                          "verdict": verdict,
                           "core_cases": ev.verdicts[PassPolicy.CORE_CASES], "status": ev.status,
                           "reason": ev.infrastructure_reason, "seconds": ev.total_duration_s}
                 sink.write(json.dumps(record) + "\n")
