@@ -1,7 +1,7 @@
 """A web trial whose only trajectory is an ATIF file another tool wrote, in Chromium: its steps
 show (actions, results, errors, reasoning, page, tokens and cost), its planted HTML stays text; a
 trial whose ATIF file is not valid shows one warning line, the page still drawn, no console
-error."""
+error. The same for a coding checkpoint's transcript."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import run_cli
+from tests.helpers.coding_runs import write_run
 from tests.helpers.tiers import starts
 from tests.helpers.view_runs import Page, cut_off, rid, section_shot, serving
 
@@ -63,7 +64,20 @@ def web_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def served(web_run: Path) -> Iterator[str]:
+def coding_run(web_run: Path) -> Path:
+    """A coding run beside it (written directly): checkpoint 1's agent left another tool's ATIF
+    trajectory, checkpoint 2's a bad one."""
+    run = write_run(web_run.parent / "coding", {"kv_server": ["SS"]}, 2)
+    first, second = (run / "kv_server" / "trial_1" / f"checkpoint_{n}" / "agent" for n in (1, 2))
+    for agent in (first, second):
+        agent.mkdir()
+    (first / "trajectory.json").write_text(json.dumps(_foreign()))
+    (second / "trajectory.atif.json").write_text("[" * 10_000)
+    return run
+
+
+@pytest.fixture(scope="module")
+def served(web_run: Path, coding_run: Path) -> Iterator[str]:
     with serving(web_run.parent) as url:
         yield url
 
@@ -94,3 +108,19 @@ def test_a_bad_atif_file_is_one_warning(page: Page, served: str, web_run: Path) 
     assert note.startswith("Steps not shown: trajectory.atif.json: not valid ATIF")
     assert "\n" not in note.strip() and "Traceback" not in tab.inner_text("body")
     assert tab.locator(".step").count() == 0 and page.errors == []
+
+
+def test_a_checkpoints_atif_transcript_and_a_bad_one(page: Page, served: str, coding_run: Path,
+                                                     tmp_path: Path) -> None:
+    run = rid(coding_run)
+    tab = page.open(f"{served}#/run/{run}/cp/kv_server/1/checkpoint_1")
+    section_shot(tab, "agent", tmp_path / "view-atif-checkpoint.png")
+    assert tab.inner_text("#s-agent ~ h3").startswith("Transcript: 3 steps (other-web-agent")
+    shown = tab.inner_text("main")
+    assert "task (user)" in shown and "no element #order-7" in shown
+    assert PLANTED in shown and tab.title() != "pwned"
+    tab = page.open(f"{served}#/run/{run}/cp/kv_server/1/checkpoint_2")
+    section_shot(tab, "agent", tmp_path / "view-atif-bad-checkpoint.png")
+    note = tab.inner_text(".trajectory-note")
+    assert note.startswith("Transcript not shown: trajectory.atif.json: the ATIF trajectory")
+    assert "nested" in note and page.errors == []

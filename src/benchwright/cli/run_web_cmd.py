@@ -25,6 +25,7 @@ from benchwright.cli.option_checks import (
 from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.verbosity import notes_console
+from benchwright.errors import InfrastructureError
 from benchwright.registry import WEB_AGENTS, WEB_SUITES
 from benchwright.runs import open_saved
 from benchwright.web.browser.prompts import STRUCTURED
@@ -133,6 +134,11 @@ def run_web_cmd(
         Console().print(_summary_line(result), highlight=False)
         notes_console().print(f"[dim]report: {result.report}[/]")
         print_look_next(result.run_dir)
+    if result.infra_errors:  # the harness's failures, not the agent's: exit 3, resume redoes them
+        raise InfrastructureError(
+            f"{len(result.infra_errors)} trial(s) failed in the harness, not the agent (left "
+            f"out of the figures), first: {result.infra_errors[0]}",
+            hint=f"fix the cause, then: benchwright run web --resume {result.run_dir}")
 
 
 def web_options(params: dict[str, Any]) -> WebOptions:
@@ -186,7 +192,8 @@ def _hooks(progress: RunProgress) -> RunHooks:
 
 def _summary_line(result: WebRunResult) -> str:
     state = "" if result.complete else " (incomplete: resume with --resume RUN_DIR)"
+    infra = f", {len(result.infra_errors)} infrastructure errors" if result.infra_errors else ""
     return (f"{result.n_passed}/{result.n_trials} trials passed "
             f"({100 * result.pass_rate:.1f}%) over {result.n_tasks} tasks, "
-            f"{result.n_errors} errors{state}\nrun: {result.run_dir}"
+            f"{result.n_errors} errors{infra}{state}\nrun: {result.run_dir}"
             + (f"\nmodel calls {result.llm.describe()}" if result.llm else ""))

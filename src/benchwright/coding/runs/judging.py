@@ -213,6 +213,8 @@ def _judge_run(run_dir: Path, config: RunConfig, session: JudgeSession,
                              overwrite)
     _refuse_conflicts(attempts)
     todo = [t for a in attempts for t in a.tasks if t.state == "todo"]
+    if todo:  # one line now, not minutes of retried requests (nothing to do: no endpoint needed)
+        session.requester.client.require_reachable()
     on_start(len(todo))
     rows: list[JudgedCheckpoint] = []
     with session.pool() as pool:
@@ -270,11 +272,11 @@ def _refuse_conflicts(attempts: list[Attempt]) -> None:
 
 def check_judge(settings: JudgeSettings, environ: Mapping[str, str] = os.environ) -> None:
     """What every checkpoint's judging would run into, checked before a run starts: the rubric,
-    the templates, the key, the SDK."""
+    the templates, the key, the SDK, an endpoint that takes connections."""
     rubric = load_rubric(settings.rubric)
     check_templates(load_templates(settings.prefix_template, settings.criteria_template),
                     list(rubric.items))
-    make_client(settings, environ)
+    make_client(settings, environ).require_reachable()
 
 
 def judge_checkpoint(session: JudgeSession, problem: str, trial: int, record: CheckpointRecord,

@@ -117,7 +117,10 @@ async def _attempt(run: _Run, shared: SharedBrowser) -> None:
         run.errors.append(f"the trial ran out of its {request.timeout_s:.0f} s")
     except UserInputError:
         raise
-    except (BenchwrightError, OSError, RuntimeError, ValueError) as exc:
+    except (BenchwrightError, OSError) as exc:  # the harness's (HAR writer, CDP, a module)
+        run.status = TrialStatus.INFRA_ERROR
+        run.errors.append(f"harness: {type(exc).__name__}: {exc}")
+    except (RuntimeError, ValueError) as exc:  # browser-use broke with the browser
         run.status = TrialStatus.CRASHED
         run.errors.append(f"harness: {exc}")
 

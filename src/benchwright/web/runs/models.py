@@ -216,6 +216,9 @@ class WebRunResult(BaseModel):
     """Cost, tokens and time."""
     complete: bool
     """Every planned trial finished."""
+    infra_errors: list[str] = Field(default_factory=list)
+    """Trials the harness failed (not the agent: left out of every figure, redone by
+    `run web --resume`), as `task T trial N: error`."""
     report: Path
     """The markdown report."""
     llm: LlmTraffic | None = None
