@@ -25,7 +25,8 @@ from benchwright.cli.option_checks import (
 from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.verbosity import notes_console
-from benchwright.errors import InfrastructureError
+from benchwright.errors import InfrastructureError, ReplayDivergence
+from benchwright.llm.replay_keys import first_divergence
 from benchwright.registry import WEB_AGENTS, WEB_SUITES
 from benchwright.runs import open_saved
 from benchwright.web.browser.prompts import STRUCTURED
@@ -134,6 +135,9 @@ def run_web_cmd(
         Console().print(_summary_line(result), highlight=False)
         notes_console().print(f"[dim]report: {result.report}[/]")
         print_look_next(result.run_dir)
+    diverged = first_divergence(result.infra_errors)
+    if diverged is not None:
+        raise ReplayDivergence(diverged)
     if result.infra_errors:  # the harness's failures, not the agent's: exit 3, resume redoes them
         raise InfrastructureError(
             f"{len(result.infra_errors)} trial(s) failed in the harness, not the agent (left "
