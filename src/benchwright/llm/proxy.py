@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from benchwright.errors import ReplayDivergence, UserInputError
 from benchwright.llm.cassette import (
-    conversation_path,
+    conversation_rel,
     read_conversation,
     start_cassette,
     utc_stamp,
@@ -180,12 +180,11 @@ class LlmProxy:
         if self.traffic.mode is TrafficMode.RECORD:
             self.current = Conversation(header, None)
             return
-        path = conversation_path(self.traffic.cassette, key)
-        if not path.is_file():
+        found = read_conversation(self.traffic.cassette, conversation_rel(key))
+        if found is None:  # nothing recorded: every request diverges
             self.current = Conversation(header, [])
             return
-        recorded_header, exchanges = read_conversation(path)
-        self.current = Conversation(header, exchanges, recorded_header.paths)
+        self.current = Conversation(header, found[1], found[0].paths)
 
     @contextmanager
     def session(self, key: str, paths: Mapping[str, Path | str]

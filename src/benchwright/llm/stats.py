@@ -87,15 +87,18 @@ def exchange_cost(exchange: Exchange) -> float | None:
 def cassette_stats(folder: Path) -> CassetteStats:
     """Read every conversation of the cassette (an untrusted folder) and total it."""
     header = read_header(folder)
-    rows = [_row(path) for path in conversation_files(folder)]
+    rows = [row for rel in conversation_files(folder) if (row := _row(folder, rel)) is not None]
     agents = sorted({r.agent for r in rows})
     return CassetteStats(cassette=folder, format=header.format, created=header.created,
                          benchwright=header.benchwright, conversations=rows,
                          agents=[_agent(a, [r for r in rows if r.agent == a]) for a in agents])
 
 
-def _row(path: Path) -> ConversationRow:
-    header, exchanges = read_conversation(path)
+def _row(folder: Path, rel: str) -> ConversationRow | None:
+    found = read_conversation(folder, rel)
+    if found is None:  # gone (or swapped for a link) since it was listed
+        return None
+    header, exchanges = found
     costs = CostSum.of(exchange_cost(e) for e in exchanges)
     return ConversationRow(
         key=header.key, agent=header.agent, model=header.model, calls=len(exchanges),
