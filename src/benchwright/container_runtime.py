@@ -102,7 +102,7 @@ class ContainerRuntime:
             command = self._command(name, list(argv), cwd, env, [*mounts, *relay.mounts()],
                                     limits, network, uid, stdin is not None)
             result = self._wait(name, [*command, *relay.wrap(list(argv))], env, limits,
-                                stdin, stdout, stderr)
+                                stdin, stdout, stderr, relay.folder)
         finally:
             relay.finish()
         return result.model_copy(update={
@@ -145,10 +145,12 @@ class ContainerRuntime:
 
     def _wait(self, name: str, command: list[str], env: Mapping[str, str], limits: Limits,
               stdin: bytes | None, stdout: IO[bytes] | int | None,
-              stderr: IO[bytes] | int | None) -> ExecResult:
+              stderr: IO[bytes] | int | None, scratch: Path) -> ExecResult:
         start = time.monotonic()
         timed_out = False
+        # in a scratch folder: conmon writes its `oom` marker into the engine's working folder
         proc = subprocess.Popen(command, env=_engine_env(env), stdout=stdout, stderr=stderr,
+                                cwd=scratch,
                                 stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                                 start_new_session=True, preexec_fn=_die_with_parent)
         try:

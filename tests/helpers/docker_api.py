@@ -54,7 +54,9 @@ def podman_docker_api(folder: Path) -> Iterator[dict[str, str]]:
     with (folder / "podman-service.log").open("wb") as log:
         service = subprocess.Popen(["podman", "system", "service", "--time=0", env["DOCKER_HOST"]],
                                    env={**os.environ, **env}, stdout=log, stderr=log,
-                                   start_new_session=True, preexec_fn=_die_with_parent)
+                                   # conmon writes its `oom` marker into the service's folder
+                                   cwd=folder, start_new_session=True,
+                                   preexec_fn=_die_with_parent)
     try:
         _wait_answering(env, service)
         yield env

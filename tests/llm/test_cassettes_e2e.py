@@ -99,6 +99,8 @@ def test_mini_replays_with_no_server_and_no_key(
     assert graded(again) == graded(first)
     result = json.loads(proc.stdout)
     assert result["llm"]["mode"] == "replay"
+    report = (tmp_path / "replay" / "report.md").read_text()
+    assert f"model calls: replayed from {cassette}" in report
     assert result["totals"]["cost_usd"] == json.loads(
         (run / "result.json").read_text())["totals"]["cost_usd"]
     assert_no_key(cassette, FAKE_KEY)

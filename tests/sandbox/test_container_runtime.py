@@ -114,11 +114,14 @@ def test_no_network_but_loopback(runtime: ContainerRuntime, tmp_path: Path) -> N
     assert out.split() == ["refused", "no", "route"]
 
 
-def test_the_memory_limit_kills_and_is_reported(runtime: ContainerRuntime) -> None:
+def test_the_memory_limit_kills_and_is_reported(runtime: ContainerRuntime, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # conmon's `oom` marker must not land in the harness's folder
     code = "b = bytearray(600 * 1024 * 1024); b[::4096] = b'x' * len(b[::4096])"
     result = runtime.run([_python(), "-c", code], cwd=Path("/tmp"), env={"PATH": "/usr/bin"},
                          mounts=[], limits=Limits(wall_clock_s=120, memory_mb=200))
     assert result.exit_code != 0 and result.memory_exceeded
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_fork_bomb_stops_at_the_process_limit(runtime: ContainerRuntime,

@@ -205,3 +205,20 @@ def test_export_atif_refuses_a_run_without_trajectories(tmp_path: Path) -> None:
     done = run_cli("export", "atif", str(run_dir), "--out", str(tmp_path / "o"))
     assert done.returncode == 2 and "no agent trajectory" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_export_follows_no_link_out_of_the_run(tmp_path: Path) -> None:
+    run_dir = _fake_run(tmp_path)
+    outside = tmp_path / "outside" / "trial_1"
+    outside.mkdir(parents=True)
+    (outside / HISTORY).write_text(json.dumps({"steps": [{"done": "outside secret"}]}))
+    (run_dir / "tasks" / "666").symlink_to(outside.parent)  # a task folder that is a link
+    (run_dir / "tasks" / "7001" / "trial_2").symlink_to(outside)  # a trial folder that is one
+    out = tmp_path / "atif"
+    done = run_cli("export", "atif", str(run_dir), "--out", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert len(summary["written"]) == 3
+    assert sorted(summary["skipped"]) == ["666/trial_1: a link, not a trial folder",
+                                          "7001/trial_2: a link, not a trial folder"]
+    assert "outside secret" not in "".join(p.read_text() for p in out.rglob("*.json"))

@@ -222,6 +222,9 @@ class WebRunResult(BaseModel):
     `run web --resume`), as `task T trial N: error`."""
     report: Path
     """The markdown report."""
+    llm: LlmTraffic | None = None
+    """The cassette the agent's model calls were recorded into or replayed from (a replayed
+    run's usage and cost are the recording's); None: calls went to the endpoint."""
 
     @model_validator(mode="after")
     def _within_trials(self) -> WebRunResult:

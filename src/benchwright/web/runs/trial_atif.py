@@ -267,6 +267,9 @@ def export_web_run(run_dir: Path, out: Path, redactor: Redactor, agent: str,
     validated({"schema_version": schema_version(), "agent": {"name": "-", "version": "-"},
                "steps": []})  # the extra is there, before anything is read
     result = Export()
+    if (run_dir / "tasks").is_symlink():
+        result.skipped.append("tasks: a link, not followed")
+        return result
     for folder in WebRunLayout(run_dir).trial_dirs():
         session = f"{folder.parent.name}/{folder.name}"
         if folder.is_symlink() or folder.parent.is_symlink() \
