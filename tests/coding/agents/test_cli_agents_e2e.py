@@ -20,9 +20,9 @@ from benchwright.coding.runs.models import AgentSettings, RunConfig, RunResult
 from benchwright.coding.runs.runner import create_run, execute
 from benchwright.errors import BenchwrightError
 from benchwright.executors.local import LocalExecutor
-from benchwright.interpreters import resolve_python
 from benchwright.registry import CODING_AGENTS
-from benchwright.sandbox import BwrapRuntime, Limits
+from benchwright.sandbox.bwrap import BwrapRuntime, Limits
+from benchwright.sandbox.interpreters import resolve_python
 from benchwright.testing import FakeLLMServer, Script
 
 
