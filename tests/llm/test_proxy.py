@@ -13,7 +13,12 @@ from typing import Any
 import pytest
 
 from benchwright.errors import UserInputError
-from benchwright.llm.cassette import conversation_path, read_conversation, traffic_setting
+from benchwright.llm.cassette import (
+    conversation_path,
+    conversation_rel,
+    read_conversation,
+    traffic_setting,
+)
 from benchwright.llm.matching import Normaliser, first_difference
 from benchwright.llm.models import LlmTraffic, TrafficMode
 from benchwright.llm.proxy import LlmProxy
@@ -81,7 +86,9 @@ def test_every_protocol_is_recorded_with_usage_and_no_key(
     assert [status for status, _ in answers] == [200] * 5
     path = conversation_path(cassette, CONVERSATION)
     assert KEY not in gzip.decompress(path.read_bytes()).decode()
-    header, exchanges = read_conversation(path)
+    found = read_conversation(cassette, conversation_rel(CONVERSATION))
+    assert found is not None
+    header, exchanges = found
     assert header.paths == {"<workspace>": "/work/a1"} and header.exchanges == 5
     assert [(e.input_tokens, e.output_tokens) for e in exchanges] == \
         [(11, 3), (12, 4), (13, 5), (14, 6), (15, 7)]
@@ -136,10 +143,33 @@ def test_masks_keep_what_changes_the_answer() -> None:
 def test_bad_settings_and_folders_are_one_line_errors(tmp_path: Path) -> None:
     with pytest.raises(UserInputError, match="exclude each other"):
         traffic_setting(tmp_path, tmp_path)
-    with pytest.raises(UserInputError, match="cassette's header"):
+    with pytest.raises(UserInputError, match="no cassette here"):
         traffic_setting(None, tmp_path)
     (tmp_path / "cassette.json").write_text('{"format": "benchwright.cassette/9"}')
     with pytest.raises(UserInputError, match="newer benchwright"):
         traffic_setting(None, tmp_path)
     with pytest.raises(UserInputError, match="not a conversation name"):
         conversation_path(tmp_path, "../escape")
+
+
+def test_a_recorded_429_replays_without_the_wait(tmp_path: Path) -> None:
+    cassette = tmp_path / "cassette"
+    script = Script.model_validate({"turns": [
+        {"text": "fine", "fault": {"kind": "http_429", "retry_after": 30}}]})
+    body = {"model": "gpt-5", "messages": [{"role": "user", "content": "hi"}]}
+    with FakeLLMServer(script) as server, \
+            LlmProxy(LlmTraffic(mode=TrafficMode.RECORD, cassette=cassette), server.base_url,
+                     "mini") as proxy:
+        proxy.begin(CONVERSATION, {})
+        first = post(f"{proxy.url_for(server.base_url)}/v1/chat/completions", body)
+        proxy.end()
+    assert first[0] == 429
+    with LlmProxy(LlmTraffic(mode=TrafficMode.REPLAY, cassette=cassette), None, "mini") as proxy:
+        proxy.begin(CONVERSATION, {})
+        request = urllib.request.Request(f"{proxy.url_for(None)}/v1/chat/completions",
+                                         json.dumps(body).encode(), method="POST",
+                                         headers={"content-type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        assert proxy.end() is None
+    assert refused.value.code == 429 and refused.value.headers["retry-after"] == "0"

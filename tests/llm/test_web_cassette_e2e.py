@@ -63,18 +63,46 @@ def trial(out: Path) -> dict[str, Any]:
             "answer": json.loads((folder / "agent_response.json").read_text())}
 
 
-def test_browser_use_replays_with_no_server_and_no_key(tmp_path: Path) -> None:
-    cassette = tmp_path / "cassette"
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """A browser-use run recorded against the fake server, which is stopped afterwards."""
+    root = tmp_path_factory.mktemp("web")
     with FakeLLMServer(SCRIPT) as server:
-        first = run_web(tmp_path / "first", server.base_url, KEY, "--llm-record", str(cassette))
+        first = run_web(root / "first", server.base_url, KEY, "--llm-record",
+                        str(root / "cassette"))
         base_url, calls = server.base_url, len(server.model_calls)
     assert first.returncode == 0, first.stderr[-3000:]
+    assert calls == 2 and json.loads(first.stdout)["n_passed"] == 1
+    return root / "first", root / "cassette", base_url
+
+
+def test_browser_use_replays_with_no_server_and_no_key(
+        recorded: tuple[Path, Path, str], tmp_path: Path) -> None:
+    first, cassette, base_url = recorded
     again = run_web(tmp_path / "again", base_url, None, "--llm-replay", str(cassette))
     assert again.returncode == 0, again.stderr[-3000:]
-    before, after = trial(tmp_path / "first"), trial(tmp_path / "again")
-    assert before["score"] == 1.0 and before["input_tokens"] == 2000 and calls == 2
+    before, after = trial(first), trial(tmp_path / "again")
+    assert before["score"] == 1.0 and before["input_tokens"] == 2000
     assert after == before
-    assert json.loads(again.stdout)["n_passed"] == json.loads(first.stdout)["n_passed"] == 1
+    assert json.loads(again.stdout)["n_passed"] == 1
+    assert json.loads(again.stdout)["llm"]["mode"] == "replay"
+    assert "model calls: replayed from" in (tmp_path / "again" / "report.md").read_text()
     leaked = [p for p in cassette.rglob("*.gz")
               if subprocess.run(["zgrep", "-q", "--", KEY, str(p)]).returncode == 0]
     assert leaked == []
+
+
+def test_a_changed_prompt_diverges_naming_the_trial(
+        recorded: tuple[Path, Path, str], tmp_path: Path) -> None:
+    _first, cassette, base_url = recorded
+    out = tmp_path / "again"
+    again = run_web(out, base_url, None, "--llm-replay", str(cassette), "--prompt", "plain")
+    assert again.returncode == 3, again.stderr[-3000:]
+    assert "replay diverged in web/9005/trial_1: request 0" in again.stderr
+    assert "Traceback" not in again.stderr
+    folder = out / "tasks" / TASK / "trial_1"
+    infra = json.loads((folder / "infra_error.json").read_text())
+    assert "replay diverged" in infra["errors"][0]
+    assert not (folder / "metrics.json").exists() and not (folder / "agent_response.json").exists()
+    [record] = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    assert record["status"] == "infra_error"

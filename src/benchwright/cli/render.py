@@ -149,11 +149,7 @@ def run_summary_view(result: RunResult, report: CodingReport) -> RenderableType:
 
 def _traffic_note(result: RunResult) -> str:
     """Where the model calls went, when a cassette was involved."""
-    if result.llm is None:
-        return ""
-    if result.llm.mode == "replay":
-        return f"; model calls replayed from {result.llm.cassette} (the recording's usage and cost)"
-    return f"; model calls recorded into {result.llm.cassette}"
+    return "" if result.llm is None else f"; model calls {result.llm.describe()}"
 
 
 def _counts(result: RunResult) -> str:

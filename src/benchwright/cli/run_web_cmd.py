@@ -25,7 +25,8 @@ from benchwright.cli.option_checks import (
 from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.verbosity import notes_console
-from benchwright.errors import InfrastructureError
+from benchwright.errors import InfrastructureError, ReplayDivergence
+from benchwright.llm.replay_keys import first_divergence
 from benchwright.registry import WEB_AGENTS, WEB_SUITES
 from benchwright.runs import open_saved
 from benchwright.web.browser.prompts import STRUCTURED
@@ -134,6 +135,9 @@ def run_web_cmd(
         Console().print(_summary_line(result), highlight=False)
         notes_console().print(f"[dim]report: {result.report}[/]")
         print_look_next(result.run_dir)
+    diverged = first_divergence(result.infra_errors)
+    if diverged is not None:
+        raise ReplayDivergence(diverged)
     if result.infra_errors:  # the harness's failures, not the agent's: exit 3, resume redoes them
         raise InfrastructureError(
             f"{len(result.infra_errors)} trial(s) failed in the harness, not the agent (left "
@@ -195,4 +199,5 @@ def _summary_line(result: WebRunResult) -> str:
     infra = f", {len(result.infra_errors)} infrastructure errors" if result.infra_errors else ""
     return (f"{result.n_passed}/{result.n_trials} trials passed "
             f"({100 * result.pass_rate:.1f}%) over {result.n_tasks} tasks, "
-            f"{result.n_errors} errors{infra}{state}\nrun: {result.run_dir}")
+            f"{result.n_errors} errors{infra}{state}\nrun: {result.run_dir}"
+            + (f"\nmodel calls {result.llm.describe()}" if result.llm else ""))

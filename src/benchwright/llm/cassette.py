@@ -28,8 +28,9 @@ from benchwright.llm.models import (
     LlmTraffic,
     TrafficMode,
 )
+from benchwright.nofollow import TreeWalk, read_regular
 from benchwright.redaction import Redactor
-from benchwright.untrusted_files import parse_untrusted_json, read_untrusted_bytes
+from benchwright.untrusted_files import parse_untrusted_json
 from benchwright.version import __version__
 
 HEADER = "cassette.json"
@@ -45,12 +46,16 @@ def utc_stamp() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def conversation_path(cassette: Path, key: str) -> Path:
-    """Where conversation `key` (segments joined by `/`) is kept."""
-    parts = key.split("/")
-    if not all(_SEGMENT.fullmatch(p) for p in parts):
+def conversation_rel(key: str) -> str:
+    """Where conversation `key` (segments joined by `/`) is kept, inside the cassette."""
+    if not all(_SEGMENT.fullmatch(p) for p in key.split("/")):
         raise UserInputError(f"not a conversation name: {key!r}")
-    return cassette.joinpath(CONVERSATIONS, *parts[:-1], parts[-1] + SUFFIX)
+    return f"{CONVERSATIONS}/{key}{SUFFIX}"
+
+
+def conversation_path(cassette: Path, key: str) -> Path:
+    """The file of conversation `key`."""
+    return cassette / conversation_rel(key)
 
 
 def start_cassette(cassette: Path) -> None:
@@ -79,8 +84,11 @@ def write_conversation(cassette: Path, header: ConversationHeader,
 def read_header(cassette: Path) -> CassetteHeader:
     """`cassette.json`, or an error saying the folder is no cassette (or a newer one)."""
     path = cassette / HEADER
-    data = read_untrusted_bytes(path, what="the cassette's header", max_bytes=2**20,
-                                hint="give the folder --llm-record wrote")
+    data = read_regular(cassette, HEADER, 2**20 + 1)
+    if data is None or len(data) > 2**20:
+        raise UserInputError("no cassette here: cassette.json is missing, a link, a special "
+                             "file or over 1 MiB", path=cassette,
+                             hint="give the folder --llm-record wrote")
     raw = parse_untrusted_json(data, path, what="the cassette's header")
     try:
         return CassetteHeader.model_validate(raw)
@@ -89,9 +97,17 @@ def read_header(cassette: Path) -> CassetteHeader:
                              path=path, hint="a newer benchwright may have written it") from None
 
 
-def read_conversation(path: Path) -> tuple[ConversationHeader, list[Exchange]]:
-    """One conversation file: its header and exchanges."""
-    lines = _lines(path)
+def read_conversation(cassette: Path, rel: str
+                      ) -> tuple[ConversationHeader, list[Exchange]] | None:
+    """One conversation file (`rel` inside the cassette, never through a link): its header
+    and exchanges; None when it is missing (or a link, or not a regular file)."""
+    data = read_regular(cassette, rel, MAX_COMPRESSED + 1)
+    if data is None:
+        return None
+    path = cassette / rel
+    if len(data) > MAX_COMPRESSED:
+        raise UserInputError("a cassette conversation is larger than 256 MiB", path=path)
+    lines = _lines(data, path)
     if not lines:
         raise UserInputError("an empty cassette conversation", path=path)
     try:
@@ -105,18 +121,18 @@ def read_conversation(path: Path) -> tuple[ConversationHeader, list[Exchange]]:
     return header, exchanges
 
 
-def conversation_files(cassette: Path) -> Iterator[Path]:
-    """Every conversation file of the cassette, in name order (links not followed)."""
+def conversation_files(cassette: Path) -> Iterator[str]:
+    """Every conversation file of the cassette (relative), in name order; links and special
+    files are not followed."""
     root = cassette / CONVERSATIONS
-    if not root.is_dir() or root.is_symlink():
+    if root.is_symlink() or not root.is_dir():
         return
-    for path in sorted(root.rglob("*" + SUFFIX)):
-        if path.is_file() and not path.is_symlink():
-            yield path
+    for entry in TreeWalk(root):
+        if entry.kind == "file" and entry.name.endswith(SUFFIX):
+            yield f"{CONVERSATIONS}/{entry.rel}"
 
 
-def _lines(path: Path) -> list[str]:
-    data = read_untrusted_bytes(path, what="a cassette conversation", max_bytes=MAX_COMPRESSED)
+def _lines(data: bytes, path: Path) -> list[str]:
     try:
         unpacker = zlib.decompressobj(wbits=31)
         text = unpacker.decompress(data, MAX_EXPANDED)

@@ -35,6 +35,12 @@ class LlmTraffic(BaseModel):
     cassette: Path
     """The cassette folder (absolute)."""
 
+    def describe(self) -> str:
+        """One line for reports: where the model calls went."""
+        if self.mode is TrafficMode.REPLAY:
+            return f"replayed from {self.cassette} (usage and cost are the recording's)"
+        return f"recorded into {self.cassette}"
+
 
 class CassetteHeader(BaseModel):
     """`cassette.json`: what the folder is."""

@@ -356,7 +356,8 @@ def _header(run: ScoredRun) -> RunHeader:
         created_at=run.manifest.created_at,
         finished_at=last_finished(r for records in run.all_chains.values() for r in records),
         benchwright_version=run.manifest.benchwright_version, grader_versions=versions,
-        runtime=_runtime_line(config))
+        runtime=_runtime_line(config),
+        model_traffic=config.llm.describe() if config.llm else None)
 
 
 def _runtime_line(config: RunConfig) -> str | None:

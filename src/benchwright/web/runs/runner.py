@@ -56,7 +56,7 @@ from benchwright.web.runs.runner_pool import RunnerPool
 from benchwright.web.runs.scheduling import SiteGuard, TrialJob, group_of, plan, run_workers
 from benchwright.web.runs.suites import Suite, SuiteSession, open_suite, require_sites
 from benchwright.web.runs.sweep import RunSweeper, restored
-from benchwright.web.runs.traffic import prepare_traffic, trial_traffic
+from benchwright.web.runs.traffic import diverged_trial, prepare_traffic, trial_traffic
 from benchwright.web.runs.trial import agent_for, run_trial_files
 from benchwright.web.runs.trial_rules import read_trials
 from benchwright.web.runs.trial_runner import TrialRunner
@@ -285,9 +285,9 @@ def _one(ctx: _Context, guard: SiteGuard, job: TrialJob) -> None:
     with ctx.runners.runner(job.task.group) as runner, guard.trial(job.task) as reset, \
             trial_traffic(ctx.manifest.config, _request(ctx, job)) as (request, diverged):
         record = run_trial_files(runner, request, job, ctx.extractor, reset)
+    if diverged:  # a replay that diverged: an infrastructure error, redone on resume
+        record = diverged_trial(request.trial_dir, record, diverged[0])
     ctx.sweeper.trial(ctx.layout.trial_dir(job.task.task_id, job.trial))  # before the record
-    if diverged:  # not journaled: the trial's folder is dropped and the trial redone on resume
-        raise diverged[0]
     with ctx.journal_lock:
         journal.append_record(ctx.layout.journal, record)
     ctx.hooks.on_trial(record)
@@ -394,7 +394,7 @@ def _result(layout: WebRunLayout, manifest: WebManifest, summary: WebEvalSummary
         pass_hat_k={p.k: p.pass_hat_k.value for p in report.pass_k.overall} if report.pass_k
         else {},
         totals=report.totals, complete=len(finished) == expected, report=layout.report_md,
-        infra_errors=infra_errors(layout, records))
+        infra_errors=infra_errors(layout, records), llm=config.llm)
 
 
 def infra_errors(layout: WebRunLayout, records: list[TrialRecord]) -> list[str]:

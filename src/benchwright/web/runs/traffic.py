@@ -7,13 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from benchwright.errors import ReplayDivergence, UserInputError
+from benchwright.fileio import write_json_atomic
 from benchwright.llm.models import TrafficMode
 from benchwright.llm.proxy import LlmProxy
 from benchwright.llm.replay_keys import set_placeholder_keys
-from benchwright.web.runs.models import TrialRequest, WebRunConfig
+from benchwright.web.response_adapter import ResponseStatus
+from benchwright.web.runs.models import TrialRecord, TrialRequest, TrialStatus, WebRunConfig
+from benchwright.web.runs.trial import INFRA_ERROR_FORMAT
+from benchwright.web.scoring import AGENT_RESPONSE, INFRA_ERROR, METRICS
 
 OPENAI_URL = "https://api.openai.com/v1"
 
@@ -48,3 +53,17 @@ def trial_traffic(config: WebRunConfig, request: TrialRequest
                   request.agent.model) as proxy, proxy.session(key, paths) as diverged:
         agent = request.agent.model_copy(update={"base_url": proxy.url_for(upstream)})
         yield request.model_copy(update={"agent": agent}), diverged
+
+
+def diverged_trial(trial_dir: Path, record: TrialRecord,
+                   divergence: ReplayDivergence) -> TrialRecord:
+    """A trial whose replay diverged, as the infrastructure error it is: its answer and
+    metrics (made from the refusal the proxy sent) removed, infra_error.json naming the
+    divergence; journaled so, it is left out of the scores and run again on resume."""
+    for name in (AGENT_RESPONSE, METRICS):
+        (trial_dir / name).unlink(missing_ok=True)
+    write_json_atomic(trial_dir / INFRA_ERROR, {
+        "format": INFRA_ERROR_FORMAT, "errors": [divergence.one_line()],
+        "duration_s": record.duration_s})
+    return record.model_copy(update={"status": TrialStatus.INFRA_ERROR,
+                                     "response_status": ResponseStatus.UNKNOWN_ERROR})
