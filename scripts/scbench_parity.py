@@ -1,6 +1,7 @@
 """Grade SCBench reference solutions with benchwright and compare with SCBench's own runner.
 
 Usage: python scripts/scbench_parity.py PROBLEMS_DIR [--problem NAME ...] [--out FILE.jsonl]
+       [--runtime bwrap|podman|docker] [--image IMAGE]
 
 PROBLEMS_DIR is the `problems/` folder of a SlopCodeBench checkout (not part of this repo).
 The expected figures are those SCBench's PytestRunner produced (docs/scbench-parity.md); for
@@ -19,6 +20,7 @@ from pathlib import Path
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
+from benchwright.images.resolve import image_for_runtime
 from benchwright.sandbox import get_runtime
 
 # problem/checkpoint: (collected, Core, Functionality, Error, Regression, exit); "" = no tests.
@@ -64,9 +66,12 @@ def table_rows(path: Path = TABLE) -> dict[str, tuple[object, ...]]:
 
 
 def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | None,
-              jail_log: Path | None = None) -> int:
+              jail_log: Path | None = None, runtime: str = "bwrap",
+              image: str | None = None) -> int:
     mismatches = 0
-    options = GradeOptions(runtime=get_runtime(), python=python, jail_log=jail_log)
+    image_id = image_for_runtime(runtime, image)
+    options = GradeOptions(runtime=get_runtime(False, runtime, image_id), python=python,
+                           jail_log=jail_log)
     table = table_rows()
     with out.open("a") as sink:
         for name in names:
@@ -85,7 +90,8 @@ def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | Non
                 verdict = "n/a" if expected is None else ("same" if tuple(expected) == row
                                                           else "DIFFERENT")
                 mismatches += verdict == "DIFFERENT"
-                record = {"key": key, "row": row, "expected": expected, "verdict": verdict,
+                record = {"key": key, "runtime": runtime, "row": row, "expected": expected,
+                          "verdict": verdict,
                           "core_cases": ev.verdicts[PassPolicy.CORE_CASES], "status": ev.status,
                           "reason": ev.infrastructure_reason, "seconds": ev.total_duration_s}
                 sink.write(json.dumps(record) + "\n")
@@ -102,10 +108,13 @@ def main() -> None:
     parser.add_argument("--python", default=None)
     parser.add_argument("--jail-log", type=Path, default=None,
                         help="append every jailed command and the paths it was shown here")
+    parser.add_argument("--runtime", default="bwrap", help="bwrap, podman or docker")
+    parser.add_argument("--image", default=None, help="the container image (podman/docker)")
     args = parser.parse_args()
     names = args.problem or sorted(p.name for p in args.problems_dir.iterdir()
                                    if (p / "config.yaml").is_file())
-    sys.exit(1 if grade_all(args.problems_dir, names, args.out, args.python, args.jail_log) else 0)
+    sys.exit(1 if grade_all(args.problems_dir, names, args.out, args.python, args.jail_log,
+                            args.runtime, args.image) else 0)
 
 
 if __name__ == "__main__":

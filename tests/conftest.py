@@ -2,14 +2,15 @@
 problems. Shared helpers (functions, constants) live in tests/helpers/, never here nor in a test
 module.
 
-A plain `pytest` runs the fast tier: tests marked (or found to need) sandbox, browser, ray or e2e
-are deselected, and the summary says how many. `--all-tiers` (or any `-m`) runs them too; so does
-scripts/check, the README's test command. While each test runs, a guard fails it if it starts
-bubblewrap, Chromium, Ray or the CLI without the tier's marker.
+A plain `pytest` runs the fast tier: tests marked (or found to need) sandbox, browser, ray, e2e or
+container are deselected, and the summary says how many. `--all-tiers` (or any `-m`) runs them
+too; so does scripts/check, the README's test command. While each test runs, a guard fails it if
+it starts bubblewrap, Chromium, Ray, the CLI or a container engine without the tier's marker.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,7 +28,8 @@ GROUPED_SESSION_FIXTURES = {"runs"}
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--all-tiers", action="store_true",
-                     help="run every tier (sandbox, browser, ray, e2e), not only the fast one")
+                     help="run every tier (sandbox, browser, ray, e2e, container), not only the "
+                     "fast one")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -147,3 +149,22 @@ def problems_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config["checkpoints"] = {"checkpoint_1": config["checkpoints"]["checkpoint_1"]}
     (target / "config.yaml").write_text(yaml.safe_dump(config))
     return root
+
+
+@pytest.fixture(scope="session")
+def docker_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """podman's Docker API for the session, in this process's environment (DOCKER_HOST): the
+    docker CLI, and so `--runtime docker`, drive podman through it."""
+    from tests.helpers.docker_api import podman_docker_api
+
+    with podman_docker_api(tmp_path_factory.mktemp("docker-api")) as env:
+        saved = {key: os.environ.get(key) for key in env}
+        os.environ.update(env)
+        try:
+            yield env
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value

@@ -1,6 +1,7 @@
 """The test tiers (tests/helpers/tiers.py, tests/conftest.py): the guard fails a test that starts
-bubblewrap, Chromium, Ray or the CLI without the tier's marker; what a test uses marks it; a plain
-`pytest` runs the fast tier and says how many it left out; the house rules of tests/ hold."""
+bubblewrap, Chromium, Ray, the CLI or a container engine without the tier's marker; what a test
+uses marks it; a plain `pytest` runs the fast tier and says how many it left out; the house rules
+of tests/ hold."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ def test_marked(tmp_path):
 def test_fast():
     pass
 '''
+STARTS_PODMAN = STARTS_BWRAP.replace('"bwrap"', '"podman"').replace(
+    "mark.sandbox", "mark.container")
 USES_THE_CLI = '''
 from tests.helpers import run_cli
 
@@ -65,6 +68,8 @@ def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
     (["/venv/bin/ray", "start", "--head"], "ray"),
     ([sys.executable, "-m", "benchwright", "run", "coding"], "e2e"),
     (["/venv/bin/benchwright", "report"], "e2e"),
+    (["/usr/bin/podman", "run", "--rm", "img"], "container"),
+    (["docker", "ps"], "container"),
     ([sys.executable, "-m", "pytest"], None),
     (["git", "status"], None),
 ])
@@ -140,3 +145,12 @@ def test_tests_mirror_src() -> None:
             continue
         mirrored = (src / rel).is_dir() or (src / rel).with_suffix(".py").is_file()
         assert mirrored, f"tests/{rel} mirrors no folder (or module) of src/benchwright"
+
+
+def test_the_guard_fails_an_unmarked_test_that_starts_a_container_engine(
+        inner: pytest.Pytester) -> None:
+    inner.makepyfile(test_inner=STARTS_PODMAN)
+    result = inner.runpytest_subprocess("--all-tiers", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*_ test_unmarked _*",
+                                 "*started `*podman --version` without @pytest.mark.container*"])

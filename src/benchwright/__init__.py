@@ -33,6 +33,7 @@ _PUBLIC: dict[str, str] = {
     "checkpoints_frame": "benchwright.api.frames:checkpoints_frame",
     "trials_frame": "benchwright.api.frames:trials_frame",
     "frontier": "benchwright.api.frontier:frontier",
+    "load_atif": "benchwright.api.trajectories:load_atif",
     # what runs and gradings give back
     "RunResult": "benchwright.coding.runs.models:RunResult",
     "CheckpointRecord": "benchwright.coding.runs.models:CheckpointRecord",
@@ -91,6 +92,7 @@ __all__ = [
     "checkpoints_frame",
     "frontier",
     "grade_checkpoint",
+    "load_atif",
     "load_run",
     "run_coding",
     "run_web",
@@ -119,6 +121,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; nothing of this is impo
     from benchwright.api.frontier import frontier
     from benchwright.api.grading import grade_checkpoint
     from benchwright.api.runs import CodingRun, WebRun, load_run
+    from benchwright.api.trajectories import load_atif
     from benchwright.api.web import WebOptions, run_web
     from benchwright.coding.agents.base import (
         Agent,

@@ -22,6 +22,7 @@ from benchwright.egress import index_endpoints, local_index_folders
 from benchwright.egress_bridge import Bridge, bridged, without_proxy_settings
 from benchwright.errors import EnvironmentBuildError
 from benchwright.interpreters import Interpreter
+from benchwright.protocols import Runtime
 from benchwright.sandbox import BwrapRuntime, Limits, Mount, reclaim_tree
 
 # Environment variables of the harness a build keeps (index settings, certificates).
@@ -46,13 +47,14 @@ class SandboxedBuild:
     """One build: a private scratch folder, the mounts, the environment, the three steps."""
 
     def __init__(self, path: Path, interpreter: Interpreter, source: Path | None = None,
-                 named: Sequence[str] = ()) -> None:
+                 named: Sequence[str] = (), runtime: Runtime | None = None) -> None:
         """`named`: the paths of the submission's folder `source` its requirements name
-        (`localpaths.named_paths`); the build sees those and nothing else of it."""
+        (`localpaths.named_paths`); the build sees those and nothing else of it. `runtime`: a
+        container runtime to build in (None: bubblewrap)."""
         self.path, self.interpreter = path, interpreter
         self.source = source if named else None
         self.visible = [source / rel for rel in named] if source is not None else []
-        self.runtime = BwrapRuntime()
+        self.runtime: Runtime = runtime or BwrapRuntime()
         self.scratch = Path(tempfile.mkdtemp(prefix="benchwright-envbuild-"))
         for sub in ("tmp", "out"):
             (self.scratch / sub).mkdir()
@@ -88,6 +90,10 @@ class SandboxedBuild:
                 hint="check the requirements and that the package index is reachable")
         return _head(out, BUILD_LIMITS.max_output_mb * 1024 * 1024)
 
+    def _own_etc(self) -> bool:
+        """The runtime's /etc is an image's, not the host's."""
+        return self.runtime.name != "bwrap"
+
     def _cwd(self) -> Path:
         """The submission's folder when some of it is visible (relative paths resolve there)."""
         return self.source if self.source is not None else Path("/tmp")
@@ -105,14 +111,16 @@ class SandboxedBuild:
                   Mount(path=self.path, writable=True),
                   Mount(path=self.scratch / "tmp", writable=True, target=Path("/tmp")),
                   *(Mount(path=folder) for folder in local_index_folders()),
-                  *(Mount(path=Path(p)) for p in _certificates())]
+                  *(Mount(path=Path(p)) for p in _certificates(self._own_etc()))]
         return mounts + [Mount(path=p) for p in self.visible]
 
 
-def _certificates() -> list[str]:
-    """Certificate files or folders named by the harness that /etc/ssl does not hold."""
+def _certificates(etc_too: bool) -> list[str]:
+    """Certificate files or folders named by the harness that the sandbox's /etc/ssl does not
+    hold: outside /etc for bubblewrap (which binds the host's /etc/ssl); all of them in a
+    container, whose image has its own (the index is reached with the harness's trust)."""
     named = (os.environ.get(k, "") for k in _KEPT)
-    return [p for p in named if p.startswith("/") and not p.startswith("/etc/")
+    return [p for p in named if p.startswith("/") and (etc_too or not p.startswith("/etc/"))
             and Path(p).exists()]
 
 

@@ -109,6 +109,11 @@ class ProviderUnavailable(InfrastructureError):
     """The model provider kept failing (429, 5xx, timeouts, broken replies) after retries."""
 
 
+class ReplayDivergence(InfrastructureError):
+    """A replayed run asked the model something the cassette has no recording of
+    (`--llm-replay`): the message names the conversation, the request and the first field."""
+
+
 class PluginError(UserInputError):
     """A plugin (an entry point of another distribution, or a "module:Class" name) could not be
     loaded: the message names it, its distribution and why."""

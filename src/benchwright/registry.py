@@ -177,6 +177,8 @@ VIEW_PAGES: Kind[Any] = Kind("track", {
 RUNTIMES: Kind[type[Runtime]] = Kind("runtime", {
     "bwrap": "benchwright.sandbox:BwrapRuntime",
     "unsafe-local": "benchwright.sandbox:UnsafeLocalRuntime",
+    "podman": "benchwright.container_runtime:PodmanRuntime",
+    "docker": "benchwright.container_runtime:DockerRuntime",
 }, group="benchwright.runtimes")
 EXECUTORS: Kind[FromSetup[ExecutorSetup, Executor]] = Kind("executor", {
     "local": "benchwright.executors.local:LocalExecutor",

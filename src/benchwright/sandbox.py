@@ -54,6 +54,8 @@ _ETC_ALLOWED = (
     "ssl", "timezone",
 )
 INSTALL_BWRAP = "sudo apt-get install -y bubblewrap"
+CONTAINER_RUNTIMES = ("podman", "docker")
+"""The runtimes that run each step in a container (`container_runtime`), on an image."""
 
 
 class _Launch(BaseModel):
@@ -452,11 +454,17 @@ def require_bwrap() -> str:
     return bwrap
 
 
-def get_runtime(unsafe_no_sandbox: bool = False) -> Runtime:
-    """The runtime to grade with: bubblewrap, or the host when explicitly asked."""
+def get_runtime(unsafe_no_sandbox: bool = False, runtime: str = "bwrap",
+                image: str | None = None) -> Runtime:
+    """The runtime sandboxed steps run in: `runtime` (bubblewrap by default; a container
+    runtime on `image`, an image id resolved once per run), or the host when explicitly asked."""
     from benchwright.registry import RUNTIMES
 
-    return RUNTIMES.get("unsafe-local" if unsafe_no_sandbox else "bwrap")()
+    if unsafe_no_sandbox:
+        return RUNTIMES.get("unsafe-local")()
+    if runtime in CONTAINER_RUNTIMES:
+        return RUNTIMES.get(runtime)(image=image)  # type: ignore[call-arg]
+    return RUNTIMES.get(runtime)()
 
 
 def is_sandbox_uid(uid: int) -> bool:

@@ -35,6 +35,7 @@ from benchwright.errors import (
 )
 from benchwright.fileio import write_text_atomic
 from benchwright.interpreters import Interpreter
+from benchwright.protocols import Runtime
 from benchwright.sandbox import require_bwrap
 from benchwright.user_paths import check_user_path
 
@@ -102,17 +103,21 @@ def env_key(interpreter: Interpreter, requirements: Sequence[str],
 
 
 def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str], *,
-               sandboxed: bool | None = None, source: Path | None = None) -> BuiltEnv:
+               sandboxed: bool | None = None, source: Path | None = None,
+               runtime: Runtime | None = None) -> BuiltEnv:
     """The environment for these requirements, built on first use and reused after.
 
     `sandboxed`: build in the bubblewrap sandbox (True), on the host (False: only for
     `--unsafe-no-sandbox`), or in the sandbox when bubblewrap works here (None: for
     benchwright's own pinned requirements). `source`: the submission's folder; the local paths
     the requirements name in it are keyed by content and visible read-only to the build.
+    `runtime`: the container runtime a sandboxed build runs in (None: bubblewrap); its image
+    is part of the key, so an environment built in one image is never used in another.
     """
     named = localpaths.named_paths(requirements, source) if source is not None else []
     local = localpaths.digest(source, named) if source is not None and named else None
-    key = env_key(interpreter, requirements, local)
+    image = getattr(runtime, "image", None)
+    key = env_key(interpreter, requirements, local if image is None else f"{local}@{image}")
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
     path = root / f"{label}-{key}"
@@ -122,8 +127,10 @@ def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str]
             return reused
         if sandboxed is None:
             sandboxed = _bwrap_works()
-        build = _build_sandboxed if sandboxed else _build
-        return build(path, key, interpreter, list(requirements), source, named)
+        if not sandboxed:
+            return _build(path, key, interpreter, list(requirements), source, named)
+        return _build_sandboxed(path, key, interpreter, list(requirements), source, named,
+                                runtime)
 
 
 def _reusable(path: Path) -> BuiltEnv | None:
@@ -161,12 +168,14 @@ def _bwrap_works() -> bool:
 
 
 def _build_sandboxed(path: Path, key: str, interpreter: Interpreter, requirements: list[str],
-                     source: Path | None, named: list[str]) -> BuiltEnv:
+                     source: Path | None, named: list[str],
+                     runtime: Runtime | None = None) -> BuiltEnv:
     from benchwright.envbuild import SandboxedBuild
 
     shutil.rmtree(path, ignore_errors=True)
     try:
-        frozen = SandboxedBuild(path, interpreter, source, named).run(uv_binary(), requirements)
+        build = SandboxedBuild(path, interpreter, source, named, runtime=runtime)
+        frozen = build.run(uv_binary(), requirements)
     except EnvironmentBuildError:
         shutil.rmtree(path, ignore_errors=True)
         raise

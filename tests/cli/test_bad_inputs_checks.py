@@ -307,6 +307,8 @@ def _progress_probes() -> list[Probe]:
               "not a folder"),
         Probe("bundle-runs-missing", ["view", "{tmp}/none", "--bundle", "{tmp}/b"], {},
               "none"),
+        Probe("bundle-of-no-run", ["view", "{tmp}/e", "--bundle", "{tmp}/b"], {"e/x.txt": "x"},
+              "no run found"),
         Probe("judge-rubric-not-json", [*judge, "--rubric", "{tmp}/k.jsonl"],
               {"r": RUN, "k.jsonl": "{"}, "k.jsonl"),
         Probe("judge-problem-unknown", [*judge, "--problem", "nope"], {"r": RUN}, "nope"),

@@ -4,7 +4,8 @@ applies the markers, deselects the slower tiers from a plain `pytest` and guards
 - `sandbox`: runs code in bubblewrap (skipped where bwrap is missing);
 - `browser`: starts Chromium (skipped without /usr/bin/chromium);
 - `ray`: starts a Ray cluster in a private network namespace (skipped unless root with unshare);
-- `e2e`: runs the CLI as a subprocess.
+- `e2e`: runs the CLI as a subprocess;
+- `container`: starts podman or docker (skipped where podman is missing).
 
 A test gets a tier from its own marker (or its module's `pytestmark`), or from what it uses: a
 helper or fixture tagged with `@starts(...)` or a library entry point in STARTERS, followed
@@ -24,7 +25,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-TIERS = ("sandbox", "browser", "ray", "e2e")
+TIERS = ("sandbox", "browser", "ray", "e2e", "container")
 """The slower tiers; a test with none of these markers is in the fast tier."""
 
 DESCRIPTIONS = {
@@ -32,13 +33,17 @@ DESCRIPTIONS = {
     "browser": "starts Chromium (headless, the system's)",
     "ray": "starts a real Ray cluster in a private network namespace (needs root)",
     "e2e": "runs the benchwright CLI as a subprocess",
+    "container": "starts podman or docker (containers, images; seconds each)",
 }
 
 STARTERS: dict[str, dict[str, tuple[str, ...]]] = {
     # library entry points that start such processes in the test's own process, by top package and
     # name (so a module moved inside its package still counts)
     "benchwright": {"BwrapRuntime": ("sandbox",), "grade_checkpoint": ("sandbox",),
-                    "RayLab": ("ray",), "SharedBrowser": ("browser",)},
+                    "RayLab": ("ray",), "SharedBrowser": ("browser",),
+                    "ContainerRuntime": ("container",), "ensure_image": ("container",),
+                    "default_image": ("container",), "find_engine": ("container",),
+                    "site_image": ("container",)},
     "playwright": {"sync_playwright": ("browser",), "async_playwright": ("browser",)},
 }
 
@@ -159,6 +164,7 @@ def _written_starters(func: Any) -> set[str]:
 
 CHROMIUM_NAMES = {"chromium", "chromium-browser", "chrome", "google-chrome", "headless_shell"}
 RAY_NAMES = {"ray", "raylet", "gcs_server"}
+ENGINE_NAMES = {"podman", "docker"}
 
 
 def _argv(args: Any) -> list[str]:
@@ -173,6 +179,8 @@ def tier_of_process(executable: Any, args: Any) -> str | None:
     names = [Path(a).name for a in [*_argv(executable), *argv[:1]]]
     if "bwrap" in names:
         return "sandbox"
+    if ENGINE_NAMES & set(names):
+        return "container"
     if CHROMIUM_NAMES & set(names) or "run-driver" in argv[1:2]:  # Chromium, Playwright's driver
         return "browser"
     if RAY_NAMES & set(names) or (names[-1:] == ["unshare"] and "-n" in argv):
@@ -216,6 +224,8 @@ def missing_prerequisite(tier: str) -> str | None:
     """Why this machine cannot run a tier's tests (None when it can)."""
     if tier == "sandbox" and shutil.which("bwrap") is None:
         return "bubblewrap is not installed (apt-get install bubblewrap)"
+    if tier == "container" and shutil.which("podman") is None:
+        return "podman is not installed (apt-get install podman runc)"
     if tier == "browser" and not Path("/usr/bin/chromium").exists():
         return "needs Debian's chromium (/usr/bin/chromium)"
     if tier == "ray":

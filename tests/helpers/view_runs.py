@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -235,3 +237,24 @@ def copy_screenshot(source: Path, name: str) -> None:
         Path(folder).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, Path(folder) / name)
 
+
+
+@contextmanager
+def serving(folder: Path) -> Iterator[str]:
+    """The viewer serving the runs under `folder` on loopback (in this process): its URL."""
+    from benchwright.view.server import serve_in_thread, start
+
+    server = start([folder])
+    stop = serve_in_thread(server)
+    try:
+        yield server.url
+    finally:
+        stop()
+
+
+def section_shot(tab: Any, section: str, path: Path) -> None:
+    """A screenshot of the page scrolled to its `section` heading (`#s-<name>`), kept under the
+    same name with BENCHWRIGHT_SCREENSHOTS."""
+    tab.evaluate(f"document.querySelector('#s-{section}').scrollIntoView(); scrollBy(0, -60)")
+    tab.screenshot(path=str(path))
+    copy_screenshot(path, path.name)

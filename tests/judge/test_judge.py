@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -467,3 +468,19 @@ def test_max_cost_with_an_unpriced_anthropic_model_is_refused_up_front(run: Path
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
     assert "--max-cost 1 cannot be enforced: model 'claude-unpriced' has no known price" in line
+
+
+def test_an_endpoint_that_takes_no_connection_is_one_line_at_once(run: Path) -> None:
+    """A --base-url with nothing listening (a typo'd port, a server not started): one line, exit
+    3, before any checkpoint is tried (not minutes of retried requests ending in one error per
+    checkpoint), and nothing written; the same for a judge asked of `run coding`."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    env = {**os.environ, KEY_ENV: KEY}
+    done = run_cli("metrics", "judge", str(run), "--model", "fake-judge", "--base-url", dead,
+                   "--api-key-env", KEY_ENV, env=env)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 3 and len(lines) == 1, done.stderr
+    assert "cannot be reached: Connection refused" in lines[0] and "Traceback" not in done.stderr
+    assert not list(run.rglob("judge.json"))

@@ -324,3 +324,43 @@ def test_a_rubric_nested_too_deeply_is_one_error(tmp_path: Path) -> None:
     path.write_text("[" * 5000 + "]" * 5000 + "\n")
     with pytest.raises(UserInputError, match="rubric line 1: nested too deeply"):
         load_rubric(path)
+
+
+def test_an_endpoint_that_takes_no_connection_stops_the_judging_at_once(tmp_path: Path) -> None:
+    """The server went away mid-judging (connection refused): one request spends its retries,
+    then the judging stops with one reason; the others are not tried at all."""
+    budget = Budget(None)
+    client = _Client([Transient("APIConnectionError: Connection error.", unreachable=True)])
+    requester = _requester(client, tmp_path, budget)
+    first = requester.run(_request("a"))
+    assert first.status == "halted" and "cannot be reached" in (budget.stop_reason or "")
+    assert client.calls == 3
+    rest = [requester.run(_request(k)) for k in "bcd"]
+    assert {o.status for o in rest} == {"halted"} and client.calls == 3
+    # a timeout or a dropped connection is not that: the others are still tried
+    slow = _Client([Transient("APITimeoutError: Request timed out.")])
+    other = _requester(slow, tmp_path / "t")
+    assert [other.run(_request(k)).status for k in "ef"] == ["infra", "infra"]
+    assert slow.calls == 6
+
+
+def test_the_sdk_errors_that_mean_no_connection(tmp_path: Path) -> None:
+    import httpx
+    import openai
+
+    from benchwright.judge.providers import _translated
+
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+
+    def error(cause: BaseException) -> Exception:
+        exc = openai.APIConnectionError(request=request)
+        exc.__cause__ = cause
+        return exc
+
+    refused = httpx.ConnectError("[Errno 111] Connection refused")
+    refused.__context__ = ConnectionRefusedError(111, "Connection refused")
+    assert isinstance(t := _translated(openai, error(refused)), Transient) and t.unreachable
+    reset = httpx.ReadError("[Errno 104] Connection reset by peer")
+    assert not _translated(openai, error(reset)).unreachable  # type: ignore[attr-defined]
+    timeout = openai.APITimeoutError(request=request)
+    assert not _translated(openai, timeout).unreachable  # type: ignore[attr-defined]

@@ -1,5 +1,5 @@
 """A submission that tries to escape is contained: its tests fail, the host is untouched, and
-no process is left behind. Needs bubblewrap (CI installs it)."""
+no process is left behind. On bubblewrap, podman and docker (tests/helpers/runtimes.py)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,10 @@ import pytest
 from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
-from benchwright.sandbox import BwrapRuntime, Limits
+from benchwright.protocols import Runtime
+from benchwright.sandbox import Limits
 from tests.helpers import FIXTURES
+from tests.helpers.runtimes import RUNTIME_PARAMS, runtime_for
 
 pytestmark = pytest.mark.sandbox
 
@@ -105,9 +107,15 @@ def _processes_with(token: str) -> list[int]:
     return found
 
 
-def _grade(snapshot: Path, checkpoint: str, limits: Limits) -> CheckpointEvaluation:
+@pytest.fixture(scope="module", params=RUNTIME_PARAMS)
+def runtime(request: pytest.FixtureRequest) -> Runtime:
+    return runtime_for(request)
+
+
+def _grade(snapshot: Path, checkpoint: str, limits: Limits,
+           runtime: Runtime) -> CheckpointEvaluation:
     problem = load_problem(FIXTURES / "hostile")
-    options = GradeOptions(runtime=BwrapRuntime(), limits=limits)
+    options = GradeOptions(runtime=runtime, limits=limits)
     return grade_checkpoint(problem, problem.checkpoints[checkpoint], snapshot, options).evaluation
 
 
@@ -115,12 +123,13 @@ Attempts = tuple[CheckpointEvaluation, Hostile]
 
 
 @pytest.fixture(scope="module")
-def escape_attempts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Attempts]:
+def escape_attempts(tmp_path_factory: pytest.TempPathFactory,
+                    runtime: Runtime) -> Iterator[Attempts]:
     # Graded once for the whole module: every escape case below reads the same evaluation.
     with _hostile_snapshot(tmp_path_factory.mktemp("hostile")) as target:
         # an explicit memory limit: the machine running the tests may be shared and has no swap
         limits = Limits(wall_clock_s=300, memory_mb=2048)
-        yield _grade(target.snapshot, "checkpoint_1", limits), target
+        yield _grade(target.snapshot, "checkpoint_1", limits, runtime), target
 
 
 ESCAPES = ["network", "read_home", "read_root", "write_outside", "allocate", "sleep", "fork_bomb"]
@@ -149,8 +158,8 @@ def test_host_is_untouched_and_nothing_is_left_running(escape_attempts: Attempts
     assert _processes_with(target.token) == []
 
 
-def test_wall_clock_kills_a_checkpoint_that_hangs(hostile: Hostile) -> None:
-    evaluation = _grade(hostile.snapshot, "checkpoint_2", Limits(wall_clock_s=5))
+def test_wall_clock_kills_a_checkpoint_that_hangs(hostile: Hostile, runtime: Runtime) -> None:
+    evaluation = _grade(hostile.snapshot, "checkpoint_2", Limits(wall_clock_s=5), runtime)
     assert evaluation.status is GradeStatus.WALL_CLOCK_TIMEOUT
     assert evaluation.verdicts["any"] is False
     assert "wall-clock" in (evaluation.infrastructure_reason or "")

@@ -22,11 +22,13 @@ from benchwright.coding.agents.network import agent_allowlist, provider_endpoint
 from benchwright.coding.agents.settings import AgentSettings
 from benchwright.egress import EgressProxy, host_addresses, index_endpoints, local_index_folders
 from benchwright.interpreters import resolve_python
+from benchwright.protocols import Runtime
 from benchwright.sandbox import Limits, get_runtime
 from benchwright.testing.fake_llm import FakeLLMServer
 from benchwright.testing.script import Script
 from benchwright.toolenvs import ensure_env
 from tests.helpers.evil_package import write_evil_package
+from tests.helpers.runtimes import RUNTIME_PARAMS, runtime_for
 
 pytestmark = pytest.mark.sandbox
 
@@ -103,8 +105,13 @@ def listener() -> Iterator[Listener]:
     made.server.close()
 
 
+@pytest.fixture(params=RUNTIME_PARAMS)
+def runtime(request: pytest.FixtureRequest) -> Runtime:
+    return runtime_for(request)
+
+
 def test_environment_build_reaches_the_index_and_nothing_else(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listener: Listener
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listener: Listener, runtime: Runtime
 ) -> None:
     monkeypatch.setenv("BENCHWRIGHT_CACHE_DIR", str(tmp_path / "cache"))
     source = tmp_path / "submission"
@@ -112,7 +119,8 @@ def test_environment_build_reaches_the_index_and_nothing_else(
     write_evil_package(source / "evil", payload)
     env = ensure_env("solution", resolve_python(None),
                      ["six==1.16.0", f"evilpkg @ file://{source / 'evil'}"],
-                     sandboxed=True, source=source)
+                     sandboxed=True, source=source,
+                     runtime=runtime if runtime.name != "bwrap" else None)
     assert "six==1.16.0" in env.packages  # a normal requirement still installs
     loot = next(env.path.glob("lib/python*/site-packages/evilpkg.py")).read_text()
     results = json.loads(ast.literal_eval(loot.removeprefix("LOOT = ")))
@@ -142,7 +150,7 @@ open("results.json", "w").write(json.dumps(results))
 
 
 def test_agent_network_reaches_its_endpoint_and_nothing_else(
-    tmp_path: Path, listener: Listener
+    tmp_path: Path, listener: Listener, runtime: Runtime
 ) -> None:
     with FakeLLMServer(Script()) as fake:
         code = AGENT_PROBE.format(probe=f"HOST_PORT = {listener.port}\n{PROBE}",
@@ -153,7 +161,7 @@ def test_agent_network_reaches_its_endpoint_and_nothing_else(
         artifacts.mkdir()
         shutil.copy(tmp_path / "probe.py", workspace / "probe.py")
         python = resolve_python(None)
-        agent = CommandAgent("python probe.py", get_runtime(), Limits(wall_clock_s=120), python,
+        agent = CommandAgent("python probe.py", runtime, Limits(wall_clock_s=120), python,
                              network=True,
                              settings=AgentSettings(base_url=f"{fake.base_url}/v1"))
         (tmp_path / "prompt.txt").write_text("probe")

@@ -20,20 +20,28 @@ from benchwright.coding.evaluation import CheckpointEvaluation
 from benchwright.coding.examples import example_problem_dir
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
+from benchwright.protocols import Runtime
 from benchwright.sandbox import BwrapRuntime, Limits
 from tests.helpers import FIXTURES
+from tests.helpers.runtimes import RUNTIME_PARAMS, runtime_for
 
 pytestmark = pytest.mark.sandbox
 CHEATERS = FIXTURES / "cheaters"
 CASEFILES = FIXTURES / "casefiles"
 
 
-def _grade(problem_dir: Path, checkpoint: str, main: Path, tmp: Path) -> CheckpointEvaluation:
+@pytest.fixture(params=RUNTIME_PARAMS)
+def runtime(request: pytest.FixtureRequest) -> Runtime:
+    return runtime_for(request)
+
+
+def _grade(problem_dir: Path, checkpoint: str, main: Path, tmp: Path,
+           runtime: Runtime | None = None) -> CheckpointEvaluation:
     problem = load_problem(problem_dir)
     snapshot = tmp / "snapshot"
     snapshot.mkdir()
     shutil.copyfile(main, snapshot / f"{problem.entry_file}.py")
-    options = GradeOptions(runtime=BwrapRuntime(), limits=Limits(wall_clock_s=300),
+    options = GradeOptions(runtime=runtime or BwrapRuntime(), limits=Limits(wall_clock_s=300),
                            scratch_root=tmp / "scratch")
     return grade_checkpoint(problem, problem.checkpoints[checkpoint], snapshot,
                             options).evaluation
@@ -48,17 +56,19 @@ def _messages(evaluation: CheckpointEvaluation) -> str:
 
 
 @pytest.mark.parametrize("checkpoint", ["checkpoint_1", "checkpoint_2"])
-def test_the_reference_passes_in_the_jail(checkpoint: str, tmp_path: Path) -> None:
+def test_the_reference_passes_in_the_jail(checkpoint: str, tmp_path: Path,
+                                          runtime: Runtime) -> None:
     evaluation = _grade(CASEFILES, checkpoint,
-                        CASEFILES / "solutions" / "checkpoint_2" / "main.py", tmp_path)
+                        CASEFILES / "solutions" / "checkpoint_2" / "main.py", tmp_path, runtime)
     assert evaluation.grader.jailed
     assert evaluation.pytest_exit_code == 0, _messages(evaluation)
     assert _passed(evaluation) == evaluation.pytest_collected > 0
 
 
 @pytest.mark.parametrize("checkpoint", ["checkpoint_1", "checkpoint_2"])
-def test_printing_the_expected_output_scores_nothing(checkpoint: str, tmp_path: Path) -> None:
-    evaluation = _grade(CASEFILES, checkpoint, CHEATERS / "peek.py", tmp_path)
+def test_printing_the_expected_output_scores_nothing(checkpoint: str, tmp_path: Path,
+                                                     runtime: Runtime) -> None:
+    evaluation = _grade(CASEFILES, checkpoint, CHEATERS / "peek.py", tmp_path, runtime)
     assert evaluation.pytest_collected > 0
     assert _passed(evaluation) == 0, [c.id for c in evaluation.tests if c.passed]
 
@@ -73,8 +83,8 @@ def test_printing_the_expected_output_scores_nothing_on_the_bundled_problems(
 
 
 def test_the_submission_sees_no_test_folder_no_pytest_variable_no_process(
-        tmp_path: Path) -> None:
-    evaluation = _grade(CASEFILES, "checkpoint_1", CHEATERS / "snoop.py", tmp_path)
+        tmp_path: Path, runtime: Runtime) -> None:
+    evaluation = _grade(CASEFILES, "checkpoint_1", CHEATERS / "snoop.py", tmp_path, runtime)
     messages = _messages(evaluation)
     assert "SNOOP env= tests=[] proc=False" in messages, messages
 

@@ -191,3 +191,43 @@ def test_a_job_folder_in_use_in_another_pid_namespace_is_left_alone(tmp_path: Pa
         assert held.is_dir()
         held.rename(mine)
     assert not mine.exists()
+
+
+@pytest.mark.container
+@pytest.mark.e2e
+def test_a_container_left_by_a_killed_grader_is_removed_by_the_next_start(
+    marked_problem: tuple[Path, str], tmp_path: Path
+) -> None:
+    """kill -9 of the harness while its container runs the lingering test: the container
+    outlives it (conmon keeps it) until the next benchwright that starts a container runtime."""
+    from benchwright.container_runtime import NAME_PREFIX
+    from benchwright.images.engines import find_engine
+
+    problem, _token = marked_problem
+    engine = find_engine("podman")
+    argv = [sys.executable, "-m", "benchwright", "eval", "checkpoint", "--runtime", "podman",
+            "--problems-dir", str(problem.parent), "--problem", problem.name,
+            "--checkpoint", "checkpoint_3", "--workspace",
+            str(problem / "solutions" / "checkpoint_1"), "--out", str(tmp_path / "killed")]
+    grader = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def containers() -> list[str]:
+        listed = engine.text(["ps", "--all", "--filter", "label=benchwright.runtime",
+                              "--format", "{{.Names}}"]) or ""
+        return [n for n in listed.split() if n.startswith(f"{NAME_PREFIX}{grader.pid}-")]
+
+    def lingering() -> bool:
+        return any("linger" in (engine.text(["top", name, "args"]) or "")
+                   for name in containers())
+
+    try:
+        wait_for(lingering, what="the grader's container to reach the lingering test")
+    finally:
+        grader.send_signal(signal.SIGKILL)
+        grader.wait()
+    assert containers(), "the container outlives its killed harness"
+    run_cli("eval", "checkpoint", "--runtime", "podman", "--problems-dir", str(problem.parent),
+            "--problem", problem.name, "--checkpoint", "checkpoint_1",
+            "--workspace", str(problem / "solutions" / "checkpoint_1"),
+            "--out", str(tmp_path / "next"))
+    assert containers() == []

@@ -1,6 +1,6 @@
 """The sandbox limits resident memory, not address space: a submission that fills 4 GiB passes as
 under SCBench's runner (no memory limit), and a 20 GB bomb is killed, reported as such, and
-leaves nothing behind. Needs bubblewrap and a writable memory cgroup hierarchy.
+leaves nothing behind, on bubblewrap, podman and docker. Needs a writable memory cgroup hierarchy.
 
 The machine has no swap and is shared: the bomb runs under an explicit 2 GiB limit."""
 
@@ -15,8 +15,10 @@ from benchwright import memory_cgroup, sandbox
 from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
+from benchwright.protocols import Runtime
 from benchwright.sandbox import BwrapRuntime, Limits, Mount
 from tests.helpers import FIXTURES
+from tests.helpers.runtimes import RUNTIME_PARAMS, runtime_for
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -30,10 +32,15 @@ def leftover_cgroups() -> list[Path]:
     return memory_cgroup.leftovers(os.getpid())
 
 
-def grade(checkpoint: str, limits: Limits) -> CheckpointEvaluation:
+@pytest.fixture(params=RUNTIME_PARAMS)
+def runtime(request: pytest.FixtureRequest) -> Runtime:
+    return runtime_for(request)
+
+
+def grade(checkpoint: str, limits: Limits, runtime: Runtime | None = None) -> CheckpointEvaluation:
     problem = load_problem(FIXTURES / "memory")
     snapshot = problem.solution_dir("checkpoint_1")
-    options = GradeOptions(runtime=BwrapRuntime(), limits=limits)
+    options = GradeOptions(runtime=runtime or BwrapRuntime(), limits=limits)
     return grade_checkpoint(problem, problem.checkpoints[checkpoint], snapshot,
                             options).evaluation
 
@@ -47,8 +54,8 @@ def test_filling_four_gib_passes_under_the_default_limit() -> None:
     assert evaluation.verdicts["all-cases"] is True
 
 
-def test_a_20_gb_bomb_is_killed_and_reported() -> None:
-    evaluation = grade("checkpoint_2", BOMB_LIMIT)
+def test_a_20_gb_bomb_is_killed_and_reported(runtime: Runtime) -> None:
+    evaluation = grade("checkpoint_2", BOMB_LIMIT, runtime)
     assert evaluation.status is GradeStatus.COMPLETED
     outcomes = {c.id: c.outcome for c in evaluation.tests}
     assert outcomes == {"test_small_work_still_runs": "passed", "test_bomb": "failed"}
@@ -57,8 +64,8 @@ def test_a_20_gb_bomb_is_killed_and_reported() -> None:
     assert leftover_cgroups() == []
 
 
-def test_pytest_killed_by_the_limit_is_a_memory_limit_status() -> None:
-    evaluation = grade("checkpoint_3", BOMB_LIMIT)
+def test_pytest_killed_by_the_limit_is_a_memory_limit_status(runtime: Runtime) -> None:
+    evaluation = grade("checkpoint_3", BOMB_LIMIT, runtime)
     assert evaluation.status is GradeStatus.MEMORY_LIMIT
     assert "memory limit" in (evaluation.infrastructure_reason or "")
     assert evaluation.verdicts["any"] is False

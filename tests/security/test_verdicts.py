@@ -2,7 +2,8 @@
 tries to ptrace pytest or reach its fds, plants a module for pytest to import, swaps the report
 for a FIFO and kills pytest; the verdict stays its true one (failed), and what it tampered with is
 recorded. The forger's tests start it without the jail (as tests that run a program other than
-the entry point do), so each probe reaches pytest's sandbox. Needs bubblewrap."""
+the entry point do), so each probe reaches pytest's sandbox. On bubblewrap, podman and docker
+(tests/helpers/runtimes.py)."""
 
 from __future__ import annotations
 
@@ -18,27 +19,34 @@ import pytest
 from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
-from benchwright.sandbox import BwrapRuntime, Limits
+from benchwright.protocols import Runtime
+from benchwright.sandbox import Limits
 from tests.helpers import FIXTURES
 from tests.helpers.probes import records
+from tests.helpers.runtimes import RUNTIME_PARAMS, runtime_for
 
 pytestmark = pytest.mark.sandbox
 FORGER = FIXTURES / "forger"
 
 
-def _grade(checkpoint: str, tmp: Path) -> CheckpointEvaluation:
+@pytest.fixture(scope="module", params=RUNTIME_PARAMS)
+def runtime(request: pytest.FixtureRequest) -> Runtime:
+    return runtime_for(request)
+
+
+def _grade(checkpoint: str, tmp: Path, runtime: Runtime) -> CheckpointEvaluation:
     problem = load_problem(FORGER)
     snapshot = tmp / "snapshot"
     shutil.copytree(FORGER / "solutions" / "checkpoint_1", snapshot)
-    options = GradeOptions(runtime=BwrapRuntime(), limits=Limits(wall_clock_s=300),
+    options = GradeOptions(runtime=runtime, limits=Limits(wall_clock_s=300),
                            scratch_root=tmp / "scratch")
     return grade_checkpoint(problem, problem.checkpoints[checkpoint], snapshot,
                             options).evaluation
 
 
 @pytest.fixture(scope="module")
-def forged(tmp_path_factory: pytest.TempPathFactory) -> CheckpointEvaluation:
-    return _grade("checkpoint_1", tmp_path_factory.mktemp("forged"))
+def forged(tmp_path_factory: pytest.TempPathFactory, runtime: Runtime) -> CheckpointEvaluation:
+    return _grade("checkpoint_1", tmp_path_factory.mktemp("forged"), runtime)
 
 
 def _outcomes(evaluation: CheckpointEvaluation) -> dict[str, str]:
@@ -72,25 +80,30 @@ def test_pytest_cannot_be_traced_or_opened(forged: CheckpointEvaluation, attack:
     assert f"{attack}=E" in message, message
 
 
-def test_killing_pytest_is_not_a_pass(tmp_path: Path) -> None:
-    evaluation = _grade("checkpoint_2", tmp_path)
+def test_killing_pytest_is_not_a_pass(tmp_path: Path, runtime: Runtime) -> None:
+    evaluation = _grade("checkpoint_2", tmp_path, runtime)
     assert evaluation.status is GradeStatus.TAMPERED
     assert "without reporting" in (evaluation.tampering_reason or "")
     assert not any(evaluation.verdicts.values())
 
 
-def test_a_module_planted_where_pytest_imports_never_runs_in_pytest(tmp_path: Path) -> None:
+def test_a_module_planted_where_pytest_imports_never_runs_in_pytest(
+        tmp_path: Path, runtime: Runtime) -> None:
     # The submission writes .evaluation_tests/deepdiff.py; a test then imports deepdiff lazily.
-    evaluation = _grade("checkpoint_4", tmp_path)
+    evaluation = _grade("checkpoint_4", tmp_path, runtime)
     assert _outcomes(evaluation) == {"test_plant": "failed", "test_sum": "failed"}
     assert not any(evaluation.verdicts.values())
 
 
-def test_a_fifo_in_place_of_the_report_does_not_hang_the_grader(tmp_path: Path) -> None:
+@pytest.mark.parametrize("runtime_name", RUNTIME_PARAMS)
+def test_a_fifo_in_place_of_the_report_does_not_hang_the_grader(
+        tmp_path: Path, runtime_name: str, request: pytest.FixtureRequest) -> None:
+    if runtime_name == "docker":
+        request.getfixturevalue("docker_api")
     argv = [sys.executable, "-m", "benchwright", "eval", "checkpoint", "--problems-dir",
             str(FORGER.parent), "--problem", FORGER.name, "--checkpoint", "checkpoint_5",
             "--workspace", str(FORGER / "solutions" / "checkpoint_1"), "--out",
-            str(tmp_path / "out"), "--json"]
+            str(tmp_path / "out"), "--json", "--runtime", runtime_name]
     # A grader that opened the FIFO to read it would wait forever for a writer.
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=120,
                           env=dict(os.environ), check=False)

@@ -63,6 +63,20 @@ def _metrics(run_dir: Path) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted(run_dir.glob("tasks/*/trial_*/metrics.json"))]
 
 
+def test_every_trial_is_written_as_valid_atif(reference_run: tuple[Path, dict[str, Any]]) -> None:
+    atif = pytest.importorskip("atif")
+    out, summary = reference_run
+    trials = sorted((out / "tasks").glob("*/trial_*"))
+    assert len(trials) == summary["n_trials"]
+    for trial in trials:
+        doc = atif.Trajectory.model_validate_json((trial / "trajectory.atif.json").read_text())
+        history = json.loads((trial / "history.json").read_text())["history"]
+        agent = [s for s in doc.steps if s.source == "agent"]
+        assert len(agent) == len(history) and doc.steps[0].source == "user", trial
+        assert agent[-1].tool_calls[-1].function_name == "done", trial
+        assert doc.final_metrics.total_steps == len(doc.steps)
+
+
 def test_every_answer_came_from_the_schema(reference_run: tuple[Path, dict[str, Any]]) -> None:
     out, _ = reference_run
     assert [m["response_source"] for m in _metrics(out)] == ["schema"] * 12
@@ -221,3 +235,32 @@ def test_browser_use_with_an_openai_compatible_model(tmp_path: Path) -> None:
     assert metrics["model_time_s"] > 0 and 0 < metrics["harness_s"] < metrics["duration_s"]
     leaked = subprocess.run(["grep", "-rl", key, str(out)], capture_output=True, text=True)
     assert leaked.stdout == ""
+    _check_atif(out / "tasks" / "9005" / "trial_1")
+
+
+def _check_atif(trial: Path) -> None:
+    """The trial's steps in ATIF: valid, each action a tool call with its observation, each
+    step's model call with its tokens and cost, the trial's totals in the final metrics."""
+    atif = pytest.importorskip("atif")
+    from benchwright.atif_format import schema_version
+
+    doc = atif.Trajectory.model_validate_json((trial / "trajectory.atif.json").read_text())
+    assert doc.schema_version == schema_version() and doc.session_id == "9005/trial_1"
+    assert doc.agent.name == "browser-use" and doc.agent.model_name == "gpt-4.1-mini"
+    user, *agent = doc.steps
+    assert user.source == "user" and agent and all(s.source == "agent" for s in agent)
+    # the first step is the harness's initial navigation: no model call, so no metrics
+    assert [c.function_name for s in agent for c in s.tool_calls or []] == [
+        "navigate", "scroll", "done"]
+    assert (agent[0].llm_call_count, agent[0].metrics) == (0, None)
+    agent = agent[1:]
+    done = agent[-1].observation.results[-1]
+    assert done.source_call_id == agent[-1].tool_calls[-1].tool_call_id
+    assert "NOT_FOUND_ERROR" in done.content and done.extra["is_done"]
+    assert all(s.extra["url"].startswith("http://127.0.0.1") for s in agent)
+    assert [(s.llm_call_count, s.metrics.prompt_tokens, s.metrics.completion_tokens)
+            for s in agent] == [(1, 1000, 50), (1, 1000, 50)]
+    assert all(s.metrics.cost_usd > 0 for s in agent)
+    final = doc.final_metrics
+    assert (final.total_prompt_tokens, final.total_completion_tokens) == (2000, 100)
+    assert final.total_cost_usd == pytest.approx(sum(s.metrics.cost_usd for s in agent))

@@ -1,17 +1,16 @@
-"""Site health checks against a local HTTP server; container control needs a Docker engine."""
+"""Site health checks against a local HTTP server, and the docker arguments and errors of container
+control (the containers themselves: tests/web/test_site_containers.py, on podman's Docker API)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
-import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from benchwright.errors import InfrastructureError, PrerequisiteError, UserInputError
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig
@@ -20,6 +19,7 @@ from benchwright.web.sites import (
     SiteState,
     check_site,
     container_name,
+    ctrl_status,
     ctrl_url,
     reset_site,
     run_args,
@@ -29,12 +29,15 @@ from benchwright.web.sites import (
     wait_ready,
 )
 
+_STARTING = (b'{"success": false, "message": "", "details": {"value": {"services": '
+             b'{"web": "STARTING", "db": "RUNNING"}}, "exec_logs": []}}')
+
 
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         routes = {"/": (200, b"<html>ok</html>"), "/admin": (302, b""),
                   "/broken": (500, b"oops"), "/status": (200, b'{"success": true}'),
-                  "/forbidden": (403, b"no")}
+                  "/forbidden": (403, b"no"), "/starting/status": (200, _STARTING)}
         code, body = routes.get(self.path, (404, b"missing"))
         self.send_response(code)
         if code == 302:
@@ -104,6 +107,17 @@ def test_wait_ready_polls_env_ctrl_and_the_site(server: str) -> None:
     assert check.detail == "HTTP 500"
 
 
+def test_a_site_not_ready_names_what_env_ctrl_said(server: str) -> None:
+    assert ctrl_status(f"{server}/starting") == (False, "web STARTING, db RUNNING")
+    assert ctrl_status(server) == (True, "success")  # no services named
+    with pytest.raises(InfrastructureError, match=r"site up; env-ctrl .*/starting: web STARTING"):
+        wait_ready(Site.REDDIT, server, f"{server}/starting", timeout_s=0, sleep=lambda _s: None)
+    with pytest.raises(InfrastructureError, match=r"site: HTTP 500; env-ctrl .*: HTTP 404"):
+        wait_ready(Site.REDDIT, f"{server}/broken", f"{server}/none", timeout_s=0)
+    closed = f"http://127.0.0.1:{_closed_port()}"
+    assert ctrl_status(closed)[1].startswith("no answer")
+
+
 def test_docker_arguments_follow_the_config(tmp_path: Path) -> None:
     config = WebEnvConfig(sites={
         Site.SHOPPING_ADMIN: SiteConfig(urls=["http://127.0.0.1:17780/admin"]),
@@ -123,39 +137,30 @@ def test_docker_arguments_follow_the_config(tmp_path: Path) -> None:
         run_args(WebEnvConfig(), Site.HOMEPAGE)
 
 
-def test_without_an_engine_control_is_a_prerequisite_error(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = tmp_path / "docker"
+def test_the_config_names_the_image_and_the_container() -> None:
+    config = WebEnvConfig(sites={Site.REDDIT: SiteConfig(
+        urls=["http://127.0.0.1:19999"], env_ctrl_url="http://127.0.0.1:19998",
+        image="localhost/benchwright-site-reddit:0123456789ab", container="bw_test_reddit")})
+    args = run_args(config, Site.REDDIT)
+    assert args[:4] == ["run", "--detach", "--name", "bw_test_reddit"]
+    assert "benchwright.web.site=reddit" in args and args[-1].endswith("reddit:0123456789ab")
+    assert "19999:80" in args and "19998:8877" in args
+    assert container_name(WebEnvConfig(), Site.REDDIT) == "webarena_verified_reddit"
+    for bad in ({"container": "--rm"}, {"container": "a b"}, {"image": "--privileged"},
+                {"image": "img\n--rm"}):
+        with pytest.raises(ValidationError):
+            SiteConfig.model_validate({"url": "http://127.0.0.1:1", **bad})
+
+
+def test_without_an_engine_control_is_a_prerequisite_error(tmp_path: Path) -> None:
+    fake = tmp_path / "engineless-cli"  # a docker CLI with no engine behind it
     fake.write_text("#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\nexit 1\n")
     fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    for action in (lambda: start_site(WebEnvConfig(), Site.SHOPPING),
-                   lambda: stop_site(WebEnvConfig(), Site.SHOPPING),
-                   lambda: reset_site(WebEnvConfig(), Site.SHOPPING)):
+    docker = Docker(str(fake))
+    for action in (lambda: start_site(WebEnvConfig(), Site.SHOPPING, docker=docker),
+                   lambda: stop_site(WebEnvConfig(), Site.SHOPPING, docker=docker),
+                   lambda: reset_site(WebEnvConfig(), Site.SHOPPING, docker=docker)):
         with pytest.raises(PrerequisiteError, match=r"no Docker engine answers.*Cannot connect"):
             action()
     with pytest.raises(PrerequisiteError, match="not installed"):
         Docker("no-such-docker-binary").require_engine()
-
-
-def _engine_answers() -> bool:
-    docker = shutil.which("docker")
-    if docker is None:
-        return False
-    done = subprocess.run([docker, "info"], capture_output=True, check=False, timeout=30)
-    return done.returncode == 0
-
-
-NO_ENGINE = ("no Docker engine answers here (no docker CLI, or `docker info` fails); "
-             "start/stop/reset are tested where one runs")
-needs_engine = pytest.mark.skipif(not _engine_answers(), reason=NO_ENGINE)
-
-
-@needs_engine
-def test_start_reset_stop_a_real_site() -> None:  # pragma: no cover - needs Docker and images
-    config = WebEnvConfig()
-    health = start_site(config, Site.SHOPPING, timeout_s=600)
-    assert health.state is SiteState.UP
-    assert reset_site(config, Site.SHOPPING, timeout_s=600).state is SiteState.UP
-    stop_site(config, Site.SHOPPING)
-    assert not Docker().is_running(container_name(Site.SHOPPING))

@@ -22,9 +22,11 @@ from benchwright.coding.runs.scbench.run_name import run_name, unused
 from benchwright.coding.track import TRACK, check_judge, require_metric_tools
 from benchwright.coding.track import CodingHooks as CodingHooks  # the API's name for it
 from benchwright.errors import UserInputError
+from benchwright.images.resolve import image_for_runtime
 from benchwright.judge.models import JudgeSettings
+from benchwright.llm.cassette import traffic_setting
 from benchwright.pricing import run_price
-from benchwright.registry import CODING_AGENTS
+from benchwright.registry import CODING_AGENTS, RUNTIMES
 from benchwright.version import __version__
 
 if TYPE_CHECKING:
@@ -94,6 +96,11 @@ class CodingOptions(Placement, total=False):
     """Give the agent's sandbox the network [--agent-network]."""
     unsafe_no_sandbox: bool
     """Run agents and tests without bubblewrap [--unsafe-no-sandbox]."""
+    runtime: str
+    """Where sandboxed steps run: bwrap (default), podman or docker [--runtime]."""
+    image: str
+    """The container image (podman/docker): a reference in the engine's store, or an SCBench
+    environment file; default: the grading image, built if missing [--image]."""
     metrics: bool
     """Measure code quality at every checkpoint [--metrics/--no-metrics]; default True."""
     max_snapshot_mb: float
@@ -106,6 +113,11 @@ class CodingOptions(Placement, total=False):
     """The judge's rubric (JSONL, SCBench's format) [--judge-rubric]; default: benchwright's."""
     judge_options: Mapping[str, Any]
     """Any other `JudgeSettings` field, e.g. base_url, protocol, samples [-J KEY=VALUE]."""
+    llm_record: Path | str
+    """Record every model call of the agent into this cassette folder [--llm-record]."""
+    llm_replay: Path | str
+    """Answer every model call from this cassette, with no network and no key
+    [--llm-replay]."""
 
 
 def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None = None,
@@ -171,7 +183,7 @@ def coding_config(problems_dir: Path | str | None, options: CodingOptions) -> Ru
     CODING_AGENTS.check(agent)
     fields = {k: v for k, v in options.items() if k in RunConfig.model_fields}
     try:
-        return RunConfig.model_validate({
+        config = RunConfig.model_validate({
             **fields, "problems_dir": folder.expanduser().resolve(),
             "problems": problem_names(folder, list(options.get("problems", ()))),
             "agent": agent, "agent_version": agent_version(agent, options.get("agent_version")),
@@ -179,10 +191,21 @@ def coding_config(problems_dir: Path | str | None, options: CodingOptions) -> Ru
             "replay_from": resolved(_path(options.get("replay_from"))),
             "prompt": prompt_setting(options.get("prompt", "just-solve")),
             "agent_settings": agent_settings(options),
+            "llm": traffic_setting(options.get("llm_record"), options.get("llm_replay")),
             "judge": judge_settings(options.get("judge_model"), options.get("judge_rubric"),
                                     options.get("judge_options") or {})})
     except ValidationError as exc:
         raise _option_error(exc) from None
+    return _with_image(config)
+
+
+def _with_image(config: RunConfig) -> RunConfig:
+    """The run's container image resolved now, once (a missing engine or image: one line)."""
+    if config.runtime not in RUNTIMES or config.runtime == "unsafe-local":
+        raise UserInputError(f"unknown runtime {config.runtime!r}",
+                             hint="use bwrap, podman or docker (docs/runtimes.md)")
+    image_id = image_for_runtime(config.runtime, config.image, config.unsafe_no_sandbox)
+    return config.model_copy(update={"image_id": image_id})
 
 
 def agent_settings(options: CodingOptions) -> AgentSettings:

@@ -20,19 +20,23 @@ log = logging.getLogger(__name__)
 
 def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str | None = None,
                      *, out: Path | str | None = None, python: str | None = None,
-                     unsafe_no_sandbox: bool = False, wall_clock_s: float = 1800.0,
+                     unsafe_no_sandbox: bool = False, runtime: str = "bwrap",
+                     image: str | None = None, wall_clock_s: float = 1800.0,
                      memory_mb: int | None = None, max_processes: int = 256,
                      max_output_mb: int = 8,
                      progress: Callable[[str], None] | None = None) -> CheckpointEvaluation:
     """Grade one checkpoint of a problem (a folder, or a bundled example's name) on a workspace
     snapshot (default: the checkpoint's reference solution), as SCBench grades it. With `out`,
     evaluation.json, grading.json and pytest's raw output are written there (`max_output_mb` of
-    each of its streams, the head and the tail)."""
+    each of its streams, the head and the tail). `runtime`: bwrap, podman or docker (on
+    `image`, `--image`'s value; default: the grading image)."""
     from benchwright.coding import grading
     from benchwright.coding.artifacts import save_grade_output
     from benchwright.coding.scratch import sweep_leftovers
+    from benchwright.images.resolve import image_for_runtime
     from benchwright.sandbox import Limits, get_runtime
 
+    image_id = image_for_runtime(runtime, image, unsafe_no_sandbox)
     sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
     loaded = load_problem(problem_folder(problem))
     require_tests(loaded)
@@ -40,8 +44,8 @@ def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str
     snapshot = Path(workspace) if workspace is not None else loaded.solution_dir(checkpoint)
     limits = Limits(wall_clock_s=wall_clock_s, memory_mb=memory_mb, max_processes=max_processes,
                     max_output_mb=max_output_mb)
-    options = grading.GradeOptions(runtime=get_runtime(unsafe_no_sandbox), limits=limits,
-                                   python=python)
+    options = grading.GradeOptions(runtime=get_runtime(unsafe_no_sandbox, runtime, image_id),
+                                   limits=limits, python=python)
     log.info("grading %s/%s on %s", loaded.name, checkpoint, snapshot)
     output = grading.grade_checkpoint(loaded, config, snapshot, options,
                                       progress=progress or (lambda _message: None))

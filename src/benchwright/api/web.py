@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from benchwright.api.options import refuse_unknown
 from benchwright.api.placement import Placement, make_executor, take_placement
 from benchwright.errors import UserInputError
+from benchwright.llm.cassette import traffic_setting
 from benchwright.registry import TRIAL_RUNNERS, WEB_AGENTS
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.secret_settings import refuse_secrets
@@ -64,6 +65,11 @@ class WebOptions(Placement, total=False):
     """structured, plain, or a template file [--prompt]; default structured."""
     concurrency_per_site: int
     """Read-only trials of a site run this many at a time [--concurrency-per-site]."""
+    llm_record: Path | str
+    """Record every model call of the agent into this cassette folder [--llm-record]."""
+    llm_replay: Path | str
+    """Answer every model call from this cassette, with no network and no key
+    [--llm-replay]."""
 
 
 def run_web(suite: str | Path = LOCAL, *, out: Path | str | None = None,
@@ -114,7 +120,8 @@ def new_web_run(suite: str, out: Path | str | None,
             extractor=_extractor(options.get("extract_model"), base_url, key_env),
             keep_browser_files=options.get("keep_browser_files", False),
             cookie_files=_cookie_files([Path(c) for c in options.get("cookies", ())]),
-            concurrency_per_site=options.get("concurrency_per_site", 1))
+            concurrency_per_site=options.get("concurrency_per_site", 1),
+            llm=traffic_setting(options.get("llm_record"), options.get("llm_replay")))
     except ValidationError as exc:
         error = exc.errors()[0]
         raise UserInputError(f"{'.'.join(map(str, error['loc']))}: {error['msg']}") from None

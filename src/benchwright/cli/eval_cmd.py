@@ -27,6 +27,7 @@ from benchwright.cli.option_checks import (
     new_dir,
     seconds,
 )
+from benchwright.cli.runtime_options import ImageOption, RuntimeOption
 from benchwright.errors import GradingInfrastructureError, SandboxKilled, UserInputError
 
 # The tracks are imported inside the commands: this module is loaded by every
@@ -175,6 +176,8 @@ def checkpoint_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     python: PythonOption = None,
     unsafe_no_sandbox: UnsafeNoSandboxOption = False,
+    runtime: RuntimeOption = "bwrap",
+    image: ImageOption = None,
     wall_clock: WallClockOption = 1800.0,
     memory_mb: MemoryMbOption = None,
     max_processes: MaxProcessesOption = 256,
@@ -198,7 +201,8 @@ def checkpoint_cmd(
     with err.status(f"grading {loaded.name}/{checkpoint}") as status:
         evaluation = grade_checkpoint(
             folder, checkpoint, snapshot, out=out_dir, python=python,
-            unsafe_no_sandbox=unsafe_no_sandbox, wall_clock_s=wall_clock, memory_mb=memory_mb,
+            unsafe_no_sandbox=unsafe_no_sandbox, runtime=runtime, image=image,
+            wall_clock_s=wall_clock, memory_mb=memory_mb,
             max_processes=max_processes, max_output_mb=max_output_mb,
             progress=lambda msg: status.update(f"{loaded.name}/{checkpoint}: {msg}"))
     _show(evaluation, out_dir, as_json)

@@ -4,33 +4,37 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from benchwright.cli.json_output import echo_json
 from benchwright.errors import UserInputError
 
+if TYPE_CHECKING:
+    from benchwright.atif_format import Export
+    from benchwright.redaction import Redactor
+
 app = typer.Typer(help="Write a run's files in other tools' formats.", no_args_is_help=True)
 
 
 @app.command("atif")
 def atif_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="A coding run's folder.")],
+    run_dir: Annotated[Path, typer.Argument(help="A run's folder (coding or web).")],
     out: Annotated[Path, typer.Option(help="Folder to write the ATIF files into.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print what was written and skipped "
                                           "as JSON.")] = False,
 ) -> None:
-    """Write every checkpoint's agent trajectory of RUN_DIR as ATIF (docs/atif.md)."""
-    from benchwright.coding.agents.atif import export_run
+    """Write every agent trajectory of RUN_DIR as ATIF: each checkpoint's agent session of a
+    coding run, each trial of a web run (docs/atif.md)."""
     from benchwright.redaction import Redactor
 
     if run_dir.is_symlink() or not run_dir.is_dir():
         raise UserInputError("not a run folder", path=run_dir,
-                             hint="give the folder `benchwright run coding --out` wrote")
+                             hint="give the folder `benchwright run coding|web --out` wrote")
     if out.exists() and (out.is_symlink() or not out.is_dir()):
         raise UserInputError("--out exists and is not a folder", path=out)
-    result = export_run(run_dir, out, Redactor.from_environ())
+    result = _export(run_dir, out, Redactor.from_environ())
     for line in result.skipped:
         print(f"skipped {line}", file=sys.stderr)
     if not result.written:
@@ -40,3 +44,35 @@ def atif_cmd(
         echo_json(result.model_dump(mode="json"))
         return
     typer.echo(f"wrote {len(result.written)} ATIF trajectories under {out}")
+
+
+def _export(run_dir: Path, out: Path, redactor: Redactor) -> Export:
+    """The track's export: a web run's trials, else (a coding run, or a folder without a
+    manifest) every checkpoint trajectory found."""
+    from benchwright.runs import open_run
+
+    if (run_dir / "manifest.json").exists() and open_run(run_dir).track.name == "web":
+        from benchwright.web.runs.runner import load_web_manifest
+        from benchwright.web.runs.trial_atif import export_web_run
+
+        manifest = load_web_manifest(run_dir)
+        agent = manifest.config.agent
+        return export_web_run(run_dir, out, redactor, agent.name, agent.model,
+                              _intents(manifest.dataset_file))
+    from benchwright.coding.agents.atif import export_run
+
+    return export_run(run_dir, out, redactor)
+
+
+def _intents(dataset: Path | None) -> dict[int, str]:
+    """Each task's intent from the run's tasks file (none for the official dataset, or a file
+    that is gone or unreadable: the trajectories then start at the agent's first step)."""
+    from benchwright.errors import BenchwrightError
+    from benchwright.web.tasks import load_task_file
+
+    if dataset is None or not dataset.is_file():
+        return {}
+    try:
+        return {task_id: task.intent for task_id, task in load_task_file(dataset).tasks.items()}
+    except BenchwrightError:
+        return {}

@@ -20,6 +20,8 @@ from benchwright.coding.runs.judging import judge_run
 from benchwright.coding.runs.runner import load_manifest
 from benchwright.errors import RunIncomplete, UserInputError
 from benchwright.judge.models import MAX_SAMPLES, JudgeSettings, Protocol
+from benchwright.llm.cassette import traffic_setting
+from benchwright.llm.models import LlmTraffic
 from benchwright.pricing import format_cost, price_of
 from benchwright.runs import open_run
 from benchwright.runs.lock import run_lock
@@ -74,6 +76,11 @@ def judge_cmd(
         min=0.0, max=600.0, help="First wait before a retry, seconds (doubles).")] = 1.0,
     timeout: Annotated[float, typer.Option(
         min=1.0, max=3600.0, help="Seconds one request may take.")] = 300.0,
+    llm_record: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Record every judge request into this cassette folder.")] = None,
+    llm_replay: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Answer every judge request from this cassette: no network, no "
+        "key.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Judge each checkpoint's code against a rubric with an LLM: rubric.jsonl, raw_rubric.json
@@ -81,7 +88,8 @@ def judge_cmd(
     _run_judge(dict(ctx.params))
 
 
-_NOT_SETTINGS = {"run_dir", "problem", "max_cost", "overwrite", "as_json"}
+_NOT_SETTINGS = {"run_dir", "problem", "max_cost", "overwrite", "as_json", "llm_record",
+                 "llm_replay"}
 _RENAMED = {"retry_backoff": "retry_backoff_s", "timeout": "request_timeout_s"}
 
 
@@ -91,8 +99,9 @@ def _run_judge(params: dict[str, Any]) -> None:
     settings = judge_settings_of({_RENAMED.get(k, k): v for k, v in params.items()
                           if k not in _NOT_SETTINGS})
     with run_lock(run_dir):
+        traffic = traffic_setting(params["llm_record"], params["llm_replay"])
         summary = _judge(run_dir, settings, params["problem"], params["max_cost"],
-                         params["overwrite"], quiet=params["as_json"])
+                         params["overwrite"], quiet=params["as_json"], traffic=traffic)
         run.track.finish(run_dir)  # the records, SCBench's files, result.json, report.md
     if params["as_json"]:
         echo_json(summary.model_dump(mode="json"))
@@ -113,7 +122,8 @@ def _check_max_cost(settings: JudgeSettings, max_cost: float | None) -> None:
 
 
 def _judge(run_dir: Path, settings: JudgeSettings, problems: list[str] | None,
-           max_cost: float | None, overwrite: bool, quiet: bool) -> JudgeRunSummary:
+           max_cost: float | None, overwrite: bool, quiet: bool,
+           traffic: LlmTraffic | None = None) -> JudgeRunSummary:
     _check_max_cost(settings, max_cost)
     spent = [0.0, 0.0]  # known dollars, requests of unknown cost
     with RunProgress("judging", quiet) as progress:
@@ -124,7 +134,7 @@ def _judge(run_dir: Path, settings: JudgeSettings, problems: list[str] | None,
                             f"{row.status} ({format_cost(spent[0], spent[1] > 0)})")
 
         return judge_run(run_dir, load_manifest(run_dir).config, settings, problems=problems,
-                         max_cost=max_cost, overwrite=overwrite,
+                         max_cost=max_cost, overwrite=overwrite, traffic=traffic,
                          on_start=lambda n: progress.update(total=n), on_checked=checked)
 
 

@@ -24,6 +24,8 @@ COMMANDS = {
     "testing": "benchwright.cli.testing_cmd:app",
     "view": "benchwright.cli.view_cmd:view_cmd",
     "export": "benchwright.cli.export_cmd:app",
+    "llm": "benchwright.cli.llm_cmd:app",
+    "images": "benchwright.cli.images_cmd:app",
 }
 
 app = typer.Typer(

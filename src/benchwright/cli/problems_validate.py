@@ -16,11 +16,13 @@ from rich.table import Table
 from rich.text import Text
 
 from benchwright.cli.option_checks import MAX_REPEAT
+from benchwright.cli.runtime_options import ImageOption, RuntimeOption
 from benchwright.coding.grading import GradeOptions
 from benchwright.coding.scratch import sweep_leftovers
 from benchwright.coding.validate import count_checkpoints, problem_folders, validate_problems
 from benchwright.coding.validate_models import ValidationReport
 from benchwright.errors import UserInputError
+from benchwright.images.resolve import image_for_runtime
 from benchwright.sandbox import get_runtime
 
 
@@ -34,6 +36,8 @@ def validate_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON document.")] = False,
     python: Annotated[str | None, typer.Option(
         metavar="VERSION|PATH", help="Interpreter for the environments.")] = None,
+    runtime: RuntimeOption = "bwrap",
+    image: ImageOption = None,
 ) -> None:
     """Grade every checkpoint's reference solution REPEAT times under varied conditions (hash
     seed, time zone, test-file order, a busy CPU, a clock near a power of two) and report
@@ -41,10 +45,11 @@ def validate_cmd(
     placeholders and tests visible too early. Exit 0 clean, 1 findings."""
     if repeat < 1:
         raise UserInputError("--repeat must be at least 1", hint="e.g. --repeat 5")
+    image_id = image_for_runtime(runtime, image)
     folders = problem_folders(problems_dir, problem or [])
     total = count_checkpoints(folders) * repeat
     sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor
-    options = GradeOptions(runtime=get_runtime(), python=python)
+    options = GradeOptions(runtime=get_runtime(False, runtime, image_id), python=python)
     with _progress(total, quiet=as_json) as advance:
         report = validate_problems(folders, repeat, options, advance)
     if as_json:

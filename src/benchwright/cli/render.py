@@ -142,9 +142,14 @@ def run_summary_view(result: RunResult, report: CodingReport) -> RenderableType:
     cost = format_cost(totals.cost_usd, totals.cost_unknown > 0)
     spent = Text(f"cost {cost}, tokens {totals.input_tokens:,} in "
                  f"({totals.cached_input_tokens:,} cached) / {totals.output_tokens:,} out, "
-                 f"agent {totals.agent_time_s:.1f} s, grading {totals.grading_time_s:.1f} s",
-                 style="dim")
+                 f"agent {totals.agent_time_s:.1f} s, grading {totals.grading_time_s:.1f} s"
+                 f"{_traffic_note(result)}", style="dim")
     return RichGroup(rates, attempts, failures_view(report.failures), footer, spent)
+
+
+def _traffic_note(result: RunResult) -> str:
+    """Where the model calls went, when a cassette was involved."""
+    return "" if result.llm is None else f"; model calls {result.llm.describe()}"
 
 
 def _counts(result: RunResult) -> str:

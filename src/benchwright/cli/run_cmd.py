@@ -36,6 +36,7 @@ from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.run_web_cmd import run_web_cmd
+from benchwright.cli.runtime_options import ImageOption, RuntimeOption
 from benchwright.cli.verbosity import notes_console
 from benchwright.coding.agents.settings import AgentSettings, Thinking
 from benchwright.coding.policies import PassPolicy
@@ -53,8 +54,9 @@ from benchwright.coding.runs.models import (
 from benchwright.coding.runs.preflight import prompt_setting, resolved
 from benchwright.coding.runs.progress import CheckpointTally
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
-from benchwright.errors import RunIncomplete
+from benchwright.errors import ReplayDivergence, RunIncomplete
 from benchwright.judge.models import JudgeSettings
+from benchwright.llm.replay_keys import first_divergence
 from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_saved
 
@@ -115,6 +117,10 @@ PythonOption = Annotated[str | None, typer.Option(
 BaseUrlOption = Annotated[str | None, typer.Option(
     envvar=BASE_URL_ENV, metavar="URL",
     help="The model provider's base URL (e.g. a fake LLM server's http://HOST:PORT/v1).")]
+LlmRecordOption = Annotated[Path | None, typer.Option(
+    metavar="DIR", help="Record every model call into this cassette folder (docs/cassettes.md).")]
+LlmReplayOption = Annotated[Path | None, typer.Option(
+    metavar="DIR", help="Answer every model call from this cassette: no network, no key.")]
 AgentKeyValueOption = Annotated[list[str] | None, typer.Option(
     "--agent-option", "-A", metavar="KEY=VALUE",
     help="Any other LLM-agent setting (repeatable), e.g. cost_limit_usd=1, llm_retries=3, "
@@ -178,12 +184,16 @@ def coding_cmd(
     resume: ResumeOption = None,
     python: PythonOption = None,
     base_url: BaseUrlOption = None,
+    llm_record: LlmRecordOption = None,
+    llm_replay: LlmReplayOption = None,
     agent_option: AgentKeyValueOption = None,
     max_cost: MaxCostOption = None,
     price_in: PriceInOption = None,
     price_out: PriceOutOption = None,
     agent_network: AgentNetworkOption = False,
     unsafe_no_sandbox: UnsafeNoSandboxOption = False,
+    runtime: RuntimeOption = "bwrap",
+    image: ImageOption = None,
     metrics: MetricsOption = True,
     max_snapshot_mb: MaxSnapshotMbOption = DEFAULT_MAX_SNAPSHOT_MB,
     max_snapshot_files: MaxSnapshotFilesOption = DEFAULT_MAX_SNAPSHOT_FILES,
@@ -236,6 +246,9 @@ def parse_agent_options(options: list[str]) -> dict[str, str]:
 def _end(result: RunResult, run_dir: Path) -> None:
     """Name agent failures and broken-off attempts; the latter make the exit code 4."""
     print_run_problems(result, Console(stderr=True, highlight=False))
+    diverged = first_divergence(result.infra_errors)
+    if diverged is not None:
+        raise ReplayDivergence(diverged)
     if result.errors:
         raise RunIncomplete(f"{len(result.errors)} attempt(s) broke off with an error, first: "
                             f"{result.errors[0]}",
@@ -261,17 +274,27 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "price_out": settings.output_price_per_mtok,
              "agent_network": config.agent_network,
              "unsafe_no_sandbox": config.unsafe_no_sandbox, "metrics": config.metrics,
+             "runtime": config.runtime, "image": config.image,
              "agent_option": settings.model_dump(mode="json"), "out": resolved(run_dir),
+             **_saved_traffic(config),
              **_saved_judge(config)}
     refuse_conflicts(ctx, saved, may_change={"workers", "as_json", "resume", *MAY_CHANGE},
                      normalise={
         "problems_dir": resolved, "replay_from": resolved, "prompt": prompt_setting,
+        "llm_record": resolved, "llm_replay": resolved,
         "out": resolved,
         "agent_mount": lambda paths: [resolved(p) for p in paths],
         "agent_option": lambda opts: {**settings.model_dump(mode="json"), **AgentSettings(
             **parse_agent_options(opts)).model_dump(mode="json", exclude_unset=True)},
         "judge_rubric": resolved, "judge_option": lambda opts: _judge_options(config, opts)},
         command="benchwright run coding --out NEW_DIR")
+
+
+def _saved_traffic(config: RunConfig) -> dict[str, Any]:
+    """--llm-record / --llm-replay as the saved configuration has them."""
+    llm = config.llm
+    return {"llm_record": llm.cassette if llm and llm.mode == "record" else None,
+            "llm_replay": llm.cassette if llm and llm.mode == "replay" else None}
 
 
 def _saved_judge(config: RunConfig) -> dict[str, Any]:

@@ -25,6 +25,8 @@ from benchwright.cli.option_checks import (
 from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.verbosity import notes_console
+from benchwright.errors import InfrastructureError, ReplayDivergence
+from benchwright.llm.replay_keys import first_divergence
 from benchwright.registry import WEB_AGENTS, WEB_SUITES
 from benchwright.runs import open_saved
 from benchwright.web.browser.prompts import STRUCTURED
@@ -107,6 +109,12 @@ def run_web_cmd(
     cookies: CookiesOption = None,
     prompt: PromptOption = STRUCTURED,
     concurrency_per_site: ConcurrencyPerSiteOption = 1,
+    llm_record: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Record every model call into this cassette folder "
+        "(docs/cassettes.md).")] = None,
+    llm_replay: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Answer every model call from this cassette: no network, no "
+        "key.")] = None,
     executor: placement.ExecutorOption = "local",
     ray_address: placement.RayAddressOption = placement.EXECUTOR_DEFAULTS.address,
     job_cpus: placement.JobCpusOption = placement.EXECUTOR_DEFAULTS.job_cpus,
@@ -127,6 +135,14 @@ def run_web_cmd(
         Console().print(_summary_line(result), highlight=False)
         notes_console().print(f"[dim]report: {result.report}[/]")
         print_look_next(result.run_dir)
+    diverged = first_divergence(result.infra_errors)
+    if diverged is not None:
+        raise ReplayDivergence(diverged)
+    if result.infra_errors:  # the harness's failures, not the agent's: exit 3, resume redoes them
+        raise InfrastructureError(
+            f"{len(result.infra_errors)} trial(s) failed in the harness, not the agent (left "
+            f"out of the figures), first: {result.infra_errors[0]}",
+            hint=f"fix the cause, then: benchwright run web --resume {result.run_dir}")
 
 
 def web_options(params: dict[str, Any]) -> WebOptions:
@@ -149,12 +165,17 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "extract_model": config.extractor.model if config.extractor else None,
              "config": config.env_config, "keep_browser_files": config.keep_browser_files,
              "cookies": config.cookie_files, "prompt": config.agent.prompt,
-             "concurrency_per_site": config.concurrency_per_site, "out": absolute(run_dir)}
+             "concurrency_per_site": config.concurrency_per_site, "out": absolute(run_dir),
+             "llm_record": config.llm.cassette if config.llm and config.llm.mode == "record"
+             else None,
+             "llm_replay": config.llm.cassette if config.llm and config.llm.mode == "replay"
+             else None}
     refuse_conflicts(ctx, saved, may_change={"resume", "as_json", *placement.MAY_CHANGE},
                      normalise={
         "suite": lambda name: name if name in WEB_SUITES else str(absolute(Path(name))),
         "task_ids": lambda ids: sorted(parse_task_ids(ids)),
-        "scripts": absolute, "config": absolute, "out": absolute,
+        "scripts": absolute, "config": absolute, "out": absolute, "llm_record": absolute,
+        "llm_replay": absolute,
         "cookies": lambda paths: [absolute(p) for p in paths], "prompt": prompt_setting},
         command="benchwright run web --out NEW_DIR")
 
@@ -175,6 +196,8 @@ def _hooks(progress: RunProgress) -> RunHooks:
 
 def _summary_line(result: WebRunResult) -> str:
     state = "" if result.complete else " (incomplete: resume with --resume RUN_DIR)"
+    infra = f", {len(result.infra_errors)} infrastructure errors" if result.infra_errors else ""
     return (f"{result.n_passed}/{result.n_trials} trials passed "
             f"({100 * result.pass_rate:.1f}%) over {result.n_tasks} tasks, "
-            f"{result.n_errors} errors{state}\nrun: {result.run_dir}")
+            f"{result.n_errors} errors{infra}{state}\nrun: {result.run_dir}"
+            + (f"\nmodel calls {result.llm.describe()}" if result.llm else ""))

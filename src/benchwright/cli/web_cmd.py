@@ -53,7 +53,8 @@ REPORT_JSON = "eval_report.json"
 
 app = typer.Typer(help="The web track (WebArena Verified): score agent logs offline, list tasks, "
                   "control the sites.", no_args_is_help=True)
-env_app = typer.Typer(help="The WebArena sites: health checks, and containers (needs Docker).",
+env_app = typer.Typer(help="The WebArena sites: health checks, and containers (Docker, or "
+                       "podman's Docker API).",
                       no_args_is_help=True)
 tasks_app = typer.Typer(help="The 812 WebArena Verified tasks.", no_args_is_help=True)
 app.add_typer(env_app, name="env")
@@ -274,7 +275,7 @@ def _health_table(results: list[SiteHealth]) -> Table:
 @env_app.command("start")
 def env_start_cmd(site: SiteOpt = None, config: ConfigOpt = None,
                   timeout: TimeoutOpt = 120.0, as_json: JsonOpt = False) -> None:
-    """Start the site's container (unless it runs) and wait until it answers. Needs Docker."""
+    """Start the site's container (unless it runs) and wait until it answers (Docker or podman)."""
     env_config = load_web_config(config)
     results = [start_site(env_config, s, timeout) for s in _control_targets(env_config, site)]
     _print_health(results, as_json)
@@ -283,7 +284,7 @@ def env_start_cmd(site: SiteOpt = None, config: ConfigOpt = None,
 @env_app.command("stop")
 def env_stop_cmd(site: SiteOpt = None, config: ConfigOpt = None,
                  as_json: JsonOpt = False) -> None:
-    """Remove the site's container. Needs Docker."""
+    """Remove the site's container (Docker or podman)."""
     env_config = load_web_config(config)
     stopped = []
     for target in _control_targets(env_config, site):
@@ -298,7 +299,7 @@ def env_stop_cmd(site: SiteOpt = None, config: ConfigOpt = None,
 @env_app.command("reset")
 def env_reset_cmd(site: SiteOpt = None, config: ConfigOpt = None,
                   timeout: TimeoutOpt = 120.0, as_json: JsonOpt = False) -> None:
-    """Recreate the site's container in its initial state and wait for it. Needs Docker."""
+    """Recreate the site's container in its initial state and wait for it (Docker or podman)."""
     env_config = load_web_config(config)
     results = [reset_site(env_config, s, timeout) for s in _control_targets(env_config, site)]
     _print_health(results, as_json)

@@ -32,9 +32,12 @@ from benchwright.errors import EnvironmentBuildError, WorkspaceError
 from benchwright.interpreters import Interpreter, resolve_python
 from benchwright.nofollow import read_regular
 from benchwright.protocols import Runtime
-from benchwright.sandbox import ExecResult, Limits, Mount, memory_limit_mb
+from benchwright.sandbox import CONTAINER_RUNTIMES, ExecResult, Limits, Mount, memory_limit_mb
 from benchwright.toolenvs import BuiltEnv, ensure_env, parse_requirements, uv_binary
 from benchwright.version import __version__
+
+# The runtimes that isolate: environment builds, a private /tmp and the jail go with them.
+SANDBOXED = ("bwrap", *CONTAINER_RUNTIMES)
 
 # The grader's own test environment: pinned, so a verdict does not drift with new releases.
 TEST_ENV_BASE = (
@@ -138,8 +141,7 @@ def grade_checkpoint(
     prepared = _prepare(problem, checkpoint, snapshot, options.scratch_root)
     try:
         progress("building environments")
-        envs = _environments(problem, snapshot, prepared.workspace, interpreter,
-                             sandboxed=options.runtime.name == "bwrap")
+        envs = _environments(problem, snapshot, prepared.workspace, interpreter, options.runtime)
         progress("running pytest")
         ran = _run_pytest(problem, checkpoint, prepared, interpreter, envs, options)
     finally:
@@ -186,21 +188,24 @@ class _Envs(BaseModel):
 
 
 def _environments(problem: ProblemConfig, snapshot: Path, workspace: Path,
-                  interpreter: Interpreter, sandboxed: bool) -> _Envs:
-    """Both environments; their builds run in the sandbox unless the runtime is the host's.
-    The solution's build sees the submission's own folder (read-only), nothing else of it."""
+                  interpreter: Interpreter, runtime: Runtime) -> _Envs:
+    """Both environments; their builds run in the sandbox unless the runtime is the host's (in
+    the runtime's container for podman/docker). The solution's build sees the submission's own
+    folder (read-only), nothing else of it."""
+    sandboxed = runtime.name in SANDBOXED
+    builder = runtime if runtime.name in CONTAINER_RUNTIMES else None
     test_env = ensure_env("tests", interpreter, [*TEST_ENV_BASE, *problem.test_dependencies],
-                          sandboxed=sandboxed)
+                          sandboxed=sandboxed, runtime=builder)
     # The submission's: a requirements.txt that is a link is not read (it could name a host file).
     text = (read_regular(workspace, "requirements.txt") or b"").decode(errors="replace")
     requirements = parse_requirements(text)
     try:
         return _Envs(test=test_env, solution=ensure_env(
             "solution", interpreter, requirements, sandboxed=sandboxed,
-            source=snapshot.resolve()))
+            source=snapshot.resolve(), runtime=builder))
     except EnvironmentBuildError as exc:
         # SCBench tolerates requirements that do not install; the submission runs without them.
-        bare = ensure_env("solution", interpreter, [], sandboxed=sandboxed)
+        bare = ensure_env("solution", interpreter, [], sandboxed=sandboxed, runtime=builder)
         return _Envs(test=test_env, solution=bare, solution_error=exc.message)
 
 
@@ -294,9 +299,10 @@ def _message_cuts(pipe: vc.PipeReport) -> dict[str, int]:
 
 
 def jailed(options: GradeOptions) -> bool:
-    """Whether the submission runs in the jail: always in the bubblewrap sandbox (nested
-    bubblewrap), never on the host (`--unsafe-no-sandbox`)."""
-    return options.runtime.name == "bwrap"
+    """Whether the submission runs in the jail: always in the bubblewrap sandbox and in a
+    container (nested bubblewrap; the grading image has it), never on the host
+    (`--unsafe-no-sandbox`)."""
+    return options.runtime.name in SANDBOXED
 
 
 def _jail(prepared: _Prepared, interpreter: Interpreter, envs: _Envs,
@@ -305,13 +311,15 @@ def _jail(prepared: _Prepared, interpreter: Interpreter, envs: _Envs,
     mount bubblewrap needs when it lives outside /usr."""
     if not jailed(options):
         return [], []
-    bwrap = Path(getattr(options.runtime, "bwrap", None) or "/usr/bin/bwrap").resolve()
+    inside_image = options.runtime.name in CONTAINER_RUNTIMES  # the image's own bubblewrap
+    bwrap = Path("/usr/bin/bwrap") if inside_image else \
+        Path(getattr(options.runtime, "bwrap", None) or "/usr/bin/bwrap").resolve()
     command = jail.launcher(str(envs.test.python), prepared.plugin_path)
     jail.write_config(prepared.plugin_path, bwrap=str(bwrap), workspace=prepared.workspace,
                       tests=prepared.workspace / ws.TESTS_DIR,
                       readonly=[interpreter.prefix, envs.solution.path], launcher_argv=command,
                       log=prepared.scratch / "out" / "jail.jsonl" if options.jail_log else None)
-    return command, [] if bwrap.is_relative_to("/usr") else [Mount(path=bwrap)]
+    return command, [] if inside_image or bwrap.is_relative_to("/usr") else [Mount(path=bwrap)]
 
 
 def _keep_jail_log(prepared: _Prepared, options: GradeOptions) -> None:
@@ -328,7 +336,7 @@ def _sandbox_env(
     problem: ProblemConfig, checkpoint: CheckpointConfig, prepared: _Prepared,
     options: GradeOptions, solution: Path,
 ) -> dict[str, str]:
-    tmp = "/tmp" if options.runtime.name == "bwrap" else str(prepared.scratch / "tmp")
+    tmp = "/tmp" if options.runtime.name in SANDBOXED else str(prepared.scratch / "tmp")
     uv_dir = Path(uv_binary()).parent
     path = [str(prepared.plugin_path), *filter(None, [problem.env_for(checkpoint).get(
         "PYTHONPATH")])]

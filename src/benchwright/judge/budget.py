@@ -32,6 +32,8 @@ class Budget:
     def acquire(self, floor: float = 0.0) -> float | None:
         """Reserve the money for one request (None: refused, the run stops here)."""
         with self._cond:
+            if self.stop_reason is not None:  # by the limit or by an error (stop)
+                return None
             if self.max_cost is None:
                 self.in_flight += 1
                 return 0.0

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -24,6 +25,7 @@ from benchwright.errors import PrerequisiteError, UserInputError
 from benchwright.extras import import_extra
 from benchwright.judge.models import JudgeSettings, TokenUsage
 from benchwright.pricing import price_of
+from benchwright.urls import require_reachable
 
 SYSTEM = ("You are a careful code reviewer. You report, through the structured answer you are "
           "given, every place in the code where an item of the rubric applies, and nothing "
@@ -35,9 +37,13 @@ _FATAL = (401, 403, 404)
 class Transient(Exception):
     """A failure worth retrying; `retry_after` is the provider's wait in seconds, if it said."""
 
-    def __init__(self, message: str, retry_after: float = 0.0) -> None:
+    def __init__(self, message: str, retry_after: float = 0.0,
+                 unreachable: bool = False) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.unreachable = unreachable
+        """No connection could be made (not a timeout): kept so after the retries, no other
+        request of the judging can succeed either."""
 
 
 class BrokenReply(Exception):
@@ -68,6 +74,10 @@ class Exchange:
 
 class JudgeClient(Protocol):
     """One protocol's client."""
+
+    def require_reachable(self) -> None:
+        """Raise InfrastructureError when no connection can be made to the endpoint."""
+        ...
 
     def ask(self, prefix: str, criteria: str, schema: dict[str, Any]) -> Exchange:
         """One request; raises Transient, BrokenReply or Refused."""
@@ -125,6 +135,13 @@ class _SDKClient:
 
     def _endpoint(self) -> Any:
         raise NotImplementedError
+
+    def require_reachable(self) -> None:
+        """Refuse a judging whose endpoint takes no connection (one line, not minutes of
+        retried requests)."""
+        require_reachable(str(self.client.base_url), "the judge endpoint",
+                          hint="check the judge's base URL (--base-url, -J base_url=, "
+                          "$BENCHWRIGHT_JUDGE_BASE_URL) and that its server is running")
 
 
 class OpenAIClient(_SDKClient):
@@ -209,10 +226,24 @@ def _translated(sdk: Any, exc: Exception) -> Exception:
             return Transient(text, _retry_after(exc))
         return Refused(text, fatal=status in _FATAL)
     if isinstance(exc, sdk.APIConnectionError):  # timeouts included
-        return Transient(f"{type(exc).__name__}: {_first_line(exc)}")
+        return Transient(f"{type(exc).__name__}: {_first_line(exc)}",
+                         unreachable=_refused(exc))
     if isinstance(exc, sdk.APIResponseValidationError | json.JSONDecodeError):
         return BrokenReply(f"the reply's body is not the protocol's JSON ({type(exc).__name__})")
     return exc
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether a connection error is that no connection could be made (refused, no route, an
+    unknown host), not a timeout or a connection dropped mid-request."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError | socket.gaierror):
+            return True
+        if type(cause).__name__ == "ConnectError" and "timed out" not in str(cause).lower():
+            return True  # httpx's: the connection was never made
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _first_line(exc: Exception) -> str:

@@ -149,7 +149,8 @@ class Requester:
             except Transient as exc:
                 if attempt == self.retries:
                     raise Transient(f"the provider kept failing: {exc} (after "
-                                    f"{self.retries + 1} attempts)") from None
+                                    f"{self.retries + 1} attempts)",
+                                    unreachable=exc.unreachable) from None
                 wait = max(self.backoff_s * 2.0 ** attempt, exc.retry_after)
                 self.sleep(min(MAX_WAIT_S, wait))
         raise AssertionError("unreachable")
@@ -184,6 +185,9 @@ class Requester:
     def _failed(self, outcome: Outcome, exc: Transient | Refused) -> Outcome:
         if isinstance(exc, Refused) and exc.fatal:
             self.budget.stop(f"the provider refused the judge's requests: {exc}")
+            return _with(outcome, "halted", self.budget.stop_reason)
+        if isinstance(exc, Transient) and exc.unreachable:  # no other request would get through
+            self.budget.stop(f"the judge endpoint cannot be reached: {exc}")
             return _with(outcome, "halted", self.budget.stop_reason)
         status: Status = "infra" if isinstance(exc, Transient) else "refused"
         return _with(outcome, status, self.redactor.text(str(exc)))

@@ -42,6 +42,12 @@ class RunHeader(BaseModel):
     grader_versions: list[str]
     """The grader's versions as recorded in the results (benchwright's for coding, the
     evaluator's for web); several when a run was resumed or re-graded across upgrades."""
+    runtime: str | None = None
+    """Where sandboxed steps ran, with the container image's reference and id when there was
+    one (`podman, image localhost/x:y (sha256:...)`); None: bubblewrap (or not recorded)."""
+    model_traffic: str | None = None
+    """Where the agent's model calls went when a cassette was involved (`replayed from DIR`,
+    `recorded into DIR`); None: straight to the endpoint."""
     report_version: str = __version__
     """The version that wrote this report."""
 
@@ -62,4 +68,6 @@ def header_lines(header: RunHeader) -> list[str]:
         f"- started {header.created_at}; last finished {header.finished_at or '-'}",
         f"- benchwright {header.benchwright_version} (run), {header.report_version} (report); "
         f"grader {', '.join(header.grader_versions) or '-'}",
+        *([f"- sandbox: {header.runtime}"] if header.runtime else []),
+        *([f"- model calls: {header.model_traffic}"] if header.model_traffic else []),
     ]

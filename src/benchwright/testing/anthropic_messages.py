@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from benchwright.testing.wire import Reply, pieces, sse
+from benchwright.testing.wire import Reply, Tokens, pieces, sse, usage_fields
 
 _ERROR_TYPES = {429: "rate_limit_error", 500: "api_error", 400: "invalid_request_error"}
 
@@ -39,6 +39,11 @@ class AnthropicMessages:
     def error(self, status: int, message: str) -> dict[str, Any]:
         return {"type": "error",
                 "error": {"type": _ERROR_TYPES.get(status, "api_error"), "message": message}}
+
+    def usage(self, payloads: list[Any]) -> Tokens:
+        # a body's `usage`; a stream's message_start (input) then message_delta (output)
+        return usage_fields(payloads, lambda p: p.get("usage") or (p.get("message") or {})
+                            .get("usage"), ("input_tokens", "output_tokens"))
 
 
 def _event(kind: str, **fields: Any) -> bytes:

@@ -24,7 +24,6 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -32,15 +31,11 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from pydantic import BaseModel
 
-from benchwright.testing.anthropic_messages import AnthropicMessages
 from benchwright.testing.conductor import Conductor, Decision
-from benchwright.testing.gemini import Gemini
-from benchwright.testing.openai_chat import OpenAIChat
-from benchwright.testing.openai_responses import OpenAIResponses
+from benchwright.testing.routes import Call, route
 from benchwright.testing.script import Fault, FaultKind, Script
 from benchwright.testing.wire import (
     MALFORMED_JSON,
-    Dialect,
     estimate_tokens,
     make_reply,
     request_text,
@@ -48,13 +43,6 @@ from benchwright.testing.wire import (
 
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie", re.IGNORECASE)
 _SECRET_QUERY = {"key", "api_key", "apikey", "token", "access_token"}
-_GEMINI = re.compile(r"^/v1(?:beta)?/models/([^/:]+):(generateContent|streamGenerateContent"
-                     r"|countTokens)$")
-_DIALECTS: dict[str, Dialect] = {"/v1/chat/completions": OpenAIChat(),
-                                 "/v1/responses": OpenAIResponses(),
-                                 "/v1/messages": AnthropicMessages()}
-
-
 class RecordedRequest(BaseModel):
     """One request the server received."""
 
@@ -70,16 +58,6 @@ class RecordedRequest(BaseModel):
     """The script turn (from 0) the call took or faulted on; None for side calls."""
     fault: FaultKind | None = None
     """The fault injected, if any."""
-
-
-@dataclass(frozen=True)
-class _Call:
-    """A model call: its dialect, model name and whether it streams."""
-
-    dialect: Dialect
-    model: str
-    stream: bool
-    sse: bool = True
 
 
 class FakeLLMServer:
@@ -189,7 +167,7 @@ class _Handler(BaseHTTPRequestHandler):
             tokens = estimate_tokens(json.dumps(body))
             self._json(200, {"input_tokens": tokens, "totalTokens": tokens})
             return
-        call = _route(path, self.path, body)
+        call = route(path, self.path, body)
         if call is None or not isinstance(body, dict):
             self._record(body)
             self._json(404 if call is None else 400,
@@ -197,7 +175,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._answer(call, body)
 
-    def _answer(self, call: _Call, body: dict[str, Any]) -> None:
+    def _answer(self, call: Call, body: dict[str, Any]) -> None:
         conductor = self.server.fake.conductor
         decision = conductor.decide(call.dialect.declares_tools(body), request_text(body))
         self._record(body, decision)
@@ -217,7 +195,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._json(200, call.dialect.reply(reply))
 
-    def _fault(self, call: _Call, fault: Fault) -> None:
+    def _fault(self, call: Call, fault: Fault) -> None:
         if fault.kind is FaultKind.HTTP_429:
             message = "fake-llm: rate limit reached (injected 429)"
             self._json(429, call.dialect.error(429, message),
@@ -278,19 +256,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
 
 
-def _route(path: str, raw_path: str, body: Any) -> _Call | None:
-    streams = isinstance(body, dict) and body.get("stream") is True
-    model = str(body.get("model") or "fake") if isinstance(body, dict) else "fake"
-    if path in _DIALECTS:
-        return _Call(_DIALECTS[path], model, streams)
-    found = _GEMINI.match(path)
-    if found is None:
-        return None
-    alt_sse = dict(parse_qsl(urlsplit(raw_path).query)).get("alt") == "sse"
-    return _Call(Gemini(), found.group(1), found.group(2) == "streamGenerateContent", alt_sse)
-
-
-def _frames(call: _Call, reply: Any, body: dict[str, Any]) -> Iterator[bytes]:
+def _frames(call: Call, reply: Any, body: dict[str, Any]) -> Iterator[bytes]:
     if call.sse:
         return call.dialect.stream(reply, body)
     chunks = [json.loads(f.decode().removeprefix("data: ")) for f in

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from benchwright.testing.wire import Reply, pieces, sse
+from benchwright.testing.wire import Reply, Tokens, pieces, sse, usage_fields
 
 _STATUS = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 400: "INVALID_ARGUMENT"}
 
@@ -34,6 +34,10 @@ class Gemini:
     def error(self, status: int, message: str) -> dict[str, Any]:
         return {"error": {"code": status, "message": message,
                           "status": _STATUS.get(status, "INTERNAL")}}
+
+    def usage(self, payloads: list[Any]) -> Tokens:
+        return usage_fields(payloads, lambda p: p.get("usageMetadata"),
+                            ("promptTokenCount", "candidatesTokenCount"))
 
 
 def _parts(reply: Reply) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from benchwright.testing.wire import Call, Reply, pieces, sse
+from benchwright.testing.wire import Call, Reply, Tokens, pieces, sse, usage_fields
 
 _ERROR_TYPES = {429: ("requests", "rate_limit_exceeded"), 500: ("server_error", None),
                 400: ("invalid_request_error", "fake_script_exhausted")}
@@ -42,6 +42,10 @@ class OpenAIChat:
     def error(self, status: int, message: str) -> dict[str, Any]:
         kind, code = _ERROR_TYPES.get(status, ("server_error", None))
         return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+    def usage(self, payloads: list[Any]) -> Tokens:
+        return usage_fields(payloads, lambda p: p.get("usage"),
+                            ("prompt_tokens", "completion_tokens"))
 
 
 def _head(reply: Reply, obj: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from benchwright.testing.openai_chat import OpenAIChat
-from benchwright.testing.wire import Call, Reply, pieces, sse
+from benchwright.testing.wire import Call, Reply, Tokens, pieces, sse, usage_fields
 
 
 class OpenAIResponses:
@@ -33,6 +33,11 @@ class OpenAIResponses:
 
     def error(self, status: int, message: str) -> dict[str, Any]:
         return OpenAIChat().error(status, message)
+
+    def usage(self, payloads: list[Any]) -> Tokens:
+        # a body carries `usage`; a stream's response.completed carries the whole response
+        return usage_fields(payloads, lambda p: p.get("usage") or (p.get("response") or {})
+                            .get("usage"), ("input_tokens", "output_tokens"))
 
 
 class _Events:

@@ -38,6 +38,16 @@ class Reply:
         return self.input_tokens + self.output_tokens
 
 
+@dataclass(frozen=True)
+class Tokens:
+    """The usage a response reports."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    """The provider's own figure (OpenRouter's `usage.cost`), when it gives one."""
+
+
 class Dialect(Protocol):
     """One provider's wire format."""
 
@@ -55,6 +65,10 @@ class Dialect(Protocol):
 
     def error(self, status: int, message: str) -> dict[str, Any]:
         """The provider's error body for an HTTP status."""
+        ...
+
+    def usage(self, payloads: list[Any]) -> Tokens:
+        """The tokens a response reports: its body, or a stream's event payloads in order."""
         ...
 
 
@@ -119,3 +133,23 @@ def request_text(body: Any) -> str:
 
 MALFORMED_JSON = b'{"id": "fake-malformed", "choices": [{"index": 0, "mess'
 """A body cut off mid-object: what a client gets from a broken proxy."""
+
+
+def _number(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def usage_fields(payloads: list[Any], find: Any, names: tuple[str, str]) -> Tokens:
+    """The last usage object `find(payload)` gives among `payloads`, read by its two token
+    field names (cost from its `cost`); the input count kept from an earlier one if a later
+    one lacks it (Anthropic's streams report input and output in separate events)."""
+    found_in, found_out, cost = 0, 0, None
+    for payload in payloads:
+        usage = find(payload) if isinstance(payload, dict) else None
+        if not isinstance(usage, dict):
+            continue
+        found_in = _number(usage.get(names[0])) or found_in
+        found_out = _number(usage.get(names[1])) or found_out
+        raw_cost = usage.get("cost")
+        cost = float(raw_cost) if isinstance(raw_cost, int | float) else cost
+    return Tokens(found_in, found_out, cost)

@@ -56,6 +56,9 @@ def write_bundle(folders: list[Path], out: Path,
     """Write the static site; returns the number of pages written."""
     one_blas_thread()
     model = ReadModel(folders, live=False)
+    if not model.scan() and not model.unreadable:  # an empty bundle would look like success
+        raise UserInputError("no run found", path=folders[0],
+                             hint="pass a run folder, or a folder holding runs")
     files = static_files()  # a missing chart library is said before anything is written
     prepare(out)
     (out / "static").mkdir()

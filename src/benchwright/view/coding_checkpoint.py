@@ -88,7 +88,8 @@ def _agent(files: CheckpointFiles) -> dict[str, Any]:
     agent = files.agent()
     return {"result": agent.result.model_dump(mode="json") if agent.result else None,
             "transcript": transcript(agent.trajectory) if agent.trajectory else None,
-            "logs": [log.model_dump(mode="json") for log in agent.logs]}
+            "logs": [log.model_dump(mode="json") for log in agent.logs],
+            "trajectory_note": agent.trajectory_note}
 
 
 def _record(record: CheckpointRecord) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Self
@@ -23,6 +24,9 @@ from benchwright.untrusted_files import read_untrusted_yaml
 
 ENV_PREFIX = "BENCHWRIGHT_WEB_"
 ENV_SUFFIX = "_URL"
+# What the docker CLI accepts as a name, never an option (no leading dash) nor two arguments.
+_CONTAINER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+_IMAGE_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}")
 
 
 class _Sites(type):
@@ -146,6 +150,11 @@ class SiteConfig(BaseModel):
     """The container's env-ctrl endpoint; default: the site's host on the env-ctrl port."""
     data_dir: Path | None = None
     """The site's data folder, bind-mounted into its container (wikipedia needs one)."""
+    image: str | None = None
+    """The image `web env start|reset` runs; default the official `am1n3e/webarena-verified-<site>`
+    (a mirror's copy, or a locally built one: `benchwright.web.site_image`)."""
+    container: str | None = None
+    """The container's name; default `webarena_verified_<site>`, as the official CLI names it."""
 
     @model_validator(mode="before")
     @classmethod
@@ -162,6 +171,22 @@ class SiteConfig(BaseModel):
     @classmethod
     def _check_urls(cls, urls: list[str]) -> list[str]:
         return [_checked_url(url) for url in urls]
+
+    @field_validator("image")
+    @classmethod
+    def _check_image(cls, image: str | None) -> str | None:
+        if image is not None and not _IMAGE_REF.fullmatch(image):
+            raise ValueError(f"{image!r} is not an image reference such as "
+                             "localhost/benchwright-site-reddit:1a2b3c4d5e6f")
+        return image
+
+    @field_validator("container")
+    @classmethod
+    def _check_container(cls, name: str | None) -> str | None:
+        if name is not None and not _CONTAINER_NAME.fullmatch(name):
+            raise ValueError(f"{name!r} is not a container name (letters, digits, _ . -; "
+                             "starting with a letter or digit)")
+        return name
 
     @property
     def url(self) -> str | None:

@@ -63,6 +63,9 @@ HISTORY = "history.json"
 EVAL_RESULT = "eval_result.json"
 SUMMARY = "eval_summary.json"
 TRIAL_PREFIX = "trial_"
+INFRA_ERROR = "infra_error.json"
+"""In a trial folder instead of agent_response.json: the harness failed there (not the agent);
+the attempt is left out of scores and redone by `run web --resume`."""
 NO_AGENT_STATUS = "(none)"
 MISSING_RESPONSE = "(missing)"
 UNPARSEABLE_RESPONSE = "(unparseable)"
@@ -420,7 +423,10 @@ def discover_units(output_dir: Path, dataset: WebDataset) -> tuple[list[TaskUnit
 
 def _units_of(folder: Path, task_id: int) -> list[TaskUnit]:
     trials = [p for p in folder.glob(f"{TRIAL_PREFIX}*")
-              if p.is_dir() and p.name.removeprefix(TRIAL_PREFIX).isdigit()]
+              if p.is_dir() and p.name.removeprefix(TRIAL_PREFIX).isdigit()
+              and not (p / INFRA_ERROR).exists()]  # not the agent's attempt: never scored
+    if not trials and any(folder.glob(f"{TRIAL_PREFIX}*/{INFRA_ERROR}")):
+        return []
     if not trials:
         return [TaskUnit(task_id=task_id, trial=1, folder=folder)]
     return [TaskUnit(task_id=task_id, trial=int(p.name.removeprefix(TRIAL_PREFIX)), folder=p)

@@ -1,14 +1,18 @@
 """The WebArena sites: health checks over HTTP, and containers driven through the docker CLI.
 
 `site_status` needs nothing but the network. `start_site`, `stop_site` and `reset_site` drive the
-official images (`am1n3e/webarena-verified-<site>`) with the `docker` binary, in containers named
-as the official CLI names them (`webarena_verified_<site>`), and poll the image's env-ctrl endpoint
-(`GET /status`) and the site itself until both answer. A reset recreates the container. Without a
-Docker engine they raise a PrerequisiteError that says so.
+official images (`am1n3e/webarena-verified-<site>`, or the config's `image`) with the `docker`
+binary (Docker's engine, or podman's Docker API through DOCKER_HOST), in containers named as the
+official CLI names them (`webarena_verified_<site>`, or the config's `container`) and labelled
+`benchwright.web.site=<site>`, and poll the image's env-ctrl endpoint (`GET /status`) and the site
+itself until both answer. A reset recreates the container. A container this call created that
+never gets ready is removed, and the error names the timeout, what was not ready and the
+container's last log line. Without a Docker engine they raise a PrerequisiteError that says so.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -32,6 +36,7 @@ POLL_INTERVAL_S: Final = 2.0
 DOCKER_TIMEOUT_S: Final = 120.0
 IMAGE_PREFIX: Final = "am1n3e/webarena-verified-"
 CONTAINER_PREFIX: Final = "webarena_verified_"
+SITE_LABEL: Final = "benchwright.web.site"
 
 
 class SiteState(StrEnum):
@@ -165,32 +170,66 @@ def _http_status(url: str, timeout_s: float) -> tuple[int | None, str | None]:
 
 def ctrl_ready(url: str, timeout_s: float = HTTP_TIMEOUT_S) -> bool:
     """True when env-ctrl's `GET /status` reports success."""
+    return ctrl_status(url, timeout_s)[0]
+
+
+def ctrl_status(url: str, timeout_s: float = HTTP_TIMEOUT_S) -> tuple[bool, str]:
+    """env-ctrl's `GET /status`: whether it reports success, and what it says in a few words
+    (`web STARTING`, or why it gave no answer)."""
     try:
         with urllib.request.urlopen(f"{url}/status", timeout=timeout_s) as response:
-            return bool(json.loads(response.read().decode("utf-8")).get("success"))
-    except (urllib.error.URLError, OSError, ValueError, AttributeError):
-        return False
+            answer = json.loads(response.read(2**20).decode("utf-8"))
+    except urllib.error.HTTPError as exc:
+        return False, f"HTTP {exc.code}"
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return False, f"no answer: {getattr(reason, 'strerror', None) or reason}"
+    except ValueError:
+        return False, "not JSON"
+    if not isinstance(answer, dict):
+        return False, "not a JSON object"
+    ok = answer.get("success") is True
+    return ok, _services(answer) or ("success" if ok else "success false")
+
+
+def _services(answer: dict[str, object]) -> str:
+    """`web STARTING, db RUNNING` from the official answer's details.value.services."""
+    details = answer.get("details")
+    value = details.get("value") if isinstance(details, dict) else None
+    services = value.get("services") if isinstance(value, dict) else None
+    if not isinstance(services, dict):
+        return str(answer.get("message") or "")[:200]
+    return ", ".join(f"{name} {state}" for name, state in list(services.items())[:10])[:200]
 
 
 def wait_ready(site: Site, url: str, ctrl: str, timeout_s: float = READY_TIMEOUT_S,
                interval_s: float = POLL_INTERVAL_S,
                sleep: Callable[[float], None] = time.sleep) -> SiteHealth:
-    """Poll env-ctrl and the site until both answer; InfrastructureError after the timeout."""
+    """Poll env-ctrl and the site until both answer; InfrastructureError after the timeout,
+    naming what was not ready at the last look."""
     deadline = time.monotonic() + timeout_s
     while True:
         health = check_site(site, url)
-        if health.state is SiteState.UP and ctrl_ready(ctrl):
+        ready, said = ctrl_status(ctrl)
+        if health.state is SiteState.UP and ready:
             return health
         if time.monotonic() >= deadline:
-            why = health.detail or "env-ctrl not ready"
-            raise InfrastructureError(f"site {site} was not ready after {timeout_s:.0f} s ({why})",
-                                      hint=f"look at `docker logs {container_name(site)}`")
+            why = f"site: {health.detail}" if health.state is SiteState.DOWN else "site up"
+            raise InfrastructureError(f"site {site} was not ready after {timeout_s:.0f} s "
+                                      f"({why}; env-ctrl {ctrl}: {said})",
+                                      hint="wait longer (--timeout), or look at the container's "
+                                      "logs (`docker logs NAME`)")
         sleep(interval_s)
 
 
-def container_name(site: Site) -> str:
-    """The container's name, as the official CLI names it."""
-    return f"{CONTAINER_PREFIX}{site.value}"
+def container_name(config: WebEnvConfig, site: Site) -> str:
+    """The container's name: configured, else as the official CLI names it."""
+    return config.site(site).container or f"{CONTAINER_PREFIX}{site.value}"
+
+
+def image_name(config: WebEnvConfig, site: Site) -> str:
+    """The site's image: configured, else the official one."""
+    return config.site(site).image or f"{IMAGE_PREFIX}{site.value}"
 
 
 class Docker:
@@ -204,20 +243,21 @@ class Docker:
         path = shutil.which(self.binary)
         if path is None:
             raise PrerequisiteError("the docker CLI is not installed; starting, stopping and "
-                                    "resetting sites needs Docker",
-                                    hint="install Docker and start its engine")
+                                    "resetting sites needs it (with Docker or podman behind it)",
+                                    hint="install Docker, or podman and a docker CLI "
+                                    "(docs/web.md 'On podman')")
         proc = self._call(["info", "--format", "{{.ServerVersion}}"], timeout_s=30)
         if proc.returncode != 0 or not proc.stdout.strip():
-            last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            last = _said(proc.stderr)
             raise PrerequisiteError(f"no Docker engine answers (`docker info` failed: {last})",
-                                    hint="start the Docker daemon, or run where one runs")
+                                    hint="start the Docker daemon, or serve podman's Docker "
+                                    "API and set DOCKER_HOST (docs/web.md 'On podman')")
 
     def run(self, args: list[str], timeout_s: float = DOCKER_TIMEOUT_S) -> str:
         """`docker ARGS`; InfrastructureError when it fails."""
         proc = self._call(args, timeout_s)
         if proc.returncode != 0:
-            last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-            raise InfrastructureError(f"docker {args[0]} failed: {last}",
+            raise InfrastructureError(f"docker {args[0]} failed: {_said(proc.stderr)}",
                                       hint="see `docker ps -a` and `docker logs`")
         return proc.stdout
 
@@ -225,6 +265,12 @@ class Docker:
         """True when the container exists and runs."""
         proc = self._call(["inspect", "--format", "{{.State.Running}}", name], DOCKER_TIMEOUT_S)
         return proc.returncode == 0 and proc.stdout.strip() == "true"
+
+    def last_log_line(self, name: str) -> str | None:
+        """The container's last line of output (stdout or stderr), if any."""
+        proc = self._call(["logs", "--tail", "20", name], DOCKER_TIMEOUT_S)
+        lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+        return lines[-1].strip()[:300] if proc.returncode == 0 and lines else None
 
     def _call(self, args: list[str], timeout_s: float) -> subprocess.CompletedProcess[str]:
         try:
@@ -238,23 +284,33 @@ class Docker:
                                     hint="install Docker") from None
 
 
+def _said(stderr: str) -> str:
+    """The docker CLI's last line that says something (not `Run 'docker run --help' ...`)."""
+    lines = [line.strip() for line in stderr.splitlines()
+             if line.strip() and not line.startswith("Run '")]
+    return lines[-1][:300] if lines else "no output"
+
+
 def start_site(config: WebEnvConfig, site: Site, timeout_s: float = READY_TIMEOUT_S,
                docker: Docker | None = None) -> SiteHealth:
-    """Start the site's container unless it runs already, then wait until it is ready."""
+    """Start the site's container unless it runs already, then wait until it is ready (a
+    container started here that never gets ready is removed)."""
     docker = docker or Docker()
     docker.require_engine()
-    if not docker.is_running(container_name(site)):
-        _recreate(config, site, docker)
-    return wait_ready(site, site_url(config, site), ctrl_url(config, site), timeout_s)
+    if docker.is_running(container_name(config, site)):
+        return wait_ready(site, site_url(config, site), ctrl_url(config, site), timeout_s)
+    _recreate(config, site, docker)
+    return _wait_or_remove(config, site, docker, timeout_s, "start")
 
 
 def reset_site(config: WebEnvConfig, site: Site, timeout_s: float = READY_TIMEOUT_S,
                docker: Docker | None = None) -> SiteHealth:
-    """Recreate the site's container from its image (its initial state), and wait for it."""
+    """Recreate the site's container from its image (its initial state), and wait for it (one
+    that never gets ready is removed)."""
     docker = docker or Docker()
     docker.require_engine()
     _recreate(config, site, docker)
-    return wait_ready(site, site_url(config, site), ctrl_url(config, site), timeout_s)
+    return _wait_or_remove(config, site, docker, timeout_s, "reset")
 
 
 def stop_site(config: WebEnvConfig, site: Site, docker: Docker | None = None) -> None:
@@ -262,21 +318,47 @@ def stop_site(config: WebEnvConfig, site: Site, docker: Docker | None = None) ->
     docker = docker or Docker()
     docker.require_engine()
     _spec(site)
-    docker.run(["rm", "--force", container_name(site)])
+    docker.run(["rm", "--force", container_name(config, site)])
 
 
 def _recreate(config: WebEnvConfig, site: Site, docker: Docker) -> None:
-    docker.run(["rm", "--force", container_name(site)])
-    docker.run(run_args(config, site))
+    name = container_name(config, site)
+    docker.run(["rm", "--force", name])
+    try:
+        docker.run(run_args(config, site))
+    except InfrastructureError:
+        _remove_quietly(docker, name)  # created but not started (a port in use): not left behind
+        raise
+
+
+def _wait_or_remove(config: WebEnvConfig, site: Site, docker: Docker, timeout_s: float,
+                    what: str) -> SiteHealth:
+    try:
+        return wait_ready(site, site_url(config, site), ctrl_url(config, site), timeout_s)
+    except InfrastructureError as exc:
+        name = container_name(config, site)
+        last = docker.last_log_line(name)
+        _remove_quietly(docker, name)
+        said = f"; its last log line: {last!r}" if last else ""
+        raise InfrastructureError(f"{what} failed: {exc.message}; its container {name} was "
+                                  f"removed{said}", hint="wait longer (--timeout), or run its "
+                                  f"image by hand to see why (`docker run --rm "
+                                  f"{image_name(config, site)}`)") from None
+
+
+def _remove_quietly(docker: Docker, name: str) -> None:
+    with contextlib.suppress(InfrastructureError):
+        docker.run(["rm", "--force", name])
 
 
 def run_args(config: WebEnvConfig, site: Site) -> list[str]:
-    """`docker run` arguments for the site's official image."""
+    """`docker run` arguments for the site's image."""
     spec = _spec(site)
     base = urlsplit(site_url(config, site))
     web_port = base.port or spec.web_port
     ctrl_port = urlsplit(ctrl_url(config, site)).port or spec.ctrl_port
-    args = ["run", "--detach", "--name", container_name(site),
+    args = ["run", "--detach", "--name", container_name(config, site),
+            "--label", f"{SITE_LABEL}={site.value}",
             "--publish", f"{web_port}:{spec.container_port}",
             "--publish", f"{ctrl_port}:{spec.container_ctrl_port}",
             "--env", f"WA_ENV_CTRL_EXTERNAL_SITE_URL={base.scheme}://{base.netloc}"]
@@ -284,7 +366,7 @@ def run_args(config: WebEnvConfig, site: Site) -> list[str]:
         args += ["--volume", f"{volume}:{mount}"]
     if spec.data_mount is not None:
         args += ["--volume", f"{_data_dir(config, site)}:{spec.data_mount}"]
-    return [*args, f"{IMAGE_PREFIX}{site.value}"]
+    return [*args, image_name(config, site)]
 
 
 def _data_dir(config: WebEnvConfig, site: Site) -> Path:

@@ -10,15 +10,8 @@ from typing import Any
 
 import pytest
 
-from benchwright.coding.agents.atif import (
-    ATIF_FILE,
-    SCHEMA_VERSION,
-    export_run,
-    from_atif,
-    to_atif,
-    validated,
-    write_atif,
-)
+from benchwright.atif_format import ATIF_FILE, schema_version, validated
+from benchwright.coding.agents.atif import export_run, from_atif, to_atif, write_atif
 from benchwright.coding.agents.base import Usage
 from benchwright.coding.agents.trajectory import (
     Role,
@@ -52,7 +45,7 @@ def _trajectory() -> Trajectory:
 
 def test_conversion_fills_tool_calls_observations_and_metrics() -> None:
     model = validated(to_atif(_trajectory(), "ledger_cli/trial_1/checkpoint_1"))
-    assert model.schema_version == SCHEMA_VERSION == "ATIF-v1.8"
+    assert model.schema_version == schema_version() == "ATIF-v1.8"
     assert [s.source for s in model.steps] == ["system", "user", "agent", "agent"]
     turn = model.steps[2]
     assert [c.function_name for c in turn.tool_calls] == ["bash", "edit"]

@@ -52,3 +52,19 @@ def test_a_link_named_like_an_atif_file_is_not_followed(tmp_path: Path) -> None:
     elsewhere.write_text(json.dumps(OTHER_TOOL))
     (agent / "trajectory.atif.json").symlink_to(elsewhere)
     assert CheckpointFiles(tmp_path, "p", 1, "checkpoint_1").agent().trajectory is None
+    assert "link" in (CheckpointFiles(tmp_path, "p", 1, "checkpoint_1").agent().trajectory_note
+                      or "")
+
+
+@pytest.mark.parametrize("content,expected", [
+    ("{", "not JSON"), ("[" * 5000, "nested"),
+    (json.dumps({**OTHER_TOOL, "steps": [{"step_id": 2, "source": "user", "message": "x"}]}),
+     "not valid ATIF: Value error, steps[0].step_id=2 is not sequential")])
+def test_a_bad_atif_file_is_a_one_line_note(tmp_path: Path, content: str, expected: str) -> None:
+    agent = tmp_path / "p" / "trial_1" / "checkpoint_1" / "agent"
+    agent.mkdir(parents=True)
+    (agent / "trajectory.atif.json").write_text(content)
+    files = CheckpointFiles(tmp_path, "p", 1, "checkpoint_1").agent()
+    assert files.trajectory is None and files.trajectory_note is not None
+    assert files.trajectory_note.startswith("trajectory.atif.json: ")
+    assert expected in files.trajectory_note and "\n" not in files.trajectory_note

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import json
 import threading
@@ -163,27 +164,48 @@ def test_a_run_writes_every_trial_with_metrics_and_resets(tmp_path: Path, suite:
     assert json.loads(layout.result_json.read_text())["format"] == "benchwright.web-run-result/2"
 
 
-class _Crashing:
+class _BrokenHarness:
+    """A runner whose harness breaks on two tasks: the HAR writer hits a full disk (7004) and a
+    module the trial needs is missing on this node (7002)."""
+
     def run_trial(self, request: TrialRequest) -> TrialOutcome:
         if request.task.task_id == 7004:
-            raise RuntimeError("browser vanished")
+            raise OSError(errno.ENOSPC, "No space left on device", "network.har")
+        if request.task.task_id == 7002:
+            raise ModuleNotFoundError("No module named 'browser_use'", name="browser_use")
         return FakeTrialRunner().run_trial(request)
 
     def close(self) -> None:
         pass
 
 
-def test_a_crashing_trial_fails_alone(tmp_path: Path, suite: Suite) -> None:
+def test_a_harness_failure_in_a_trial_is_an_infrastructure_error_not_the_agents(
+        tmp_path: Path, suite: Suite) -> None:
+    """Issue 26 point 4: left out of every figure (never the agent's UNKNOWN_ERROR), named in
+    result.json, and redone by a resume."""
     run_dir = tmp_path / "run"
     create_web_run(_config(suite, trials=1), run_dir, suite)
     result = execute_web_run(run_dir, suite=_with_session(suite, _RecordingSession()),
-                             runner_factory=_Crashing)
-    assert (result.n_trials, result.n_passed, result.n_errors) == (7, 6, 1)
-    folder = WebRunLayout(run_dir).trial_dir(7004, 1)
-    response = json.loads((folder / "agent_response.json").read_text())
-    assert response["status"] == "UNKNOWN_ERROR"
-    metrics = TrialMetrics.model_validate_json((folder / "metrics.json").read_bytes())
-    assert metrics.trial_status == "crashed" and "browser vanished" in metrics.errors[0]
+                             runner_factory=_BrokenHarness)
+    assert (result.n_trials, result.n_passed, result.n_errors) == (5, 5, 0)
+    assert not result.complete and result.pass_rate == 1.0
+    failed = dict(e.split(": ", 1) for e in result.infra_errors)
+    assert sorted(failed) == ["task 7002 trial 1", "task 7004 trial 1"]
+    assert "No space left on device" in failed["task 7004 trial 1"]
+    assert "browser_use" in failed["task 7002 trial 1"]
+    layout = WebRunLayout(run_dir)
+    folder = layout.trial_dir(7004, 1)
+    assert not (folder / "agent_response.json").exists()
+    assert "No space left" in (folder / "infra_error.json").read_text()
+    statuses = {json.loads(line)["task_id"]: json.loads(line)["status"]
+                for line in layout.journal.read_text().splitlines()}
+    assert statuses[7004] == statuses[7002] == "infra_error"
+    assert "UNKNOWN_ERROR" not in (layout.root / "tasks" / "eval_summary.json").read_text()
+    # the harness fixed: a resume redoes exactly the two, and the run is whole
+    again = execute_web_run(run_dir, suite=_with_session(suite, _RecordingSession()),
+                            runner_factory=FakeTrialRunner)
+    assert (again.n_trials, again.n_passed, again.complete) == (7, 7, True)
+    assert again.infra_errors == []
 
 
 def test_resume_resets_the_sites_of_an_unfinished_mutate_trial(tmp_path: Path,

@@ -4,21 +4,28 @@ ATIF is the Agent Trajectory Interchange Format of Harbor's RFC 0001, read by ot
 viewers and by SFT/RL pipelines. `to_atif` maps our normalised steps onto ATIF's: the model's
 turns become `agent` steps (text, reasoning, tool calls, per-step token metrics) and the tools'
 answers that follow become that step's `observation`; the trajectory's usage becomes
-`final_metrics`. The result is validated with the `atif` package's pydantic models (the `atif`
-extra) before it is written: `write_atif` skips with a logged note when the extra is missing, so a
-run never fails for want of it; `validated` raises `errors.missing_extra`.
+`final_metrics`. The document is written through the shared ATIF module (`benchwright.atif_format`:
+validated with the `atif` package's models, keys redacted): `write_atif` skips with a logged note
+when the extra is missing, so a run never fails for want of it.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import logging
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
-
+from benchwright.atif_format import (
+    ATIF_FILE,
+    Export,
+    atif_text,
+    available,
+    content_text,
+    present,
+    schema_version,
+    timestamp,
+    validated,
+)
 from benchwright.coding.agents.base import Usage
 from benchwright.coding.agents.trajectory import (
     TRAJECTORY_FILE,
@@ -30,16 +37,13 @@ from benchwright.coding.agents.trajectory import (
     Trajectory,
 )
 from benchwright.errors import BenchwrightError, UserInputError, install_command
-from benchwright.extras import import_extra
 from benchwright.fileio import write_text_atomic
 from benchwright.nofollow import TreeWalk, read_regular, shown
 from benchwright.redaction import Redactor
 from benchwright.untrusted_files import MAX_BYTES, parse_untrusted_json
 
-ATIF_FILE = "trajectory.atif.json"
-"""The ATIF file's name, beside `trajectory.json` in a checkpoint's `agent/` folder."""
-SCHEMA_VERSION = "ATIF-v1.8"
-"""The ATIF version written (the `atif` package's models implement it)."""
+__all__ = ["ATIF_FILE", "Export", "export_run", "from_atif", "from_atif_model", "to_atif",
+           "write_atif"]
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +53,13 @@ Json = dict[str, Any]
 def to_atif(trajectory: Trajectory, session_id: str | None = None) -> Json:
     """`trajectory` as an ATIF document (plain JSON values; `validated` checks it)."""
     doc: Json = {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": schema_version(),
         "session_id": session_id,
         "agent": {"name": trajectory.agent, "version": trajectory.agent_version or "unknown",
                   "model_name": trajectory.model},
         "steps": (steps := _steps(trajectory.steps)),
         "final_metrics": _final_metrics(trajectory, len(steps)),
-        "extra": _present({"source_format": trajectory.format, "raw_log": trajectory.raw_log}),
+        "extra": present({"source_format": trajectory.format, "raw_log": trajectory.raw_log}),
     }
     if trajectory.agent_version is None:
         doc["notes"] = "agent.version 'unknown': the agent did not report its version"
@@ -79,13 +83,13 @@ def _steps(steps: list[Step]) -> list[Json]:
 
 def _plain(step: Step, step_id: int) -> Json:
     return {"step_id": step_id, "source": step.role.value, "message": step.text,
-            "timestamp": _timestamp(step.timestamp)}
+            "timestamp": timestamp(step.timestamp)}
 
 
 def _agent_step(step: Step, step_id: int) -> Json:
     calls = [_call(call, step_id, i) for i, call in enumerate(step.tool_calls, start=1)]
     out: Json = {"step_id": step_id, "source": "agent", "message": step.text,
-                 "timestamp": _timestamp(step.timestamp),
+                 "timestamp": timestamp(step.timestamp),
                  "reasoning_content": step.thinking or None,
                  "tool_calls": calls or None, "metrics": _metrics(step),
                  "extra": {"duration_s": step.duration_s} if step.duration_s is not None else None}
@@ -136,37 +140,16 @@ def _final_metrics(trajectory: Trajectory, n_steps: int) -> Json:
             "total_cached_tokens": usage.cached_input_tokens,
             "total_cost_usd": usage.cost_usd,  # None: unknown, never 0
             "total_steps": n_steps,
-            "extra": _present({"model_calls": usage.steps,
+            "extra": present({"model_calls": usage.steps,
                                "cost_source": trajectory.cost_source.value,
                                "exit_status": trajectory.exit_status.value,
                                "exit_code": trajectory.exit_code, "error": trajectory.error})}
 
 
-def _present(values: Json) -> Json:
-    return {k: v for k, v in values.items() if v is not None}
-
-
-def _timestamp(value: str | None) -> str | None:
-    """An ISO 8601 timestamp, or None for anything else (an agent's log may hold any text)."""
-    if value is None:
-        return None
-    try:
-        datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return value
-
-
-def validated(doc: Json) -> Any:
-    """`doc` as an `atif.Trajectory` (a pydantic ValidationError when it is not valid ATIF)."""
-    atif = import_extra("atif", "atif", "ATIF trajectories")
-    return atif.Trajectory.model_validate(doc)
-
-
-def atif_json(trajectory: Trajectory, session_id: str | None = None) -> str:
-    """The ATIF file's text for `trajectory`, validated."""
-    return str(validated(to_atif(trajectory, session_id)).model_dump_json(
-        indent=2, exclude_none=True)) + "\n"
+def atif_json(trajectory: Trajectory, session_id: str | None = None,
+              redactor: Redactor | None = None) -> str:
+    """The ATIF file's text for `trajectory`, validated (secret values replaced first)."""
+    return atif_text(to_atif(trajectory, session_id), redactor)
 
 
 def write_atif(agent_dir: Path, session_id: str | None = None) -> Path | None:
@@ -177,7 +160,7 @@ def write_atif(agent_dir: Path, session_id: str | None = None) -> Path | None:
     data = read_regular(agent_dir, TRAJECTORY_FILE, MAX_BYTES)  # never through a link
     if data is None:
         return None
-    if importlib.util.find_spec("atif") is None:
+    if not available():
         log.info("no ATIF trajectory written: the atif extra is not installed (%s)",
                  install_command("atif"))
         return None
@@ -192,20 +175,11 @@ def write_atif(agent_dir: Path, session_id: str | None = None) -> Path | None:
     return path
 
 
-class Export(BaseModel):
-    """What `export_run` wrote and what it left out."""
-
-    written: list[str] = Field(default_factory=list)
-    """The ATIF files written, relative to the output folder."""
-    skipped: list[str] = Field(default_factory=list)
-    """Trajectories not exported, each with the reason (`path: why`)."""
-
-
 def export_run(run_dir: Path, out: Path, redactor: Redactor) -> Export:
     """Every checkpoint trajectory of the coding run `run_dir` as ATIF, under `out` at the same
     relative place (`PROBLEM/trial_N/CHECKPOINT/trajectory.atif.json`). The run folder is read as
     hostile: no link is followed, each file is bounded and checked before it is converted."""
-    validated({"schema_version": SCHEMA_VERSION, "agent": {"name": "-", "version": "-"},
+    validated({"schema_version": schema_version(), "agent": {"name": "-", "version": "-"},
                "steps": []})  # the extra is there, before anything is read
     result = Export()
     walk = TreeWalk(run_dir)
@@ -220,14 +194,14 @@ def _export_one(run_dir: Path, rel: str, out: Path, redactor: Redactor, result: 
     session = rel.removesuffix(f"/agent/{TRAJECTORY_FILE}")
     try:
         trajectory = _read_trajectory(run_dir, rel)
-        text = atif_json(trajectory, session)
+        text = atif_json(trajectory, session, redactor)
     except (BenchwrightError, ValueError) as exc:
         reason = exc.message if isinstance(exc, BenchwrightError) else str(exc).splitlines()[0]
         result.skipped.append(f"{shown(rel)}: {reason}")
         return
     target = f"{session}/{ATIF_FILE}"
     (out / session).mkdir(parents=True, exist_ok=True)
-    write_text_atomic(out / target, redactor.text(text))
+    write_text_atomic(out / target, text)
     result.written.append(target)
 
 
@@ -246,12 +220,17 @@ def _read_trajectory(run_dir: Path, rel: str) -> Trajectory:
 def from_atif(value: Any) -> Trajectory | None:
     """An ATIF document (hostile: any JSON value) as a `Trajectory`; None when it is not valid
     ATIF or the `atif` extra is missing."""
-    if importlib.util.find_spec("atif") is None or not isinstance(value, dict):
+    if not available() or not isinstance(value, dict):
         return None
     try:
         doc = validated(value)
     except ValueError:
         return None
+    return from_atif_model(doc)
+
+
+def from_atif_model(doc: Any) -> Trajectory:
+    """A validated `atif.Trajectory` (as `atif_format.read_atif` gives) as a `Trajectory`."""
     steps: list[Step] = []
     for step in doc.steps:
         steps.extend(_our_steps(step))
@@ -263,7 +242,7 @@ def from_atif(value: Any) -> Trajectory | None:
 def _our_steps(step: Any) -> list[Step]:
     role = {"system": Role.SYSTEM, "user": Role.USER}.get(step.source, Role.ASSISTANT)
     metrics = step.metrics
-    ours = Step(role=role, text=_text(step.message), thinking=step.reasoning_content or "",
+    ours = Step(role=role, text=content_text(step.message), thinking=step.reasoning_content or "",
                 tool_calls=[ToolCall(id=c.tool_call_id, name=c.function_name,
                                      arguments=c.arguments) for c in step.tool_calls or []],
                 input_tokens=metrics.prompt_tokens if metrics else None,
@@ -272,18 +251,10 @@ def _our_steps(step: Any) -> list[Step]:
                 timestamp=step.timestamp)
     if step.observation is None:
         return [ours]
-    results = [ToolResult(call_id=r.source_call_id, output=_text(r.content),
+    results = [ToolResult(call_id=r.source_call_id, output=content_text(r.content),
                           is_error=bool((r.extra or {}).get("is_error")))
                for r in step.observation.results]
     return [ours, Step(role=Role.TOOL, tool_results=results)]
-
-
-def _text(content: Any) -> str:
-    """A message or result as text: a string, or the text parts of a multimodal one."""
-    if isinstance(content, str):
-        return content
-    parts = [getattr(p, "text", None) for p in content or []]
-    return "\n".join(p if p is not None else "[non-text content]" for p in parts)
 
 
 def _usage(final: Any, steps: list[Step]) -> Usage:

@@ -16,7 +16,7 @@ from typing import IO
 from benchwright.egress import Endpoint, endpoint_of_url, index_endpoints
 from benchwright.egress_bridge import bridged, without_proxy_settings
 from benchwright.protocols import Runtime
-from benchwright.sandbox import ExecResult, Limits, Mount
+from benchwright.sandbox import CONTAINER_RUNTIMES, ExecResult, Limits, Mount
 
 # The provider each credential belongs to, for an agent with no base URL of its own.
 PROVIDER_HOSTS: dict[str, tuple[Endpoint, ...]] = {
@@ -60,7 +60,7 @@ def run_with_egress(
     stderr: IO[bytes] | int | None = None,
 ) -> ExecResult:
     """Run `argv` in the sandbox with only `allow` reachable (`python` runs the forwarder)."""
-    if runtime.name != "bwrap":
+    if runtime.name not in ("bwrap", *CONTAINER_RUNTIMES):  # no namespace of its own to keep
         return runtime.run(argv, cwd=cwd, env=env, mounts=mounts, limits=limits, network=True,
                            stdin=stdin, stdout=stdout, stderr=stderr)
     with bridged(allow, python) as bridge:

@@ -21,7 +21,7 @@ from benchwright.coding.report.failures import (
 )
 from benchwright.coding.report.scored_run import Picker, ScoredRun
 from benchwright.coding.runs.judge_summary import JudgeOverview, judge_overview
-from benchwright.coding.runs.models import CheckpointRecord, RunTotals
+from benchwright.coding.runs.models import CheckpointRecord, RunConfig, RunTotals
 from benchwright.coding.runs.tallies import ProblemTally
 from benchwright.coding.runs.totals import last_finished, run_totals
 from benchwright.report.frontier import Frontier
@@ -355,7 +355,17 @@ def _header(run: ScoredRun) -> RunHeader:
         start_from=str(config.start_from),
         created_at=run.manifest.created_at,
         finished_at=last_finished(r for records in run.all_chains.values() for r in records),
-        benchwright_version=run.manifest.benchwright_version, grader_versions=versions)
+        benchwright_version=run.manifest.benchwright_version, grader_versions=versions,
+        runtime=_runtime_line(config),
+        model_traffic=config.llm.describe() if config.llm else None)
+
+
+def _runtime_line(config: RunConfig) -> str | None:
+    """The container runtime and its image, for the header (None for bubblewrap)."""
+    if config.image_id is None or config.unsafe_no_sandbox:
+        return None
+    return f"{config.runtime}, image `{config.image or 'default grading image'}` " \
+        f"(`{config.image_id}`)"
 
 
 def _totals(run: ScoredRun) -> RunTotals:

@@ -32,6 +32,7 @@ from benchwright.coding.runs.models import (
     InfraErrorRecord,
     RunConfig,
     StartFrom,
+    runtime_of,
 )
 from benchwright.coding.runs.snapshots import (
     Snapshot,
@@ -40,16 +41,17 @@ from benchwright.coding.runs.snapshots import (
     take_snapshot,
 )
 from benchwright.coding.runs.starts import START, copy_reference, planned, unreachable
+from benchwright.coding.runs.traffic import agent_session, attempt_proxy
 from benchwright.coding.workspace import copy_asset
 from benchwright.errors import BenchwrightError, SandboxKilled, SnapshotLimitError
 from benchwright.fileio import write_json_atomic, write_text_atomic
+from benchwright.llm.proxy import LlmProxy
 from benchwright.metrics.erosion import QualitySummary, summarise
 from benchwright.metrics.models import SnapshotMetrics
 from benchwright.metrics.static import analyze_snapshot
 from benchwright.nofollow import copy_tree, shown
 from benchwright.redaction import Redactor
 from benchwright.runs.clock import utc_now
-from benchwright.sandbox import get_runtime
 
 OnRecord = Callable[[CheckpointRecord | InfraErrorRecord], None]
 MAX_INFRA_WAIT_S = 600.0
@@ -86,6 +88,7 @@ class _Chain:
         self.work = self.layout.work_dir(job.problem, job.trial)
         self.redactor = Redactor.from_environ(
             urls={"BASE_URL": job.config.agent_settings.base_url})
+        self.proxy: LlmProxy | None = None
 
     @property
     def snapshot_limits(self) -> SnapshotLimits:
@@ -106,7 +109,7 @@ class _Chain:
     @functools.cached_property
     def options(self) -> GradeOptions:
         # built on first use: planning an attempt needs no sandbox (and no bwrap probe)
-        return GradeOptions(runtime=get_runtime(self.job.config.unsafe_no_sandbox),
+        return GradeOptions(runtime=runtime_of(self.job.config),
                             limits=self.job.config.limits, python=self.job.config.python,
                             scratch_root=self.layout.grading_dir)
 
@@ -218,8 +221,14 @@ def _steps(chain: _Chain, records: list[CheckpointRecord]
            ) -> Iterator[CheckpointRecord | InfraErrorRecord]:
     """The checkpoints after `records`, each yielded once written and journaled."""
     _restore_workspace(chain, None if chain.reference_start else _own_start(chain, records))
-    agent = build_agent(chain.job.config, chain.problem, chain.options.runtime,
-                        keep={Path(p).parts[0] for p in chain.assets})
+    with attempt_proxy(chain.job.config) as (chain.proxy, config):
+        yield from _agent_steps(chain, records, build_agent(
+            config, chain.problem, chain.options.runtime,
+            keep={Path(p).parts[0] for p in chain.assets}))
+
+
+def _agent_steps(chain: _Chain, records: list[CheckpointRecord], agent: Agent
+                 ) -> Iterator[CheckpointRecord | InfraErrorRecord]:
     try:
         for checkpoint in chain.planned[len(records):]:
             index = chain.checkpoints.index(checkpoint) + 1  # its position in the problem
@@ -375,16 +384,32 @@ def _act_retrying(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, ind
     while True:
         shutil.rmtree(folder / "agent", ignore_errors=True)
         (folder / "agent").mkdir(parents=True)
-        result = _act(agent, chain, checkpoint, index, folder)
+        result, diverged = _act(agent, chain, checkpoint, index, folder, attempt + 1)
         attempt += 1
-        if result.status is not AgentStatus.INFRA_ERROR or attempt > settings.infra_retries:
+        if result.status is not AgentStatus.INFRA_ERROR or attempt > settings.infra_retries \
+                or diverged:  # a replay that diverged diverges again: no re-run
             return result, attempt
         time.sleep(min(MAX_INFRA_WAIT_S, settings.infra_backoff_s * 2.0 ** (attempt - 1)))
         _restore_workspace(chain, _start_of(chain, index, records))
 
 
 def _act(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, index: int,
-         folder: Path) -> AgentResult:
+         folder: Path, attempt: int) -> tuple[AgentResult, bool]:
+    """The agent's turn (conversation `attempt` of the checkpoint, when traffic is recorded or
+    replayed); whether a replay diverged, which makes it an infrastructure error."""
+    key = f"coding/{chain.job.problem}/trial_{chain.job.trial}/{checkpoint.name}/attempt_{attempt}"
+    paths = {"<agent>": folder / "agent", "<workspace>": chain.work, "<run>": chain.job.run_dir,
+             "<problem>": chain.problem.path}
+    with agent_session(chain.proxy, key, paths) as diverged:
+        result = _agent_turn(agent, chain, checkpoint, index, folder)
+    if diverged:
+        return result.model_copy(update={"status": AgentStatus.INFRA_ERROR,
+                                         "error": diverged[0].one_line()}), True
+    return result, False
+
+
+def _agent_turn(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, index: int,
+                folder: Path) -> AgentResult:
     ctx = AgentContext(problem=chain.job.problem, problem_dir=chain.problem.path,
                        checkpoint=checkpoint.name, trial=chain.job.trial, workspace=chain.work,
                        prompt=chain.prompts[checkpoint.name], prompt_file=folder / "prompt.txt",

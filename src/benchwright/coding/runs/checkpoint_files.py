@@ -9,12 +9,14 @@ missing or malformed reads as absent, never as an error. Nothing is interpreted 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from benchwright.coding.agents.atif import ATIF_FILE, from_atif
+from benchwright.atif_format import ATIF_FILE, read_atif
+from benchwright.coding.agents.atif import from_atif_model
 from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.agents.trajectory import TRAJECTORY_FILE, Trajectory
 from benchwright.coding.artifacts import GRADING_JSON
@@ -22,6 +24,7 @@ from benchwright.coding.evaluation import CheckpointEvaluation
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.snapshots import text_lines
 from benchwright.coding.runs.starts import START
+from benchwright.errors import BenchwrightError
 from benchwright.nofollow import TreeWalk, read_regular
 
 MAX_TEXT = 512 * 1024
@@ -85,6 +88,9 @@ class AgentFiles(BaseModel):
     """The normalised conversation, for agents that call a model."""
     logs: list[TextFile] = Field(default_factory=list)
     """Every other file of its artifacts folder (stdout, stderr, native logs)."""
+    trajectory_note: str | None = None
+    """Why no trajectory is shown when an ATIF file is there but cannot be read (a link, too
+    large, not JSON, not valid ATIF), in one line."""
 
 
 def read_text(root: Path, rel: str, limit: int = MAX_TEXT) -> TextFile | None:
@@ -188,18 +194,26 @@ class CheckpointFiles:
                     text = read_text(folder, entry.rel)
                     if text is not None:
                         logs.append(text)
+        trajectory, note = self._trajectory()
         return AgentFiles(result=_model(self.run_dir, self._at(AGENT_RESULT), AgentResult),
-                          trajectory=self._trajectory(), logs=logs)
+                          trajectory=trajectory, logs=logs, trajectory_note=note)
 
-    def _trajectory(self) -> Trajectory | None:
+    def _trajectory(self) -> tuple[Trajectory | None, str | None]:
         """Ours (`trajectory.json`), else an ATIF one whatever wrote it: in `trajectory.json`
-        (Harbor's name for it) or `trajectory.atif.json` (ours)."""
+        (Harbor's name for it) or `trajectory.atif.json` (ours); with why none could be read."""
         ours = self._at(f"{AGENT_DIR}/{TRAJECTORY_FILE}")
         found: Trajectory | None = _model(self.run_dir, ours, Trajectory)
+        if found is not None:
+            return found, None
+        note = None
         for rel in (ours, self._at(f"{AGENT_DIR}/{ATIF_FILE}")):
-            if found is None:
-                found = from_atif(_read_json(self.run_dir, rel))
-        return found
+            if not os.path.lexists(self.run_dir / rel):
+                continue
+            try:
+                return from_atif_model(read_atif(self.run_dir, rel)), None
+            except BenchwrightError as exc:  # AtifError, or the atif extra is missing
+                note = note or f"{rel.rsplit('/', 1)[-1]}: {exc.message}"
+        return None, note
 
 
 def _test_output(test: dict[str, Any]) -> TestOutput:

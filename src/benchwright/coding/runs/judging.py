@@ -37,6 +37,7 @@ from benchwright.coding.runs.judge_tasks import (
 )
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, RunConfig, StartFrom
+from benchwright.coding.runs.traffic import judge_proxy
 from benchwright.errors import BenchwrightError, UserInputError
 from benchwright.judge.budget import Budget
 from benchwright.judge.cache import VerdictCache
@@ -55,6 +56,7 @@ from benchwright.judge.providers import api_key, make_client
 from benchwright.judge.requests import Outcome, Requester
 from benchwright.judge.rubric import load_rubric
 from benchwright.judge.snapshot import SnapshotVerdict, combine, judge_context
+from benchwright.llm.models import LlmTraffic
 from benchwright.redaction import Redactor
 from benchwright.runs.clock import utc_now
 from benchwright.version import __version__
@@ -79,7 +81,7 @@ class JudgeSession:
     """One judging: rubric, templates, client, cache, budget and redactor."""
 
     def __init__(self, run_dir: Path, settings: JudgeSettings, max_cost: float | None = None,
-                 environ: Mapping[str, str] = os.environ) -> None:
+                 environ: Mapping[str, str] = os.environ, proxy_url: str | None = None) -> None:
         self.layout, self.settings = RunLayout(run_dir), settings
         rubric = load_rubric(settings.rubric)
         templates = load_templates(settings.prefix_template, settings.criteria_template)
@@ -91,7 +93,9 @@ class JudgeSession:
         self.settings_sha = settings_sha256(settings, endpoint, rubric.sha256,
                                             (templates.prefix.sha256, templates.criteria.sha256))
         self.budget = Budget(max_cost)
-        self.requester = Requester(make_client(settings, environ),
+        # `proxy_url`: the recording proxy's, called instead of the settings' own endpoint
+        client_settings = settings.model_copy(update={"base_url": proxy_url or settings.base_url})
+        self.requester = Requester(make_client(client_settings, environ),
                                    VerdictCache(self.layout.judge_dir / "cache"), self.budget,
                                    settings.model, settings.retries, settings.retry_backoff_s,
                                    self.redactor)
@@ -189,16 +193,28 @@ def judge_run(run_dir: Path, config: RunConfig, settings: JudgeSettings, *,
               max_cost: float | None = None, overwrite: bool = False,
               on_start: Callable[[int], None] = lambda _n: None,
               on_checked: OnChecked = lambda _row: None,
-              environ: Mapping[str, str] = os.environ) -> JudgeRunSummary:
+              environ: Mapping[str, str] = os.environ,
+              traffic: LlmTraffic | None = None) -> JudgeRunSummary:
     """Judge every journaled checkpoint not judged yet (all of them with `overwrite`); then the
-    run's quality records. The caller holds the run's lock and rewrites result.json."""
+    run's quality records. The caller holds the run's lock and rewrites result.json. `traffic`:
+    the requests recorded into, or answered from, a cassette."""
+    with judge_proxy(settings, traffic, run_dir) as proxy_url:
+        return _judge_run(run_dir, config, JudgeSession(run_dir, settings, max_cost, environ,
+                                                        proxy_url), problems, overwrite,
+                          on_start, on_checked)
+
+
+def _judge_run(run_dir: Path, config: RunConfig, session: JudgeSession,
+               problems: list[str] | None, overwrite: bool, on_start: Callable[[int], None],
+               on_checked: OnChecked) -> JudgeRunSummary:
     chosen = _chosen(problems, config.problems)
-    session = JudgeSession(run_dir, settings, max_cost, environ)
     session.save_settings()
     attempts = plan_attempts(session.layout, config, session.ctx, session.settings_sha, chosen,
                              overwrite)
     _refuse_conflicts(attempts)
     todo = [t for a in attempts for t in a.tasks if t.state == "todo"]
+    if todo:  # one line now, not minutes of retried requests (nothing to do: no endpoint needed)
+        session.requester.client.require_reachable()
     on_start(len(todo))
     rows: list[JudgedCheckpoint] = []
     with session.pool() as pool:
@@ -256,11 +272,11 @@ def _refuse_conflicts(attempts: list[Attempt]) -> None:
 
 def check_judge(settings: JudgeSettings, environ: Mapping[str, str] = os.environ) -> None:
     """What every checkpoint's judging would run into, checked before a run starts: the rubric,
-    the templates, the key, the SDK."""
+    the templates, the key, the SDK, an endpoint that takes connections."""
     rubric = load_rubric(settings.rubric)
     check_templates(load_templates(settings.prefix_template, settings.criteria_template),
                     list(rubric.items))
-    make_client(settings, environ)
+    make_client(settings, environ).require_reachable()
 
 
 def judge_checkpoint(session: JudgeSession, problem: str, trial: int, record: CheckpointRecord,

@@ -16,8 +16,10 @@ from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import Group
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 from benchwright.judge.models import JudgeSettings
+from benchwright.llm.models import LlmTraffic
 from benchwright.metrics.erosion import QualitySummary
-from benchwright.protocols import Limits
+from benchwright.protocols import Limits, Runtime
+from benchwright.sandbox import get_runtime
 
 
 class StartFrom(StrEnum):
@@ -74,6 +76,15 @@ class RunConfig(BaseModel):
     """Limits, endpoint and retries for agents that call an LLM."""
     unsafe_no_sandbox: bool = False
     """Run agents and tests on the host, without bubblewrap."""
+    runtime: str = "bwrap"
+    """Where every sandboxed step runs (`--runtime`): bwrap, or a container of podman or
+    docker on `image_id` (docs/runtimes.md)."""
+    image: str | None = None
+    """The container image asked for (`--image`): a reference in the engine's store or an
+    SCBench environment file; None: the default grading image. Containers only."""
+    image_id: str | None = None
+    """The image's id (`sha256:...`), resolved once when the run started (never pulled): every
+    container of the run starts from it, a resumed run too. Containers only."""
     metrics: bool = True
     """Measure code quality and erosion at every checkpoint."""
     max_snapshot_mb: float | None = Field(default=DEFAULT_MAX_SNAPSHOT_MB, gt=0)
@@ -84,6 +95,9 @@ class RunConfig(BaseModel):
     judge: JudgeSettings | None = None
     """The LLM judge of code quality (`--judge-model`): each checkpoint judged as it finishes,
     the ones left over at the run's end; None: no judge."""
+    llm: LlmTraffic | None = None
+    """The agent's model calls recorded into a cassette (`--llm-record DIR`) or answered from
+    one (`--llm-replay DIR`); None: the agent calls its endpoint directly."""
 
 
 class Manifest(BaseModel):
@@ -322,6 +336,9 @@ class RunResult(BaseModel):
     """Attempts that could not run, and why."""
     infra_errors: list[str] = Field(default_factory=list)
     """Checkpoints stopped by infrastructure errors, and why."""
+    llm: LlmTraffic | None = None
+    """The cassette the agent's model calls were recorded into or replayed from (a replayed
+    run's usage and cost are the recording's); None: calls went to the endpoint."""
     no_reference: list[str] = Field(default_factory=list)
     """Reference-start runs: `problem/checkpoint: why` for each checkpoint not attempted because
     the checkpoint before has no reference solution (counted as not solved, never reached)."""
@@ -333,3 +350,9 @@ class RunResult(BaseModel):
     judge_errors: list[str] = Field(default_factory=list)
     """Checkpoints the LLM judge could not judge, and why (not scored as zero flags;
     `benchwright metrics judge RUN_DIR` tries them again)."""
+
+
+def runtime_of(config: RunConfig) -> Runtime:
+    """The runtime every sandboxed step of the run uses: bubblewrap, a container on the image
+    resolved when the run started, or the host under --unsafe-no-sandbox."""
+    return get_runtime(config.unsafe_no_sandbox, config.runtime, config.image_id)

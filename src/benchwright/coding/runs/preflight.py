@@ -18,15 +18,16 @@ from benchwright.coding.agents.chat_client import api_key, resolve_target
 from benchwright.coding.loader import load_problem, require_tests
 from benchwright.coding.prompts import check_template, render_prompt, template_text
 from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import RunConfig
+from benchwright.coding.runs.models import RunConfig, runtime_of
 from benchwright.coding.workspace import asset_sources
 from benchwright.errors import UserInputError
 from benchwright.extras import import_extra
 from benchwright.interpreters import resolve_python
+from benchwright.llm.models import TrafficMode
+from benchwright.llm.replay_keys import set_placeholder_keys
 from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_run
 from benchwright.runs.secret_settings import refuse_secrets
-from benchwright.sandbox import get_runtime
 from benchwright.toolenvs import cache_base
 
 __all__ = ["check_coding_run", "check_resumable", "node_checks", "prompt_setting",
@@ -37,7 +38,7 @@ def check_coding_run(config: RunConfig) -> None:
     """Raise the error every attempt of this run would hit, before anything is written."""
     refuse_secrets(config)
     template_text(config.prompt)
-    get_runtime(config.unsafe_no_sandbox)
+    runtime_of(config)
     _refuse_meaningless(config)
     _check_agent(config)
     resolve_python(config.python)
@@ -64,7 +65,7 @@ def check_resumable(config: RunConfig) -> None:
             hint="set the variables they name in the environment (a base URL's credential), "
             "or start a new run")
     template_text(config.prompt)
-    get_runtime(config.unsafe_no_sandbox)
+    runtime_of(config)
     _check_agent(config)
 
 
@@ -73,7 +74,7 @@ def node_checks(config: RunConfig) -> list[Callable[[], object]]:
     unsandboxed), the grading Python, the cache folder, the metric tools (when measured), the
     host paths the agent reads (mounts, a run to replay) and what the agent runs on."""
     checks: list[Callable[[], object]] = [
-        functools.partial(get_runtime, config.unsafe_no_sandbox),
+        functools.partial(runtime_of, config),
         functools.partial(resolve_python, config.python), cache_base]
     if config.metrics:
         from benchwright.metrics.tools import versions
@@ -101,8 +102,20 @@ def _exists(path: Path) -> None:
         raise UserInputError(f"{path} is not there", hint=f"copy {path} to the same path")
 
 
+def _replay_keys(config: RunConfig) -> None:
+    """A replay needs no key: agents get a placeholder. A judge during the run has no
+    cassette of its own: `metrics judge --llm-record` records it afterwards."""
+    if config.llm is not None and config.judge is not None:
+        raise UserInputError("--judge-model cannot be combined with --llm-record/--llm-replay",
+                             hint="judge afterwards: benchwright metrics judge RUN_DIR "
+                             "--llm-record DIR (or --llm-replay DIR)")
+    if config.llm is not None and config.llm.mode is TrafficMode.REPLAY:
+        set_placeholder_keys()
+
+
 def _check_agent(config: RunConfig) -> None:
     CODING_AGENTS.get(config.agent)  # a plugin or module:Class that is no agent: one line
+    _replay_keys(config)
     if config.agent == "replay":
         if config.replay_from is None:
             raise UserInputError("the replay agent needs --replay-from RUN_DIR")

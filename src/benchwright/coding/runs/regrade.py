@@ -13,11 +13,10 @@ from benchwright.coding.loader import get_checkpoint, load_problem
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import grade_fields
 from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, RunConfig, RunResult
+from benchwright.coding.runs.models import CheckpointRecord, RunConfig, RunResult, runtime_of
 from benchwright.coding.runs.remote import regrade_jobs, regrade_remote
 from benchwright.coding.runs.runner import finish, load_manifest, saved_attempt
 from benchwright.protocols import Executor
-from benchwright.sandbox import get_runtime
 
 
 class VerdictChange(BaseModel):
@@ -83,7 +82,7 @@ def _grade_all(run_dir: Path, config: RunConfig, units: list[Unit], executor: Ex
             outputs[key] = output
         return outputs
     layout = RunLayout(run_dir)
-    options = GradeOptions(runtime=get_runtime(config.unsafe_no_sandbox), limits=config.limits,
+    options = GradeOptions(runtime=runtime_of(config), limits=config.limits,
                            python=config.python, scratch_root=layout.grading_dir)
     problems = {name: load_problem(config.problems_dir / name) for name in config.problems}
     graded = {}

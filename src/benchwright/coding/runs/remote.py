@@ -25,14 +25,18 @@ from benchwright.coding.prompts import BUILTIN_TEMPLATES, template_text
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import ChainJob, attempt_prefix, broken_off, continue_attempt
 from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord, RunConfig
+from benchwright.coding.runs.models import (
+    CheckpointRecord,
+    InfraErrorRecord,
+    RunConfig,
+    runtime_of,
+)
 from benchwright.coding.scratch import owned_folder
 from benchwright.errors import BenchwrightError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.nofollow import CACHE_FOLDERS
 from benchwright.redaction import Redactor
 from benchwright.runs.file_tree import FileTree, pack_tree, replace_tree, unpack_tree
-from benchwright.sandbox import get_runtime
 
 
 def _not_needed_later(rel: str) -> bool:
@@ -217,7 +221,7 @@ def regrade_remote(job: RegradeJob) -> tuple[tuple[str, int, str], GradeOutput]:
         unpack_tree(job.snapshot, root / "snapshot")
         (root / "grading").mkdir(mode=0o700)
         config = job.config
-        options = GradeOptions(runtime=get_runtime(config.unsafe_no_sandbox),
+        options = GradeOptions(runtime=runtime_of(config),
                                limits=config.limits, python=config.python,
                                scratch_root=root / "grading")
         problem = load_problem(root / "problem")

@@ -59,7 +59,8 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
     manifest = Manifest(created_at=utc_now(), benchwright_version=__version__, config=config,
                         problem_checksums=_checksums(config),
                         problem_checkpoints=_checkpoint_names(config),
-                        no_reference=_no_reference(config), environment=_environment())
+                        no_reference=_no_reference(config),
+                        environment=_environment(config))
     # a setting is read back on resume: a key in one is refused, not redacted; only the base
     # URL's credentials are kept by reference (marks restored from the environment on resume)
     refuse_secrets(manifest)
@@ -291,7 +292,7 @@ def summarise(run_dir: Path, config: RunConfig, summaries: list[ChainSummary]) -
         and all(s.finished for s in summaries),
         errors=[f"{s.problem}/trial_{s.trial}: {s.error}" for s in summaries if s.error],
         infra_errors=[f"{i.problem}/trial_{i.trial}/{i.checkpoint}: {i.agent.error}"
-                      for i in infra],
+                      for i in infra], llm=config.llm,
         no_reference=[f"{p}/{c}: {why}" for p, skipped in manifest.no_reference.items()
                       for c, why in skipped.items()],
         agent_errors=[agent_error_line(r) for r in records
@@ -333,10 +334,15 @@ def problem_checksum(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def _environment() -> dict[str, Any]:
-    return {"platform": platform.platform(), "python": sys.version.split()[0],
-            "bwrap": _version([shutil.which("bwrap") or "bwrap", "--version"]),
-            "benchwright": __version__}
+def _environment(config: RunConfig) -> dict[str, Any]:
+    found = {"platform": platform.platform(), "python": sys.version.split()[0],
+             "bwrap": _version([shutil.which("bwrap") or "bwrap", "--version"]),
+             "benchwright": __version__,
+             "runtime": "unsafe-local" if config.unsafe_no_sandbox else config.runtime}
+    if config.image_id is not None:  # the container image every step ran on
+        found |= {"image": config.image_id, "image_ref": config.image or "default",
+                  config.runtime: _version([config.runtime, "--version"])}
+    return found
 
 
 def _version(argv: list[str]) -> str:

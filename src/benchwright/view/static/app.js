@@ -672,6 +672,7 @@ function agentSection(a) {
   const tr = a.transcript;
   if (a.result) out.push(kv([["status", a.result.status], ["cost", money(a.result.usage.cost_usd)], ["tokens", tokens(a.result.usage.input_tokens) + " in · " + tokens(a.result.usage.output_tokens) + " out (" + tokens(a.result.usage.cached_input_tokens) + " cached)"],
     ["steps", String(a.result.usage.steps) + " (model calls)"], ["time", secs(a.result.duration_s)], ["exit code", a.result.exit_code === null ? "–" : String(a.result.exit_code)], ["error", a.result.error]]));
+  if (a.trajectory_note) out.push(h("div", { class: "notice trajectory-note" }, "Transcript not shown: " + a.trajectory_note));
   if (tr) out.push(h("h3", {}, "Transcript: " + tr.turns + " step" + (tr.turns === 1 ? "" : "s") + " (" + tr.agent + (tr.model ? ", " + tr.model : "") + ")"), transcriptView(tr));
   if (a.logs.length) out.push(h("h3", {}, "Logs"), a.logs.map((f) => h("details", { open: a.logs.length <= 2 }, h("summary", { class: "mono" }, f.name), textFile(f))));
   return out.length ? out : h("p", { class: "muted" }, "The agent left nothing here.");
@@ -898,7 +899,7 @@ async function pageTrial(rid, taskId, trial, refresh) {
       f.metrics ? [h("h3", {}, "Trial"), kv([["ended", f.metrics.trial_status], ["response status", f.metrics.response_status], ["answer read by", f.metrics.response_source + " (" + f.metrics.answer_parse + (f.metrics.answer_ambiguous ? ", ambiguous" : "") + ")"],
         ["steps", String(f.metrics.steps)], ["tokens", tokens(f.metrics.tokens)], ["cost", money(f.metrics.cost_usd)], ["time", secs(f.metrics.duration_s)], ["agent error", f.metrics.agent_error],
         ["errors", f.metrics.errors.length ? f.metrics.errors.join("\n") : null]])] : null),
-    section("Steps", f.steps.length ? f.steps.map(stepItem) : h("p", { class: "muted" }, "No history.json.")),
+    section("Steps", trialSteps(f)),
     section("Network", har(d)));
   return d.live;
 }
@@ -914,6 +915,16 @@ function verdict(f) {
     h("div", {}, h("div", { class: "cmpcols" }, h("div", {}, h("div", { class: "small muted" }, "expected"), pre(json(e.expected))),
       h("div", {}, h("div", { class: "small muted" }, "got (normalised)"), pre(json(e.actual_normalized !== undefined ? e.actual_normalized : e.actual)))),
     e.error_msg ? pre(String(e.error_msg)) : null)))];
+}
+
+/* a trial's steps: from history.json, or an ATIF trajectory (whatever wrote it); a bad one is a warning */
+function trialSteps(f) {
+  const t = f.trajectory_totals;
+  const from = f.steps_source && f.steps_source !== "history.json" ? h("p", { class: "small muted atif-source" }, "Steps read from the ATIF trajectory " + f.steps_source,
+    t ? " · tokens " + tokens((t.prompt_tokens || 0) + (t.completion_tokens || 0)) + " · cost " + money(t.cost_usd === undefined ? null : t.cost_usd) : "", ".") : null;
+  const note = f.steps_note ? h("div", { class: "notice steps-note" }, "Steps not shown: " + f.steps_note) : null;
+  if (!f.steps.length) return [note || h("p", { class: "muted" }, "No history.json.")];
+  return [from, note, f.steps.map(stepItem)];
 }
 
 function stepItem(s) {

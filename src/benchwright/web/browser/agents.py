@@ -35,6 +35,8 @@ class TimedModel:
         self.model = inner.model
         self._verified_api_keys = True
         self.seconds = 0.0
+        self.calls: list[tuple[float, Any]] = []
+        """(epoch seconds when the answer came, its usage or None) of each answered call."""
 
     @property
     def provider(self) -> str:
@@ -55,7 +57,9 @@ class TimedModel:
         """The wrapped call, timed."""
         started = time.perf_counter()
         try:
-            return await self.inner.ainvoke(messages, output_format, **kwargs)
+            answer = await self.inner.ainvoke(messages, output_format, **kwargs)
+            self.calls.append((time.time(), getattr(answer, "usage", None)))
+            return answer
         finally:
             self.seconds += time.perf_counter() - started
 

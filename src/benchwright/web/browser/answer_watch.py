@@ -12,6 +12,7 @@ miss it, told apart here from the validation error behind the model call's failu
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,10 @@ from benchwright.web.browser.agents import TimedModel
 from benchwright.web.final_response import INVALID_RESPONSE, STATUS_CODES
 from benchwright.web.response_adapter import ResponseStatus
 from benchwright.web.tasks import TaskType
+
+STAND_IN = "answered in free text"
+"""`error_details` of the stand-in `done` that ends a run answered in free text (history.json
+holds it; the trial's answer is the free text, in TrialOutcome.final_text)."""
 
 
 @dataclass(frozen=True)
@@ -53,14 +58,16 @@ class WatchedModel(TimedModel):
                 self.invalid.extend(invalid_fields(validation))
                 raise
             self.prose = prose
-            return self._finish(output_format, prose, usage_of(validation))
+            usage = usage_of(validation)
+            self.calls.append((time.time(), usage))
+            return self._finish(output_format, prose, usage)
 
     def _finish(self, output_format: type[BaseModel], prose: ProseAnswer, usage: Any) -> Any:
         from browser_use.llm.views import ChatInvokeCompletion
 
         # a stand-in that ends the run; the trial reads `prose`, never this data
         data = {"task_type": self.task_type.value, "status": ResponseStatus.UNKNOWN_ERROR.value,
-                "retrieved_data": None, "error_details": "answered in free text"}
+                "retrieved_data": None, "error_details": STAND_IN}
         done = {"done": {"success": bool(prose.success), "data": data}}
         fields = {name: "" for name, f in output_format.model_fields.items()
                   if f.is_required() and name != "action"}

@@ -9,9 +9,13 @@ an agent that never got an answer from its model is not scored as having failed 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-from benchwright.web.browser.trial_models import TrialStatus
+from benchwright.web.browser.trial_models import StepUsage, TrialStatus
+
+Pricer = Callable[[int, int, int], float | None]
+"""(prompt, cached, completion tokens) -> dollars, None when the model has no price."""
 
 MISSED_FAILURES = re.compile(
     r"^(Element index \d+ not (available|found)|Text '.*' not found or not visible|"
@@ -68,3 +72,28 @@ def token_counts(history: Any) -> tuple[int, int, int]:
 def visited_urls(history: Any) -> list[str]:
     """The page URL at each step."""
     return [u for u in history.urls() if u]
+
+
+def step_usage(history: Any, calls: list[tuple[float, Any]], price: Pricer) -> list[StepUsage]:
+    """Each step's model calls: those answered between the step's start and end (browser-use
+    times its steps in epoch seconds). A call that reported no usage makes the step's tokens and
+    cost unknown; steps without timing are left out."""
+    found = []
+    for number, item in enumerate(history.history, start=1):
+        meta = getattr(item, "metadata", None)
+        if meta is None:
+            continue
+        usages = [u for ended, u in calls if meta.step_start_time <= ended <= meta.step_end_time]
+        found.append(_summed(number, usages, price))
+    return found
+
+
+def _summed(number: int, usages: list[Any], price: Pricer) -> StepUsage:
+    if not usages or any(u is None for u in usages):
+        return StepUsage(step=number, calls=len(usages))
+    prompt = sum(int(u.prompt_tokens) for u in usages)
+    cached = sum(int(u.prompt_cached_tokens or 0) for u in usages)
+    completion = sum(int(u.completion_tokens) for u in usages)
+    return StepUsage(step=number, calls=len(usages), input_tokens=prompt,
+                     cached_input_tokens=cached, output_tokens=completion,
+                     cost_usd=price(prompt, cached, completion))

@@ -38,7 +38,13 @@ from benchwright.web.browser.cdp import CdpConnection
 from benchwright.web.browser.cookies import inject_cookies
 from benchwright.web.browser.har_writer import HarWriter
 from benchwright.web.browser.imports import browser_use_module
-from benchwright.web.browser.outcome import step_errors, token_counts, trial_status, visited_urls
+from benchwright.web.browser.outcome import (
+    step_errors,
+    step_usage,
+    token_counts,
+    trial_status,
+    visited_urls,
+)
 from benchwright.web.browser.prompts import uses_schema
 from benchwright.web.browser.recorder import NetworkRecorder
 from benchwright.web.browser.shared_browser import SharedBrowser
@@ -111,7 +117,10 @@ async def _attempt(run: _Run, shared: SharedBrowser) -> None:
         run.errors.append(f"the trial ran out of its {request.timeout_s:.0f} s")
     except UserInputError:
         raise
-    except (BenchwrightError, OSError, RuntimeError, ValueError) as exc:
+    except (BenchwrightError, OSError) as exc:  # the harness's (HAR writer, CDP, a module)
+        run.status = TrialStatus.INFRA_ERROR
+        run.errors.append(f"harness: {type(exc).__name__}: {exc}")
+    except (RuntimeError, ValueError) as exc:  # browser-use broke with the browser
         run.status = TrialStatus.CRASHED
         run.errors.append(f"harness: {exc}")
 
@@ -204,8 +213,8 @@ def _outcome(run: _Run) -> TrialOutcome:
         return _empty_outcome(run, errors)
     errors = step_errors(history) + errors
     prompt, cached, completion = token_counts(history)
-    cost = cost_usd(price_table(request.agent.pricing_file), request.agent.model, prompt,
-                    cached, completion)
+    prices = price_table(request.agent.pricing_file)
+    cost = cost_usd(prices, request.agent.model, prompt, cached, completion)
     if cost is None and prompt + completion == 0:
         cost = 0.0  # nothing spent: no price needed
     answer = final_answer(run, history, errors)
@@ -218,7 +227,9 @@ def _outcome(run: _Run) -> TrialOutcome:
         cost_usd=cost, duration_s=time.perf_counter() - run.started,
         model_time_s=run.model.seconds if run.model else 0.0, harness_s=run.own_s,
         errors=errors, har_entries=len(run.recorder.writer) if run.recorder else 0,
-        urls=visited_urls(history))
+        urls=visited_urls(history), step_usage=step_usage(
+            history, run.model.calls if run.model else [],
+            lambda p, c, o: cost_usd(prices, request.agent.model, p, c, o)))
 
 
 @dataclass

@@ -151,6 +151,23 @@ class TrialStatus(StrEnum):
     """The run's infrastructure failed before the trial could start (retried on resume)."""
 
 
+class StepUsage(BaseModel):
+    """The model calls made during one agent step (the trial's ATIF step metrics)."""
+
+    step: int
+    """The step, from 1 (browser-use's history order)."""
+    calls: int
+    """Model calls whose answer came during the step."""
+    input_tokens: int | None = None
+    """Their prompt tokens; None: a call did not report its usage."""
+    cached_input_tokens: int | None = None
+    """Of those, read from the provider's cache; None: not reported."""
+    output_tokens: int | None = None
+    """Their completion tokens; None: a call did not report its usage."""
+    cost_usd: float | None = None
+    """Their cost at the run's prices; None: unknown (no price for the model, or no usage)."""
+
+
 class TrialOutcome(BaseModel):
     """What happened in one trial (network.har and history.json are beside it)."""
 
@@ -189,6 +206,9 @@ class TrialOutcome(BaseModel):
     structured_response: dict[str, Any] | None = None
     """The agent's final response, validated against the schema (None: it gave none, or the
     run used the plain prompt; the response adapter then reads final_text)."""
+    step_usage: list[StepUsage] = Field(default_factory=list)
+    """Tokens and cost of each step's model calls (empty: not recorded, as by runners that call
+    no model)."""
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 

@@ -148,13 +148,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(response.body)
 
 
-def serve_app(app: App, host: str, lock: threading.Lock) -> ThreadingHTTPServer:
-    """A started server for the app on a free port, serving on a daemon thread.
+def serve_app(app: App, host: str, lock: threading.Lock, port: int = 0) -> ThreadingHTTPServer:
+    """A started server for the app on `port` (0: a free one), serving on a daemon thread.
 
     Requests are handled one at a time under `lock` (pass one lock to apps sharing state).
     """
     handler = type(f"{type(app).__name__}Handler", (_Handler,), {"app": app, "lock": lock})
-    server = ThreadingHTTPServer((host, 0), handler)
+    server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name=f"local-suite-{app.site}",
                      daemon=True).start()

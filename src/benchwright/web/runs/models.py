@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from benchwright.llm.models import LlmTraffic
 from benchwright.stats import Estimate
 from benchwright.web.browser.trial_models import (
     AgentName,
@@ -101,6 +102,9 @@ class WebRunConfig(BaseModel):
     concurrency_per_site: int = Field(default=1, ge=1)
     """Read-only trials (RETRIEVE, NAVIGATE) of one site worker run this many at a time, each
     in its own browser; a MUTATE trial always runs alone."""
+    llm: LlmTraffic | None = None
+    """The agent's model calls recorded into a cassette (`--llm-record DIR`) or answered from
+    one (`--llm-replay DIR`); None: the agent calls its endpoint directly."""
 
 
 class PlannedTask(BaseModel):
@@ -212,5 +216,11 @@ class WebRunResult(BaseModel):
     """Cost, tokens and time."""
     complete: bool
     """Every planned trial finished."""
+    infra_errors: list[str] = Field(default_factory=list)
+    """Trials the harness failed (not the agent: left out of every figure, redone by
+    `run web --resume`), as `task T trial N: error`."""
     report: Path
     """The markdown report."""
+    llm: LlmTraffic | None = None
+    """The cassette the agent's model calls were recorded into or replayed from (a replayed
+    run's usage and cost are the recording's); None: calls went to the endpoint."""

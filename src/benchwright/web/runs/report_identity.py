@@ -25,7 +25,8 @@ def web_header(run_dir: Path, manifest: WebManifest, summary: WebEvalSummary) ->
         created_at=manifest.created_at,
         finished_at=max((r.finished_at for r in records), default=None),
         benchwright_version=manifest.benchwright_version,
-        grader_versions=[f"webarena-verified {summary.evaluator.version}"])
+        grader_versions=[f"webarena-verified {summary.evaluator.version}"],
+        model_traffic=config.llm.describe() if config.llm else None)
 
 
 def with_identity(report: WebReport, run_dir: Path, manifest: WebManifest,

@@ -23,7 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchwright.errors import PrerequisiteError, UserInputError
+from benchwright.errors import (
+    BenchwrightError,
+    InfrastructureError,
+    PrerequisiteError,
+    UserInputError,
+)
 from benchwright.fileio import remove_torn_writes, write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
 from benchwright.registry import TRIAL_RUNNERS
@@ -31,6 +36,7 @@ from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import require_kind
 from benchwright.runs.manifest import read_manifest
+from benchwright.untrusted_files import read_json_object
 from benchwright.version import __version__
 from benchwright.web.browser.web_agents import Scripts, web_agent
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
@@ -50,10 +56,17 @@ from benchwright.web.runs.runner_pool import RunnerPool
 from benchwright.web.runs.scheduling import SiteGuard, TrialJob, group_of, plan, run_workers
 from benchwright.web.runs.suites import Suite, SuiteSession, open_suite, require_sites
 from benchwright.web.runs.sweep import RunSweeper, restored
+from benchwright.web.runs.traffic import diverged_trial, prepare_traffic, trial_traffic
 from benchwright.web.runs.trial import agent_for, run_trial_files
 from benchwright.web.runs.trial_rules import read_trials
 from benchwright.web.runs.trial_runner import TrialRunner
-from benchwright.web.scoring import AGENT_RESPONSE, METRICS, WebEvalSummary, score_output_dir
+from benchwright.web.scoring import (
+    AGENT_RESPONSE,
+    INFRA_ERROR,
+    METRICS,
+    WebEvalSummary,
+    score_output_dir,
+)
 from benchwright.web.tasks import TaskType, WebTask
 
 if TYPE_CHECKING:
@@ -86,6 +99,7 @@ def create_web_run(config: WebRunConfig, run_dir: Path, suite: Suite) -> WebMani
         raise UserInputError("this folder already holds a run", path=run_dir,
                              hint="continue it with --resume, or pick another --out")
     tasks = [suite.dataset.tasks[i] for i in config.task_ids]
+    prepare_traffic(config)
     _check_agent(config, suite, tasks)
     if suite.opener is None:  # configured sites: their URLs are known before the run
         require_sites(suite, {str(s): "" for s in suite.env_config.configured()},
@@ -251,6 +265,7 @@ class _Context:
 
 
 def _run_trials(ctx: _Context, guard: SiteGuard, done: set[tuple[int, int]]) -> None:
+    prepare_traffic(ctx.manifest.config)
     extraction = ctx.manifest.config.extractor
     ctx.extractor = LLMExtractor(extraction) if extraction is not None else None
     ctx.cookies = _cookies(ctx.manifest.config.cookie_files)
@@ -265,8 +280,11 @@ def _run_trials(ctx: _Context, guard: SiteGuard, done: set[tuple[int, int]]) -> 
 
 def _one(ctx: _Context, guard: SiteGuard, job: TrialJob) -> None:
     assert ctx.runners is not None
-    with ctx.runners.runner(job.task.group) as runner, guard.trial(job.task) as reset:
-        record = run_trial_files(runner, _request(ctx, job), job, ctx.extractor, reset)
+    with ctx.runners.runner(job.task.group) as runner, guard.trial(job.task) as reset, \
+            trial_traffic(ctx.manifest.config, _request(ctx, job)) as (request, diverged):
+        record = run_trial_files(runner, request, job, ctx.extractor, reset)
+    if diverged:  # a replay that diverged: an infrastructure error, redone on resume
+        record = diverged_trial(request.trial_dir, record, diverged[0])
     ctx.sweeper.trial(ctx.layout.trial_dir(job.task.task_id, job.trial))  # before the record
     with ctx.journal_lock:
         journal.append_record(ctx.layout.journal, record)
@@ -337,6 +355,11 @@ def finish(run_dir: Path, progress: Progress | None = None, *, suite: Suite | No
     manifest = manifest or load_web_manifest(run_dir)
     suite = suite or suite_of(manifest)
     tell = progress or (lambda _message: None)
+    records = read_trials(layout.journal, manifest)
+    if records and all(r.status is TrialStatus.INFRA_ERROR for r in records):
+        raise InfrastructureError(
+            f"every trial failed in the harness, first: {infra_errors(layout, records)[0]}",
+            hint=f"fix the cause, then: benchwright run web --resume {run_dir}")
     tell("scoring")
     scoring_started = time.monotonic()
     summary = score_output_dir(layout.tasks_dir, scoring_config(manifest, config),
@@ -355,6 +378,7 @@ def _result(layout: WebRunLayout, manifest: WebManifest, summary: WebEvalSummary
     expected = len(manifest.tasks) * manifest.config.trials
     totals = summary.totals
     records = read_trials(layout.journal, manifest)
+    finished = [r for r in records if r.status is not TrialStatus.INFRA_ERROR]
     config = manifest.config
     return WebRunResult(
         run_dir=layout.root, created_at=manifest.created_at,
@@ -367,5 +391,25 @@ def _result(layout: WebRunLayout, manifest: WebManifest, summary: WebEvalSummary
         else {},
         pass_hat_k={p.k: p.pass_hat_k.value for p in report.pass_k.overall} if report.pass_k
         else {},
-        totals=report.totals, complete=len(records) == expected, report=layout.report_md)
+        totals=report.totals, complete=len(finished) == expected, report=layout.report_md,
+        infra_errors=infra_errors(layout, records), llm=config.llm)
+
+
+def infra_errors(layout: WebRunLayout, records: list[TrialRecord]) -> list[str]:
+    """`task T trial N: error` for each trial the harness failed (its infra_error.json)."""
+    failed = []
+    for record in records:
+        if record.status is TrialStatus.INFRA_ERROR:
+            path = layout.trial_dir(record.task_id, record.trial) / INFRA_ERROR
+            failed.append(f"task {record.task_id} trial {record.trial}: {_first_error(path)}")
+    return failed
+
+
+def _first_error(path: Path) -> str:
+    try:
+        data = read_json_object(path, what=path.name, max_bytes=1 << 20) or {}
+        errors = data.get("errors")
+        return str(errors[0])[:500] if isinstance(errors, list) and errors else "unknown"
+    except BenchwrightError:
+        return f"unknown ({path.name} unreadable)"
 

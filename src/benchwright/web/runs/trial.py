@@ -1,7 +1,10 @@
-"""One trial: a fresh folder, the runner's attempt, then agent_response.json and metrics.json.
+"""One trial: a fresh folder, the runner's attempt, then agent_response.json, metrics.json and
+the steps as ATIF (trajectory.atif.json).
 
-A runner that raises is a crashed trial (status crashed, answer UNKNOWN_ERROR), not a crashed run.
-The trial is journaled by the caller only after both files are written.
+A runner that raises is the harness's failure, not the agent's: the trial is an infrastructure
+error (status infra_error, its error in infra_error.json, no agent_response.json), left out of
+scores and redone by `--resume`; never a crashed run. The trial is journaled by the caller only
+after its files are written.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from benchwright.web.response_adapter import (
     Extractor,
     OutcomeKind,
     ParseMethod,
+    ResponseStatus,
     adapt,
 )
 from benchwright.web.runs.models import (
@@ -32,10 +36,12 @@ from benchwright.web.runs.models import (
     TrialStatus,
 )
 from benchwright.web.runs.scheduling import TrialJob
+from benchwright.web.runs.trial_atif import TrialIdentity, write_trial_atif
 from benchwright.web.runs.trial_runner import TrialRunner
-from benchwright.web.scoring import AGENT_RESPONSE, METRICS
+from benchwright.web.scoring import AGENT_RESPONSE, INFRA_ERROR, METRICS, TRIAL_PREFIX
 from benchwright.web.tasks import WebTask
 
+INFRA_ERROR_FORMAT = "benchwright.web-infra-error/1"
 _KIND = {TrialStatus.COMPLETED: OutcomeKind.ANSWERED,
          TrialStatus.STEP_LIMIT: OutcomeKind.STEP_LIMIT}
 
@@ -48,12 +54,14 @@ def fresh_dir(path: Path) -> Path:
 
 
 def attempt(runner: TrialRunner, request: TrialRequest) -> TrialOutcome:
-    """The runner's outcome; an exception becomes a crashed outcome."""
+    """The runner's outcome; an exception (the runner, the browser, the HAR writer, a module
+    missing on the node: the harness) becomes an infrastructure error."""
     started = time.monotonic()
     try:
         return runner.run_trial(request)
     except Exception as exc:  # a broken trial must not end the other trials of the run
-        return TrialOutcome(status=TrialStatus.CRASHED, errors=[f"{type(exc).__name__}: {exc}"],
+        return TrialOutcome(status=TrialStatus.INFRA_ERROR,
+                            errors=[f"harness: {type(exc).__name__}: {exc}"],
                             duration_s=time.monotonic() - started)
 
 
@@ -108,10 +116,22 @@ def run_trial_files(runner: TrialRunner, request: TrialRequest, job: TrialJob,
     started_at = precise_now()
     fresh_dir(request.trial_dir)
     outcome = attempt(runner, request)
-    adapted = write_trial_files(request.trial_dir, request.task, outcome, extractor)
+    if outcome.status is TrialStatus.INFRA_ERROR:  # no attempt of the agent's to score
+        write_json_atomic(request.trial_dir / INFRA_ERROR, {
+            "format": INFRA_ERROR_FORMAT, "errors": outcome.errors[:20],
+            "duration_s": outcome.duration_s})
+        status = ResponseStatus.UNKNOWN_ERROR
+    else:
+        status = write_trial_files(request.trial_dir, request.task, outcome,
+                                   extractor).response.status
+    # the trial's steps in ATIF; the caller's sweep redacts it with the trial's other files
+    write_trial_atif(request.trial_dir, f"{job.task.task_id}/{TRIAL_PREFIX}{job.trial}",
+                     TrialIdentity(request.agent.name, request.agent.model, request.task.intent,
+                                   outcome.final_text),
+                     outcome.step_usage, None)
     return TrialRecord(
         task_id=job.task.task_id, trial=job.trial, group=job.task.group, status=outcome.status,
-        response_status=adapted.response.status, steps=outcome.steps,
+        response_status=status, steps=outcome.steps,
         duration_s=outcome.duration_s, reset_before=sorted(reset_before), finished_at=utc_now(),
         started_at=started_at, ended_at=precise_now())
 

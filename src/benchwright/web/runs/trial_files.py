@@ -1,5 +1,6 @@
-"""Reading one web trial's files for display: the agent's steps (history.json), its response,
-the evaluator's verdict, the trial's metrics and the HAR as a list of exchanges.
+"""Reading one web trial's files for display: the agent's steps (history.json; without one, an
+ATIF trajectory whatever wrote it), its response, the evaluator's verdict, the trial's metrics
+and the HAR as a list of exchanges.
 
 All of it was written by, or records what was seen by, an agent in a browser: files are read
 without following a link, cut at a bound, and a missing or malformed file reads as absent.
@@ -14,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from benchwright.atif_format import ATIF_FILE, AtifError, content_text, read_atif
+from benchwright.errors import BenchwrightError
 from benchwright.nofollow import read_regular
 from benchwright.web.mismatch import Mismatch, compact, expectations
 from benchwright.web.outcomes import Cause, cause_of
@@ -124,6 +127,12 @@ class TrialFiles(BaseModel):
     """metrics.json."""
     har_note: str | None = None
     """Why the HAR is not listed (missing, too large, malformed), when it is not."""
+    steps_source: str | None = None
+    """The file the steps were read from (history.json, or an ATIF trajectory)."""
+    steps_note: str | None = None
+    """Why the steps are not shown (an ATIF trajectory that cannot be read), when they are not."""
+    trajectory_totals: dict[str, float | None] | None = None
+    """Tokens and cost from an ATIF trajectory's final metrics (a None cost: unknown)."""
 
 
 def _bytes(folder: Path, name: str, limit: int) -> bytes | None:
@@ -151,13 +160,79 @@ def read_trial(folder: Path) -> TrialFiles:
     verdict = _validated(TaskEvalRecord, _json(folder, EVAL_RESULT))
     steps, final = _history(_json(folder, HISTORY))
     metrics = _validated(TrialMetrics, _json(folder, METRICS))
+    found = _Found(source=HISTORY if steps else None)
+    if not steps:
+        steps, final, found = _atif_steps(folder)
     return TrialFiles(
         steps=steps, final_answer=final, response_text=response_text,
+        steps_source=found.source, steps_note=found.note, trajectory_totals=found.totals,
         response=_parsed(response_text), verdict=verdict,
         mismatches=expectations(verdict.evaluators_results) if verdict else [],
         metrics=metrics, har_note=_har_note(folder), cause=None if verdict is None else cause_of(
             verdict.score, verdict.error_origin, metrics.trial_status if metrics else None,
             verdict.agent_status))
+
+
+class _Found(BaseModel):
+    """Where a trial's steps came from, or why there are none."""
+
+    source: str | None = None
+    note: str | None = None
+    totals: dict[str, float | None] | None = None
+
+
+ATIF_NAMES = (ATIF_FILE, "trajectory.json")
+"""Where a trial folder may hold an ATIF trajectory (ours; Harbor's name for it)."""
+
+
+def _atif_steps(folder: Path) -> tuple[list[Step], str | None, _Found]:
+    """The steps of the first ATIF trajectory the folder holds; a bad one is a note."""
+    for name in ATIF_NAMES:
+        if read_regular(folder, name, 0) is None:
+            continue
+        try:
+            trajectory = read_atif(folder, name)
+        except AtifError as exc:
+            return [], None, _Found(note=f"{name}: {exc.message}")
+        except BenchwrightError as exc:  # the atif extra is not installed
+            return [], None, _Found(note=exc.message)
+        steps = [_atif_step(n, step) for n, step in enumerate(trajectory.steps, 1)]
+        final = next((r for s in reversed(steps) for r in reversed(s.results)), None)
+        return steps, final, _Found(source=name, totals=_totals(trajectory.final_metrics))
+    return [], None, _Found()
+
+
+def _atif_step(number: int, step: Any) -> Step:
+    extra = step.extra or {}
+    results = step.observation.results if step.observation else []
+    failed = [bool((r.extra or {}).get("is_error")) for r in results]
+    thoughts = {"thinking": step.reasoning_content or "",
+                ("message" if step.source == "agent" else step.source):
+                    content_text(step.message)}
+    calls = [{c.function_name: c.arguments} for c in step.tool_calls or []]
+    return Step(
+        number=number, url=_cut(str(extra.get("url") or "")),
+        title=_cut(str(extra.get("title") or "")),
+        thoughts={k: _cut(v) for k, v in thoughts.items() if v},
+        actions=[_cut(c) for c in calls], calls=_actions(calls, None),
+        results=[_cut(content_text(r.content)) for r, bad in zip(results, failed, strict=True)
+                 if not bad and r.content],
+        errors=[_cut(content_text(r.content)) for r, bad in zip(results, failed, strict=True)
+                if bad],
+        duration_s=_float(extra.get("duration_s")))
+
+
+def _totals(final: Any) -> dict[str, float | None] | None:
+    if final is None:
+        return None
+    return {"prompt_tokens": final.total_prompt_tokens,
+            "completion_tokens": final.total_completion_tokens,
+            "cost_usd": final.total_cost_usd}
+
+
+def _float(value: Any) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    return float(value) if ok else None
 
 
 def _validated(model: type[Any], raw: Any) -> Any:
