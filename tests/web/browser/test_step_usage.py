@@ -8,6 +8,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from benchwright.web.browser.outcome import step_usage
 
 
@@ -41,3 +43,32 @@ def test_calls_are_counted_in_the_step_they_answered() -> None:
 def test_an_unpriced_model_keeps_tokens_and_an_unknown_cost() -> None:
     [only] = step_usage(_history((0.0, 1.0)), [(0.5, _usage(7, 0, 3))], lambda p, c, o: None)
     assert (only.input_tokens, only.output_tokens, only.cost_usd) == (7, 3, None)
+
+
+def test_a_failed_model_call_is_a_call_with_unknown_usage() -> None:
+    import asyncio
+
+    from benchwright.web.browser.agents import TimedModel
+
+    class Inner:
+        model = provider = name = "m"
+
+        def __init__(self) -> None:
+            self.fail = False
+
+        async def ainvoke(self, messages: Any, output_format: Any = None, **_: Any) -> Any:
+            if self.fail:
+                raise RuntimeError("503 from the provider")
+            return SimpleNamespace(usage=_usage(9, 0, 2))
+
+    inner = Inner()
+    timed = TimedModel(inner)
+    asyncio.run(timed.ainvoke([]))
+    inner.fail = True
+    with pytest.raises(RuntimeError):
+        asyncio.run(timed.ainvoke([]))
+    assert [u is None for _, u in timed.calls] == [False, True]
+    start = timed.calls[0][0] - 1
+    [step] = step_usage(_history((start, timed.calls[1][0] + 1)), timed.calls,
+                        lambda p, c, o: 0.0)
+    assert (step.calls, step.input_tokens, step.cost_usd) == (2, None, None)

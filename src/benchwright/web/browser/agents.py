@@ -36,7 +36,7 @@ class TimedModel:
         self._verified_api_keys = True
         self.seconds = 0.0
         self.calls: list[tuple[float, Any]] = []
-        """(epoch seconds when the answer came, its usage or None) of each answered call."""
+        """(epoch seconds when the call ended, its usage or None) of each call, failed ones too."""
 
     @property
     def provider(self) -> str:
@@ -56,12 +56,14 @@ class TimedModel:
     async def ainvoke(self, messages: list[Any], output_format: Any = None, **kwargs: Any) -> Any:
         """The wrapped call, timed."""
         started = time.perf_counter()
+        answer = None
         try:
             answer = await self.inner.ainvoke(messages, output_format, **kwargs)
-            self.calls.append((time.time(), getattr(answer, "usage", None)))
             return answer
         finally:
             self.seconds += time.perf_counter() - started
+            # a failed call counts too, its usage unknown (never a step "without a call")
+            self.calls.append((time.time(), getattr(answer, "usage", None)))
 
 
 def task_prompt(task: WebTask, site_urls: dict[str, str], prompt: str = STRUCTURED) -> str:

@@ -12,7 +12,6 @@ miss it, told apart here from the validation error behind the model call's failu
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +58,8 @@ class WatchedModel(TimedModel):
                 raise
             self.prose = prose
             usage = usage_of(validation)
-            self.calls.append((time.time(), usage))
+            if self.calls:  # the call just recorded as failed did answer: its usage is known
+                self.calls[-1] = (self.calls[-1][0], usage)
             return self._finish(output_format, prose, usage)
 
     def _finish(self, output_format: type[BaseModel], prose: ProseAnswer, usage: Any) -> Any:
