@@ -18,7 +18,7 @@ from pathlib import Path
 from benchwright import owned_temp
 from benchwright.errors import WorkspaceError
 from benchwright.owned_temp import OwnedTemp
-from benchwright.toolenvs import cache_base
+from benchwright.sandbox.environments import cache_base
 
 _PREFIX = "grade-"
 _HELD: dict[Path, OwnedTemp] = {}
