@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -80,26 +81,33 @@ def test_a_grading_scratch_in_the_shared_cache_is_locked_while_in_use(tmp_path: 
 
 
 @pytest.mark.parametrize("prefix", ["benchwright-mini-", "benchwright-chromium-",
-                                    "benchwright-site-", "benchwright-package-"])
+                                    "benchwright-site-", "benchwright-package-",
+                                    "benchwright-envbuild-", "benchwright-egress-",
+                                    "benchwright-fds-", "grade-"])
 def test_each_temporary_folder_is_swept_after_a_kill(tmp_path: Path, prefix: str) -> None:
     left = _killed_owner(tmp_path, prefix)
     with OwnedTemp(prefix, tmp_path):
         assert not left.exists()
 
 
-def test_the_users_make_owned_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The Chromium work folder and a remote site worker's scratch are owned folders."""
+def test_the_users_make_owned_folders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Chromium work folder, a remote site worker's scratch and an egress proxy's folder are
+    owned folders."""
+    from benchwright.sandbox.egress.proxy import EgressProxy
     from benchwright.web.browser.shared_browser import CHROMIUM_PREFIX, SharedBrowser
     from benchwright.web.runs.remote_runner import HostedRunner
 
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    tmp_path = Path(tempfile.mkdtemp(prefix="owned-", dir="/tmp"))  # a unix socket's path is
+    monkeypatch.setenv("TMPDIR", str(tmp_path))                   # short: not under pytest's
     monkeypatch.setattr("tempfile.tempdir", None)
     browser = SharedBrowser()
     site = HostedRunner("fake")
-    made = sorted(p.name for p in tmp_path.iterdir())
-    assert [n.startswith(owned_prefix(CHROMIUM_PREFIX)) for n in made].count(True) == 1
-    assert [n.startswith(owned_prefix("benchwright-site-")) for n in made].count(True) == 1
-    assert all(held(p) for p in tmp_path.iterdir())
+    with EgressProxy([]):
+        made = sorted(p.name for p in tmp_path.iterdir())
+        for prefix in (CHROMIUM_PREFIX, "benchwright-site-", "benchwright-egress-"):
+            assert [n.startswith(owned_prefix(prefix)) for n in made].count(True) == 1
+        assert all(held(p) for p in tmp_path.iterdir())
     browser.close()
     site.close()
     assert list(tmp_path.iterdir()) == []
+    tmp_path.rmdir()
