@@ -7,6 +7,7 @@ every environment variable the docs name checked; and the error line the last th
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -318,7 +319,27 @@ def _progress_probes() -> list[Probe]:
     ]
 
 
-GROUPS = {"paths": _path_probes, "cache-dir": _cache_probes,
+def _read_back_probes() -> list[Probe]:
+    """Files the issue lists that printed a traceback when re-probed (scripts/issue26_probes.py):
+    a web config whose `sites:` is a list or whose URL has a space or a port past 65535, and a
+    3,000-deep benchwright.toml in the current folder (read by every command)."""
+    status = ["web", "env", "status", "--site", "shopping", "--config", "{tmp}/c.yaml"]
+    urls = {"space": "http://a b", "port": "http://a:99999", "tab": "http://a\tb"}
+    return [
+        Probe("config-sites-a-list", status, {"c.yaml": "sites: [a]\n"}, "sites:"),
+        *[Probe(f"config-url-{name}", status,
+                {"c.yaml": f"sites:\n  shopping:\n    url: {json.dumps(url)}\n"}, "url")
+          for name, url in urls.items()],
+        Probe("run-web-config-url-space", ["run", "web", "--out", "{tmp}/o", "--config",
+                                           "{tmp}/c.yaml"],
+              {"c.yaml": "sites:\n  shopping:\n    url: http://a b\n"}, "url"),
+        Probe("defaults-file-deep", ["report", "{tmp}/r"],
+              {"r": RUN, "benchwright.toml": "a = " + "[" * 3000 + "]" * 3000 + "\n"},
+              "benchwright.toml"),
+    ]
+
+
+GROUPS = {"read-back": _read_back_probes, "paths": _path_probes, "cache-dir": _cache_probes,
           "problem-configs": _problem_config_probes, "options": _option_probes,
           "environment": _env_probes, "progress": _progress_probes}
 

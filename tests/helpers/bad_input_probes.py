@@ -22,7 +22,8 @@ SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
 QUICK_DIR = FIXTURES / "runs" / "quick"
 QUICK_CONFIG = (QUICK_DIR / "config.yaml").read_text()
 DIR, FIFO, LOOP = object(), object(), object()
-"""File entries: a folder, a named pipe with no writer, a symlink to itself."""
+"""File entries: a folder, a named pipe with no writer, a symlink to itself (a callable entry
+edits the file copied there: `edit(path)`)."""
 RUN, WEB_RUN, QUICK = object(), object(), object()
 """File entries: a finished coding run, a finished web run (tasks 7001-7002 of the tests'
 suite), the `quick` fixture problem."""
@@ -47,24 +48,32 @@ def materialise(root: Path, files: dict[str, object], runs: dict[object, Path]) 
         if content is RUN or content is WEB_RUN or content is QUICK:
             shutil.copytree(runs.get(content, QUICK_DIR), path, dirs_exist_ok=True)
             continue
-        if path.is_dir() and not path.is_symlink():
-            if content is not DIR:
-                shutil.rmtree(path)
+        if callable(content):  # an edit of a copied file
+            content(path)
         else:
-            path.unlink(missing_ok=True)
-        if content is None:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if content is DIR:
-            path.mkdir(exist_ok=True)
-        elif content is FIFO:
-            os.mkfifo(path)
-        elif content is LOOP:
-            path.symlink_to(path.name)
-        elif isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(str(content))
+            _replace(path, content)
+
+
+def _replace(path: Path, content: object) -> None:
+    """`path` made anew as `content` says (None: removed)."""
+    if path.is_dir() and not path.is_symlink():
+        if content is not DIR:
+            shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+    if content is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if content is DIR:
+        path.mkdir(exist_ok=True)
+    elif content is FIFO:
+        os.mkfifo(path)
+    elif content is LOOP:
+        path.symlink_to(path.name)
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(str(content))
 
 
 @starts("e2e")

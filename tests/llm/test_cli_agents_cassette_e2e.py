@@ -14,48 +14,23 @@ from typing import Any
 import pytest
 
 from benchwright.coding.agents import toolchain
-from benchwright.errors import BenchwrightError
-from benchwright.testing import FakeLLMServer, Script
+from benchwright.testing import FakeLLMServer
 from tests.helpers import run_cli
+from tests.helpers.cli_agents import has_node, solving_script, write_solution_command
 
-PROBLEM = "ledger_cli"
 KEY = "sk-benchwright-cassette-3b8e1f6a90d2c457"
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "BENCHWRIGHT_LLM_API_KEY")
 
-
-def _has_node() -> bool:
-    try:
-        toolchain.node_bin(20)
-    except BenchwrightError:
-        return False
-    return True
-
-
 pytestmark = [pytest.mark.sandbox, pytest.mark.e2e,
-              pytest.mark.skipif(not _has_node(), reason="no Node.js >= 20 with npm")]
+              pytest.mark.skipif(not has_node(), reason="no Node.js >= 20 with npm")]
 
 
-def heredoc(problems: Path) -> str:
-    """A shell command writing checkpoint 1's reference solution into the cwd."""
-    solution = problems / PROBLEM / "solutions" / "checkpoint_1"
-    return "\n".join(f"cat > {f.name} <<'BENCHWRIGHT_EOF'\n{f.read_text()}BENCHWRIGHT_EOF"
-                     for f in sorted(solution.iterdir()) if f.is_file())
-
-
-def script(tool_calls: list[dict[str, Any]]) -> Script:
-    return Script.model_validate({"untooled": {"text": "ok"}, "turns": [
-        {"text": "I will write the program.", "tool_calls": tool_calls,
-         "usage": {"input_tokens": 5000, "output_tokens": 900}},
-        {"text": "Done: ledger.py prints the balances.",
-         "usage": {"input_tokens": 6000, "output_tokens": 20}}]})
-
-
-AGENTS = {
-    "claude_code": ("claude-sonnet-4-5", "ANTHROPIC_API_KEY", toolchain.CLAUDE_CODE,
-                    lambda p: [{"name": "Bash", "arguments": {"command": heredoc(p),
-                                                              "description": "Write it"}}]),
-    "codex": ("gpt-5", "OPENAI_API_KEY", toolchain.CODEX,
-              lambda p: [{"name": "exec_command", "arguments": {"cmd": heredoc(p)}}]),
+AGENTS = {  # model, key variable, npm CLI, the tool calls that write the solution
+    "claude_code": ("claude-sonnet-4-5", "ANTHROPIC_API_KEY", toolchain.CLAUDE_CODE, lambda p: [
+        {"name": "Bash", "arguments": {"command": write_solution_command(p),
+                                       "description": "Write it"}}]),
+    "codex": ("gpt-5", "OPENAI_API_KEY", toolchain.CODEX, lambda p: [
+        {"name": "exec_command", "arguments": {"cmd": write_solution_command(p)}}]),
 }
 
 
@@ -83,7 +58,7 @@ def test_a_cli_agent_replays_with_no_server_and_no_key(
     _model, key_env, tool, calls = AGENTS[agent]
     toolchain.ensure_npm_tool(tool)
     cassette = tmp_path / "cassette"
-    with FakeLLMServer(script(calls(problems_dir))) as server:
+    with FakeLLMServer(solving_script(calls(problems_dir))) as server:
         first = run_agent(agent, problems_dir, tmp_path / "first", server.base_url,
                           without_keys(**{key_env: KEY}), "--llm-record", str(cassette))
         base_url = server.base_url

@@ -52,15 +52,24 @@ def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def test_a_judging_replays_with_no_server_and_no_key(oracle_run: Path, tmp_path: Path) -> None:
-    first, again, cassette = tmp_path / "first", tmp_path / "again", tmp_path / "cassette"
+def record_judging(oracle_run: Path, tmp_path: Path
+                   ) -> tuple[subprocess.CompletedProcess[str], str, int]:
+    """Two copies of the run (first, again); the first judged with its requests recorded
+    into tmp_path/cassette against the fake server, which is stopped afterwards."""
+    first, again = tmp_path / "first", tmp_path / "again"
     shutil.copytree(oracle_run, first, symlinks=True)
     shutil.copytree(oracle_run, again, symlinks=True)
     with FakeLLMServer(judge_script()) as server:
         recorded = judge(first, server.base_url, {**os.environ, KEY_ENV: KEY},
-                         "--api-key-env", KEY_ENV, "--llm-record", str(cassette))
+                         "--api-key-env", KEY_ENV, "--llm-record", str(tmp_path / "cassette"))
         base_url, calls = server.base_url, len(server.model_calls)
     assert recorded.returncode == 0, recorded.stderr
+    return recorded, base_url, calls
+
+
+def test_a_judging_replays_with_no_server_and_no_key(oracle_run: Path, tmp_path: Path) -> None:
+    first, again, cassette = tmp_path / "first", tmp_path / "again", tmp_path / "cassette"
+    recorded, base_url, calls = record_judging(oracle_run, tmp_path)
     env = {k: v for k, v in os.environ.items() if k not in (KEY_ENV, "OPENAI_API_KEY")}
     replayed = judge(again, base_url, env, "--llm-replay", str(cassette))
     assert replayed.returncode == 0, replayed.stderr
@@ -79,14 +88,8 @@ def test_a_judging_replays_with_no_server_and_no_key(oracle_run: Path, tmp_path:
 
 
 def test_a_judging_of_changed_code_diverges(oracle_run: Path, tmp_path: Path) -> None:
-    first, again, cassette = tmp_path / "first", tmp_path / "again", tmp_path / "cassette"
-    shutil.copytree(oracle_run, first, symlinks=True)
-    shutil.copytree(oracle_run, again, symlinks=True)
-    with FakeLLMServer(judge_script()) as server:
-        recorded = judge(first, server.base_url, {**os.environ, KEY_ENV: KEY},
-                         "--api-key-env", KEY_ENV, "--llm-record", str(cassette))
-        base_url = server.base_url
-    assert recorded.returncode == 0, recorded.stderr
+    again, cassette = tmp_path / "again", tmp_path / "cassette"
+    _recorded, base_url, _calls = record_judging(oracle_run, tmp_path)
     for source in again.glob("ledger_cli/trial_1/checkpoint_1/snapshot/*.py"):
         source.write_text(source.read_text() + "\n# changed after the recording\n")
     replayed = judge(again, base_url, dict(os.environ), "--llm-replay", str(cassette))

@@ -150,3 +150,26 @@ def test_bad_settings_and_folders_are_one_line_errors(tmp_path: Path) -> None:
         traffic_setting(None, tmp_path)
     with pytest.raises(UserInputError, match="not a conversation name"):
         conversation_path(tmp_path, "../escape")
+
+
+def test_a_recorded_429_replays_without_the_wait(tmp_path: Path) -> None:
+    cassette = tmp_path / "cassette"
+    script = Script.model_validate({"turns": [
+        {"text": "fine", "fault": {"kind": "http_429", "retry_after": 30}}]})
+    body = {"model": "gpt-5", "messages": [{"role": "user", "content": "hi"}]}
+    with FakeLLMServer(script) as server, \
+            LlmProxy(LlmTraffic(mode=TrafficMode.RECORD, cassette=cassette), server.base_url,
+                     "mini") as proxy:
+        proxy.begin(CONVERSATION, {})
+        first = post(f"{proxy.url_for(server.base_url)}/v1/chat/completions", body)
+        proxy.end()
+    assert first[0] == 429
+    with LlmProxy(LlmTraffic(mode=TrafficMode.REPLAY, cassette=cassette), None, "mini") as proxy:
+        proxy.begin(CONVERSATION, {})
+        request = urllib.request.Request(f"{proxy.url_for(None)}/v1/chat/completions",
+                                         json.dumps(body).encode(), method="POST",
+                                         headers={"content-type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        assert proxy.end() is None
+    assert refused.value.code == 429 and refused.value.headers["retry-after"] == "0"

@@ -20,6 +20,7 @@ from benchwright.registry import TRIAL_RUNNERS, WEB_AGENTS
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED, check_prompt_file
+from benchwright.web.config import load_web_config
 from benchwright.web.runs.extraction import ExtractorConfig
 from benchwright.web.runs.models import AgentSpec, WebRunConfig, WebRunResult
 from benchwright.web.runs.runner import RunHooks
@@ -101,6 +102,8 @@ def new_web_run(suite: str, out: Path | str | None,
     """The folder, suite and configuration of a new run (no key among its settings)."""
     refuse_unknown(options, WebOptions)
     config = _path(options.get("config"))
+    if config is not None:  # read at scoring whatever the suite: a broken one is refused now
+        load_web_config(config)
     opened = open_suite(suite, config)
     agent = options.get("agent", "scripted")
     WEB_AGENTS.check(agent)

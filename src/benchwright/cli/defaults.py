@@ -90,6 +90,9 @@ def _read(path: Path) -> dict[str, Any]:
         return tomllib.loads(decode_untrusted(data, path, what="the defaults file"))
     except tomllib.TOMLDecodeError as exc:
         raise UserInputError(f"not valid TOML: {exc}", path=path) from None
+    except RecursionError:  # tomllib parses nested arrays and tables by recursion
+        raise UserInputError("the defaults file is nested too deeply", path=path,
+                             hint="a defaults file holds a table per command") from None
 
 
 def _check(command: Any, table: dict[str, Any], path: Path, where: tuple[str, ...],

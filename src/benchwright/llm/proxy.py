@@ -319,14 +319,15 @@ class _Handler(BaseHTTPRequestHandler):
                        {"content-type": "application/json",
                         "x-benchwright-replay": "diverged"})
         elif found.events is not None:
-            self._open_stream(found.status, found.response_headers)
+            self._open_stream(found.status, _no_wait(found.response_headers))
             for event in found.events:
                 self._chunk(event.data.encode("utf-8"))
             self._end_stream()
         else:
             data = found.response if isinstance(found.response, str) or found.response is None \
                 else json.dumps(found.response)
-            self._send(found.status, (data or "").encode("utf-8"), found.response_headers)
+            self._send(found.status, (data or "").encode("utf-8"),
+                       _no_wait(found.response_headers))
 
     # the wire ------------------------------------------------------------------------------
     def _raw_body(self) -> bytes:
@@ -372,6 +373,11 @@ def _finished(exchange: Exchange, status: int, headers: dict[str, str], response
         "duration_s": round(time.monotonic() - started, 6), "model": model,
         "input_tokens": tokens.input_tokens, "output_tokens": tokens.output_tokens,
         "cost_usd": tokens.cost_usd})
+
+
+def _no_wait(headers: dict[str, str]) -> dict[str, str]:
+    """A recorded 429's retry-after made 0: a replay spends no time waiting on a provider."""
+    return {k: "0" if k == "retry-after" else v for k, v in headers.items()}
 
 
 def _streams(response: http.client.HTTPResponse) -> bool:

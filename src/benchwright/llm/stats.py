@@ -12,15 +12,9 @@ from benchwright.llm.models import Exchange
 from benchwright.pricing import CostSum, cost_of, price_of
 
 
-class ConversationRow(BaseModel):
-    """One conversation of the cassette."""
+class Traffic(BaseModel):
+    """What some calls added up to."""
 
-    key: str
-    """Which conversation (`coding/PROBLEM/trial_N/CHECKPOINT/attempt_K`, `judge`, ...)."""
-    agent: str
-    """Who talked."""
-    model: str | None
-    """The model the run named."""
     calls: int
     """Requests recorded."""
     errors: int
@@ -32,32 +26,29 @@ class ConversationRow(BaseModel):
     cost_usd: float | None
     """The known cost recorded; None when no call's cost is known (no price, none reported)."""
     cost_unknown: int
-    """Calls whose cost is unknown."""
+    """Calls whose cost is unknown (left out of `cost_usd`)."""
     model_time_s: float
-    """Seconds the endpoint took over all the calls (what a replay does not spend)."""
+    """Seconds the endpoint took over the calls (what a replay does not spend)."""
 
 
-class AgentStats(BaseModel):
+class ConversationRow(Traffic):
+    """One conversation of the cassette."""
+
+    key: str
+    """Which conversation (`coding/PROBLEM/trial_N/CHECKPOINT/attempt_K`, `judge`, ...)."""
+    agent: str
+    """Who talked."""
+    model: str | None
+    """The model the run named."""
+
+
+class AgentStats(Traffic):
     """One agent's totals over the cassette."""
 
     agent: str
     """The agent (or `judge`)."""
     conversations: int
     """Conversations recorded."""
-    calls: int
-    """Requests recorded."""
-    errors: int
-    """Of them, answered with an HTTP error."""
-    input_tokens: int
-    """Prompt tokens."""
-    output_tokens: int
-    """Generated tokens."""
-    cost_usd: float | None
-    """The known cost; None when no call's cost is known."""
-    cost_unknown: int
-    """Calls whose cost is unknown (left out of `cost_usd`)."""
-    model_time_s: float
-    """Seconds the endpoint took."""
 
 
 class CassetteStats(BaseModel):

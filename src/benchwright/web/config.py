@@ -196,8 +196,14 @@ class SiteConfig(BaseModel):
 
 def _checked_url(url: str) -> str:
     parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"{url!r} is not an http(s) URL such as http://localhost:7770")
+    if parts.scheme not in ("http", "https") or not parts.netloc \
+            or any(ch.isspace() or not ch.isprintable() for ch in url.strip()):
+        raise ValueError(f"{url!r} is not an http(s) URL such as http://localhost:7770 (no "
+                         "spaces or control characters)")
+    try:
+        parts.port  # noqa: B018 - a port out of range or not a number raises here
+    except ValueError:
+        raise ValueError(f"{url!r} has no valid port") from None
     return url.strip().rstrip("/")
 
 
@@ -269,6 +275,11 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
 def _normalise_site_keys(data: dict[str, Any], path: Path | None) -> dict[str, Any]:
     sites = data.get("sites")
+    if sites is not None and not isinstance(sites, dict):
+        raise UserInputError("sites: is a mapping of site name to its settings, not a "
+                             f"{type(sites).__name__}", path=path,
+                             hint="e.g. sites: {shopping: {url: http://localhost:7770}}; see "
+                             "docs/web.md")
     if not isinstance(sites, dict):
         return data
     renamed: dict[str, Any] = {}

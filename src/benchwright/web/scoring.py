@@ -23,9 +23,16 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol
+from typing import Annotated, Any, Final, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    computed_field,
+    model_validator,
+)
 
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_json_atomic, write_text_atomic
@@ -53,6 +60,13 @@ from benchwright.web.mismatch import Mismatch, mismatches
 from benchwright.web.outcomes import Cause, cause_of
 from benchwright.web.tasks import TaskType, Unpassable, WebDataset, WebTask, load_env_dataset
 
+Count = Annotated[int, Field(ge=0)]
+"""A count read back from a file: never negative."""
+Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+"""Seconds, dollars: finite and never negative."""
+Score = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+"""A score or a rate: from 0 to 1 (no figure over 100% or under 0% can be read back)."""
+
 EVAL_RESULT_FORMAT: Final = "benchwright.web-eval/1"
 SUMMARY_FORMAT: Final = "benchwright.web-eval-summary/1"
 AGENT_RESPONSE = "agent_response.json"
@@ -63,6 +77,7 @@ HISTORY = "history.json"
 EVAL_RESULT = "eval_result.json"
 SUMMARY = "eval_summary.json"
 TRIAL_PREFIX = "trial_"
+MAX_METRICS_BYTES = 1 << 20
 INFRA_ERROR = "infra_error.json"
 """In a trial folder instead of agent_response.json: the harness failed there (not the agent);
 the attempt is left out of scores and redone by `run web --resume`."""
@@ -134,19 +149,19 @@ class TaskMetrics(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    steps: int | None = None
+    steps: Count | None = None
     """Agent steps (actions) taken."""
-    tokens: int | None = None
+    tokens: Count | None = None
     """Model tokens used, input plus output."""
-    input_tokens: int | None = None
+    input_tokens: Count | None = None
     """Model input (prompt) tokens."""
-    output_tokens: int | None = None
+    output_tokens: Count | None = None
     """Model output tokens."""
-    cached_input_tokens: int | None = None
+    cached_input_tokens: Count | None = None
     """Of the input tokens, those read from the provider's cache."""
-    cost_usd: float | None = None
+    cost_usd: Amount | None = None
     """Model cost in US dollars."""
-    duration_s: float | None = None
+    duration_s: Amount | None = None
     """Wall-clock time of the run in seconds."""
     agent_error: str | None = None
     """Why the agent's run counts as its own error (e.g. a final response that failed the
@@ -186,7 +201,7 @@ class TaskEvalRecord(BaseModel):
     """RETRIEVE, MUTATE or NAVIGATE."""
     status: EvalStatus
     """success, failure or error."""
-    score: float
+    score: Score
     """1 or 0 (errors are 0)."""
     error_msg: str | None = None
     """Why the status is error."""
@@ -222,7 +237,7 @@ class TaskRow(BaseModel):
     """The task's id."""
     trial: int
     """The trial number."""
-    score: float
+    score: Score
     """1 or 0."""
     status: EvalStatus
     """success, failure or error."""
@@ -256,22 +271,31 @@ class TaskRow(BaseModel):
 class Totals(BaseModel):
     """Counts over every scored attempt."""
 
-    n_attempts: int
+    n_attempts: Count
     """Scored folders (tasks, or trials)."""
-    n_tasks: int
+    n_tasks: Count
     """Distinct tasks."""
-    n_success: int
+    n_success: Count
     """Attempts with status success."""
-    n_failure: int
+    n_failure: Count
     """Attempts with status failure."""
-    n_error: int
+    n_error: Count
     """Attempts with status error (missing files included)."""
-    pass_rate: float
+    pass_rate: Score
     """Mean score over attempts."""
-    n_unpassable_tasks: int
+    n_unpassable_tasks: Count
     """Distinct tasks flagged unpassable (known or probable)."""
-    pass_rate_excluding_unpassable: float | None
+    pass_rate_excluding_unpassable: Score | None
     """Mean score over attempts of passable tasks; None when there are none."""
+
+    @model_validator(mode="after")
+    def _adds_up(self) -> Totals:
+        """Successes, failures and errors are the attempts (a hand-edited file is refused)."""
+        if self.n_success + self.n_failure + self.n_error != self.n_attempts:
+            raise ValueError("n_success + n_failure + n_error is not n_attempts")
+        if self.n_tasks > self.n_attempts or self.n_unpassable_tasks > self.n_tasks:
+            raise ValueError("more tasks than attempts, or more unpassable tasks than tasks")
+        return self
 
 
 class WebEvalSummary(BaseModel):
@@ -293,6 +317,17 @@ class WebEvalSummary(BaseModel):
     """Counts and pass rates."""
     warnings: list[str] = Field(default_factory=list)
     """Things ignored on the way (unknown task folders, unreadable metrics.json)."""
+
+    @model_validator(mode="after")
+    def _rows_are_the_totals(self) -> WebEvalSummary:
+        """One row per attempt, each once, the totals theirs."""
+        keys = {(row.task_id, row.trial) for row in self.tasks}
+        if len(keys) != len(self.tasks):
+            raise ValueError("an attempt (task, trial) has two rows")
+        if len(self.tasks) != self.totals.n_attempts or sum(
+                row.status == "success" for row in self.tasks) != self.totals.n_success:
+            raise ValueError("the rows do not add up to the totals")
+        return self
 
 
 @dataclass(frozen=True)
@@ -380,11 +415,15 @@ def _digest(salt: str, task: WebTask, response_text: str, har_path: Path) -> str
     return hasher.hexdigest()
 
 
-def _cached_record(folder: Path, digest: str) -> TaskEvalRecord | None:
+def _cached_record(unit: TaskUnit, digest: str) -> TaskEvalRecord | None:
+    """The folder's earlier verdict while its inputs are unchanged; one that is out of bounds,
+    or names another task or trial than its folder's, is not reused (scored again)."""
     try:
         record = TaskEvalRecord.model_validate_json(
-            read_untrusted_bytes(folder / EVAL_RESULT, what=EVAL_RESULT))
+            read_untrusted_bytes(unit.folder / EVAL_RESULT, what=EVAL_RESULT))
     except (UserInputError, ValidationError):
+        return None
+    if (record.task_id, record.trial) != (unit.task_id, unit.trial):
         return None
     return record if record.inputs_digest == digest else None
 
@@ -458,7 +497,7 @@ def _prepare(unit: TaskUnit, task: WebTask, base_request: EvalRequest, warnings:
         "id": f"{unit.task_id}/{unit.trial}", "task_id": unit.task_id, "agent_response": text,
         "har_path": har_path})
     digest = _digest(salt, task, text, har_path) if salt is not None else None
-    cached = _cached_record(unit.folder, digest) if digest is not None else None
+    cached = _cached_record(unit, digest) if digest is not None else None
     return replace(base, request=request, digest=digest, cached=cached)
 
 
@@ -508,13 +547,20 @@ def _agent_status(parsed: Any, problem: str | None) -> str:
 
 
 def _read_metrics(path: Path, warnings: list[str]) -> TaskMetrics | None:
-    if not path.is_file():
+    """metrics.json, or None with a warning when it is unreadable or out of bounds (a negative
+    count, a NaN cost: docs/web.md says such a file is ignored, never shown as a figure)."""
+    if not path.exists() and not path.is_symlink():
         return None
     try:
-        return TaskMetrics.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError) as exc:
-        warnings.append(f"{path}: unreadable metrics ({str(exc).splitlines()[0]}); ignored")
-        return None
+        return TaskMetrics.model_validate_json(
+            read_untrusted_bytes(path, what=METRICS, max_bytes=MAX_METRICS_BYTES))
+    except UserInputError as exc:
+        warnings.append(f"{path}: unreadable metrics ({exc.message}); ignored")
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the file"
+        warnings.append(f"{path}: unreadable metrics ({where}: {first['msg']}); ignored")
+    return None
 
 
 def _score(prepared: list[_Prepared], evaluator: Evaluating | None,

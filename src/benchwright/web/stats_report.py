@@ -39,7 +39,7 @@ from benchwright.stats import (
 from benchwright.web.evaluator import EvaluatorIdentity
 from benchwright.web.mismatch import Mismatch
 from benchwright.web.outcomes import Cause, cause_counts
-from benchwright.web.scoring import TaskMetrics, TaskRow, WebEvalSummary
+from benchwright.web.scoring import Amount, Count, TaskMetrics, TaskRow, WebEvalSummary
 from benchwright.web.tasks import Unpassable
 
 REPORT_FORMAT: Final = "benchwright.web-report/2"
@@ -193,22 +193,22 @@ class BaselineComparison(BaseModel):
 class WebTotals(BaseModel):
     """What the scored attempts spent, from their metrics.json."""
 
-    cost_usd: float | None = 0.0
+    cost_usd: Amount | None = 0.0
     """Model cost in US dollars: the known part when some attempts' is unknown (`cost_unknown`),
     None when every one is."""
-    cost_unknown: int = 0
+    cost_unknown: Count = 0
     """Attempts whose cost is unknown (no price for the model, or no cost in metrics.json)."""
-    input_tokens: int = 0
+    input_tokens: Count = 0
     """Model input tokens (the total when metrics.json does not split them)."""
-    output_tokens: int = 0
+    output_tokens: Count = 0
     """Model output tokens."""
-    cached_input_tokens: int = 0
+    cached_input_tokens: Count = 0
     """Of the input tokens, those read from the provider's cache."""
-    steps: int = 0
+    steps: Count = 0
     """Agent steps."""
-    agent_time_s: float = 0.0
+    agent_time_s: Amount = 0.0
     """Wall-clock seconds of the trials, summed."""
-    grading_time_s: float | None = None
+    grading_time_s: Amount | None = None
     """Seconds the last scoring took (runs only; None when not measured)."""
 
 

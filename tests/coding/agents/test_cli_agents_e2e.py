@@ -18,28 +18,24 @@ from benchwright.coding.agents import toolchain
 from benchwright.coding.agents.base import AgentContext, AgentStatus
 from benchwright.coding.runs.models import AgentSettings, RunConfig, RunResult
 from benchwright.coding.runs.runner import create_run, execute
-from benchwright.errors import BenchwrightError
 from benchwright.executors.local import LocalExecutor
 from benchwright.interpreters import resolve_python
 from benchwright.registry import CODING_AGENTS
 from benchwright.sandbox import BwrapRuntime, Limits
 from benchwright.testing import FakeLLMServer, Script
-
-
-def _has_node() -> bool:
-    try:
-        toolchain.node_bin(20)
-    except BenchwrightError:
-        return False
-    return True
-
+from tests.helpers.cli_agents import (
+    PROBLEM,
+    has_node,
+    solution_files,
+    solving_script,
+    write_solution_command,
+)
 
 pytestmark = [
     pytest.mark.sandbox,
-    pytest.mark.skipif(not _has_node(),
+    pytest.mark.skipif(not has_node(),
                        reason="no Node.js >= 20 with npm (pip install 'benchwright[agents]')"),
 ]
-PROBLEM = "ledger_cli"
 FAKE_KEY = "sk-benchwright-fake-4d1e9b0c7a2f5e83"
 
 
@@ -53,28 +49,6 @@ def installed() -> Callable[[toolchain.NpmTool], toolchain.InstalledTool]:
             cache[tool.package] = toolchain.ensure_npm_tool(tool)
         return cache[tool.package]
     return get
-
-
-def solution_files(problems: Path) -> list[Path]:
-    """The files of checkpoint 1's reference solution."""
-    solution = problems / PROBLEM / "solutions" / "checkpoint_1"
-    return [f for f in sorted(solution.iterdir()) if f.is_file()]
-
-
-def write_solution_command(problems: Path) -> str:
-    """A shell command that writes checkpoint 1's reference solution into the cwd."""
-    return "\n".join(f"cat > {f.name} <<'BENCHWRIGHT_EOF'\n{f.read_text()}BENCHWRIGHT_EOF"
-                     for f in solution_files(problems))
-
-
-def solving_script(tool_calls: list[dict[str, Any]], untooled: str = "ok") -> Script:
-    """Two model turns: the tool calls that write the solution, then the final answer
-    (11000 input and 920 output tokens in all)."""
-    return Script.model_validate({"untooled": {"text": untooled}, "turns": [
-        {"text": "I will write the program.", "tool_calls": tool_calls,
-         "usage": {"input_tokens": 5000, "output_tokens": 900}},
-        {"text": "Done: ledger.py prints the balances.",
-         "usage": {"input_tokens": 6000, "output_tokens": 20}}]})
 
 
 def run_agent(problems: Path, out: Path, agent: str, model: str, base_url: str,

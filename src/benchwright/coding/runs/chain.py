@@ -41,7 +41,7 @@ from benchwright.coding.runs.snapshots import (
     take_snapshot,
 )
 from benchwright.coding.runs.starts import START, copy_reference, planned, unreachable
-from benchwright.coding.runs.traffic import agent_session, attempt_proxy
+from benchwright.coding.runs.traffic import agent_session, attempt_proxy, replaying
 from benchwright.coding.workspace import copy_asset
 from benchwright.errors import BenchwrightError, SandboxKilled, SnapshotLimitError
 from benchwright.fileio import write_json_atomic, write_text_atomic
@@ -389,7 +389,8 @@ def _act_retrying(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, ind
         if result.status is not AgentStatus.INFRA_ERROR or attempt > settings.infra_retries \
                 or diverged:  # a replay that diverged diverges again: no re-run
             return result, attempt
-        time.sleep(min(MAX_INFRA_WAIT_S, settings.infra_backoff_s * 2.0 ** (attempt - 1)))
+        if not replaying(chain.job.config):  # a replay's provider failures cost no wait
+            time.sleep(min(MAX_INFRA_WAIT_S, settings.infra_backoff_s * 2.0 ** (attempt - 1)))
         _restore_workspace(chain, _start_of(chain, index, records))
 
 

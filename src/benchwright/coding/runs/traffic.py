@@ -24,6 +24,11 @@ PROVIDER_URLS = {"claude_code": "https://api.anthropic.com", "codex": "https://a
 JUDGE_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 
 
+def replaying(config: RunConfig) -> bool:
+    """Whether the run's model calls are answered from a cassette."""
+    return config.llm is not None and config.llm.mode is TrafficMode.REPLAY
+
+
 def endpoint_of(config: RunConfig) -> str | None:
     """The endpoint the run's agent would call: `--base-url`, else its provider's."""
     if config.agent_settings.base_url:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from benchwright.llm.models import LlmTraffic
 from benchwright.stats import Estimate
@@ -26,6 +26,7 @@ from benchwright.web.browser.trial_models import (
 from benchwright.web.final_response import ResponseSource
 from benchwright.web.response_adapter import ParseMethod, ResponseStatus
 from benchwright.web.runs.extraction import ExtractorConfig
+from benchwright.web.scoring import Count, Score
 from benchwright.web.stats_report import WebTotals
 from benchwright.web.tasks import TaskType
 
@@ -194,23 +195,23 @@ class WebRunResult(BaseModel):
     """The agent."""
     model: str | None = None
     """Its model."""
-    n_tasks: int
+    n_tasks: Count
     """Tasks in the run."""
-    n_trials: int
+    n_trials: Count
     """Trials scored."""
-    n_passed: int
+    n_passed: Count
     """Trials the evaluator scored 1."""
-    n_errors: int
+    n_errors: Count
     """Trials scored as errors (missing or malformed files, evaluator errors)."""
-    pass_rate: float
+    pass_rate: Score
     """n_passed / n_trials."""
     pass_rate_ci: Estimate | None = None
     """The pass rate over tasks with its 95% CI (tasks resampled)."""
     macro_average: Estimate | None = None
     """Template macro average with its 95% CI (templates resampled)."""
-    pass_at_k: dict[int, float] = Field(default_factory=dict)
+    pass_at_k: dict[int, Score] = Field(default_factory=dict)
     """k -> pass@k (several trials only)."""
-    pass_hat_k: dict[int, float] = Field(default_factory=dict)
+    pass_hat_k: dict[int, Score] = Field(default_factory=dict)
     """k -> pass^k, all k trials pass (several trials only)."""
     totals: WebTotals | None = None
     """Cost, tokens and time."""
@@ -224,3 +225,14 @@ class WebRunResult(BaseModel):
     llm: LlmTraffic | None = None
     """The cassette the agent's model calls were recorded into or replayed from (a replayed
     run's usage and cost are the recording's); None: calls went to the endpoint."""
+
+    @model_validator(mode="after")
+    def _within_trials(self) -> WebRunResult:
+        """Passed and errors are among the trials (a hand-edited result.json is refused)."""
+        if self.n_passed + self.n_errors > self.n_trials:
+            raise ValueError("n_passed + n_errors is more than n_trials")
+        for estimate in (self.pass_rate_ci, self.macro_average):
+            if estimate is not None and not all(
+                    0 <= x <= 1 for x in (estimate.value, estimate.low, estimate.high)):
+                raise ValueError("a rate's estimate is outside 0 to 1")
+        return self
