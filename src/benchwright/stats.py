@@ -11,12 +11,14 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
 from pydantic import BaseModel
 
 from benchwright.errors import UserInputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20261122
@@ -55,6 +57,8 @@ def ratio_ci(numerators: Sequence[float], denominators: Sequence[float],
              confidence: float = 0.95, resamples: int = DEFAULT_RESAMPLES,
              seed: int = DEFAULT_SEED) -> Estimate:
     """sum(num) / sum(den), with a bootstrap interval that resamples clusters."""
+    import numpy as np  # imported when used: the CLI starts faster
+
     num, den = np.asarray(numerators, float), np.asarray(denominators, float)
     if len(num) == 0 or den.sum() == 0:
         return Estimate(value=float("nan"), low=float("nan"), high=float("nan"), n_clusters=0,
@@ -88,6 +92,8 @@ def paired_difference_ci(
     confidence: float = 0.95, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
 ) -> Estimate:
     """ratio(a) - ratio(b) over the same clusters, resampled together (a paired comparison)."""
+    import numpy as np  # imported when used: the CLI starts faster
+
     a_num, a_den = (np.asarray(x, float) for x in a)
     b_num, b_den = (np.asarray(x, float) for x in b)
     if len(a_num) == 0 or a_den.sum() == 0 or b_den.sum() == 0:
@@ -105,6 +111,8 @@ def _resample_counts(n: int, resamples: int, seed: int) -> np.ndarray:
     """How often each of the n clusters is drawn in each resample, read-only. A resample's sum
     is then one matrix-vector product (BLAS) instead of a gather of n values and their sum; the
     same draw serves every call with these sizes (a report asks for it many times)."""
+    import numpy as np  # imported when used: the CLI starts faster
+
     idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
     idx += np.arange(resamples)[:, None] * n
     counts = np.bincount(idx.ravel(), minlength=resamples * n).reshape(resamples, n)
@@ -114,6 +122,8 @@ def _resample_counts(n: int, resamples: int, seed: int) -> np.ndarray:
 
 
 def _estimate(point: float, stats: np.ndarray, n: int, confidence: float) -> Estimate:
+    import numpy as np  # imported when used: the CLI starts faster
+
     alpha = (1 - confidence) / 2
     low, high = np.nanquantile(stats, [alpha, 1 - alpha])
     return Estimate(value=point, low=float(low), high=float(high), n_clusters=n,
@@ -163,6 +173,8 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 
 def gini(values: Sequence[float]) -> float:
     """Concentration of non-negative values: 0 when all equal, towards 1 when one holds all."""
+    import numpy as np  # imported when used: the CLI starts faster
+
     data = np.sort(np.asarray(values, float))
     n = len(data)
     if n == 0 or data.sum() == 0:

@@ -1,7 +1,7 @@
 """Bad-input probes through the CLI (issue 26's checks): a probe is (name, argv, files to make,
 a fragment the one error line must hold); `{tmp}` in argv is the probe's own folder, leading
 `VAR=value` items of argv set the environment (`BLOCK=module`: that module cannot be imported).
-A probe passes on exit 2, one `error:` line holding the fragment, no traceback, no hang (30 s)
+A probe passes on exit 2, one `error:` line holding the fragment, no traceback, no hang (HUNG_S)
 and nothing left at `{tmp}/o` (no run folder)."""
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
 """The probes run from their own folders: import the benchwright the tests import."""
 QUICK_DIR = FIXTURES / "runs" / "quick"
 QUICK_CONFIG = (QUICK_DIR / "config.yaml").read_text()
+HUNG_S = 300
+"""A probe still running after this long waits forever: on a loaded machine, with parallel test
+workers, a one-line refusal may take tens of seconds (30 s failed probes under load)."""
 DIR, FIFO, LOOP = object(), object(), object()
 """File entries: a folder, a named pipe with no writer, a symlink to itself (a callable entry
 edits the file copied there: `edit(path)`)."""
@@ -96,10 +99,10 @@ def run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None:
             env[key] = value
     try:
         done = subprocess.run([sys.executable, "-m", "benchwright", *argv], capture_output=True,
-                              text=True, timeout=30, env=env, cwd=folder,
+                              text=True, timeout=HUNG_S, env=env, cwd=folder,
                               stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        return f"{probe.name}: hung (30 s)"
+        return f"{probe.name}: hung ({HUNG_S} s)"
     found = verdict(probe, done)
     if found is None and (folder / "o").exists():
         return f"{probe.name}: a run folder was left at {folder / 'o'}"

@@ -122,3 +122,7 @@ def test_an_edited_spec_diverges_naming_the_checkpoint(
     assert records(out) == []  # nothing journaled: the checkpoint is an infrastructure error
     infra = json.loads((out / PROBLEM / "trial_1" / "infra_error.json").read_text())
     assert "replay diverged" in infra["agent"]["error"]
+    folder = out / PROBLEM / "trial_1" / "checkpoint_1"  # never graded: no half of a result
+    assert not (folder / "snapshot").exists() and not (folder / "evaluation.json").exists()
+    result = json.loads((out / "result.json").read_text())
+    assert result["n_checkpoints"] == 0 and result["n_checkpoints_infra_error"] == 1

@@ -16,7 +16,12 @@ import pytest
 from benchwright.coding.agents import toolchain
 from benchwright.testing import FakeLLMServer
 from tests.helpers import run_cli
-from tests.helpers.cli_agents import has_node, solving_script, write_solution_command
+from tests.helpers.cli_agents import (
+    has_node,
+    solution_files,
+    solving_script,
+    write_solution_command,
+)
 
 KEY = "sk-benchwright-cassette-3b8e1f6a90d2c457"
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "BENCHWRIGHT_LLM_API_KEY")
@@ -31,7 +36,15 @@ AGENTS = {  # model, key variable, npm CLI, the tool calls that write the soluti
                                        "description": "Write it"}}]),
     "codex": ("gpt-5", "OPENAI_API_KEY", toolchain.CODEX, lambda p: [
         {"name": "exec_command", "arguments": {"cmd": write_solution_command(p)}}]),
+    # gemini's shell tool refuses the heredoc (it sees command substitution in the code)
+    "gemini": ("gemini-2.5-pro", "GEMINI_API_KEY", toolchain.GEMINI_CLI, lambda p: [
+        {"name": "write_file", "arguments": {"file_path": f.name, "content": f.read_text()}}
+        for f in solution_files(p)]),
+    "opencode": ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", toolchain.OPENCODE,
+                 lambda p: [{"name": "bash", "arguments": {
+                     "command": write_solution_command(p), "description": "Write it"}}]),
 }
+UNTOOLED = {"opencode": "Ledger balances"}  # its session title
 
 
 def run_agent(agent: str, problems: Path, out: Path, base_url: str, env: dict[str, str],
@@ -58,7 +71,8 @@ def test_a_cli_agent_replays_with_no_server_and_no_key(
     _model, key_env, tool, calls = AGENTS[agent]
     toolchain.ensure_npm_tool(tool)
     cassette = tmp_path / "cassette"
-    with FakeLLMServer(solving_script(calls(problems_dir))) as server:
+    script = solving_script(calls(problems_dir), UNTOOLED.get(agent, "ok"))
+    with FakeLLMServer(script) as server:
         first = run_agent(agent, problems_dir, tmp_path / "first", server.base_url,
                           without_keys(**{key_env: KEY}), "--llm-record", str(cassette))
         base_url = server.base_url

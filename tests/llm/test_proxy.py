@@ -17,6 +17,7 @@ from benchwright.llm.cassette import (
     conversation_path,
     conversation_rel,
     read_conversation,
+    require_local,
     traffic_setting,
 )
 from benchwright.llm.matching import Normaliser, first_difference
@@ -173,3 +174,11 @@ def test_a_recorded_429_replays_without_the_wait(tmp_path: Path) -> None:
             urllib.request.urlopen(request, timeout=30)
         assert proxy.end() is None
     assert refused.value.code == 429 and refused.value.headers["retry-after"] == "0"
+
+
+def test_a_cassette_needs_the_local_executor(tmp_path: Path) -> None:
+    traffic = LlmTraffic(mode=TrafficMode.RECORD, cassette=tmp_path)
+    require_local(traffic, "local")
+    require_local(None, "ray")
+    with pytest.raises(UserInputError, match="--llm-record needs --executor local"):
+        require_local(traffic, "ray")

@@ -200,8 +200,8 @@ def test_a_container_left_by_a_killed_grader_is_removed_by_the_next_start(
 ) -> None:
     """kill -9 of the harness while its container runs the lingering test: the container
     outlives it (conmon keeps it) until the next benchwright that starts a container runtime."""
-    from benchwright.container_runtime import NAME_PREFIX
-    from benchwright.images.engines import find_engine
+    from benchwright.sandbox.container import NAME_PREFIX
+    from benchwright.sandbox.images.engines import find_engine
 
     problem, _token = marked_problem
     engine = find_engine("podman")

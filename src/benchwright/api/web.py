@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from benchwright.api.options import refuse_unknown
 from benchwright.api.placement import Placement, make_executor, take_placement
 from benchwright.errors import UserInputError
-from benchwright.llm.cassette import traffic_setting
+from benchwright.llm.cassette import require_local, traffic_setting
 from benchwright.registry import TRIAL_RUNNERS, WEB_AGENTS
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.secret_settings import refuse_secrets
@@ -92,6 +92,7 @@ def run_web(suite: str | Path = LOCAL, *, out: Path | str | None = None,
         run_dir = Path(resume)
     else:
         run_dir, _opened, config = new_web_run(str(suite), out, options)
+    require_local(config.llm if config else None, where.get("executor"))
     # trials run where the executor puts them (one hosted runner per site worker)
     executor = make_executor(where, workers=1)
     return start(TRACK, run_dir, config, executor=executor, hooks=hooks or RunHooks())

@@ -59,7 +59,7 @@ def _build(name: str, target: str) -> Any:
         group = typer.main.get_group(found)
         group.name = name
         return group
-    single = typer.Typer()
+    single = typer.Typer(add_completion=False)  # the root has none; neither has a command
     single.command(name)(found)
     return typer.main.get_command(single)
 

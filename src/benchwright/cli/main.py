@@ -14,7 +14,7 @@ from benchwright.version import __version__
 
 # name -> the Typer app (a group) or the function (a command) it runs, in `--help`'s order
 COMMANDS = {
-    "run": "benchwright.cli.run_cmd:app",
+    "run": "benchwright.cli.run_group:app",
     "eval": "benchwright.cli.eval_cmd:app",
     "report": "benchwright.cli.report_cmd:report_cmd",
     "metrics": "benchwright.cli.metrics_cmd:app",

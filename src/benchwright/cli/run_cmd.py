@@ -35,7 +35,6 @@ from benchwright.cli.option_checks import (
 from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
-from benchwright.cli.run_web_cmd import run_web_cmd
 from benchwright.cli.runtime_options import ImageOption, RuntimeOption
 from benchwright.cli.verbosity import notes_console
 from benchwright.coding.agents.settings import AgentSettings, Thinking
@@ -60,8 +59,6 @@ from benchwright.llm.replay_keys import first_divergence
 from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_saved
 
-app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True)
-app.command("web")(run_web_cmd)
 BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
 JUDGE_OPTION_KEYS = [k for k in JudgeSettings.model_fields if k not in ("model", "rubric")]
 
@@ -161,7 +158,6 @@ JudgeKeyValueOption = Annotated[list[str] | None, typer.Option(
     "base_url=..., protocol=anthropic, api_key_env=NAME, samples=3.")]
 
 
-@app.command("coding")
 def coding_cmd(
     ctx: typer.Context,
     problems_dir: ProblemsDirOption = None,

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from benchwright.errors import WorkspaceError
-from benchwright.toolenvs import cache_base
+from benchwright.sandbox.environments import cache_base
 
 _PREFIX = "grade-"
 

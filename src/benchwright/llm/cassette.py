@@ -166,3 +166,12 @@ def traffic_setting(record: Path | str | None, replay: Path | str | None) -> Llm
     if record is not None:
         return LlmTraffic(mode=TrafficMode.RECORD, cassette=Path(record).expanduser().resolve())
     return None
+
+
+def require_local(traffic: LlmTraffic | None, executor: str | None) -> None:
+    """The proxy and the cassette live on this machine: a run whose jobs go elsewhere
+    (`--executor ray`) cannot record or replay."""
+    if traffic is not None and (executor or "local") != "local":
+        raise UserInputError(f"--llm-{traffic.mode.value} needs --executor local: the "
+                             "recording proxy and the cassette are on this machine",
+                             hint="drop --executor, or run without a cassette")

@@ -37,6 +37,8 @@ MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"(?:{_DAY},? )?{_MONTH} \d{{1,2}},? \d{{4}}"), "<time>"),
     (re.compile(rf"{_DAY} {_MONTH} \d{{1,2}} \d{{4}}"), "<time>"),
     (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?(?: ?[AP]M)?"), "<time>"),
+    # a moment in epoch milliseconds (gemini's function-call ids: write_file_1795721539098_0)
+    (re.compile(r"(?<![\d.])1[6-9]\d{11}(?![\d.])"), "<ms>"),
     # what a tool's output says of itself: how long it took, the id of its output
     (re.compile(r"\b\d+(?:\.\d+)? ?(?:seconds|second|secs|sec|ms|s)\b"), "<duration>"),
     (re.compile(r"(?i)\b(chunk|session|request|trace|call|run|process)([ _-]?id: ?)[\w-]+"),

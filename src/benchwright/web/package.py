@@ -36,7 +36,7 @@ from benchwright.web.scoring import (
 )
 
 if TYPE_CHECKING:
-    from benchwright.toolenvs import BuiltEnv
+    from benchwright.sandbox.environments import BuiltEnv
 
 WORKER = Path(__file__).with_name("package_worker.py")
 TAR_SUFFIX = ".tar.gz"

@@ -24,10 +24,10 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.errors import InfrastructureError
-from benchwright.images import recipe as rc
-from benchwright.images.build import Note, default_image, images_root
-from benchwright.images.engines import Engine, find_engine
-from benchwright.toolenvs import file_lock
+from benchwright.sandbox.environments import file_lock
+from benchwright.sandbox.images import recipe as rc
+from benchwright.sandbox.images.build import Note, default_image, images_root
+from benchwright.sandbox.images.engines import Engine, find_engine
 from benchwright.web.local_suite import forum, listing, pages, routing, site_container
 
 SITE_IMAGE_FORMAT = 1

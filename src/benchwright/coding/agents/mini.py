@@ -20,7 +20,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Self
 
-from benchwright.capped_output import CappedPipe
 from benchwright.coding.agents.base import (
     AgentContext,
     AgentResult,
@@ -39,12 +38,13 @@ from benchwright.coding.agents.trajectory import (
     ToolResult,
     Trajectory,
 )
-from benchwright.egress import index_endpoints
 from benchwright.errors import ProviderUnavailable, UserInputError
-from benchwright.interpreters import Interpreter
 from benchwright.pricing import cost_of, run_price
 from benchwright.protocols import Runtime
-from benchwright.sandbox import ExecResult, Limits, Mount
+from benchwright.sandbox.bwrap import ExecResult, Limits, Mount
+from benchwright.sandbox.capped_output import CappedPipe
+from benchwright.sandbox.egress.proxy import index_endpoints
+from benchwright.sandbox.interpreters import Interpreter
 from benchwright.version import __version__
 
 if TYPE_CHECKING:

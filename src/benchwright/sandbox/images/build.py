@@ -20,9 +20,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.errors import InfrastructureError, PrerequisiteError
-from benchwright.images import recipe as rc
-from benchwright.images.engines import Engine
-from benchwright.toolenvs import cache_base, file_lock, uv_binary
+from benchwright.sandbox.environments import cache_base, file_lock, uv_binary
+from benchwright.sandbox.images import recipe as rc
+from benchwright.sandbox.images.engines import Engine
 
 Note = Callable[[str], None]
 
@@ -167,6 +167,6 @@ def default_image(engine: str = "podman", python: str | None = None,
                   note: Note = lambda _line: None) -> BuiltImage:
     """The default grading image for `engine`, built on first use (what `benchwright images
     build` does; a site image or a test builds on top of its tag)."""
-    from benchwright.images.engines import find_engine
+    from benchwright.sandbox.images.engines import find_engine
 
     return ensure_image(find_engine(engine), rc.default_recipe(python), note=note)

@@ -1,7 +1,7 @@
 """The egress proxy: the only way out of a sandbox that is given "the network".
 
 A sandbox that may reach the outside runs in its own network namespace (loopback only); a forwarder
-inside it (`egress_forwarder.py`) carries each connection over a unix socket to this proxy, which
+inside it (`forwarder.py`) carries each connection over a unix socket to this proxy, which
 runs in the harness, outside the sandbox. The proxy speaks HTTP: `CONNECT host:port` and
 plain-HTTP requests in absolute form. It connects only to the allowlisted host:port pairs, answers
 403 to everything else, and never connects to an address of this machine, loopback or a private
@@ -26,7 +26,7 @@ from types import TracebackType
 from urllib.parse import urlsplit
 
 # The forwarder is standard-library only (it runs inside the sandbox); both ends pump alike.
-from benchwright.egress_forwarder import _pump
+from benchwright.sandbox.egress.forwarder import _pump
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Endpoint = tuple[str, int]

@@ -1,4 +1,4 @@
-"""`--runtime podman|docker` (benchwright.container_runtime): a container per command as a fresh
+"""`--runtime podman|docker` (benchwright.sandbox.container): a container per command as a fresh
 uid, no network, its limits, the caller's descriptors under their own numbers, secrets never on
 the engine's command line, nothing left behind (a timeout, a kill -9 of the harness: swept by
 the next start), images never pulled, a missing engine refused before a run folder exists."""
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.container_runtime import NAME_PREFIX, ContainerRuntime, sweep_orphans
 from benchwright.errors import PrerequisiteError
-from benchwright.images.engines import find_engine
-from benchwright.images.resolve import environment_image, resolve_image
-from benchwright.interpreters import resolve_python
 from benchwright.protocols import Limits, Mount
+from benchwright.sandbox.container import NAME_PREFIX, ContainerRuntime, sweep_orphans
+from benchwright.sandbox.images.engines import find_engine
+from benchwright.sandbox.images.resolve import environment_image, resolve_image
+from benchwright.sandbox.interpreters import resolve_python
 from tests.helpers import run_cli
 from tests.helpers.processes import wait_for
 from tests.helpers.runtimes import CONTAINER_PARAMS, make_runtime
@@ -77,7 +77,7 @@ DESCRIPTOR = """
 import fcntl, os, sys
 from pathlib import Path
 from benchwright.protocols import Limits
-from benchwright.sandbox import get_runtime
+from benchwright.sandbox.bwrap import get_runtime
 read, write = os.pipe()
 number = fcntl.fcntl(write, fcntl.F_DUPFD, int(sys.argv[2]))  # the lowest free from there
 os.close(write)
@@ -154,7 +154,7 @@ def test_values_of_the_environment_never_reach_the_engines_command_line(
 HARNESS = """
 import sys
 from pathlib import Path
-from benchwright.container_runtime import PodmanRuntime
+from benchwright.sandbox.container import PodmanRuntime
 from benchwright.protocols import Limits
 PodmanRuntime().run(["sleep", "600"], cwd=Path("/tmp"), env={"PATH": "/usr/bin:/bin"},
                     mounts=[], limits=Limits(wall_clock_s=600))

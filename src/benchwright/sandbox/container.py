@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import IO
 
 from benchwright.errors import GradingInfrastructureError, PrerequisiteError
-from benchwright.images.engines import Engine, find_engine
-from benchwright.images.recipe import LABEL_PREFIX
 from benchwright.protocols import ExecResult, Limits, Mount
-from benchwright.sandbox import _chown_tree, _host_uid_for_sandbox, memory_limit_mb
+from benchwright.sandbox.bwrap import _chown_tree, _host_uid_for_sandbox, memory_limit_mb
+from benchwright.sandbox.images.engines import Engine, find_engine
+from benchwright.sandbox.images.recipe import LABEL_PREFIX
 
 NAME_PREFIX = "benchwright-"
 FDS_INSIDE = Path("/run/benchwright-fds")
@@ -64,7 +64,7 @@ class ContainerRuntime:
         image (`benchwright images build`)."""
         self.engine = find_engine(engine or self.name)
         if image is None:
-            from benchwright.images.build import default_image
+            from benchwright.sandbox.images.build import default_image
 
             image = default_image(self.engine.name).id
         if self.engine.image_id(image) is None:  # a run's image removed since it started
