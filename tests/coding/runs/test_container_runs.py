@@ -11,7 +11,7 @@ import pytest
 
 from benchwright.coding.runs.models import RunConfig, runtime_of
 from benchwright.errors import PrerequisiteError, UserInputError
-from benchwright.images.resolve import image_for_runtime
+from benchwright.sandbox.images.resolve import image_for_runtime
 from tests.helpers import run_cli
 from tests.helpers.runtimes import CONTAINER_PARAMS
 
