@@ -208,3 +208,10 @@ def test_a_missing_engine_is_refused_before_the_run_folder_exists(tmp_path: Path
         **env, "PATH": str(Path(sys.executable).parent)})
     assert done.returncode == 2 and not out.exists()
     assert "docker is not installed" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_system_folder_of_the_host_never_replaces_the_images(
+        runtime: ContainerRuntime, tmp_path: Path) -> None:
+    with pytest.raises(PrerequisiteError, match="use an image that has the tool"):
+        runtime.run(["true"], cwd=Path("/tmp"), env={}, mounts=[Mount(path=Path("/usr/bin"))],
+                    limits=Limits(wall_clock_s=60))

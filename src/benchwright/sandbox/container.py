@@ -42,6 +42,10 @@ from benchwright.sandbox.images.engines import Engine, find_engine
 from benchwright.sandbox.images.recipe import LABEL_PREFIX
 
 NAME_PREFIX = "benchwright-"
+# The image's system folders: a step never gets the host's in their place.
+_IMAGE_SYSTEM = frozenset(Path(p) for p in (
+    "/", "/bin", "/sbin", "/lib", "/lib64", "/usr", "/usr/bin", "/usr/sbin", "/usr/lib",
+    "/usr/lib64", "/usr/local", "/usr/local/bin", "/etc"))
 FDS_INSIDE = Path("/run/benchwright-fds")
 _PR_SET_PDEATHSIG = 1
 # podman/docker's own failures (the container never ran the command): not the command's status
@@ -252,6 +256,11 @@ def _ordered(mounts: Sequence[Mount]) -> list[Mount]:
 
 
 def _mount_spec(mount: Mount) -> str:
+    if mount.inside in _IMAGE_SYSTEM:
+        raise PrerequisiteError(
+            f"this step needs the host's {mount.inside} inside the container (a tool installed "
+            "there, such as Node for a CLI agent), which would hide the image's own",
+            hint="use an image that has the tool (--image), or --runtime bwrap")
     for path in (mount.path, mount.inside):
         if "," in str(path) or "=" in str(path):
             raise GradingInfrastructureError(f"a container cannot mount a path with ',' or '=': "
