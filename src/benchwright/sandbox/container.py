@@ -26,10 +26,8 @@ import os
 import resource
 import secrets
 import select
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -37,6 +35,7 @@ from pathlib import Path
 from typing import IO
 
 from benchwright.errors import GradingInfrastructureError, PrerequisiteError
+from benchwright.owned_temp import OwnedTemp
 from benchwright.protocols import ExecResult, Limits, Mount
 from benchwright.sandbox.bwrap import _chown_tree, _host_uid_for_sandbox, memory_limit_mb
 from benchwright.sandbox.images.engines import Engine, find_engine
@@ -315,7 +314,8 @@ class _FdRelay:
     def __init__(self, fds: tuple[int, ...], uid: int | None) -> None:
         self.fds = fds
         self.status_fd = next(n for n in range(9, 2, -1) if n not in fds)
-        self.folder = Path(tempfile.mkdtemp(prefix="benchwright-fds-"))
+        self._owned = OwnedTemp("benchwright-fds-")  # a kill -9: the next start's sweep
+        self.folder = self._owned.path
         self.folder.chmod(0o755)
         self.status: list[str] = []
         self.threads: list[threading.Thread] = []
@@ -392,7 +392,7 @@ class _FdRelay:
             thread.join()
         for fd in (self.wake_read, self.wake_write, self.ack):
             os.close(fd)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        self._owned.close()
 
 
 def _drain_once(source: int, sink: Callable[[bytes], None]) -> bool:
