@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchwright.coding.grading import TEST_ENV_BASE
-from benchwright.interpreters import resolve_python
-from benchwright.toolenvs import ensure_env
+from benchwright.sandbox.environments import ensure_env
+from benchwright.sandbox.interpreters import resolve_python
 
 
 def _timed(action: Callable[[], object]) -> float:

@@ -24,8 +24,8 @@ from benchwright.coding import workspace as ws
 from benchwright.coding.examples import example_problem_dir
 from benchwright.coding.grading import TEST_ENV_BASE, entrypoint_command, pytest_args
 from benchwright.coding.loader import get_checkpoint, load_problem
-from benchwright.interpreters import resolve_python
-from benchwright.toolenvs import ensure_env, parse_requirements
+from benchwright.sandbox.environments import ensure_env, parse_requirements
+from benchwright.sandbox.interpreters import resolve_python
 
 
 def _timed(argv: list[str], **kwargs: object) -> float:

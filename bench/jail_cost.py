@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 from benchwright.coding import jail
-from benchwright.interpreters import resolve_python
-from benchwright.sandbox import BwrapRuntime, Limits, Mount, require_bwrap
+from benchwright.sandbox.bwrap import BwrapRuntime, Limits, Mount, require_bwrap
+from benchwright.sandbox.interpreters import resolve_python
 
 _TIMER = """
 import json, statistics, subprocess, sys, time

@@ -31,9 +31,9 @@ from grade_overhead import _plain_pytest_command  # bench/ is this script's fold
 from benchwright.coding.examples import example_problem_dir
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import get_checkpoint, load_problem
-from benchwright.images.resolve import image_for_runtime
 from benchwright.protocols import Limits, Runtime
-from benchwright.sandbox import get_runtime
+from benchwright.sandbox.bwrap import get_runtime
+from benchwright.sandbox.images.resolve import image_for_runtime
 
 CONF = ('[containers]\ndefault_ulimits = []\n\n'
         '[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n')

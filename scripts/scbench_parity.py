@@ -20,8 +20,8 @@ from pathlib import Path
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.coding.policies import PassPolicy
-from benchwright.images.resolve import image_for_runtime
-from benchwright.sandbox import get_runtime
+from benchwright.sandbox.bwrap import get_runtime
+from benchwright.sandbox.images.resolve import image_for_runtime
 
 # problem/checkpoint: (collected, Core, Functionality, Error, Regression, exit); "" = no tests.
 EXPECTED = {

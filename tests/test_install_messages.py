@@ -9,9 +9,9 @@ from pathlib import Path
 from benchwright.errors import install_command, missing_extra
 
 PACKAGE = Path(__file__).parents[1] / "src" / "benchwright"
-# envbuild runs pip inside a sandbox (a command, not a message); the web track's second step
-# installs browser-use itself without its dependencies (`web/browser/imports.missing_web`)
-ALLOWED = {"errors.py", "envbuild.py", "web/browser/imports.py"}
+# sandbox/env_build runs pip inside a sandbox (a command, not a message); the web track's second
+# step installs browser-use itself without its dependencies (`web/browser/imports.missing_web`)
+ALLOWED = {"errors.py", "sandbox/env_build.py", "web/browser/imports.py"}
 
 
 def _strings(tree: ast.AST) -> list[str]:

@@ -21,8 +21,8 @@ import pytest
 from benchwright.coding.examples import example_problem_dir
 from benchwright.errors import PluginError
 from benchwright.registry import CODING_AGENTS
+from benchwright.sandbox.environments import uv_binary
 from benchwright.testing import FakeLLMServer, Script
-from benchwright.toolenvs import uv_binary
 
 ROOT = Path(__file__).parents[1]
 TUTORIAL = ROOT / "docs" / "write-an-agent.md"

@@ -175,10 +175,10 @@ VIEW_PAGES: Kind[Any] = Kind("track", {
     "web": "benchwright.view.web_pages:PAGES",
 })
 RUNTIMES: Kind[type[Runtime]] = Kind("runtime", {
-    "bwrap": "benchwright.sandbox:BwrapRuntime",
-    "unsafe-local": "benchwright.sandbox:UnsafeLocalRuntime",
-    "podman": "benchwright.container_runtime:PodmanRuntime",
-    "docker": "benchwright.container_runtime:DockerRuntime",
+    "bwrap": "benchwright.sandbox.bwrap:BwrapRuntime",
+    "unsafe-local": "benchwright.sandbox.bwrap:UnsafeLocalRuntime",
+    "podman": "benchwright.sandbox.container:PodmanRuntime",
+    "docker": "benchwright.sandbox.container:DockerRuntime",
 }, group="benchwright.runtimes")
 EXECUTORS: Kind[FromSetup[ExecutorSetup, Executor]] = Kind("executor", {
     "local": "benchwright.executors.local:LocalExecutor",

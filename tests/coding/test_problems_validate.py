@@ -258,7 +258,7 @@ def test_the_shifted_clock_reads_just_below_a_power_of_two(tmp_path: Path) -> No
         clock_offset,
         clock_shift_available,
     )
-    from benchwright.sandbox import Limits, require_bwrap
+    from benchwright.sandbox.bwrap import Limits, require_bwrap
 
     if not clock_shift_available():
         pytest.skip("no time namespaces here (unshare --time)")

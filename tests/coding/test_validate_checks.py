@@ -18,7 +18,7 @@ from benchwright.coding.evaluation import (
 from benchwright.coding.loader import load_problem
 from benchwright.coding.problem import Group
 from benchwright.coding.validate_checks import run_findings, static_findings
-from benchwright.sandbox import Limits
+from benchwright.sandbox.bwrap import Limits
 from tests.helpers import write_problem
 
 MESSAGES = {

@@ -25,7 +25,7 @@ from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import Group
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig, StartFrom
-from benchwright.sandbox import Limits
+from benchwright.sandbox.bwrap import Limits
 
 COST, IN, OUT, CACHED, AGENT_S, GRADE_S = 0.25, 1000, 200, 300, 10.0, 2.0
 CREATED = "2026-01-02T03:04:05+00:00"

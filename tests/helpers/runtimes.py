@@ -16,7 +16,7 @@ import shutil
 import pytest
 
 from benchwright.protocols import Runtime
-from benchwright.sandbox import BwrapRuntime
+from benchwright.sandbox.bwrap import BwrapRuntime
 
 RUNTIME_PARAMS = [
     pytest.param("bwrap", id="bwrap"),
@@ -35,7 +35,7 @@ def make_runtime(name: str, request: pytest.FixtureRequest | None = None) -> Run
     """bwrap, podman or docker (docker needs `request`, for the session's Docker API)."""
     if name == "bwrap":
         return BwrapRuntime()
-    from benchwright.container_runtime import DockerRuntime, PodmanRuntime
+    from benchwright.sandbox.container import DockerRuntime, PodmanRuntime
 
     if name == "docker":
         assert request is not None, "docker runs through the docker_api fixture"

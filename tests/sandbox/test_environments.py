@@ -10,9 +10,9 @@ import pytest
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.errors import EnvironmentBuildError, PrerequisiteError
-from benchwright.interpreters import resolve_python
-from benchwright.sandbox import get_runtime
-from benchwright.toolenvs import ensure_env, env_key, parse_requirements
+from benchwright.sandbox.bwrap import get_runtime
+from benchwright.sandbox.environments import ensure_env, env_key, parse_requirements
+from benchwright.sandbox.interpreters import resolve_python
 from tests.helpers import CONFTEST, write_problem
 
 DEP_TEST = """

@@ -20,13 +20,18 @@ from benchwright.coding.agents.base import AgentContext
 from benchwright.coding.agents.command import CommandAgent
 from benchwright.coding.agents.network import agent_allowlist, provider_endpoints
 from benchwright.coding.agents.settings import AgentSettings
-from benchwright.egress import EgressProxy, host_addresses, index_endpoints, local_index_folders
-from benchwright.interpreters import resolve_python
 from benchwright.protocols import Runtime
-from benchwright.sandbox import Limits, get_runtime
+from benchwright.sandbox.bwrap import Limits, get_runtime
+from benchwright.sandbox.egress.proxy import (
+    EgressProxy,
+    host_addresses,
+    index_endpoints,
+    local_index_folders,
+)
+from benchwright.sandbox.environments import ensure_env
+from benchwright.sandbox.interpreters import resolve_python
 from benchwright.testing.fake_llm import FakeLLMServer
 from benchwright.testing.script import Script
-from benchwright.toolenvs import ensure_env
 from tests.helpers.evil_package import write_evil_package
 from tests.helpers.runtimes import RUNTIME_PARAMS, runtime_for
 

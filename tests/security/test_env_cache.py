@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from benchwright import localpaths
-from benchwright.interpreters import resolve_python
-from benchwright.toolenvs import ensure_env
+from benchwright.sandbox import localpaths
+from benchwright.sandbox.environments import ensure_env
+from benchwright.sandbox.interpreters import resolve_python
 from tests.helpers import CONFTEST, run_cli, write_problem
 from tests.helpers.evil_package import write_evil_package
 

@@ -21,7 +21,7 @@ from benchwright.coding.examples import example_problem_dir
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.protocols import Runtime
-from benchwright.sandbox import BwrapRuntime, Limits
+from benchwright.sandbox.bwrap import BwrapRuntime, Limits
 from tests.helpers import FIXTURES
 from tests.helpers.runtimes import RUNTIME_PARAMS, runtime_for
 

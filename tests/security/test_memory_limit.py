@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from benchwright import memory_cgroup, sandbox
 from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.protocols import Runtime
-from benchwright.sandbox import BwrapRuntime, Limits, Mount
+from benchwright.sandbox import bwrap, memory_cgroup
+from benchwright.sandbox.bwrap import BwrapRuntime, Limits, Mount
 from tests.helpers import FIXTURES
 from tests.helpers.runtimes import RUNTIME_PARAMS, runtime_for
 
@@ -93,8 +93,8 @@ def test_an_ordinary_command_is_not_reported(tmp_path: Path) -> None:
 
 def test_without_a_cgroup_the_limit_falls_back_to_address_space(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox.memory_cgroup, "make", lambda _limit_mb: None)
-    sandbox._warn_no_cgroup.cache_clear()
+    monkeypatch.setattr(bwrap.memory_cgroup, "make", lambda _limit_mb: None)
+    bwrap._warn_no_cgroup.cache_clear()
     run = [PYTHON, "-c", "print(len(bytearray(2**30)))"]
     with pytest.warns(RuntimeWarning, match="address-space"):
         result = BwrapRuntime().run(run, cwd=tmp_path, env={"PATH": "/usr/bin"},

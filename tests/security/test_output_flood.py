@@ -36,8 +36,8 @@ def test_a_mini_agent_command_printing_a_gigabyte_costs_the_harness_what_it_keep
     from benchwright.coding.agents.base import AgentContext
     from benchwright.coding.agents.mini import MiniAgent
     from benchwright.coding.agents.settings import AgentSettings
-    from benchwright.interpreters import resolve_python
-    from benchwright.sandbox import Limits, get_runtime
+    from benchwright.sandbox.bwrap import Limits, get_runtime
+    from benchwright.sandbox.interpreters import resolve_python
     from benchwright.testing import FakeLLMServer, Script
 
     flood = "head -c 1000000000 /dev/zero | tr '\\\\0' x; echo; echo the-end"

@@ -20,7 +20,7 @@ from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.grading import GradeOptions, grade_checkpoint
 from benchwright.coding.loader import load_problem
 from benchwright.protocols import Runtime
-from benchwright.sandbox import Limits
+from benchwright.sandbox.bwrap import Limits
 from tests.helpers import FIXTURES
 from tests.helpers.probes import records
 from tests.helpers.runtimes import RUNTIME_PARAMS, runtime_for

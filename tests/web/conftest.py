@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchwright.toolenvs import BuiltEnv
+from benchwright.sandbox.environments import BuiltEnv
 from benchwright.web.config import WebEnvConfig
 from benchwright.web.evaluator import dataset_dir, evaluator_env
 from benchwright.web.synthetic import local_config

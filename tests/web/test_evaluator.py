@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchwright.errors import InfrastructureError
-from benchwright.toolenvs import BuiltEnv
+from benchwright.sandbox.environments import BuiltEnv
 from benchwright.web.config import WebEnvConfig
 from benchwright.web.evaluator import (
     WORKER_SCRIPT,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.toolenvs import BuiltEnv
+from benchwright.sandbox.environments import BuiltEnv
 from benchwright.web.evaluator import EvalStatus, official_cli
 from benchwright.web.scoring import EVAL_RESULT, score_output_dir
 from benchwright.web.synthetic import Intent, build_batch, har, local_config

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchwright.errors import UserInputError
-from benchwright.toolenvs import BuiltEnv
+from benchwright.sandbox.environments import BuiltEnv
 from benchwright.web.config import Site, SiteConfig, WebEnvConfig
 from benchwright.web.evaluator import EvalStatus, EvaluatorProcess
 from benchwright.web.scoring import (

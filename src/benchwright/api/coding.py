@@ -22,11 +22,11 @@ from benchwright.coding.runs.scbench.run_name import run_name, unused
 from benchwright.coding.track import TRACK, check_judge, require_metric_tools
 from benchwright.coding.track import CodingHooks as CodingHooks  # the API's name for it
 from benchwright.errors import UserInputError
-from benchwright.images.resolve import image_for_runtime
 from benchwright.judge.models import JudgeSettings
 from benchwright.llm.cassette import require_local, traffic_setting
 from benchwright.pricing import run_price
 from benchwright.registry import CODING_AGENTS, RUNTIMES
+from benchwright.sandbox.images.resolve import image_for_runtime
 from benchwright.version import __version__
 
 if TYPE_CHECKING:

@@ -33,8 +33,8 @@ def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str
     from benchwright.coding import grading
     from benchwright.coding.artifacts import save_grade_output
     from benchwright.coding.scratch import sweep_leftovers
-    from benchwright.images.resolve import image_for_runtime
-    from benchwright.sandbox import Limits, get_runtime
+    from benchwright.sandbox.bwrap import Limits, get_runtime
+    from benchwright.sandbox.images.resolve import image_for_runtime
 
     image_id = image_for_runtime(runtime, image, unsafe_no_sandbox)
     sweep_leftovers()  # scratch folders (hidden tests inside) of a killed predecessor

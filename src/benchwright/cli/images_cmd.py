@@ -26,9 +26,9 @@ def build_cmd(
 ) -> None:
     """Build the default grading image (Debian minbase + Python + uv + bubblewrap), once per
     recipe: an image whose recipe is unchanged is reused, not rebuilt."""
-    from benchwright.images.build import ensure_image
-    from benchwright.images.engines import find_engine
-    from benchwright.images.recipe import default_recipe
+    from benchwright.sandbox.images.build import ensure_image
+    from benchwright.sandbox.images.engines import find_engine
+    from benchwright.sandbox.images.recipe import default_recipe
 
     found = find_engine(engine)
     recipe = default_recipe(python)

@@ -22,8 +22,8 @@ from benchwright.coding.scratch import sweep_leftovers
 from benchwright.coding.validate import count_checkpoints, problem_folders, validate_problems
 from benchwright.coding.validate_models import ValidationReport
 from benchwright.errors import UserInputError
-from benchwright.images.resolve import image_for_runtime
-from benchwright.sandbox import get_runtime
+from benchwright.sandbox.bwrap import get_runtime
+from benchwright.sandbox.images.resolve import image_for_runtime
 
 
 def validate_cmd(

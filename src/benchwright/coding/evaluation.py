@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from benchwright.coding.policies import GroupCount, PassPolicy
 from benchwright.coding.problem import Group
-from benchwright.sandbox import Limits
+from benchwright.sandbox.bwrap import Limits
 
 GRADING_FORMAT = "benchwright.grading/1"
 SCBENCH_SCHEMA_VERSION = 1

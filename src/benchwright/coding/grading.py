@@ -13,7 +13,6 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from benchwright.capped_output import CappedPipe
 from benchwright.coding import jail
 from benchwright.coding import pytest_report as pr
 from benchwright.coding import scratch as sc
@@ -29,11 +28,12 @@ from benchwright.coding.evaluation import (
 from benchwright.coding.policies import all_verdicts
 from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
 from benchwright.errors import EnvironmentBuildError, WorkspaceError
-from benchwright.interpreters import Interpreter, resolve_python
 from benchwright.nofollow import read_regular
 from benchwright.protocols import Runtime
-from benchwright.sandbox import CONTAINER_RUNTIMES, ExecResult, Limits, Mount, memory_limit_mb
-from benchwright.toolenvs import BuiltEnv, ensure_env, parse_requirements, uv_binary
+from benchwright.sandbox.bwrap import CONTAINER_RUNTIMES, ExecResult, Limits, Mount, memory_limit_mb
+from benchwright.sandbox.capped_output import CappedPipe
+from benchwright.sandbox.environments import BuiltEnv, ensure_env, parse_requirements, uv_binary
+from benchwright.sandbox.interpreters import Interpreter, resolve_python
 from benchwright.version import __version__
 
 # The runtimes that isolate: environment builds, a private /tmp and the jail go with them.

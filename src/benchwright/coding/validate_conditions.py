@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.protocols import Runtime
-from benchwright.sandbox import BwrapRuntime, Mount, _Launch
+from benchwright.sandbox.bwrap import BwrapRuntime, Mount, _Launch
 
 # A time zone with a 45-minute offset that changes with daylight saving: far from UTC.
 _ODD_ZONES = ("Pacific/Chatham", "America/St_Johns", "Asia/Kathmandu")

@@ -1,10 +1,10 @@
 """The official WebArena Verified evaluator, isolated in its own environment and process.
 
 webarena-verified pins pydantic==2.12.0, so it cannot share benchwright's environment: it gets a uv
-environment of its own (cached by content hash, see `toolenvs`) and runs there as ONE long-lived
-subprocess per batch (`evaluator_worker.py`, run by file path), fed JSON lines. `EvaluatorProcess`
-starts it, sends requests one at a time, reads the verdicts, and kills it on exit. Every verdict
-carries the evaluator's version and both checksums.
+environment of its own (cached by content hash, see `sandbox.environments`) and runs there as ONE
+long-lived subprocess per batch (`evaluator_worker.py`, run by file path), fed JSON lines.
+`EvaluatorProcess` starts it, sends requests one at a time, reads the verdicts, and kills it on
+exit. Every verdict carries the evaluator's version and both checksums.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from typing import IO, Any, Self
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.errors import InfrastructureError
-from benchwright.interpreters import resolve_python
-from benchwright.toolenvs import BuiltEnv, ensure_env
+from benchwright.sandbox.environments import BuiltEnv, ensure_env
+from benchwright.sandbox.interpreters import resolve_python
 
 EVALUATOR_PACKAGE = "webarena-verified"
 EVALUATOR_VERSION = "1.2.3"

@@ -36,7 +36,7 @@ from pydantic import (
 
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_json_atomic, write_text_atomic
-from benchwright.toolenvs import BuiltEnv
+from benchwright.sandbox.environments import BuiltEnv
 from benchwright.untrusted_files import (
     decode_untrusted,
     parse_untrusted_json,

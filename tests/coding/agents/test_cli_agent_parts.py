@@ -19,8 +19,8 @@ from benchwright.coding.runs.models import AgentSettings, RunConfig
 from benchwright.coding.runs.runner import create_run, execute
 from benchwright.errors import PrerequisiteError
 from benchwright.executors.local import LocalExecutor
-from benchwright.interpreters import resolve_python
-from benchwright.sandbox import ExecResult, Limits, Mount
+from benchwright.sandbox.bwrap import ExecResult, Limits, Mount
+from benchwright.sandbox.interpreters import resolve_python
 
 KEY = "AIza-benchwright-fake-0c5d7e19b3"
 CODEX_LOG = [{"type": "item.completed", "item": {"type": "agent_message", "text": "done"}},

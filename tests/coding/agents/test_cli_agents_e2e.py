@@ -19,9 +19,9 @@ from benchwright.coding.agents.base import AgentContext, AgentStatus
 from benchwright.coding.runs.models import AgentSettings, RunConfig, RunResult
 from benchwright.coding.runs.runner import create_run, execute
 from benchwright.executors.local import LocalExecutor
-from benchwright.interpreters import resolve_python
 from benchwright.registry import CODING_AGENTS
-from benchwright.sandbox import BwrapRuntime, Limits
+from benchwright.sandbox.bwrap import BwrapRuntime, Limits
+from benchwright.sandbox.interpreters import resolve_python
 from benchwright.testing import FakeLLMServer, Script
 from tests.helpers.cli_agents import (
     PROBLEM,

@@ -11,10 +11,10 @@ from benchwright.coding.agents.base import AgentContext, AgentStatus
 from benchwright.coding.agents.chat_client import ChatClient, resolve_target
 from benchwright.coding.agents.settings import AgentSettings
 from benchwright.errors import PrerequisiteError, ProviderUnavailable
-from benchwright.interpreters import resolve_python
 from benchwright.pricing import price_of
 from benchwright.redaction import Redactor, is_secret_name
-from benchwright.sandbox import Limits, UnsafeLocalRuntime
+from benchwright.sandbox.bwrap import Limits, UnsafeLocalRuntime
+from benchwright.sandbox.interpreters import resolve_python
 from benchwright.testing import FakeLLMServer, Script
 
 openai = pytest.importorskip("openai")

@@ -356,7 +356,7 @@ def test_every_progress_event_reaches_the_parent() -> None:
 # (k) small items ---------------------------------------------------------------------------------
 
 def test_a_failed_launch_leaks_no_pipe(tmp_path: Path) -> None:
-    from benchwright.sandbox import BwrapRuntime, Limits
+    from benchwright.sandbox.bwrap import BwrapRuntime, Limits
 
     runtime = BwrapRuntime(bwrap=str(tmp_path / "no-bwrap"))
     before = len(list(Path("/proc/self/fd").iterdir()))

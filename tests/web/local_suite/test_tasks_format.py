@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchwright.errors import UserInputError
-from benchwright.toolenvs import BuiltEnv
+from benchwright.sandbox.environments import BuiltEnv
 from benchwright.web.local_suite import (
     ActionScript,
     dataset_path,

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from benchwright.sandbox.environments import BuiltEnv
 from benchwright.testing.fake_llm import FakeLLMServer
 from benchwright.testing.script import Script
-from benchwright.toolenvs import BuiltEnv
 from benchwright.web.config import WebEnvConfig
 from benchwright.web.evaluator import EvalRequest, EvalStatus, EvaluatorProcess
 from benchwright.web.response_adapter import (

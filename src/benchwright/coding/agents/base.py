@@ -10,7 +10,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchwright.interpreters import Interpreter
+from benchwright.sandbox.interpreters import Interpreter
 
 
 class AgentStatus(StrEnum):

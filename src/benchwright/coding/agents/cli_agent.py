@@ -39,13 +39,13 @@ from benchwright.coding.agents.network import (
 from benchwright.coding.agents.settings import AgentSettings
 from benchwright.coding.agents.toolchain import InstalledTool, NpmTool, ensure_npm_tool
 from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
-from benchwright.egress import Endpoint
 from benchwright.errors import PrerequisiteError
-from benchwright.interpreters import Interpreter
 from benchwright.nofollow import read_regular
 from benchwright.pricing import cost_of, run_price
 from benchwright.protocols import Runtime
-from benchwright.sandbox import ExecResult, Limits, Mount
+from benchwright.sandbox.bwrap import ExecResult, Limits, Mount
+from benchwright.sandbox.egress.proxy import Endpoint
+from benchwright.sandbox.interpreters import Interpreter
 
 if TYPE_CHECKING:
     from benchwright.coding.agents.setup import AgentSetup

@@ -12,15 +12,12 @@ Why our own loop rather than the mini-swe-agent library: docs/agents.md.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Self
 
-from benchwright.capped_output import CappedPipe
 from benchwright.coding.agents.base import (
     AgentContext,
     AgentResult,
@@ -39,12 +36,14 @@ from benchwright.coding.agents.trajectory import (
     ToolResult,
     Trajectory,
 )
-from benchwright.egress import index_endpoints
 from benchwright.errors import ProviderUnavailable, UserInputError
-from benchwright.interpreters import Interpreter
+from benchwright.owned_temp import OwnedTemp
 from benchwright.pricing import cost_of, run_price
 from benchwright.protocols import Runtime
-from benchwright.sandbox import ExecResult, Limits, Mount
+from benchwright.sandbox.bwrap import ExecResult, Limits, Mount
+from benchwright.sandbox.capped_output import CappedPipe
+from benchwright.sandbox.egress.proxy import index_endpoints
+from benchwright.sandbox.interpreters import Interpreter
 from benchwright.version import __version__
 
 if TYPE_CHECKING:
@@ -66,6 +65,9 @@ BASH_TOOL: dict[str, Any] = {"type": "function", "function": {
                    "properties": {"command": {"type": "string",
                                               "description": "The command to run."}}}}}
 OUTPUT_LIMIT = 10_000
+
+MINI_HOME_PREFIX = "benchwright-mini-"
+"""The agent's home for its commands, one per checkpoint (owned: `benchwright.owned_temp`)."""
 
 
 class MiniAgent:
@@ -99,11 +101,8 @@ class MiniAgent:
     def act(self, ctx: AgentContext) -> AgentResult:
         start = time.monotonic()
         session = _Session(self, ctx)
-        home = Path(tempfile.mkdtemp(prefix="benchwright-mini-"))
-        try:
+        with OwnedTemp(MINI_HOME_PREFIX) as home:  # a kill -9 leaves it to the next start's sweep
             status, error = self._loop(session, home)
-        finally:
-            shutil.rmtree(home, ignore_errors=True)
         session.save(status, error)
         return AgentResult(status=status, usage=session.usage, error=error,
                            duration_s=round(time.monotonic() - start, 3))

@@ -1,7 +1,7 @@
 """What an agent's sandbox may reach, and running a command with exactly that.
 
 An agent given the network never shares the host's: its sandbox keeps a private network
-namespace and reaches out only through the egress proxy (`benchwright.egress_bridge`), which
+namespace and reaches out only through the egress proxy (`benchwright.sandbox.egress.bridge`), which
 opens the agent's LLM endpoint (and the package indexes when asked) and nothing else, host
 loopback services included unless one IS the configured endpoint. Under `--unsafe-no-sandbox`
 there is no namespace to keep, so the command gets the host's network, as that flag says.
@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from benchwright.egress import Endpoint, endpoint_of_url, index_endpoints
-from benchwright.egress_bridge import bridged, without_proxy_settings
 from benchwright.protocols import Runtime
-from benchwright.sandbox import CONTAINER_RUNTIMES, ExecResult, Limits, Mount
+from benchwright.sandbox.bwrap import CONTAINER_RUNTIMES, ExecResult, Limits, Mount
+from benchwright.sandbox.egress.bridge import bridged, without_proxy_settings
+from benchwright.sandbox.egress.proxy import Endpoint, endpoint_of_url, index_endpoints
 
 # The provider each credential belongs to, for an agent with no base URL of its own.
 PROVIDER_HOSTS: dict[str, tuple[Endpoint, ...]] = {

@@ -1,12 +1,12 @@
 """OpenHands (PyPI openhands-ai, pinned) driven the way SCBench drives it.
 
 `python -m openhands.core.main --config-file CONFIG -t PROMPT` from a uv environment the harness
-builds (Python 3.12, `benchwright.toolenvs`), with the `cli` runtime: commands run directly in
-the workspace, inside our sandbox (OpenHands' default Docker runtime is not used). config.toml
-in the isolated HOME carries the model, `--base-url`, retries, the step cap (`max_iterations`)
-and the spend cap (`max_budget_per_task`); the key stays in the environment (LLM_API_KEY, or the
-provider's own variable, which litellm reads). OpenHands saves its event trajectory as JSON;
-usage and cost come from the `llm_metrics` it records.
+builds (Python 3.12, `benchwright.sandbox.environments`), with the `cli` runtime: commands run
+directly in the workspace, inside our sandbox (OpenHands' default Docker runtime is not used).
+config.toml in the isolated HOME carries the model, `--base-url`, retries, the step cap
+(`max_iterations`) and the spend cap (`max_budget_per_task`); the key stays in the environment
+(LLM_API_KEY, or the provider's own variable, which litellm reads). OpenHands saves its event
+trajectory as JSON; usage and cost come from the `llm_metrics` it records.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from benchwright.coding.agents.chat_client import reasoning_effort
 from benchwright.coding.agents.cli_agent import CliAgent, Launch, Parsed
 from benchwright.coding.agents.toolchain import OPENHANDS_PACKAGE, OPENHANDS_VERSION
 from benchwright.coding.agents.trajectory import Role, Step, ToolCall, ToolResult
-from benchwright.interpreters import resolve_python
-from benchwright.sandbox import Mount
-from benchwright.toolenvs import ensure_env
+from benchwright.sandbox.bwrap import Mount
+from benchwright.sandbox.environments import ensure_env
+from benchwright.sandbox.interpreters import resolve_python
 
 DEFAULT_MODEL = "anthropic/claude-sonnet-4-5"
 PYTHON = "3.12"  # openhands-ai needs Python 3.12 or newer

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from benchwright.coding.agents.settings import AgentSettings
 from benchwright.coding.problem import ProblemConfig
-from benchwright.interpreters import Interpreter, resolve_python
 from benchwright.protocols import Limits, Runtime
+from benchwright.sandbox.interpreters import Interpreter, resolve_python
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ a marker file; a half-installed one (a crash, a kill -9) has none and is install
 lock keeps two runs from installing the same tool at once. The user's real HOME, PATH and global
 npm folders are never touched.
 
-Python agents (OpenHands) get a uv environment from `benchwright.toolenvs` the same way.
+Python agents (OpenHands) get a uv environment from `benchwright.sandbox.environments` the same way.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.errors import EnvironmentBuildError, PrerequisiteError, install_command
-from benchwright.toolenvs import cache_base, file_lock
+from benchwright.sandbox.environments import cache_base, file_lock
 
 MARKER = ".benchwright-tool.json"
 log = logging.getLogger(__name__)

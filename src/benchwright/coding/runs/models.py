@@ -19,7 +19,7 @@ from benchwright.judge.models import JudgeSettings
 from benchwright.llm.models import LlmTraffic
 from benchwright.metrics.erosion import QualitySummary
 from benchwright.protocols import Limits, Runtime
-from benchwright.sandbox import get_runtime
+from benchwright.sandbox.bwrap import get_runtime
 
 
 class StartFrom(StrEnum):

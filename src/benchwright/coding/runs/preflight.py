@@ -22,13 +22,13 @@ from benchwright.coding.runs.models import RunConfig, runtime_of
 from benchwright.coding.workspace import asset_sources
 from benchwright.errors import UserInputError
 from benchwright.extras import import_extra
-from benchwright.interpreters import resolve_python
 from benchwright.llm.models import TrafficMode
 from benchwright.llm.replay_keys import set_placeholder_keys
 from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_run
 from benchwright.runs.secret_settings import refuse_secrets
-from benchwright.toolenvs import cache_base
+from benchwright.sandbox.environments import cache_base
+from benchwright.sandbox.interpreters import resolve_python
 
 __all__ = ["check_coding_run", "check_resumable", "node_checks", "prompt_setting",
            "refuse_secrets", "resolved"]

@@ -20,9 +20,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.errors import InfrastructureError, PrerequisiteError
-from benchwright.images import recipe as rc
-from benchwright.images.engines import Engine
-from benchwright.toolenvs import cache_base, file_lock, uv_binary
+from benchwright.sandbox.environments import cache_base, file_lock, uv_binary
+from benchwright.sandbox.images import recipe as rc
+from benchwright.sandbox.images.engines import Engine
 
 Note = Callable[[str], None]
 
@@ -83,6 +83,7 @@ def _build(engine: Engine, recipe: rc.Recipe, mirror: str, root: Path, note: Not
             note(f"adding Python {recipe.python_version} from {recipe.python_prefix}")
             _copy_prefix(recipe.python_prefix, rootfs)
         _copy_uv(rootfs)
+        _link_python(recipe, rootfs)
         note(f"importing into {engine.name} as {recipe.tag}")
         _import(engine, recipe, rootfs)
     finally:
@@ -134,6 +135,16 @@ def _copy_uv(rootfs: Path) -> None:
             shutil.copy2(binary, rootfs / "usr" / "local" / "bin" / binary.name)
 
 
+def _link_python(recipe: rc.Recipe, rootfs: Path) -> None:
+    """`python`, `python3` and `python3.X` on every PATH (/usr/local/bin), as in SCBench's
+    image: tests and programs that start `python3` by name with a PATH of their own get it."""
+    minor = ".".join(recipe.python_version.split(".")[:2])
+    for name in ("python", "python3", f"python{minor}"):
+        link = rootfs / "usr" / "local" / "bin" / name
+        if not link.exists():
+            link.symlink_to(recipe.python)
+
+
 def _import(engine: Engine, recipe: rc.Recipe, rootfs: Path) -> None:
     labels = {rc.LABEL_RECIPE: recipe.digest(), rc.LABEL_PYTHON: str(recipe.python),
               rc.LABEL_PREFIX: str(recipe.python_prefix)}
@@ -156,6 +167,6 @@ def default_image(engine: str = "podman", python: str | None = None,
                   note: Note = lambda _line: None) -> BuiltImage:
     """The default grading image for `engine`, built on first use (what `benchwright images
     build` does; a site image or a test builds on top of its tag)."""
-    from benchwright.images.engines import find_engine
+    from benchwright.sandbox.images.engines import find_engine
 
     return ensure_image(find_engine(engine), rc.default_recipe(python), note=note)

@@ -1,7 +1,7 @@
 """The egress proxy: the only way out of a sandbox that is given "the network".
 
 A sandbox that may reach the outside runs in its own network namespace (loopback only); a forwarder
-inside it (`egress_forwarder.py`) carries each connection over a unix socket to this proxy, which
+inside it (`forwarder.py`) carries each connection over a unix socket to this proxy, which
 runs in the harness, outside the sandbox. The proxy speaks HTTP: `CONNECT host:port` and
 plain-HTTP requests in absolute form. It connects only to the allowlisted host:port pairs, answers
 403 to everything else, and never connects to an address of this machine, loopback or a private
@@ -16,9 +16,7 @@ import contextlib
 import ipaddress
 import itertools
 import os
-import shutil
 import socket
-import tempfile
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -26,7 +24,8 @@ from types import TracebackType
 from urllib.parse import urlsplit
 
 # The forwarder is standard-library only (it runs inside the sandbox); both ends pump alike.
-from benchwright.egress_forwarder import _pump
+from benchwright.owned_temp import OwnedTemp
+from benchwright.sandbox.egress.forwarder import _pump
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Endpoint = tuple[str, int]
@@ -143,7 +142,8 @@ class EgressProxy:
     def __init__(self, allow: Iterable[Endpoint], upstream: Endpoint | None = None) -> None:
         self.policy = Policy(allow)
         self.upstream = upstream
-        self.folder = Path(tempfile.mkdtemp(prefix="benchwright-egress-"))
+        self._owned = OwnedTemp("benchwright-egress-")  # a kill -9: the next start's sweep
+        self.folder = self._owned.path
         self.socket_path = self.folder / "egress.sock"
         self.refused: list[str] = []
         """host:port pairs asked for and refused, in order."""
@@ -168,7 +168,7 @@ class EgressProxy:
             for conn in self._live:
                 with contextlib.suppress(OSError):
                     conn.shutdown(socket.SHUT_RDWR)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        self._owned.close()
 
     def _accept(self) -> None:
         while True:

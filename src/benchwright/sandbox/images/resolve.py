@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.errors import PrerequisiteError, UserInputError
-from benchwright.images.engines import find_engine
+from benchwright.sandbox.images.engines import find_engine
 from benchwright.untrusted_files import read_untrusted_yaml
 
 ENVIRONMENT_SUFFIXES = (".yaml", ".yml")
@@ -30,7 +30,7 @@ def resolve_image(engine_name: str, request: str | None) -> ResolvedImage:
     """The image `request` names (None: the default grading image) in `engine_name`'s store."""
     engine = find_engine(engine_name)
     if request is None:
-        from benchwright.images.build import default_image
+        from benchwright.sandbox.images.build import default_image
 
         built = default_image(engine_name)
         return ResolvedImage(ref=built.tag, id=built.id)
@@ -62,7 +62,7 @@ def image_for_runtime(runtime: str, request: str | None,
                       unsafe_no_sandbox: bool = False) -> str | None:
     """The image id a runtime runs on: resolved now for podman/docker, None for the others
     (an `--image` given to them is refused: it would be silently unused)."""
-    from benchwright.sandbox import CONTAINER_RUNTIMES
+    from benchwright.sandbox.bwrap import CONTAINER_RUNTIMES
 
     if runtime in CONTAINER_RUNTIMES and not unsafe_no_sandbox:
         return resolve_image(runtime, request).id

@@ -5,7 +5,7 @@ The bubblewrap sandbox starts from an empty root and binds in only what a Python
 (read-only), and the caller's writable folders. $HOME, /root and the rest of the host are absent.
 The network namespace is private (loopback only) unless the caller asks for the network.
 Memory is limited as resident memory of the whole sandbox, by a memory cgroup made for each
-command (benchwright.memory_cgroup); where none can be made, by an address-space rlimit per
+command (benchwright.sandbox.memory_cgroup); where none can be made, by an address-space rlimit per
 process instead (said once). The other limits are rlimits set before bubblewrap starts; they
 apply to every process in the sandbox (RLIMIT_NPROC counts per user namespace, so it bounds the
 sandbox, not the host).
@@ -34,9 +34,9 @@ from typing import IO
 
 from pydantic import BaseModel
 
-from benchwright import memory_cgroup
 from benchwright.errors import PrerequisiteError
 from benchwright.protocols import ExecResult, Limits, Mount, Runtime
+from benchwright.sandbox import memory_cgroup
 
 __all__ = ["BwrapRuntime", "ExecResult", "Limits", "Mount", "UnsafeLocalRuntime", "get_runtime"]
 
@@ -55,7 +55,7 @@ _ETC_ALLOWED = (
 )
 INSTALL_BWRAP = "sudo apt-get install -y bubblewrap"
 CONTAINER_RUNTIMES = ("podman", "docker")
-"""The runtimes that run each step in a container (`container_runtime`), on an image."""
+"""The runtimes that run each step in a container (`container`), on an image."""
 
 
 class _Launch(BaseModel):

@@ -5,25 +5,24 @@ Installing a requirement can run its build backend, so `uv venv`, `uv pip instal
 as a fresh unprivileged uid, seeing only: the environment's folder (writable), a private /tmp
 that is also uv's cache (so a build can poison no cache another build or the harness uses), the
 interpreter, uv, the certificates, local index folders and the paths of the submission its
-requirements name (read-only; `benchwright.localpaths`, which the cache key covers). Only the
-install gets a network, and only to the package indexes, through the egress proxy. Afterwards
-the folder is handed back to the harness's user, so no later sandbox can change it.
+requirements name (read-only; `benchwright.sandbox.localpaths`, which the cache key covers).
+Only the install gets a network, and only to the package indexes, through the egress proxy.
+Afterwards the folder is handed back to the harness's user, so no later sandbox can change it.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchwright.egress import index_endpoints, local_index_folders
-from benchwright.egress_bridge import Bridge, bridged, without_proxy_settings
 from benchwright.errors import EnvironmentBuildError
-from benchwright.interpreters import Interpreter
+from benchwright.owned_temp import OwnedTemp
 from benchwright.protocols import Runtime
-from benchwright.sandbox import BwrapRuntime, Limits, Mount, reclaim_tree
+from benchwright.sandbox.bwrap import BwrapRuntime, Limits, Mount, reclaim_tree
+from benchwright.sandbox.egress.bridge import Bridge, bridged, without_proxy_settings
+from benchwright.sandbox.egress.proxy import index_endpoints, local_index_folders
+from benchwright.sandbox.interpreters import Interpreter
 
 # Environment variables of the harness a build keeps (index settings, certificates).
 _KEPT_PREFIXES = ("UV_",)
@@ -55,7 +54,8 @@ class SandboxedBuild:
         self.source = source if named else None
         self.visible = [source / rel for rel in named] if source is not None else []
         self.runtime: Runtime = runtime or BwrapRuntime()
-        self.scratch = Path(tempfile.mkdtemp(prefix="benchwright-envbuild-"))
+        self._owned = OwnedTemp("benchwright-envbuild-")  # a kill -9: the next start's sweep
+        self.scratch = self._owned.path
         for sub in ("tmp", "out"):
             (self.scratch / sub).mkdir()
 
@@ -73,7 +73,7 @@ class SandboxedBuild:
                 return self._run(argv, uv, bridge).splitlines()
         finally:
             reclaim_tree(self.path)
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            self._owned.close()
 
     def _run(self, argv: list[str], uv: str, bridge: Bridge | None) -> str:
         out, err = self.scratch / "out" / "stdout", self.scratch / "out" / "stderr"

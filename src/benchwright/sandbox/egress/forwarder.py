@@ -1,6 +1,6 @@
 """Run inside a sandbox (standard library only): its one way out, to the egress proxy.
 
-Usage: python -I -S egress_forwarder.py SOCKET PROXY_PORT [PORT=HOST:PORT ...] -- COMMAND...
+Usage: python -I -S forwarder.py SOCKET PROXY_PORT [PORT=HOST:PORT ...] -- COMMAND...
 
 It listens on 127.0.0.1:PROXY_PORT inside the sandbox's own network namespace and carries each
 connection, byte for byte, over the unix socket SOCKET (bind-mounted from the host) to the egress

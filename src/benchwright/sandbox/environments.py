@@ -9,7 +9,7 @@ of its files; one whose files changed since is rebuilt, never reused. A finished
 carries a marker file, written by the harness; a half-built one (a crash, a kill -9) has none and
 is rebuilt. A file lock keeps two graders from building the same environment at once.
 Requirements are untrusted code (a build backend runs at install), so builds run in the sandbox
-(`envbuild`); only `--unsafe-no-sandbox` builds on the host.
+(`env_build`); only `--unsafe-no-sandbox` builds on the host.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from benchwright import localpaths
 from benchwright.errors import (
     EnvironmentBuildError,
     PrerequisiteError,
@@ -34,9 +33,10 @@ from benchwright.errors import (
     install_command,
 )
 from benchwright.fileio import write_text_atomic
-from benchwright.interpreters import Interpreter
 from benchwright.protocols import Runtime
-from benchwright.sandbox import require_bwrap
+from benchwright.sandbox import localpaths
+from benchwright.sandbox.bwrap import require_bwrap
+from benchwright.sandbox.interpreters import Interpreter
 from benchwright.user_paths import check_user_path
 
 MARKER = ".benchwright-env.json"
@@ -170,7 +170,7 @@ def _bwrap_works() -> bool:
 def _build_sandboxed(path: Path, key: str, interpreter: Interpreter, requirements: list[str],
                      source: Path | None, named: list[str],
                      runtime: Runtime | None = None) -> BuiltEnv:
-    from benchwright.envbuild import SandboxedBuild
+    from benchwright.sandbox.env_build import SandboxedBuild
 
     shutil.rmtree(path, ignore_errors=True)
     try:

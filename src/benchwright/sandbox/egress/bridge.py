@@ -16,11 +16,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchwright.egress import EgressProxy, Endpoint, upstream_proxy
-from benchwright.sandbox import Mount
+from benchwright.sandbox.bwrap import Mount
+from benchwright.sandbox.egress.proxy import EgressProxy, Endpoint, upstream_proxy
 
 INSIDE = Path("/run/benchwright-egress")
-FORWARDER = Path(__file__).with_name("egress_forwarder.py")
+FORWARDER = Path(__file__).with_name("forwarder.py")
 _PROXY_PORTS = (3128, 3129, 3130)
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
                    "all_proxy", "NO_PROXY", "no_proxy")

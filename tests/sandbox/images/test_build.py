@@ -7,9 +7,9 @@ import subprocess
 
 import pytest
 
-from benchwright.images.build import default_image
-from benchwright.images.engines import find_engine
-from benchwright.images.recipe import LABEL_PYTHON, LABEL_RECIPE, default_recipe
+from benchwright.sandbox.images.build import default_image
+from benchwright.sandbox.images.engines import find_engine
+from benchwright.sandbox.images.recipe import LABEL_PYTHON, LABEL_RECIPE, default_recipe
 from tests.helpers import run_cli
 
 pytestmark = pytest.mark.container

@@ -1,4 +1,4 @@
-"""`--runtime podman|docker` (benchwright.container_runtime): a container per command as a fresh
+"""`--runtime podman|docker` (benchwright.sandbox.container): a container per command as a fresh
 uid, no network, its limits, the caller's descriptors under their own numbers, secrets never on
 the engine's command line, nothing left behind (a timeout, a kill -9 of the harness: swept by
 the next start), images never pulled, a missing engine refused before a run folder exists."""
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.container_runtime import NAME_PREFIX, ContainerRuntime, sweep_orphans
 from benchwright.errors import PrerequisiteError
-from benchwright.images.engines import find_engine
-from benchwright.images.resolve import environment_image, resolve_image
-from benchwright.interpreters import resolve_python
 from benchwright.protocols import Limits, Mount
+from benchwright.sandbox.container import ContainerRuntime, owner_prefix, sweep_orphans
+from benchwright.sandbox.images.engines import find_engine
+from benchwright.sandbox.images.resolve import environment_image, resolve_image
+from benchwright.sandbox.interpreters import resolve_python
 from tests.helpers import run_cli
 from tests.helpers.processes import wait_for
 from tests.helpers.runtimes import CONTAINER_PARAMS, make_runtime
@@ -77,7 +77,7 @@ DESCRIPTOR = """
 import fcntl, os, sys
 from pathlib import Path
 from benchwright.protocols import Limits
-from benchwright.sandbox import get_runtime
+from benchwright.sandbox.bwrap import get_runtime
 read, write = os.pipe()
 number = fcntl.fcntl(write, fcntl.F_DUPFD, int(sys.argv[2]))  # the lowest free from there
 os.close(write)
@@ -137,7 +137,7 @@ def test_the_wall_clock_removes_the_container(runtime: ContainerRuntime) -> None
     result = runtime.run(["sleep", "600"], cwd=Path("/tmp"), env={"PATH": "/usr/bin:/bin"},
                          mounts=[], limits=Limits(wall_clock_s=2))
     assert result.timed_out
-    assert not [n for n in _containers(runtime) if n.startswith(f"{NAME_PREFIX}{os.getpid()}-")]
+    assert not [n for n in _containers(runtime) if n.startswith(owner_prefix(os.getpid()))]
 
 
 def test_values_of_the_environment_never_reach_the_engines_command_line(
@@ -154,7 +154,7 @@ def test_values_of_the_environment_never_reach_the_engines_command_line(
 HARNESS = """
 import sys
 from pathlib import Path
-from benchwright.container_runtime import PodmanRuntime
+from benchwright.sandbox.container import PodmanRuntime
 from benchwright.protocols import Limits
 PodmanRuntime().run(["sleep", "600"], cwd=Path("/tmp"), env={"PATH": "/usr/bin:/bin"},
                     mounts=[], limits=Limits(wall_clock_s=600))
@@ -164,7 +164,7 @@ PodmanRuntime().run(["sleep", "600"], cwd=Path("/tmp"), env={"PATH": "/usr/bin:/
 def test_the_container_of_a_killed_harness_is_swept_by_the_next_start() -> None:
     engine = find_engine("podman")
     harness = subprocess.Popen([sys.executable, "-c", HARNESS])
-    mine = f"{NAME_PREFIX}{harness.pid}-"
+    mine = owner_prefix(harness.pid)
 
     def started() -> bool:
         listed = engine.text(["ps", "--filter", "label=benchwright.runtime",
@@ -208,3 +208,18 @@ def test_a_missing_engine_is_refused_before_the_run_folder_exists(tmp_path: Path
         **env, "PATH": str(Path(sys.executable).parent)})
     assert done.returncode == 2 and not out.exists()
     assert "docker is not installed" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_system_folder_of_the_host_never_replaces_the_images(
+        runtime: ContainerRuntime, tmp_path: Path) -> None:
+    with pytest.raises(PrerequisiteError, match="use an image that has the tool"):
+        runtime.run(["true"], cwd=Path("/tmp"), env={}, mounts=[Mount(path=Path("/usr/bin"))],
+                    limits=Limits(wall_clock_s=60))
+
+
+def test_a_container_of_another_pid_namespace_is_not_swept() -> None:
+    from benchwright.sandbox.container import _orphaned
+
+    assert _orphaned(f"{owner_prefix(999_999_999)}123-abcd")  # ours, and its owner is gone
+    assert not _orphaned("benchwright-1-999999999-123-abcd")  # another namespace's harness
+    assert not _orphaned("someone-else")

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from benchwright.errors import PrerequisiteError
-from benchwright.images import engines
-from benchwright.images.recipe import IMAGE_NAME, PACKAGES, Recipe, default_recipe
+from benchwright.sandbox.images import engines
+from benchwright.sandbox.images.recipe import IMAGE_NAME, PACKAGES, Recipe, default_recipe
 
 
 def _recipe(**change: object) -> Recipe:
@@ -33,7 +33,7 @@ def test_whatever_goes_into_the_image_changes_the_digest(change: dict[str, objec
 
 
 def test_the_default_recipe_takes_the_interpreter_from_benchwrights_lookup() -> None:
-    from benchwright.interpreters import resolve_python
+    from benchwright.sandbox.interpreters import resolve_python
 
     recipe = default_recipe()
     found = resolve_python("3.12")
