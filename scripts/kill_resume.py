@@ -9,7 +9,9 @@ has journaled a random number of checkpoints, and the run is resumed. Then:
   record (counts, verdicts, solved flags);
 - leftover processes: any process of the run or the resume (seen by polling their process tree,
   never the machine's) still alive at the end;
-- temp folders: anything left in the runs' own TMPDIR (where `benchwright-job-*` would be);
+- temp folders: anything left in the runs' own TMPDIR (where `benchwright-job-*`, the mini
+  agent's home, Chromium's profile, env builds and egress proxies would be: every one is owned,
+  `benchwright/owned_temp.py`, and swept at the next start) or in the run's `.work` (grading);
 - semaphores: any POSIX semaphore the runs' processes had mapped (/dev/shm/sem.*) still there;
 - tracebacks: any in the killed run's or the resume's output.
 
@@ -213,7 +215,12 @@ def _one(target: str, n: int, base: Path, env: dict[str, str],
         _settle(w)
     text = log.read_text(errors="replace") + resume_log.read_text(errors="replace")
     lost, duplicated, wrong = _compare(run, reference)
-    temp = sorted(p.name for p in (base / "tmp").iterdir())
+    # the temp folder (TMPDIR: jobs, the mini agent's home, Chromium, env builds, egress) and
+    # the run's own scratch (.work: grading folders), both empty once the resume is done
+    work = run / ".work"
+    temp = sorted([p.name for p in (base / "tmp").iterdir()]
+                  + [f".work/{p.relative_to(work)}" for p in work.rglob("*") if p.is_dir()
+                     and p.name.startswith(("grade-", "benchwright-"))])
     sems = sorted(s for s in watched.semaphores | rwatched.semaphores if Path(s).exists())
     return Round(target, killed, first, resumed, text.count("Traceback"), lost, duplicated,
                  wrong, watched.alive() + rwatched.alive(), temp, sems)

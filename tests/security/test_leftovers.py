@@ -200,7 +200,7 @@ def test_a_container_left_by_a_killed_grader_is_removed_by_the_next_start(
 ) -> None:
     """kill -9 of the harness while its container runs the lingering test: the container
     outlives it (conmon keeps it) until the next benchwright that starts a container runtime."""
-    from benchwright.sandbox.container import NAME_PREFIX
+    from benchwright.sandbox.container import owner_prefix
     from benchwright.sandbox.images.engines import find_engine
 
     problem, _token = marked_problem
@@ -214,7 +214,7 @@ def test_a_container_left_by_a_killed_grader_is_removed_by_the_next_start(
     def containers() -> list[str]:
         listed = engine.text(["ps", "--all", "--filter", "label=benchwright.runtime",
                               "--format", "{{.Names}}"]) or ""
-        return [n for n in listed.split() if n.startswith(f"{NAME_PREFIX}{grader.pid}-")]
+        return [n for n in listed.split() if n.startswith(owner_prefix(grader.pid))]
 
     def lingering() -> bool:
         return any("linger" in (engine.text(["top", name, "args"]) or "")

@@ -26,10 +26,8 @@ import os
 import resource
 import secrets
 import select
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -37,12 +35,18 @@ from pathlib import Path
 from typing import IO
 
 from benchwright.errors import GradingInfrastructureError, PrerequisiteError
+from benchwright.owned_temp import OwnedTemp
 from benchwright.protocols import ExecResult, Limits, Mount
 from benchwright.sandbox.bwrap import _chown_tree, _host_uid_for_sandbox, memory_limit_mb
 from benchwright.sandbox.images.engines import Engine, find_engine
 from benchwright.sandbox.images.recipe import LABEL_PREFIX
+from benchwright.sandbox.memory_cgroup import _pid_namespace
 
 NAME_PREFIX = "benchwright-"
+# The image's system folders: a step never gets the host's in their place.
+_IMAGE_SYSTEM = frozenset(Path(p) for p in (
+    "/", "/bin", "/sbin", "/lib", "/lib64", "/usr", "/usr/bin", "/usr/sbin", "/usr/lib",
+    "/usr/lib64", "/usr/local", "/usr/local/bin", "/etc"))
 FDS_INSIDE = Path("/run/benchwright-fds")
 _PR_SET_PDEATHSIG = 1
 # podman/docker's own failures (the container never ran the command): not the command's status
@@ -215,8 +219,14 @@ class _State:
 
 
 def container_name() -> str:
-    """`benchwright-<pid>-<start time>-<random>`: its owner, for `sweep_orphans`."""
-    return f"{NAME_PREFIX}{os.getpid()}-{_start_time(os.getpid())}-{secrets.token_hex(4)}"
+    """`benchwright-<pid namespace>-<pid>-<start time>-<random>`: its owner, for
+    `sweep_orphans`."""
+    return f"{owner_prefix(os.getpid())}{_start_time(os.getpid())}-{secrets.token_hex(4)}"
+
+
+def owner_prefix(pid: int) -> str:
+    """How the names of the containers process `pid` (of this pid namespace) starts begin."""
+    return f"{NAME_PREFIX}{_pid_namespace()}-{pid}-"
 
 
 @functools.cache
@@ -232,10 +242,12 @@ def sweep_orphans(engine: Engine) -> list[str]:
 
 
 def _orphaned(name: str) -> bool:
+    """Started by a process of this pid namespace that is gone. A container of another
+    namespace's harness (a Ray lab node, a harness in a container) is not ours to judge."""
     parts = name.removeprefix(NAME_PREFIX).split("-")
-    if not name.startswith(NAME_PREFIX) or len(parts) != 3 or not parts[0].isdigit():
+    if not name.startswith(NAME_PREFIX) or len(parts) != 4 or not parts[1].isdigit():
         return False
-    return _start_time(int(parts[0])) != parts[1]
+    return parts[0] == _pid_namespace() and _start_time(int(parts[1])) != parts[2]
 
 
 def _start_time(pid: int) -> str:
@@ -253,6 +265,11 @@ def _ordered(mounts: Sequence[Mount]) -> list[Mount]:
 
 
 def _mount_spec(mount: Mount) -> str:
+    if mount.inside in _IMAGE_SYSTEM:
+        raise PrerequisiteError(
+            f"this step needs the host's {mount.inside} inside the container (a tool installed "
+            "there, such as Node for a CLI agent), which would hide the image's own",
+            hint="use an image that has the tool (--image), or --runtime bwrap")
     for path in (mount.path, mount.inside):
         if "," in str(path) or "=" in str(path):
             raise GradingInfrastructureError(f"a container cannot mount a path with ',' or '=': "
@@ -306,7 +323,8 @@ class _FdRelay:
     def __init__(self, fds: tuple[int, ...], uid: int | None) -> None:
         self.fds = fds
         self.status_fd = next(n for n in range(9, 2, -1) if n not in fds)
-        self.folder = Path(tempfile.mkdtemp(prefix="benchwright-fds-"))
+        self._owned = OwnedTemp("benchwright-fds-")  # a kill -9: the next start's sweep
+        self.folder = self._owned.path
         self.folder.chmod(0o755)
         self.status: list[str] = []
         self.threads: list[threading.Thread] = []
@@ -383,7 +401,7 @@ class _FdRelay:
             thread.join()
         for fd in (self.wake_read, self.wake_write, self.ack):
             os.close(fd)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        self._owned.close()
 
 
 def _drain_once(source: int, sink: Callable[[bytes], None]) -> bool:

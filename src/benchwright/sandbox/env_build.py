@@ -13,12 +13,11 @@ Afterwards the folder is handed back to the harness's user, so no later sandbox 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from benchwright.errors import EnvironmentBuildError
+from benchwright.owned_temp import OwnedTemp
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits, Mount, reclaim_tree
 from benchwright.sandbox.egress.bridge import Bridge, bridged, without_proxy_settings
@@ -55,7 +54,8 @@ class SandboxedBuild:
         self.source = source if named else None
         self.visible = [source / rel for rel in named] if source is not None else []
         self.runtime: Runtime = runtime or BwrapRuntime()
-        self.scratch = Path(tempfile.mkdtemp(prefix="benchwright-envbuild-"))
+        self._owned = OwnedTemp("benchwright-envbuild-")  # a kill -9: the next start's sweep
+        self.scratch = self._owned.path
         for sub in ("tmp", "out"):
             (self.scratch / sub).mkdir()
 
@@ -73,7 +73,7 @@ class SandboxedBuild:
                 return self._run(argv, uv, bridge).splitlines()
         finally:
             reclaim_tree(self.path)
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            self._owned.close()
 
     def _run(self, argv: list[str], uv: str, bridge: Bridge | None) -> str:
         out, err = self.scratch / "out" / "stdout", self.scratch / "out" / "stderr"

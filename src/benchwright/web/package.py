@@ -20,13 +20,13 @@ import json
 import shutil
 import subprocess
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchwright.errors import InfrastructureError, UserInputError
+from benchwright.owned_temp import OwnedTemp
 from benchwright.web.scoring import (
     AGENT_RESPONSE,
     EVAL_RESULT,
@@ -79,7 +79,7 @@ def package(source: Path, out: Path, choice: TrialChoice = TrialChoice.FIRST,
     tasks_dir, dataset = _source(source)
     if out.exists():
         raise UserInputError("the package already exists", path=out, hint="pick another --out")
-    with tempfile.TemporaryDirectory(prefix="benchwright-package-") as tmp:
+    with OwnedTemp("benchwright-package-") as tmp:  # a kill -9: the next start's sweep
         staging = Path(tmp) / "logs"
         trials = stage(tasks_dir, staging, choice)
         if not trials:

@@ -7,9 +7,10 @@ endpoint (`benchwright.web.local_suite.site_container`), on top of the default g
     # sites: {reddit: {url: http://127.0.0.1:9999, image: <image.tag>}} in the web config
 
 Built with `ENGINE build` from a context of copied files only (no RUN step, so nothing runs while
-building and no registry is asked: the base is `images.build.default_image`, built from Debian's
-packages). The tag carries a digest of the base image's id, the interpreter, the copied files and
-the environment: the image is built once per machine and rebuilt only when one of them changes.
+building and no registry is asked: the base is `sandbox.images.build.default_image`, built from
+Debian's packages). The tag carries a digest of the base image's id, the interpreter, the copied
+files and the environment: the image is built once per machine and rebuilt only when one of them
+changes.
 """
 
 from __future__ import annotations

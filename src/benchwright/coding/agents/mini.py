@@ -12,9 +12,7 @@ Why our own loop rather than the mini-swe-agent library: docs/agents.md.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +37,7 @@ from benchwright.coding.agents.trajectory import (
     Trajectory,
 )
 from benchwright.errors import ProviderUnavailable, UserInputError
+from benchwright.owned_temp import OwnedTemp
 from benchwright.pricing import cost_of, run_price
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import ExecResult, Limits, Mount
@@ -66,6 +65,9 @@ BASH_TOOL: dict[str, Any] = {"type": "function", "function": {
                    "properties": {"command": {"type": "string",
                                               "description": "The command to run."}}}}}
 OUTPUT_LIMIT = 10_000
+
+MINI_HOME_PREFIX = "benchwright-mini-"
+"""The agent's home for its commands, one per checkpoint (owned: `benchwright.owned_temp`)."""
 
 
 class MiniAgent:
@@ -99,11 +101,8 @@ class MiniAgent:
     def act(self, ctx: AgentContext) -> AgentResult:
         start = time.monotonic()
         session = _Session(self, ctx)
-        home = Path(tempfile.mkdtemp(prefix="benchwright-mini-"))
-        try:
+        with OwnedTemp(MINI_HOME_PREFIX) as home:  # a kill -9 leaves it to the next start's sweep
             status, error = self._loop(session, home)
-        finally:
-            shutil.rmtree(home, ignore_errors=True)
         session.save(status, error)
         return AgentResult(status=status, usage=session.usage, error=error,
                            duration_s=round(time.monotonic() - start, 3))

@@ -16,9 +16,7 @@ import contextlib
 import ipaddress
 import itertools
 import os
-import shutil
 import socket
-import tempfile
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -26,6 +24,7 @@ from types import TracebackType
 from urllib.parse import urlsplit
 
 # The forwarder is standard-library only (it runs inside the sandbox); both ends pump alike.
+from benchwright.owned_temp import OwnedTemp
 from benchwright.sandbox.egress.forwarder import _pump
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -143,7 +142,8 @@ class EgressProxy:
     def __init__(self, allow: Iterable[Endpoint], upstream: Endpoint | None = None) -> None:
         self.policy = Policy(allow)
         self.upstream = upstream
-        self.folder = Path(tempfile.mkdtemp(prefix="benchwright-egress-"))
+        self._owned = OwnedTemp("benchwright-egress-")  # a kill -9: the next start's sweep
+        self.folder = self._owned.path
         self.socket_path = self.folder / "egress.sock"
         self.refused: list[str] = []
         """host:port pairs asked for and refused, in order."""
@@ -168,7 +168,7 @@ class EgressProxy:
             for conn in self._live:
                 with contextlib.suppress(OSError):
                     conn.shutdown(socket.SHUT_RDWR)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        self._owned.close()
 
     def _accept(self) -> None:
         while True:

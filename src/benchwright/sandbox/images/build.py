@@ -83,6 +83,7 @@ def _build(engine: Engine, recipe: rc.Recipe, mirror: str, root: Path, note: Not
             note(f"adding Python {recipe.python_version} from {recipe.python_prefix}")
             _copy_prefix(recipe.python_prefix, rootfs)
         _copy_uv(rootfs)
+        _link_python(recipe, rootfs)
         note(f"importing into {engine.name} as {recipe.tag}")
         _import(engine, recipe, rootfs)
     finally:
@@ -132,6 +133,16 @@ def _copy_uv(rootfs: Path) -> None:
     for binary in (uv, uv.with_name("uvx")):
         if binary.is_file():
             shutil.copy2(binary, rootfs / "usr" / "local" / "bin" / binary.name)
+
+
+def _link_python(recipe: rc.Recipe, rootfs: Path) -> None:
+    """`python`, `python3` and `python3.X` on every PATH (/usr/local/bin), as in SCBench's
+    image: tests and programs that start `python3` by name with a PATH of their own get it."""
+    minor = ".".join(recipe.python_version.split(".")[:2])
+    for name in ("python", "python3", f"python{minor}"):
+        link = rootfs / "usr" / "local" / "bin" / name
+        if not link.exists():
+            link.symlink_to(recipe.python)
 
 
 def _import(engine: Engine, recipe: rc.Recipe, rootfs: Path) -> None:

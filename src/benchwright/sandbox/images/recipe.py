@@ -2,7 +2,8 @@
 
 The image is Debian (`debootstrap --variant=minbase`, from Debian's packages only, no registry)
 plus the interpreter benchwright grades with, found by its own lookup (`interpreters`: Python
-3.12 by default, never downloaded) and copied in at the same path, plus uv at /usr/local/bin.
+3.12 by default, never downloaded) and copied in at the same path, plus uv and `python`,
+`python3` (links to that interpreter) at /usr/local/bin, as in SCBench's image.
 Environments built for it (`environments`) therefore name the same interpreter path inside a
 container and on the host. The digest covers everything that decides what goes in (suite,
 packages, the interpreter's version and path, uv's version, the recipe's format); the mirror
@@ -21,7 +22,7 @@ from pydantic import BaseModel
 from benchwright.sandbox.environments import uv_binary
 from benchwright.sandbox.interpreters import DEFAULT_PYTHON, resolve_python
 
-RECIPE_FORMAT = 1
+RECIPE_FORMAT = 2  # 2: python, python3, python3.X in /usr/local/bin
 IMAGE_NAME = "localhost/benchwright-grader"
 SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import tempfile
 from pathlib import Path
 from types import TracebackType
 
+from benchwright.owned_temp import OwnedTemp
 from benchwright.web.browser.cdp import CdpCommandError, CdpConnection
 from benchwright.web.browser.launch import BrowserSettings, ChromiumProcess, launch_chromium
+
+CHROMIUM_PREFIX = "benchwright-chromium-"
+"""Chromium's work folder (its profile), one per shared browser."""
 
 
 class SharedBrowser:
@@ -26,8 +29,11 @@ class SharedBrowser:
     def __init__(self, settings: BrowserSettings | None = None, workdir: Path | None = None,
                  site_urls: list[str] | None = None) -> None:
         self.settings = settings or BrowserSettings()
-        self._own_workdir = workdir is None
-        self.workdir = workdir or Path(tempfile.mkdtemp(prefix="benchwright-chromium-"))
+        self._owned: OwnedTemp | None = None
+        if workdir is None:  # Chromium's profile: owned, a kill -9 leaves it to the next sweep
+            self._owned = OwnedTemp(CHROMIUM_PREFIX)
+            workdir = self._owned.path
+        self.workdir = workdir
         self.site_urls = list(site_urls or [])
         self.origins: set[str] = set()
         self._process: ChromiumProcess | None = None
@@ -63,8 +69,8 @@ class SharedBrowser:
         if self._process is not None:
             self._process.stop()
             self._process = None
-        if self._own_workdir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+        if self._owned is not None:
+            self._owned.close()
 
     def __enter__(self) -> SharedBrowser:
         return self

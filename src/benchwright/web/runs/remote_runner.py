@@ -12,10 +12,9 @@ folder before anything else is written there. Cookies travel in the request itse
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
+from benchwright.owned_temp import OwnedTemp
 from benchwright.protocols import Executor
 from benchwright.registry import TRIAL_RUNNERS
 from benchwright.runs.file_tree import FileTree, pack_tree, replace_tree
@@ -29,7 +28,8 @@ class HostedRunner:
 
     def __init__(self, runner: str) -> None:
         self.runner = TRIAL_RUNNERS.get(runner)()
-        self.scratch = Path(tempfile.mkdtemp(prefix="benchwright-site-"))
+        self._owned = OwnedTemp("benchwright-site-")  # a kill -9: the next start's sweep
+        self.scratch = self._owned.path
 
     def run_trial(self, request: TrialRequest, files: dict[str, bytes]
                   ) -> tuple[TrialOutcome, FileTree]:
@@ -46,7 +46,7 @@ class HostedRunner:
         try:
             self.runner.close()
         finally:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            self._owned.close()
 
 
 def _placed(folder: Path, field: str, data: bytes) -> Path | str:
