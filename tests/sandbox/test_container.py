@@ -16,7 +16,7 @@ import pytest
 
 from benchwright.errors import PrerequisiteError
 from benchwright.protocols import Limits, Mount
-from benchwright.sandbox.container import NAME_PREFIX, ContainerRuntime, sweep_orphans
+from benchwright.sandbox.container import ContainerRuntime, owner_prefix, sweep_orphans
 from benchwright.sandbox.images.engines import find_engine
 from benchwright.sandbox.images.resolve import environment_image, resolve_image
 from benchwright.sandbox.interpreters import resolve_python
@@ -137,7 +137,7 @@ def test_the_wall_clock_removes_the_container(runtime: ContainerRuntime) -> None
     result = runtime.run(["sleep", "600"], cwd=Path("/tmp"), env={"PATH": "/usr/bin:/bin"},
                          mounts=[], limits=Limits(wall_clock_s=2))
     assert result.timed_out
-    assert not [n for n in _containers(runtime) if n.startswith(f"{NAME_PREFIX}{os.getpid()}-")]
+    assert not [n for n in _containers(runtime) if n.startswith(owner_prefix(os.getpid()))]
 
 
 def test_values_of_the_environment_never_reach_the_engines_command_line(
@@ -164,7 +164,7 @@ PodmanRuntime().run(["sleep", "600"], cwd=Path("/tmp"), env={"PATH": "/usr/bin:/
 def test_the_container_of_a_killed_harness_is_swept_by_the_next_start() -> None:
     engine = find_engine("podman")
     harness = subprocess.Popen([sys.executable, "-c", HARNESS])
-    mine = f"{NAME_PREFIX}{harness.pid}-"
+    mine = owner_prefix(harness.pid)
 
     def started() -> bool:
         listed = engine.text(["ps", "--filter", "label=benchwright.runtime",
@@ -215,3 +215,11 @@ def test_a_system_folder_of_the_host_never_replaces_the_images(
     with pytest.raises(PrerequisiteError, match="use an image that has the tool"):
         runtime.run(["true"], cwd=Path("/tmp"), env={}, mounts=[Mount(path=Path("/usr/bin"))],
                     limits=Limits(wall_clock_s=60))
+
+
+def test_a_container_of_another_pid_namespace_is_not_swept() -> None:
+    from benchwright.sandbox.container import _orphaned
+
+    assert _orphaned(f"{owner_prefix(999_999_999)}123-abcd")  # ours, and its owner is gone
+    assert not _orphaned("benchwright-1-999999999-123-abcd")  # another namespace's harness
+    assert not _orphaned("someone-else")

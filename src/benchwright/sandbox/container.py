@@ -40,6 +40,7 @@ from benchwright.protocols import ExecResult, Limits, Mount
 from benchwright.sandbox.bwrap import _chown_tree, _host_uid_for_sandbox, memory_limit_mb
 from benchwright.sandbox.images.engines import Engine, find_engine
 from benchwright.sandbox.images.recipe import LABEL_PREFIX
+from benchwright.sandbox.memory_cgroup import _pid_namespace
 
 NAME_PREFIX = "benchwright-"
 # The image's system folders: a step never gets the host's in their place.
@@ -218,8 +219,14 @@ class _State:
 
 
 def container_name() -> str:
-    """`benchwright-<pid>-<start time>-<random>`: its owner, for `sweep_orphans`."""
-    return f"{NAME_PREFIX}{os.getpid()}-{_start_time(os.getpid())}-{secrets.token_hex(4)}"
+    """`benchwright-<pid namespace>-<pid>-<start time>-<random>`: its owner, for
+    `sweep_orphans`."""
+    return f"{owner_prefix(os.getpid())}{_start_time(os.getpid())}-{secrets.token_hex(4)}"
+
+
+def owner_prefix(pid: int) -> str:
+    """How the names of the containers process `pid` (of this pid namespace) starts begin."""
+    return f"{NAME_PREFIX}{_pid_namespace()}-{pid}-"
 
 
 @functools.cache
@@ -235,10 +242,12 @@ def sweep_orphans(engine: Engine) -> list[str]:
 
 
 def _orphaned(name: str) -> bool:
+    """Started by a process of this pid namespace that is gone. A container of another
+    namespace's harness (a Ray lab node, a harness in a container) is not ours to judge."""
     parts = name.removeprefix(NAME_PREFIX).split("-")
-    if not name.startswith(NAME_PREFIX) or len(parts) != 3 or not parts[0].isdigit():
+    if not name.startswith(NAME_PREFIX) or len(parts) != 4 or not parts[1].isdigit():
         return False
-    return _start_time(int(parts[0])) != parts[1]
+    return parts[0] == _pid_namespace() and _start_time(int(parts[1])) != parts[2]
 
 
 def _start_time(pid: int) -> str:
