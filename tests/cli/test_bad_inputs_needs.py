@@ -11,7 +11,6 @@ from pathlib import Path
 from tests.helpers.bad_input_probes import Probe, run_probe
 from tests.helpers.bad_input_probes import problem as _problem
 
-
 DEAD = "http://127.0.0.1:9/v1"
 """The discard port: nothing listens on it here."""
 
