@@ -627,7 +627,9 @@ def _run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None
     return _verdict(probe, done)
 
 
-@pytest.fixture(scope="module")
+# Session scope: made once per xdist worker, and the probe groups spread over the workers (a
+# module fixture puts every test of this file on one worker, tests/conftest.py `_group`).
+@pytest.fixture(scope="session")
 def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real, finished run of the `quick` fixture problem (oracle agent, a few seconds)."""
     root = tmp_path_factory.mktemp("run")
@@ -641,7 +643,7 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "r"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def finished_web_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished web run of two tasks of the tests' own suite (the fake trial runner)."""
     from tests.helpers.web_suites import write_suite
@@ -662,11 +664,20 @@ def test_the_probe_set_is_big_and_named_uniquely() -> None:
     assert len(names) == len(set(names)) and len(names) >= 150
 
 
-@pytest.mark.parametrize("group", list(PROBE_GROUPS))
+CHUNK = 20
+"""Probes per test at most: a big group is cut in parts that run on different workers."""
+PARTS = [(group, start) for group, make in PROBE_GROUPS.items()
+         for start in range(0, len(make()), CHUNK)]
+
+
+@pytest.mark.parametrize(("group", "start"), PARTS,
+                         ids=[f"{group}-{start // CHUNK + 1}" for group, start in PARTS])
 def test_every_bad_input_gets_one_line_and_exit_2(tmp_path: Path, finished_run: Path,
-                                                  finished_web_run: Path, group: str) -> None:
+                                                  finished_web_run: Path, group: str,
+                                                  start: int) -> None:
     selected = os.environ.get("BENCHWRIGHT_PROBES")  # a substring, to run some while iterating
-    probes = [p for p in PROBE_GROUPS[group]() if not selected or selected in p.name]
+    probes = [p for p in PROBE_GROUPS[group]()[start:start + CHUNK]
+              if not selected or selected in p.name]
     with ThreadPoolExecutor(2) as pool:
         runs = {RUN: finished_run, WEB_RUN: finished_web_run}
         verdicts = list(pool.map(lambda p: _run_probe(p, tmp_path, runs), probes))

@@ -344,20 +344,23 @@ GROUPS = {"read-back": _read_back_probes, "paths": _path_probes, "cache-dir": _c
           "environment": _env_probes, "progress": _progress_probes}
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[object, Path]:
+# Session scope: made once per xdist worker, and the probe groups spread over the workers (a
+# module fixture puts every test of this file on one worker, tests/conftest.py `_group`).
+@pytest.fixture(scope="session")
+def probe_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[object, Path]:
     """A finished coding run and a finished web run the probes copy."""
     return {RUN: finished_coding_run(tmp_path_factory.mktemp("run")),
             WEB_RUN: finished_web_run(tmp_path_factory.mktemp("web"))}
 
 
 @pytest.mark.parametrize("group", list(GROUPS))
-def test_every_bad_input_gets_one_line_and_exit_2(tmp_path: Path, runs: dict[object, Path],
+def test_every_bad_input_gets_one_line_and_exit_2(tmp_path: Path,
+                                                  probe_runs: dict[object, Path],
                                                   group: str) -> None:
     selected = os.environ.get("BENCHWRIGHT_PROBES")  # a substring, to run some while iterating
     probes = [p for p in GROUPS[group]() if not selected or selected in p.name]
     with ThreadPoolExecutor(2) as pool:
-        verdicts = list(pool.map(lambda p: run_probe(p, tmp_path, runs), probes))
+        verdicts = list(pool.map(lambda p: run_probe(p, tmp_path, probe_runs), probes))
     failures = [v for v in verdicts if v is not None]
     assert not failures, f"{len(failures)} of {len(probes)} probes failed:\n" + "\n".join(
         failures)
