@@ -365,7 +365,10 @@ class _FdRelay:
         closed = "".join(f" {fd}>&-" for fd in (*self.fds, status))
         script = (f"{opens}exec {status}>{FDS_INSIDE}/status || exit 125; "
                   f"echo ready >&{status}; read -r _ < {FDS_INSIDE}/ack || exit 125; "
-                  f"(sleep {deadline_s}; kill -9 -1) </dev/null >/dev/null 2>&1{closed} & "
+                  # a process of its own (not a copy of this shell, whose command line holds
+                  # the command's)
+                  f"/bin/sh -c 'sleep {deadline_s}; kill -9 -1' </dev/null >/dev/null 2>&1"
+                  f"{closed} & "
                   f'"$@" {status}>&-; s=$?; '
                   "o=$(cat /sys/fs/cgroup/memory/memory.oom_control "
                   "/sys/fs/cgroup/memory.events 2>/dev/null | grep '^oom_kill ' | head -n 1); "
