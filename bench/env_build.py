@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchwright.coding.grading import TEST_ENV_BASE
+from benchwright.coding.grading.grader import TEST_ENV_BASE
 from benchwright.sandbox.environments import ensure_env
 from benchwright.sandbox.interpreters import resolve_python
 

@@ -20,10 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchwright.coding import workspace as ws
-from benchwright.coding.examples import example_problem_dir
-from benchwright.coding.grading import TEST_ENV_BASE, entrypoint_command, pytest_args
-from benchwright.coding.loader import get_checkpoint, load_problem
+from benchwright.coding.grading import workspace as ws
+from benchwright.coding.grading.grader import TEST_ENV_BASE, entrypoint_command, pytest_args
+from benchwright.coding.problems.examples import example_problem_dir
+from benchwright.coding.problems.loader import get_checkpoint, load_problem
 from benchwright.sandbox.environments import ensure_env, parse_requirements
 from benchwright.sandbox.interpreters import resolve_python
 

@@ -1,5 +1,5 @@
 """What the jail costs per call: starting `python -c pass` in the grading sandbox, directly and
-through the jail (`coding/jail.py`: one nested bubblewrap), in the same run.
+through the jail (`coding/grading/jail.py`: one nested bubblewrap), in the same run.
 
 Prints the median of each, the added milliseconds per call and their ratio. A checkpoint pays
 this once per process its tests start from the entry point (file_backup/checkpoint_1: 32).
@@ -14,7 +14,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from benchwright.coding import jail
+from benchwright.coding.grading import jail
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits, Mount, require_bwrap
 from benchwright.sandbox.interpreters import resolve_python
 

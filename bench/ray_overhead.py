@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchwright.coding.examples import examples_dir
+from benchwright.coding.problems.examples import examples_dir
 from benchwright.testing.ray_lab import RayLab
 
 WORKERS = 2

@@ -97,7 +97,7 @@ def per_call(calls: int, folder: Path) -> None:
 
 
 def whole_run(folder: Path) -> None:
-    from benchwright.coding.examples import example_problem_dir
+    from benchwright.coding.problems.examples import example_problem_dir
 
     problem = example_problem_dir("ledger_cli")
     solution = problem / "solutions" / "checkpoint_1"
@@ -126,7 +126,7 @@ def _mini(out: Path, base_url: str, option: str, cassette: Path) -> tuple[float,
 
         import yaml
 
-        from benchwright.coding.examples import example_problem_dir
+        from benchwright.coding.problems.examples import example_problem_dir
         shutil.copytree(example_problem_dir("ledger_cli"), problems / "ledger_cli")
         config_path = problems / "ledger_cli" / "config.yaml"
         config = yaml.safe_load(config_path.read_text())

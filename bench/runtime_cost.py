@@ -28,9 +28,9 @@ from pathlib import Path
 
 from grade_overhead import _plain_pytest_command  # bench/ is this script's folder
 
-from benchwright.coding.examples import example_problem_dir
-from benchwright.coding.grading import GradeOptions, grade_checkpoint
-from benchwright.coding.loader import get_checkpoint, load_problem
+from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
+from benchwright.coding.problems.examples import example_problem_dir
+from benchwright.coding.problems.loader import get_checkpoint, load_problem
 from benchwright.protocols import Limits, Runtime
 from benchwright.sandbox.bwrap import get_runtime
 from benchwright.sandbox.images.resolve import image_for_runtime

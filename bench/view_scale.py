@@ -30,15 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.coding.agents.base import AgentResult, Usage
-from benchwright.coding.evaluation import (
+from benchwright.coding.grading.evaluation import (
     CheckpointEvaluation,
     EnvInfo,
     GraderInfo,
     GradeStatus,
     TestCase,
 )
-from benchwright.coding.policies import GroupCount, PassPolicy
-from benchwright.coding.problem import Group
+from benchwright.coding.grading.policies import GroupCount, PassPolicy
+from benchwright.coding.problems.config import Group
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig, RunResult
 from benchwright.metrics.erosion import QualitySummary

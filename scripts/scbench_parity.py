@@ -17,9 +17,9 @@ import re
 import sys
 from pathlib import Path
 
-from benchwright.coding.grading import GradeOptions, grade_checkpoint
-from benchwright.coding.loader import load_problem
-from benchwright.coding.policies import PassPolicy
+from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
+from benchwright.coding.grading.policies import PassPolicy
+from benchwright.coding.problems.loader import load_problem
 from benchwright.sandbox.bwrap import get_runtime
 from benchwright.sandbox.images.resolve import image_for_runtime
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.examples import example_problem_dir
+from benchwright.coding.problems.examples import example_problem_dir
 
 # old spellings (`from tests.conftest import run_cli`) for branches begun before tests/helpers
 from tests.helpers import CONFTEST, FIXTURES, run_cli, tiers, write_problem  # noqa: F401

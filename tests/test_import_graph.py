@@ -197,7 +197,8 @@ def test_eval_checkpoint_loads_only_what_grading_needs() -> None:
                         "from benchwright.cli.entry import command\n"
                         "command(app).commands['eval'].commands['checkpoint']")
     assert loaded == ["benchwright.api", "benchwright.api.placement"]  # --executor's names
-    wanted = "import benchwright.cli.eval_cmd, benchwright.api.grading, benchwright.coding.grading"
+    wanted = ("import benchwright.cli.eval_cmd, benchwright.api.grading, "
+              "benchwright.coding.grading.grader")
     assert _loaded_by(wanted) == ["benchwright.api", "benchwright.api.grading",
                                   "benchwright.api.placement", "benchwright.coding"]
     code = f"import sys\n{wanted}\nprint(sorted(sys.modules))"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.scratch import new_scratch, remove_tree
+from benchwright.coding.grading.scratch import new_scratch, remove_tree
 from benchwright.owned_temp import OwnedTemp, held, owned_prefix, sweep_leftovers
 
 PREFIX = "benchwright-probe-"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.examples import example_problem_dir
+from benchwright.coding.problems.examples import example_problem_dir
 from benchwright.errors import PluginError
 from benchwright.registry import CODING_AGENTS
 from benchwright.sandbox.environments import uv_binary

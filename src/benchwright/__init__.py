@@ -37,7 +37,7 @@ _PUBLIC: dict[str, str] = {
     # what runs and gradings give back
     "RunResult": "benchwright.coding.runs.models:RunResult",
     "CheckpointRecord": "benchwright.coding.runs.models:CheckpointRecord",
-    "CheckpointEvaluation": "benchwright.coding.evaluation:CheckpointEvaluation",
+    "CheckpointEvaluation": "benchwright.coding.grading.evaluation:CheckpointEvaluation",
     "WebRunResult": "benchwright.web.runs.models:WebRunResult",
     "TrialRecord": "benchwright.web.runs.models:TrialRecord",
     # writing a plugin (docs/write-an-agent.md)
@@ -131,7 +131,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; nothing of this is impo
         Usage,
     )
     from benchwright.coding.agents.setup import AgentSetup
-    from benchwright.coding.evaluation import CheckpointEvaluation
+    from benchwright.coding.grading.evaluation import CheckpointEvaluation
     from benchwright.coding.runs.models import CheckpointRecord, RunResult
     from benchwright.errors import BenchwrightError, PluginError, PrerequisiteError, UserInputError
     from benchwright.protocols import ExecResult, Limits, Mount, Runtime

@@ -185,7 +185,7 @@ EXECUTORS: Kind[FromSetup[ExecutorSetup, Executor]] = Kind("executor", {
     "ray": "benchwright.executors.ray_cluster:RayExecutor",
 })
 GRADERS: Kind[Callable[..., Any]] = Kind("grader", {
-    "pytest": "benchwright.coding.grading:grade_checkpoint",
+    "pytest": "benchwright.coding.grading.grader:grade_checkpoint",
 }, group="benchwright.graders")
 CODING_AGENTS: Kind[FromSetup[Any, Any]] = Kind("agent", {
     "oracle": "benchwright.coding.agents.oracle:OracleAgent",

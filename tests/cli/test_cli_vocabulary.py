@@ -21,7 +21,7 @@ from benchwright.cli.defaults import default_map
 from benchwright.cli.entry import command
 from benchwright.cli.main import app
 from benchwright.cli.old_spellings import OLD_SPELLINGS, upgrade
-from benchwright.coding.examples import example_problem_dir
+from benchwright.coding.problems.examples import example_problem_dir
 from benchwright.errors import UserInputError
 
 ROOT = command(app)

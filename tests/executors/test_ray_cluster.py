@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from benchwright.coding.examples import examples_dir
+from benchwright.coding.problems.examples import examples_dir
 from benchwright.testing.ray_lab import RayLab
 
 pytestmark = [

@@ -14,15 +14,15 @@ import json
 from pathlib import Path
 
 from benchwright.coding.agents.base import AgentResult, AgentStatus, Usage
-from benchwright.coding.evaluation import (
+from benchwright.coding.grading.evaluation import (
     CheckpointEvaluation,
     EnvInfo,
     GraderInfo,
     GradeStatus,
     TestCase,
 )
-from benchwright.coding.policies import GroupCount, PassPolicy
-from benchwright.coding.problem import Group
+from benchwright.coding.grading.policies import GroupCount, PassPolicy
+from benchwright.coding.problems.config import Group
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig, StartFrom
 from benchwright.sandbox.bwrap import Limits

@@ -126,7 +126,7 @@ def judge_run(run: Path) -> None:
 
 
 def sloppy_run(root: Path, name: str, *args: str) -> str:
-    from benchwright.coding.examples import examples_dir
+    from benchwright.coding.problems.examples import examples_dir
 
     problems = examples_dir()
     return coding_run(root, name, "--agent", "command", "--agent-command",

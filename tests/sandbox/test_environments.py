@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.grading import GradeOptions, grade_checkpoint
-from benchwright.coding.loader import load_problem
+from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
+from benchwright.coding.problems.loader import load_problem
 from benchwright.errors import EnvironmentBuildError, PrerequisiteError
 from benchwright.sandbox.bwrap import get_runtime
 from benchwright.sandbox.environments import ensure_env, env_key, parse_requirements

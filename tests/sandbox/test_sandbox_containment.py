@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
-from benchwright.coding.grading import GradeOptions, grade_checkpoint
-from benchwright.coding.loader import load_problem
+from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradeStatus
+from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
+from benchwright.coding.problems.loader import load_problem
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import Limits
 from tests.helpers import FIXTURES

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.grading import GradeOptions, GradeOutput, grade_checkpoint
-from benchwright.coding.loader import load_problem
+from benchwright.coding.grading.grader import GradeOptions, GradeOutput, grade_checkpoint
+from benchwright.coding.problems.loader import load_problem
 from benchwright.sandbox.bwrap import get_runtime
 from tests.helpers import CONFTEST, run_cli, write_problem
 from tests.helpers.evil_package import write_evil_package

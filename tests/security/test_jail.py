@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding import workspace as ws
-from benchwright.coding.evaluation import CheckpointEvaluation
-from benchwright.coding.examples import example_problem_dir
-from benchwright.coding.grading import GradeOptions, grade_checkpoint
-from benchwright.coding.loader import load_problem
+from benchwright.coding.grading import workspace as ws
+from benchwright.coding.grading.evaluation import CheckpointEvaluation
+from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
+from benchwright.coding.problems.examples import example_problem_dir
+from benchwright.coding.problems.loader import load_problem
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits
 from tests.helpers import FIXTURES
@@ -113,7 +113,7 @@ def test_only_earlier_checkpoints_data_is_copied(tmp_path: Path) -> None:
 
 
 def test_validate_reports_tests_that_import_the_submission() -> None:
-    from benchwright.coding.validate_checks import static_findings
+    from benchwright.coding.validation.checks import static_findings
 
     problem = load_problem(FIXTURES / "inprocess")
     findings = static_findings(problem, problem.checkpoints["checkpoint_1"])

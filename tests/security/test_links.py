@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchwright.coding.loader import load_problem
+from benchwright.coding.grading.workspace import copy_asset
+from benchwright.coding.problems.loader import load_problem
 from benchwright.coding.runs.snapshots import (
     SnapshotLimits,
     diff_snapshots,
     files_of,
     take_snapshot,
 )
-from benchwright.coding.workspace import copy_asset
 from benchwright.errors import ProblemConfigError, SnapshotLimitError
 from benchwright.metrics.languages import analyzers
 from benchwright.metrics.static import source_files

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchwright.coding.loader import load_problem
+from benchwright.coding.problems.loader import load_problem
 from benchwright.errors import ProblemConfigError
 from benchwright.names import check_name
 from tests.helpers import run_cli

@@ -13,9 +13,9 @@ from pydantic import ValidationError
 from benchwright.api.options import refuse_unknown
 from benchwright.api.placement import Placement, make_executor, take_placement
 from benchwright.coding.agents.settings import AgentSettings, Thinking
-from benchwright.coding.examples import examples_dir
-from benchwright.coding.loader import load_problem
-from benchwright.coding.policies import PassPolicy
+from benchwright.coding.grading.policies import PassPolicy
+from benchwright.coding.problems.examples import examples_dir
+from benchwright.coding.problems.loader import load_problem
 from benchwright.coding.runs.models import RunConfig, RunResult, StartFrom
 from benchwright.coding.runs.preflight import check_coding_run, prompt_setting, resolved
 from benchwright.coding.runs.scbench.run_name import run_name, unused

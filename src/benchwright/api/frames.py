@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchwright.api.runs import CodingRun, Run, WebRun, load_run
-from benchwright.coding.policies import GroupCount
-from benchwright.coding.problem import Group
+from benchwright.coding.grading.policies import GroupCount
+from benchwright.coding.problems.config import Group
 from benchwright.errors import UserInputError, missing_extra
 from benchwright.runs.layout import MANIFEST
 

@@ -9,11 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchwright.coding.examples import example_problem_dir
-from benchwright.coding.loader import get_checkpoint, load_problem, require_tests
+from benchwright.coding.problems.examples import example_problem_dir
+from benchwright.coding.problems.loader import get_checkpoint, load_problem, require_tests
 
 if TYPE_CHECKING:
-    from benchwright.coding.evaluation import CheckpointEvaluation
+    from benchwright.coding.grading.evaluation import CheckpointEvaluation
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +30,9 @@ def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str
     evaluation.json, grading.json and pytest's raw output are written there (`max_output_mb` of
     each of its streams, the head and the tail). `runtime`: bwrap, podman or docker (on
     `image`, `--image`'s value; default: the grading image)."""
-    from benchwright.coding import grading
-    from benchwright.coding.artifacts import save_grade_output
-    from benchwright.coding.scratch import sweep_leftovers
+    from benchwright.coding.grading import grader as grading
+    from benchwright.coding.grading.artifacts import save_grade_output
+    from benchwright.coding.grading.scratch import sweep_leftovers
     from benchwright.sandbox.bwrap import Limits, get_runtime
     from benchwright.sandbox.images.resolve import image_for_runtime
 

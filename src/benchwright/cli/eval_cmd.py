@@ -100,7 +100,7 @@ def _is_web_layout(folder: Path) -> bool:
 
 def _problem_dir(problems_dir: Path | None, problem: str) -> Path:
     """The problem `--problem` names in `--problems-dir` (default: the bundled examples)."""
-    from benchwright.coding.examples import example_problem_dir
+    from benchwright.coding.problems.examples import example_problem_dir
 
     if problems_dir is None:
         return example_problem_dir(problem)
@@ -188,8 +188,8 @@ def checkpoint_cmd(
 
     from benchwright.api.grading import grade_checkpoint
     from benchwright.cli.verbosity import notes_console
-    from benchwright.coding.evaluation import GradeStatus
-    from benchwright.coding.loader import get_checkpoint, load_problem
+    from benchwright.coding.grading.evaluation import GradeStatus
+    from benchwright.coding.problems.loader import get_checkpoint, load_problem
 
     folder = _problem_dir(problems_dir, problem)
     loaded = load_problem(folder)

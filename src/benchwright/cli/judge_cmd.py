@@ -15,8 +15,8 @@ from benchwright.cli import option_checks
 from benchwright.cli.json_output import echo_json
 from benchwright.cli.option_checks import MAX_COST_USD
 from benchwright.cli.progress_bar import RunProgress
-from benchwright.coding.runs.judge_summary import JudgedCheckpoint, JudgeRunSummary
-from benchwright.coding.runs.judging import judge_run
+from benchwright.coding.runs.judging.judge import judge_run
+from benchwright.coding.runs.judging.summary import JudgedCheckpoint, JudgeRunSummary
 from benchwright.coding.runs.runner import load_manifest
 from benchwright.errors import RunIncomplete, UserInputError
 from benchwright.judge.models import MAX_SAMPLES, JudgeSettings, Protocol

@@ -13,9 +13,9 @@ from rich.table import Table
 from benchwright.cli.json_output import echo_json
 from benchwright.cli.option_checks import new_dir
 from benchwright.cli.problems_validate import validate_cmd
-from benchwright.coding.examples import example_names, example_problem_dir
-from benchwright.coding.loader import load_problem
-from benchwright.coding.scaffold import Kind, new_problem
+from benchwright.coding.problems.examples import example_names, example_problem_dir
+from benchwright.coding.problems.loader import load_problem
+from benchwright.coding.problems.scaffold import Kind, new_problem
 
 app = typer.Typer(help="The bundled example problems; validate or scaffold a problem.",
                   no_args_is_help=True)

@@ -17,10 +17,14 @@ from rich.text import Text
 
 from benchwright.cli.option_checks import MAX_REPEAT
 from benchwright.cli.runtime_options import ImageOption, RuntimeOption
-from benchwright.coding.grading import GradeOptions
-from benchwright.coding.scratch import sweep_leftovers
-from benchwright.coding.validate import count_checkpoints, problem_folders, validate_problems
-from benchwright.coding.validate_models import ValidationReport
+from benchwright.coding.grading.grader import GradeOptions
+from benchwright.coding.grading.scratch import sweep_leftovers
+from benchwright.coding.validation.models import ValidationReport
+from benchwright.coding.validation.validate import (
+    count_checkpoints,
+    problem_folders,
+    validate_problems,
+)
 from benchwright.errors import UserInputError
 from benchwright.sandbox.bwrap import get_runtime
 from benchwright.sandbox.images.resolve import image_for_runtime

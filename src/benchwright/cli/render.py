@@ -9,8 +9,8 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from benchwright.coding.evaluation import CheckpointEvaluation
-from benchwright.coding.policies import PassPolicy
+from benchwright.coding.grading.evaluation import CheckpointEvaluation
+from benchwright.coding.grading.policies import PassPolicy
 from benchwright.coding.report.failures import AttemptFailure, FailingTests
 from benchwright.coding.report.figures import CodingReport
 from benchwright.coding.runs.models import RunResult

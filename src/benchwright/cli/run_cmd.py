@@ -38,7 +38,7 @@ from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.runtime_options import ImageOption, RuntimeOption
 from benchwright.cli.verbosity import notes_console
 from benchwright.coding.agents.settings import AgentSettings, Thinking
-from benchwright.coding.policies import PassPolicy
+from benchwright.coding.grading.policies import PassPolicy
 from benchwright.coding.report.figures import CodingReport
 from benchwright.coding.report.run_report import print_run_problems
 from benchwright.coding.runs.layout import RunLayout

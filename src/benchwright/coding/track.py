@@ -96,8 +96,8 @@ class CodingTrack:
 
     def sweep(self, run_dir: Path) -> None:
         """What a killed predecessor left: scratch folders holding hidden tests."""
+        from benchwright.coding.grading.scratch import sweep_leftovers
         from benchwright.coding.runs.layout import RunLayout
-        from benchwright.coding.scratch import sweep_leftovers
 
         sweep_leftovers(RunLayout(run_dir).grading_dir)
         sweep_leftovers()
@@ -181,7 +181,7 @@ def check_run_tools(config: RunConfig) -> None:
 def check_judge(settings: JudgeSettings | None) -> None:
     """A judge asked for can be reached with what it was given (key, rubric, templates)."""
     if settings is not None:
-        from benchwright.coding.runs.judging import check_judge
+        from benchwright.coding.runs.judging.judge import check_judge
 
         check_judge(settings)
 

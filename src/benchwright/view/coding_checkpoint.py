@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchwright.coding.problem import Group
+from benchwright.coding.problems.config import Group
 from benchwright.coding.report.failures import error_line
 from benchwright.coding.runs.checkpoint_files import CheckpointFiles, TestOutput
 from benchwright.coding.runs.models import CheckpointRecord

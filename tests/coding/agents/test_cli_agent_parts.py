@@ -10,11 +10,11 @@ from typing import IO, Any
 
 import pytest
 
-from benchwright.coding import grading
 from benchwright.coding.agents import cli_agent, toolchain
 from benchwright.coding.agents.base import AgentContext
 from benchwright.coding.agents.codex import CodexAgent
 from benchwright.coding.agents.opencode import OpencodeAgent
+from benchwright.coding.grading import grader as grading
 from benchwright.coding.runs.models import AgentSettings, RunConfig
 from benchwright.coding.runs.runner import create_run, execute
 from benchwright.errors import PrerequisiteError

@@ -24,7 +24,7 @@ def test_a_syntax_error_keeps_its_line_and_error() -> None:
 
 
 def test_core_failures_are_listed_first() -> None:
-    from benchwright.coding.evaluation import CheckpointEvaluation, TestCase
+    from benchwright.coding.grading.evaluation import CheckpointEvaluation, TestCase
     from benchwright.coding.report.failures import failing_tests
 
     tests = [TestCase.model_validate(
@@ -38,7 +38,7 @@ def test_core_failures_are_listed_first() -> None:
 
 def test_judge_rows_keep_whole_names_at_80_columns() -> None:
     from benchwright.cli.judge_cmd import summary_view
-    from benchwright.coding.runs.judge_summary import JudgedCheckpoint, JudgeRunSummary
+    from benchwright.coding.runs.judging.summary import JudgedCheckpoint, JudgeRunSummary
 
     rows = [JudgedCheckpoint(problem="kv_server", trial=1, checkpoint=f"checkpoint_{i}",
                              status="judged", flags=3, requests=4, requests_made=4,

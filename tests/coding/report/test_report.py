@@ -81,7 +81,7 @@ def test_agent_errors_are_named_as_the_reason(tmp_path: Path) -> None:
 def test_each_end_reason_is_named(tmp_path: Path, agent: str, grade: str, reason: str,
                                   detail: str) -> None:
     from benchwright.coding.agents.base import AgentStatus
-    from benchwright.coding.evaluation import GradeStatus
+    from benchwright.coding.grading.evaluation import GradeStatus
 
     run = write_run(tmp_path / "run", {"alpha": ["SF"]}, agent_status=AgentStatus(agent),
                     grade_status=GradeStatus(grade))

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from benchwright.coding.examples import examples_dir
-from benchwright.coding.loader import load_problem
+from benchwright.coding.problems.examples import examples_dir
+from benchwright.coding.problems.loader import load_problem
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.starts import no_reference

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchwright.coding.agents.base import AgentContext, CopyAgent
-from benchwright.coding.problem import ProblemConfig
+from benchwright.coding.problems.config import ProblemConfig
 
 if TYPE_CHECKING:
     from benchwright.coding.agents.setup import AgentSetup

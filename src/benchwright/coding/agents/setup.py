@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchwright.coding.agents.settings import AgentSettings
-from benchwright.coding.problem import ProblemConfig
+from benchwright.coding.problems.config import ProblemConfig
 from benchwright.protocols import Limits, Runtime
 from benchwright.sandbox.interpreters import Interpreter, resolve_python
 

@@ -10,9 +10,9 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from benchwright.coding.agents.base import AgentStatus
-from benchwright.coding.artifacts import GRADING_JSON
-from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus
-from benchwright.coding.problem import Group
+from benchwright.coding.grading.artifacts import GRADING_JSON
+from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradeStatus
+from benchwright.coding.problems.config import Group
 from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord, RunResult
 
 MAX_LISTED = 10

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from benchwright.coding.problem import Group
+from benchwright.coding.problems.config import Group
 from benchwright.coding.report.counterfactual import CounterfactualReport, compare_starts
 from benchwright.coding.report.failures import (
     AttemptFailure,
@@ -20,7 +20,7 @@ from benchwright.coding.report.failures import (
     read_grading,
 )
 from benchwright.coding.report.scored_run import Picker, ScoredRun
-from benchwright.coding.runs.judge_summary import JudgeOverview, judge_overview
+from benchwright.coding.runs.judging.summary import JudgeOverview, judge_overview
 from benchwright.coding.runs.models import CheckpointRecord, RunConfig, RunTotals
 from benchwright.coding.runs.tallies import ProblemTally
 from benchwright.coding.runs.totals import last_finished, run_totals

@@ -7,7 +7,7 @@ import math
 from benchwright.coding.report.counterfactual import CounterfactualReport, StartRow
 from benchwright.coding.report.failures import AttemptFailure, FailingTests
 from benchwright.coding.report.figures import CodingReport, Comparison, Metric
-from benchwright.coding.runs.judge_summary import JudgeOverview
+from benchwright.coding.runs.judging.summary import JudgeOverview
 from benchwright.coding.runs.models import RunTotals
 from benchwright.pricing import format_cost
 from benchwright.report.frontier import Frontier

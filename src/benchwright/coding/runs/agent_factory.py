@@ -5,7 +5,7 @@ from __future__ import annotations
 from benchwright import registry
 from benchwright.coding.agents.base import Agent
 from benchwright.coding.agents.setup import AgentSetup
-from benchwright.coding.problem import ProblemConfig
+from benchwright.coding.problems.config import ProblemConfig
 from benchwright.coding.runs.models import RunConfig
 from benchwright.protocols import FromSetup, Runtime
 

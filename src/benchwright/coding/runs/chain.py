@@ -14,16 +14,17 @@ from pydantic import BaseModel
 
 from benchwright.coding.agents.atif import write_atif
 from benchwright.coding.agents.base import Agent, AgentContext, AgentResult, AgentStatus
-from benchwright.coding.artifacts import save_grade_output
-from benchwright.coding.evaluation import CheckpointEvaluation
-from benchwright.coding.grading import GradeOptions, grader_of
-from benchwright.coding.loader import load_problem
-from benchwright.coding.policies import GroupCount, PassPolicy
-from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
-from benchwright.coding.prompts import prompt_hash, render_prompt, template_text
+from benchwright.coding.grading.artifacts import save_grade_output
+from benchwright.coding.grading.evaluation import CheckpointEvaluation
+from benchwright.coding.grading.grader import GradeOptions, grader_of
+from benchwright.coding.grading.policies import GroupCount, PassPolicy
+from benchwright.coding.grading.workspace import copy_asset
+from benchwright.coding.problems.config import CheckpointConfig, Group, ProblemConfig
+from benchwright.coding.problems.loader import load_problem
+from benchwright.coding.problems.prompts import prompt_hash, render_prompt, template_text
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.agent_factory import build_agent
-from benchwright.coding.runs.judging import JudgeSession, judge_checkpoint
+from benchwright.coding.runs.judging.judge import JudgeSession, judge_checkpoint
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import (
     AttemptErrorRecord,
@@ -42,7 +43,6 @@ from benchwright.coding.runs.snapshots import (
 )
 from benchwright.coding.runs.starts import START, copy_reference, planned, unreachable
 from benchwright.coding.runs.traffic import agent_session, attempt_proxy, replaying
-from benchwright.coding.workspace import copy_asset
 from benchwright.errors import BenchwrightError, SandboxKilled, SnapshotLimitError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.llm.proxy import LlmProxy

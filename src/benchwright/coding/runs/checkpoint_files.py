@@ -19,8 +19,8 @@ from benchwright.atif_format import ATIF_FILE, read_atif
 from benchwright.coding.agents.atif import from_atif_model
 from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.agents.trajectory import TRAJECTORY_FILE, Trajectory
-from benchwright.coding.artifacts import GRADING_JSON
-from benchwright.coding.evaluation import CheckpointEvaluation
+from benchwright.coding.grading.artifacts import GRADING_JSON
+from benchwright.coding.grading.evaluation import CheckpointEvaluation
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.snapshots import text_lines
 from benchwright.coding.runs.starts import START

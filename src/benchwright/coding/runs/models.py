@@ -11,9 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.agents.settings import AgentSettings
 from benchwright.coding.agents.toolchain import VERSION_PATTERN
-from benchwright.coding.evaluation import GradeStatus
-from benchwright.coding.policies import GroupCount, PassPolicy
-from benchwright.coding.problem import Group
+from benchwright.coding.grading.evaluation import GradeStatus
+from benchwright.coding.grading.policies import GroupCount, PassPolicy
+from benchwright.coding.problems.config import Group
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 from benchwright.judge.models import JudgeSettings
 from benchwright.llm.models import LlmTraffic

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchwright.coding.agents.chat_client import api_key, resolve_target
-from benchwright.coding.loader import load_problem, require_tests
-from benchwright.coding.prompts import check_template, render_prompt, template_text
+from benchwright.coding.grading.workspace import asset_sources
+from benchwright.coding.problems.loader import load_problem, require_tests
+from benchwright.coding.problems.prompts import check_template, render_prompt, template_text
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import RunConfig, runtime_of
-from benchwright.coding.workspace import asset_sources
 from benchwright.errors import UserInputError
 from benchwright.extras import import_extra
 from benchwright.llm.models import TrafficMode
@@ -158,6 +158,6 @@ def resolved(path: Path | None) -> Path | None:
 
 def prompt_setting(prompt: str) -> str:
     """A built-in template's name as is; a template file's path made absolute."""
-    from benchwright.coding.prompts import BUILTIN_TEMPLATES
+    from benchwright.coding.problems.prompts import BUILTIN_TEMPLATES
 
     return prompt if prompt in BUILTIN_TEMPLATES else str(Path(prompt).expanduser().resolve())

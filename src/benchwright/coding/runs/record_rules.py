@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchwright.coding.prompts import BUILTIN_TEMPLATES
+from benchwright.coding.problems.prompts import BUILTIN_TEMPLATES
 from benchwright.errors import UserInputError
 from benchwright.runs.journal import JOURNAL_HINT
 

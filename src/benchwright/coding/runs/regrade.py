@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from benchwright.coding.artifacts import save_grade_output
-from benchwright.coding.grading import GradeOptions, GradeOutput, grader_of
-from benchwright.coding.loader import get_checkpoint, load_problem
+from benchwright.coding.grading.artifacts import save_grade_output
+from benchwright.coding.grading.grader import GradeOptions, GradeOutput, grader_of
+from benchwright.coding.problems.loader import get_checkpoint, load_problem
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import grade_fields
 from benchwright.coding.runs.layout import RunLayout

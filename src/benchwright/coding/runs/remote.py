@@ -19,9 +19,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from benchwright.coding.grading import GradeOptions, GradeOutput, grader_of
-from benchwright.coding.loader import get_checkpoint, load_problem
-from benchwright.coding.prompts import BUILTIN_TEMPLATES, template_text
+from benchwright.coding.grading.grader import GradeOptions, GradeOutput, grader_of
+from benchwright.coding.grading.scratch import owned_folder
+from benchwright.coding.problems.loader import get_checkpoint, load_problem
+from benchwright.coding.problems.prompts import BUILTIN_TEMPLATES, template_text
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import ChainJob, attempt_prefix, broken_off, continue_attempt
 from benchwright.coding.runs.layout import RunLayout
@@ -31,7 +32,6 @@ from benchwright.coding.runs.models import (
     RunConfig,
     runtime_of,
 )
-from benchwright.coding.scratch import owned_folder
 from benchwright.errors import BenchwrightError
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.nofollow import CACHE_FOLDERS

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.coding.agents.base import AgentStatus
-from benchwright.coding.loader import load_problem
-from benchwright.coding.problem import ProblemConfig
+from benchwright.coding.problems.config import ProblemConfig
+from benchwright.coding.problems.loader import load_problem
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import (
     ChainJob,
@@ -23,8 +23,8 @@ from benchwright.coding.runs.chain import (
     plan_attempt,
     run_chain,
 )
-from benchwright.coding.runs.judge_files import judge_errors, latest_records
-from benchwright.coding.runs.judging import judge_run
+from benchwright.coding.runs.judging.files import judge_errors, latest_records
+from benchwright.coding.runs.judging.judge import judge_run
 from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
 from benchwright.coding.runs.models import (
     ChainSummary,

@@ -15,7 +15,7 @@ import os
 import stat
 from pathlib import Path
 
-from benchwright.coding.problem import CheckpointConfig, ProblemConfig
+from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
 from benchwright.coding.runs.models import StartFrom
 from benchwright.coding.runs.snapshots import SnapshotLimits, take_snapshot
 from benchwright.errors import ProblemConfigError

@@ -13,9 +13,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from benchwright.coding.artifacts import load_grading
-from benchwright.coding.evaluation import CheckpointEvaluation
-from benchwright.coding.loader import load_problem
+from benchwright.coding.grading.artifacts import load_grading
+from benchwright.coding.grading.evaluation import CheckpointEvaluation
+from benchwright.coding.problems.loader import load_problem
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import ChainSummary, CheckpointRecord, Manifest
 from benchwright.coding.runs.scbench.quality_files import write_quality_files

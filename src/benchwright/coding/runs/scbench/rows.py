@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchwright.coding.agents.base import AgentStatus
-from benchwright.coding.evaluation import CheckpointEvaluation
-from benchwright.coding.problem import Group
+from benchwright.coding.grading.evaluation import CheckpointEvaluation
+from benchwright.coding.problems.config import Group
 from benchwright.coding.runs.models import CheckpointRecord
 from benchwright.metrics.astgrep import CATEGORIES
 from benchwright.metrics.mass import snapshot_mass

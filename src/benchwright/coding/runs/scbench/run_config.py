@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.coding.agents.chat_client import reasoning_effort
-from benchwright.coding.prompts import BUILTIN_TEMPLATES, template_text
+from benchwright.coding.problems.prompts import BUILTIN_TEMPLATES, template_text
 from benchwright.coding.runs.models import Manifest, RunConfig
 from benchwright.errors import BenchwrightError
 
@@ -57,7 +57,8 @@ def thinking_max_tokens(config: RunConfig) -> int | None:
 def prompt_path(prompt: str) -> Path:
     """The template file: the packaged one for a built-in name."""
     if prompt in BUILTIN_TEMPLATES:
-        return Path(str(resources.files("benchwright.coding") / "templates" / f"{prompt}.jinja"))
+        folder = resources.files("benchwright.coding.problems") / "templates"
+        return Path(str(folder / f"{prompt}.jinja"))
     return Path(prompt)
 
 

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from benchwright.coding.runs import journal
-from benchwright.coding.runs.judge_files import read_judge_file
+from benchwright.coding.runs.judging.files import read_judge_file
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import RunConfig
 from benchwright.judge.agreement import agreement_table
 from benchwright.judge.models import CriterionAgreement, JudgeFile
 
 if TYPE_CHECKING:
-    from benchwright.coding.runs.judge_tasks import Attempt
+    from benchwright.coding.runs.judging.tasks import Attempt
     from benchwright.judge.budget import Budget
     from benchwright.judge.models import JudgeSettings
     from benchwright.judge.snapshot import JudgeContext

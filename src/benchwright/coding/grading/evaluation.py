@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from benchwright.coding.policies import GroupCount, PassPolicy
-from benchwright.coding.problem import Group
+from benchwright.coding.grading.policies import GroupCount, PassPolicy
+from benchwright.coding.problems.config import Group
 from benchwright.sandbox.bwrap import Limits
 
 GRADING_FORMAT = "benchwright.grading/1"
@@ -85,7 +85,7 @@ class GraderInfo(BaseModel):
     """The command the tests ran the submission with."""
     jailed: bool = False
     """Whether every process the tests started from the entry point ran in a nested sandbox
-    of its own, away from the tests folder (`benchwright.coding.jail`)."""
+    of its own, away from the tests folder (`benchwright.coding.grading.jail`)."""
     pytest_args: list[str]
     """The arguments pytest got."""
     test_env: EnvInfo

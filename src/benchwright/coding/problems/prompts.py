@@ -17,8 +17,8 @@ MAX_TEMPLATE_BYTES = 2**20
 def template_text(name_or_path: str) -> str:
     """The template source for a built-in name or a path to a .jinja file."""
     if name_or_path in BUILTIN_TEMPLATES:
-        return (resources.files("benchwright.coding") / "templates" / f"{name_or_path}.jinja"
-                ).read_text(encoding="utf-8")
+        folder = resources.files("benchwright.coding.problems") / "templates"
+        return (folder / f"{name_or_path}.jinja").read_text(encoding="utf-8")
     path = Path(name_or_path)
     if not path.exists():
         raise UserInputError(f"unknown prompt template {name_or_path!r}",

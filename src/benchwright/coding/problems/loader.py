@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from benchwright.coding.problem import CheckpointConfig, ProblemConfig
+from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
 from benchwright.errors import ProblemConfigError
 from benchwright.nofollow import TreeWalk, shown
 from benchwright.untrusted_files import read_untrusted_yaml

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchwright.coding.evaluation import CheckpointEvaluation
-from benchwright.coding.grading import GradeOutput
+from benchwright.coding.grading.evaluation import CheckpointEvaluation
+from benchwright.coding.grading.grader import GradeOutput
 from benchwright.fileio import write_json_atomic, write_text_atomic
 
 EVALUATION_JSON = "evaluation.json"

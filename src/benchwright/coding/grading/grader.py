@@ -13,20 +13,20 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from benchwright.coding import jail
-from benchwright.coding import pytest_report as pr
-from benchwright.coding import scratch as sc
-from benchwright.coding import verdict_channel as vc
-from benchwright.coding import workspace as ws
-from benchwright.coding.evaluation import (
+from benchwright.coding.grading import jail
+from benchwright.coding.grading import pytest_report as pr
+from benchwright.coding.grading import scratch as sc
+from benchwright.coding.grading import verdict_channel as vc
+from benchwright.coding.grading import workspace as ws
+from benchwright.coding.grading.evaluation import (
     CheckpointEvaluation,
     EnvInfo,
     GraderInfo,
     GradeStatus,
     OutputCut,
 )
-from benchwright.coding.policies import all_verdicts
-from benchwright.coding.problem import CheckpointConfig, Group, ProblemConfig
+from benchwright.coding.grading.policies import all_verdicts
+from benchwright.coding.problems.config import CheckpointConfig, Group, ProblemConfig
 from benchwright.errors import EnvironmentBuildError, WorkspaceError
 from benchwright.nofollow import read_regular
 from benchwright.protocols import Runtime
@@ -222,7 +222,7 @@ def entrypoint_command(problem: ProblemConfig) -> str:
 def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Path,
                 jail: Sequence[str] = ()) -> list[str]:
     """pytest's arguments: SCBench's, plus guards against a workspace that plants a conftest.
-    `jail` is the launcher the submission's command is prefixed with (see `coding.jail`)."""
+    `jail` is the launcher the submission's command is prefixed with (see `grading.jail`)."""
     timeout = problem.timeout_for(checkpoint)
     entrypoint = shlex.join([*jail, *shlex.split(entrypoint_command(problem))])
     return [

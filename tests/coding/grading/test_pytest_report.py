@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from benchwright.coding import pytest_report as pr
-from benchwright.coding.problem import Group
+from benchwright.coding.grading import pytest_report as pr
+from benchwright.coding.problems.config import Group
 
 
 @pytest.mark.parametrize(

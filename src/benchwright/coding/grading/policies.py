@@ -24,7 +24,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field, model_validator
 
-from benchwright.coding.problem import Group
+from benchwright.coding.problems.config import Group
 
 
 class PassPolicy(StrEnum):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.loader import load_problem
+from benchwright.coding.problems.loader import load_problem
 from tests.helpers import run_cli
 
 pytestmark = pytest.mark.sandbox

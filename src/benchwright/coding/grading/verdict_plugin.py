@@ -1,8 +1,8 @@
 """A pytest plugin of benchwright's: reports every test to the harness over a pipe it inherited.
 
-Loaded inside the sandbox with `-p benchwright.coding.verdict_plugin`, from a copy that holds
-nothing else (see `verdict_channel.plugin_tree`); it imports only the standard library and pytest.
-At load, before any test (and so any code under test) runs, it:
+Loaded inside the sandbox with `-p benchwright.coding.grading.verdict_plugin`, from a copy that
+holds nothing else (see `verdict_channel.plugin_tree`); it imports only the standard library and
+pytest. At load, before any test (and so any code under test) runs, it:
 
 - takes the pipe's write end (its number in $BENCHWRIGHT_VERDICT_FD) and makes it
   non-inheritable, so no subprocess of the tests ever holds it;
@@ -44,7 +44,7 @@ def _claim_channel() -> IO[str]:
 def _drop_own_path() -> None:
     """Take this plugin's folder off $PYTHONPATH: the submission sees the environment it would
     have seen without us (SCBench's runner sets no PYTHONPATH)."""
-    own = {str(Path(__file__).parents[2]), str(Path(__file__).resolve().parents[2])}
+    own = {str(Path(__file__).parents[3]), str(Path(__file__).resolve().parents[3])}
     kept = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p not in own]
     if kept:
         os.environ["PYTHONPATH"] = os.pathsep.join(kept)

@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from benchwright.coding.evaluation import Outcome, TestCase
-from benchwright.coding.policies import GroupCount
-from benchwright.coding.problem import Group
+from benchwright.coding.grading.evaluation import Outcome, TestCase
+from benchwright.coding.grading.policies import GroupCount
+from benchwright.coding.problems.config import Group
 
 BUILTIN_MARKERS: dict[str, tuple[str, Group]] = {
     "error": ("error-handling / edge-case tests", Group.ERROR),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.examples import example_problem_dir, examples_dir
+from benchwright.coding.problems.examples import example_problem_dir, examples_dir
 from tests.helpers import run_cli
 
 pytestmark = pytest.mark.sandbox
@@ -223,7 +223,7 @@ def test_kv_servers_old_float_test_is_flaky_under_the_shifted_clock(tmp_path: Pa
     exceeds `ttl` when `now + ttl` crosses a power of two and rounds up, which happens to about
     one call in four there. Run 40 times per grading, the old test fails under the clock near
     2^k with certainty (0.77^40 < 1e-4); the fixed one (with its 1e-6 slack) never does."""
-    from benchwright.coding.validate_conditions import clock_shift_available
+    from benchwright.coding.validation.conditions import clock_shift_available
 
     if not clock_shift_available():
         pytest.skip("no time namespaces here (unshare --time)")
@@ -253,7 +253,7 @@ def test_bad_input_exits_2(args: list[str]) -> None:
 
 
 def test_the_shifted_clock_reads_just_below_a_power_of_two(tmp_path: Path) -> None:
-    from benchwright.coding.validate_conditions import (
+    from benchwright.coding.validation.conditions import (
         ShiftedClockRuntime,
         clock_offset,
         clock_shift_available,

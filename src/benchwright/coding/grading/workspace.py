@@ -6,8 +6,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from benchwright.coding.problem import CheckpointConfig, ProblemConfig
-from benchwright.coding.pytest_report import BUILTIN_MARKERS
+from benchwright.coding.grading.pytest_report import BUILTIN_MARKERS
+from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
 from benchwright.errors import ProblemConfigError
 from benchwright.nofollow import copy_tree
 

@@ -25,11 +25,11 @@ Its environment is the one the test passed, without pytest's variables (`PYTEST_
 the running test) and the harness's (`BENCHWRIGHT_*`, `SCBENCH_*`).
 
 This module runs inside the grading sandbox with the tests' interpreter and imports only the
-standard library. Loaded as a pytest plugin (`-p benchwright.coding.jail`) it rewrites, in pytest's
-process, the `subprocess.Popen` calls that start the launcher into the bubblewrap command directly
-(one Python start-up less per call); any other way of starting the launcher (a shell, `os.system`,
-`os.posix_spawn`) runs it as a program, which does the same. The harness writes `jail.json`
-beside it (`write_config`).
+standard library. Loaded as a pytest plugin (`-p benchwright.coding.grading.jail`) it rewrites, in
+pytest's process, the `subprocess.Popen` calls that start the launcher into the bubblewrap command
+directly (one Python start-up less per call); any other way of starting the launcher (a shell,
+`os.system`, `os.posix_spawn`) runs it as a program, which does the same. The harness writes
+`jail.json` beside it (`write_config`).
 """
 
 # Paths are handled as strings with os.path here: lexical normalisation (a link is never
@@ -55,7 +55,7 @@ _SENT = "_benchwright_signal"
 
 def launcher(python: str, tree: Path) -> list[str]:
     """The command that starts a program in the jail: prefix it to the program's argv."""
-    return [python, *_FLAGS, str(tree / "benchwright" / "coding" / "jail.py")]
+    return [python, *_FLAGS, str(tree / "benchwright" / "coding" / "grading" / "jail.py")]
 
 
 def write_config(tree: Path, *, bwrap: str, workspace: Path, tests: Path,
@@ -67,7 +67,7 @@ def write_config(tree: Path, *, bwrap: str, workspace: Path, tests: Path,
     config = {"bwrap": bwrap, "workspace": str(workspace), "tests": str(tests),
               "readonly": [str(p) for p in readonly], "system": system_args(),
               "launcher": list(launcher_argv), "log": str(log) if log else None}
-    path = tree / "benchwright" / "coding" / CONFIG_NAME
+    path = tree / "benchwright" / "coding" / "grading" / CONFIG_NAME
     path.write_text(json.dumps(config))
     path.chmod(0o644)
 

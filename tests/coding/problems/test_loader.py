@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.loader import get_checkpoint, load_problem
-from benchwright.coding.problem import Group
+from benchwright.coding.problems.config import Group
+from benchwright.coding.problems.loader import get_checkpoint, load_problem
 from benchwright.errors import ProblemConfigError
 from tests.helpers import write_problem
 

@@ -48,7 +48,7 @@ def new_problem(name: str, kind: Kind, out: Path) -> Path:
         raise UserInputError("the folder exists already", path=target,
                              hint="choose another name or --out")
     entry = entry_stem(name)
-    templates = resources.files("benchwright.coding") / "scaffold_templates" / kind
+    templates = resources.files("benchwright.coding.problems") / "scaffold_templates" / kind
     for source, dest in _LAYOUT.items():
         path = target / dest.format(entry=entry)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from benchwright.coding.loader import load_problem
-from benchwright.coding.problem import ProblemConfig
+from benchwright.coding.problems.config import ProblemConfig
+from benchwright.coding.problems.loader import load_problem
 from benchwright.coding.runs import journal
-from benchwright.coding.runs.judge_files import (
+from benchwright.coding.runs.judging.files import (
     JudgeRecord,
     latest_records,
     read_diff,

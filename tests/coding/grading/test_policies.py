@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchwright.coding.policies import GroupCount, PassPolicy, all_verdicts, passes
-from benchwright.coding.problem import Group
+from benchwright.coding.grading.policies import GroupCount, PassPolicy, all_verdicts, passes
+from benchwright.coding.problems.config import Group
 
 C, F, E, R = Group.CORE, Group.FUNCTIONALITY, Group.ERROR, Group.REGRESSION
 

@@ -7,10 +7,10 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from benchwright.coding import workspace as ws
-from benchwright.coding.evaluation import CheckpointEvaluation, GradeStatus, TestCase
-from benchwright.coding.problem import CheckpointConfig, ProblemConfig
-from benchwright.coding.validate_models import Finding, FindingKind
+from benchwright.coding.grading import workspace as ws
+from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradeStatus, TestCase
+from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
+from benchwright.coding.validation.models import Finding, FindingKind
 from benchwright.nofollow import TreeWalk
 
 _MISSING = re.compile(r"(?:FileNotFoundError|No such file or directory)[^'\"\n]*['\"]([^'\"\n]+)")

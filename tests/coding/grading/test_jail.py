@@ -1,13 +1,13 @@
-"""What the jail exposes (`coding/jail.py`): the working folder and the paths the arguments name,
-never the tests folder beside them, never through a link, never the root or a folder holding the
-tests. The end-to-end probes are in tests/security/test_jail.py."""
+"""What the jail exposes (`coding/grading/jail.py`): the working folder and the paths the arguments
+name, never the tests folder beside them, never through a link, never the root or a folder holding
+the tests. The end-to-end probes are in tests/security/test_jail.py."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from benchwright.coding.jail import exposed_paths, jail_command, jail_env
+from benchwright.coding.grading.jail import exposed_paths, jail_command, jail_env
 
 
 def _layout(tmp_path: Path) -> tuple[dict[str, object], Path, Path]:

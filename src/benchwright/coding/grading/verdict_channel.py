@@ -19,13 +19,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-PLUGIN = "benchwright.coding.verdict_plugin"
+PLUGIN = "benchwright.coding.grading.verdict_plugin"
 # The plugin's own copy of this name: it runs in the test environment and imports nothing of ours.
 FD_ENV = "BENCHWRIGHT_VERDICT_FD"
 _PLUGIN_FILE = Path(__file__).with_name("verdict_plugin.py")
-REVERSE_PLUGIN = "benchwright.coding.reverse_plugin"
+REVERSE_PLUGIN = "benchwright.coding.grading.reverse_plugin"
 _REVERSE_FILE = Path(__file__).with_name("reverse_plugin.py")
-JAIL_PLUGIN = "benchwright.coding.jail"
+JAIL_PLUGIN = "benchwright.coding.grading.jail"
 _JAIL_FILE = Path(__file__).with_name("jail.py")
 MAX_REPORT_FILE = 32 * 1024 * 1024
 # The plugin's copy of this name: the longest text of a test's report it sends, in characters.
@@ -139,19 +139,20 @@ def read_report_file(path: Path, max_bytes: int = MAX_REPORT_FILE) -> dict[str, 
 
 
 def plugin_tree(folder: Path) -> Path:
-    """A folder holding only the plugin, importable as `benchwright.coding.verdict_plugin`;
+    """A folder holding only the plugin, importable as `benchwright.coding.grading.verdict_plugin`;
     returns what goes on pytest's PYTHONPATH."""
-    package = folder / "benchwright" / "coding"
+    folders = [folder / "benchwright", folder / "benchwright" / "coding"]
+    package = folders[-1] / "grading"
     package.mkdir(parents=True)
-    for init in (folder / "benchwright" / "__init__.py", package / "__init__.py"):
-        init.write_text("")
+    for init in (*folders, package):
+        (init / "__init__.py").write_text("")
     shutil.copyfile(_PLUGIN_FILE, package / "verdict_plugin.py")
     shutil.copyfile(_REVERSE_FILE, package / "reverse_plugin.py")
     shutil.copyfile(_JAIL_FILE, package / "jail.py")
     # Read-only and readable by the sandbox's uid, whatever the umask.
-    for path in (folder, folder / "benchwright", package):
+    for path in (folder, *folders, package):
         path.chmod(0o755)
-    for path in package.parent.rglob("*.py"):
+    for path in folders[0].rglob("*.py"):
         path.chmod(0o644)
     return folder
 

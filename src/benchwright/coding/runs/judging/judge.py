@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from benchwright.coding.runs.judge_files import (
+from benchwright.coding.runs.judging.files import (
     JudgeRecord,
     append_judge_record,
     checkpoint_quality,
@@ -27,8 +27,8 @@ from benchwright.coding.runs.judge_files import (
     sync_quality,
     write_outputs,
 )
-from benchwright.coding.runs.judge_summary import JudgedCheckpoint, JudgeRunSummary, summarise
-from benchwright.coding.runs.judge_tasks import (
+from benchwright.coding.runs.judging.summary import JudgedCheckpoint, JudgeRunSummary, summarise
+from benchwright.coding.runs.judging.tasks import (
     Attempt,
     CheckpointTask,
     line_maps,

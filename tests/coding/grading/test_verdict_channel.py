@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from benchwright.coding.verdict_channel import parse, tampering
+from benchwright.coding.grading.verdict_channel import parse, tampering
 
 NODE = ".evaluation_tests/test_checkpoint_1.py::test_a"
 

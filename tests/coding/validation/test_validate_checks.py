@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchwright.coding.evaluation import (
+from benchwright.coding.grading.evaluation import (
     CheckpointEvaluation,
     EnvInfo,
     GraderInfo,
     GradeStatus,
 )
-from benchwright.coding.evaluation import (
+from benchwright.coding.grading.evaluation import (
     TestCase as Case,
 )
-from benchwright.coding.loader import load_problem
-from benchwright.coding.problem import Group
-from benchwright.coding.validate_checks import run_findings, static_findings
+from benchwright.coding.problems.config import Group
+from benchwright.coding.problems.loader import load_problem
+from benchwright.coding.validation.checks import run_findings, static_findings
 from benchwright.sandbox.bwrap import Limits
 from tests.helpers import write_problem
 

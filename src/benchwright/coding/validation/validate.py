@@ -1,5 +1,5 @@
 """`problems validate`: grade each checkpoint's reference solution several times under varied
-conditions and report what makes its grader untrustworthy (see `validate_checks`)."""
+conditions and report what makes its grader untrustworthy (see `checks`)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from benchwright.coding.evaluation import CheckpointEvaluation
-from benchwright.coding.grading import GradeOptions, grade_checkpoint
-from benchwright.coding.loader import CONFIG_NAME, load_problem
-from benchwright.coding.policies import PassPolicy
-from benchwright.coding.problem import CheckpointConfig, ProblemConfig
-from benchwright.coding.validate_checks import run_findings, static_findings
-from benchwright.coding.validate_conditions import condition_for, cpu_load, runtime_for
-from benchwright.coding.validate_models import (
+from benchwright.coding.grading.evaluation import CheckpointEvaluation
+from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
+from benchwright.coding.grading.policies import PassPolicy
+from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
+from benchwright.coding.problems.loader import CONFIG_NAME, load_problem
+from benchwright.coding.validation.checks import run_findings, static_findings
+from benchwright.coding.validation.conditions import condition_for, cpu_load, runtime_for
+from benchwright.coding.validation.models import (
     CheckpointReport,
     Finding,
     FindingKind,
