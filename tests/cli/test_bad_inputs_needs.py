@@ -23,6 +23,8 @@ def _needs_probes() -> list[Probe]:
     return [
         Probe("web-without-browser-use", ["BLOCK=browser_use", "run", "web", "--out", "{tmp}/o"],
               {}, "pip install 'benchwright[web]' && pip install --no-deps browser-use"),
+        Probe("web-without-websockets", ["BLOCK=websockets", "run", "web", "--out", "{tmp}/o"],
+              {}, "pip install 'benchwright[web]' && pip install --no-deps browser-use"),
         Probe("mini-without-openai", ["BLOCK=openai", key, *quiet, "--agent", "mini",
                                       "--model", "openai/gpt-4.1"], prob,
               "pip install 'benchwright[mini]'"),

@@ -123,8 +123,15 @@ def _openai_client(target: Target, key: str, settings: AgentSettings) -> OpenAI:
     if target.base_url is not None and not target.base_url.startswith(("http://", "https://")):
         raise UserInputError(f"not an http(s) URL: {target.base_url!r}",
                              hint="pass --base-url http://HOST:PORT/v1")
+    import httpx
+
+    # idle connections kept without expiry: httpcore's pool closes an expired one without a
+    # lock, under a request just assigned to it (benchwright/judge/providers.py, _http_client)
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=20,
+                          keepalive_expiry=None)
     return openai.OpenAI(api_key=key, base_url=target.base_url, max_retries=0,
-                         timeout=settings.request_timeout_s)
+                         timeout=settings.request_timeout_s,
+                         http_client=openai.DefaultHttpxClient(limits=limits))
 
 
 def reasoning_effort(budget: int | None) -> str | None:

@@ -17,12 +17,14 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from benchwright.errors import InfrastructureError, missing_extra
+from benchwright.errors import InfrastructureError
+from benchwright.web.browser.imports import missing_web
 
 try:
     from websockets.exceptions import ConnectionClosed
 except ImportError:  # pragma: no cover - the web extra is missing
-    raise missing_extra("the web track's browser trials need websockets", "web") from None
+    # the whole install (the extra, then browser-use): not one missing module after another
+    raise missing_web("the web track's browser trials need websockets") from None
 
 EventHandler = Callable[[dict[str, Any], str | None], None]
 """Called with the event's params and the flat session id it came from (None: the browser)."""
