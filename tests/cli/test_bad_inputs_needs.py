@@ -11,6 +11,9 @@ from pathlib import Path
 from tests.helpers.bad_input_probes import Probe, run_probe
 from tests.helpers.bad_input_probes import problem as _problem
 
+DEAD = "http://127.0.0.1:9/v1"
+"""The discard port: nothing listens on it here."""
+
 
 def _needs_probes() -> list[Probe]:
     run = ["run", "coding", "--problems-dir", "{tmp}/p", "--out", "{tmp}/o"]
@@ -31,6 +34,15 @@ def _needs_probes() -> list[Probe]:
                                        "openai/gpt-4.1"], prob, "pip install 'benchwright[judge]'"),
         Probe("web-ray-without-ray", ["BLOCK=ray", "run", "web", "--out", "{tmp}/o",
                                       "--executor", "ray"], {}, "pip install 'benchwright[ray]'"),
+        # an endpoint nothing listens on (a typo'd port, a server not started): one line at once,
+        # exit 3, not minutes of retries per checkpoint or trial (issue 26, options)
+        Probe("mini-endpoint-down", [key, *quiet, "--agent", "mini", "--model", "openai/gpt-4.1",
+                                     "--base-url", DEAD], prob, "cannot be reached", 3),
+        Probe("web-agent-endpoint-down", [key, "run", "web", "--out", "{tmp}/o", "--agent",
+                                          "browser-use", "--model", "gpt-4.1", "--base-url",
+                                          DEAD], {}, "cannot be reached", 3),
+        Probe("judge-endpoint-down", [key, *quiet, "--judge-model", "openai/gpt-4.1", "-J",
+                                      f"base_url={DEAD}"], prob, "cannot be reached", 3),
     ]
 
 

@@ -16,7 +16,12 @@ import pytest
 
 from benchwright.errors import PrerequisiteError
 from benchwright.protocols import Limits, Mount
-from benchwright.sandbox.container import ContainerRuntime, owner_prefix, sweep_orphans
+from benchwright.sandbox.container import (
+    ORPHAN_MARGIN_S,
+    ContainerRuntime,
+    owner_prefix,
+    sweep_orphans,
+)
 from benchwright.sandbox.images.engines import find_engine
 from benchwright.sandbox.images.resolve import environment_image, resolve_image
 from benchwright.sandbox.interpreters import resolve_python
@@ -159,6 +164,38 @@ from benchwright.protocols import Limits
 PodmanRuntime().run(["sleep", "600"], cwd=Path("/tmp"), env={"PATH": "/usr/bin:/bin"},
                     mounts=[], limits=Limits(wall_clock_s=600))
 """
+
+
+ORPHAN = """
+import sys
+from pathlib import Path
+from benchwright.protocols import Limits
+from benchwright.sandbox.bwrap import get_runtime
+get_runtime(False, sys.argv[1]).run(["sleep", "600"], cwd=Path("/tmp"), mounts=[],
+                                    env={"PATH": "/usr/bin:/bin"}, limits=Limits(wall_clock_s=1))
+"""
+
+
+def test_the_container_of_a_killed_harness_ends_by_itself_past_its_wall_clock(
+        runtime: ContainerRuntime) -> None:
+    if runtime.name == "podman":  # the same watchdog (and podman's --timeout): once is enough
+        pytest.skip("tested through docker, where no engine option ends a container by itself")
+    harness = subprocess.Popen([sys.executable, "-c", ORPHAN, runtime.name])
+    mine = owner_prefix(harness.pid)
+
+    def running() -> bool:
+        return any(name.startswith(mine) for name in (runtime.engine.text([
+            "ps", "--filter", "label=benchwright.runtime", "--format", "{{.Names}}"]) or "")
+            .split())
+
+    try:
+        wait_for(running, 300, 0.2, what="the harness's container to run")
+    finally:
+        harness.send_signal(signal.SIGKILL)
+        harness.wait()
+    wait_for(lambda: not running(), 1 + ORPHAN_MARGIN_S + 120, 1.0,
+             what="the orphaned container to end by itself")
+    sweep_orphans.__wrapped__(runtime.engine)  # its stopped remains
 
 
 def test_the_container_of_a_killed_harness_is_swept_by_the_next_start() -> None:

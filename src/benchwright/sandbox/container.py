@@ -43,6 +43,8 @@ from benchwright.sandbox.images.recipe import LABEL_PREFIX
 from benchwright.sandbox.memory_cgroup import _pid_namespace
 
 NAME_PREFIX = "benchwright-"
+ORPHAN_MARGIN_S = 30
+"""Past its wall clock by this much, a container ends by itself (its harness is gone)."""
 # The image's system folders: a step never gets the host's in their place.
 _IMAGE_SYSTEM = frozenset(Path(p) for p in (
     "/", "/bin", "/sbin", "/lib", "/lib64", "/usr", "/usr/bin", "/usr/sbin", "/usr/lib",
@@ -105,7 +107,8 @@ class ContainerRuntime:
         try:
             command = self._command(name, list(argv), cwd, env, [*mounts, *relay.mounts()],
                                     limits, network, uid, stdin is not None)
-            result = self._wait(name, [*command, *relay.wrap(list(argv))], env, limits,
+            deadline = int(limits.wall_clock_s) + ORPHAN_MARGIN_S
+            result = self._wait(name, [*command, *relay.wrap(list(argv), deadline)], env, limits,
                                 stdin, stdout, stderr, relay.folder)
         finally:
             relay.finish()
@@ -198,7 +201,8 @@ class PodmanRuntime(ContainerRuntime):
         # passthrough: the command writes to our pipes directly, no log copy on disk
         # /proc/sys writable where permissions allow: the jail's nested bubblewrap sets its own
         # user namespace's max_user_namespaces (--disable-userns); host sysctls stay root's
-        return ["--timeout", str(int(limits.wall_clock_s) + 30), "--log-driver", "passthrough",
+        return ["--timeout", str(int(limits.wall_clock_s) + ORPHAN_MARGIN_S),
+                "--log-driver", "passthrough",
                 "--security-opt", "unmask=/proc/sys"]
 
 
@@ -349,15 +353,22 @@ class _FdRelay:
     def mounts(self) -> list[Mount]:
         return [Mount(path=self.folder, target=FDS_INSIDE)]
 
-    def wrap(self, argv: list[str]) -> list[str]:
+    def wrap(self, argv: list[str], deadline_s: int) -> list[str]:
         """The command under a shell that stays the container's init (PID 1, which no signal
         from inside can kill): the command itself is killable from inside, as in bubblewrap,
         and its death by a signal is the shell's status 128+N (bash when a descriptor has two
-        digits: POSIX sh redirects 0-9 only)."""
+        digits: POSIX sh redirects 0-9 only). Past `deadline_s` a watchdog kills every process
+        but the init, which then exits: a container whose harness was killed ends by itself
+        (the harness, alive, removes it at its wall clock before)."""
         status = self.status_fd
         opens = "".join(f"exec {fd}>{FDS_INSIDE}/{fd} || exit 125; " for fd in self.fds)
+        closed = "".join(f" {fd}>&-" for fd in (*self.fds, status))
         script = (f"{opens}exec {status}>{FDS_INSIDE}/status || exit 125; "
                   f"echo ready >&{status}; read -r _ < {FDS_INSIDE}/ack || exit 125; "
+                  # a process of its own (not a copy of this shell, whose command line holds
+                  # the command's)
+                  f"/bin/sh -c 'sleep {deadline_s}; kill -9 -1' </dev/null >/dev/null 2>&1"
+                  f"{closed} & "
                   f'"$@" {status}>&-; s=$?; '
                   "o=$(cat /sys/fs/cgroup/memory/memory.oom_control "
                   "/sys/fs/cgroup/memory.events 2>/dev/null | grep '^oom_kill ' | head -n 1); "

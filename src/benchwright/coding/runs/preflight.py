@@ -29,6 +29,7 @@ from benchwright.runs import open_run
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.sandbox.environments import cache_base
 from benchwright.sandbox.interpreters import resolve_python
+from benchwright.urls import require_reachable
 
 __all__ = ["check_coding_run", "check_resumable", "node_checks", "prompt_setting",
            "refuse_secrets", "resolved"]
@@ -82,19 +83,34 @@ def node_checks(config: RunConfig) -> list[Callable[[], object]]:
         checks.append(versions)
     paths = [*config.agent_mounts, *([config.replay_from] if config.replay_from else [])]
     checks += [functools.partial(_exists, path) for path in paths]
-    return checks + _agent_needs(config.agent)
+    return checks + _agent_needs(config)
 
 
-def _agent_needs(agent: str) -> list[Callable[[], object]]:
-    """What the agent runs on: mini its model client, an npm CLI agent Node.js and npm."""
+def _agent_needs(config: RunConfig) -> list[Callable[[], object]]:
+    """What the agent runs on: mini its model client and an endpoint that takes connections
+    (not minutes of retries per checkpoint), an npm CLI agent Node.js and npm."""
+    agent = config.agent
     if agent == "mini":
-        return [functools.partial(import_extra, "openai", "mini", "the mini agent")]
+        replayed = config.llm is not None and config.llm.mode is TrafficMode.REPLAY
+        return [functools.partial(import_extra, "openai", "mini", "the mini agent"),
+                *([] if replayed else [functools.partial(_model_reachable, config)])]
     tool = getattr(CODING_AGENTS.get(agent), "npm_tool", None)
     if tool is None:
         return []
     from benchwright.coding.agents.toolchain import node_bin
 
     return [functools.partial(node_bin, tool.min_node or 16)]
+
+
+def _model_reachable(config: RunConfig) -> None:
+    """The mini agent's endpoint takes connections (`--base-url`, the provider's, or the openai
+    SDK's own: $OPENAI_BASE_URL, else api.openai.com)."""
+    if not config.model:
+        return  # the agent says it needs one
+    target = resolve_target(config.model, config.agent_settings.base_url)
+    url = target.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+    require_reachable(url, f"the model endpoint of {config.model!r}",
+                      hint="check --base-url (or -A base_url=) and that its server is running")
 
 
 def _exists(path: Path) -> None:

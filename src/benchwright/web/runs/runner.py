@@ -30,6 +30,7 @@ from benchwright.errors import (
     UserInputError,
 )
 from benchwright.fileio import remove_torn_writes, write_json_atomic, write_text_atomic
+from benchwright.llm.models import TrafficMode
 from benchwright.protocols import Executor
 from benchwright.registry import TRIAL_RUNNERS
 from benchwright.runs import journal
@@ -37,6 +38,7 @@ from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import require_kind
 from benchwright.runs.manifest import read_manifest
 from benchwright.untrusted_files import read_json_object
+from benchwright.urls import require_reachable
 from benchwright.version import __version__
 from benchwright.web.browser.web_agents import Scripts, web_agent
 from benchwright.web.evaluation.response_adapter import Extractor
@@ -134,8 +136,16 @@ def node_checks(config: WebRunConfig) -> list[Callable[[], object]]:
     from benchwright.web.browser.imports import browser_use_module
     from benchwright.web.browser.launch import BrowserSettings
 
-    return [cache_base, functools.partial(_chromium_at, BrowserSettings().executable),
-            browser_use_module]
+    checks: list[Callable[[], object]] = [
+        cache_base, functools.partial(_chromium_at, BrowserSettings().executable),
+        browser_use_module]
+    base_url = config.agent.base_url
+    if base_url is not None and (config.llm is None or config.llm.mode is not TrafficMode.REPLAY):
+        # an endpoint that takes no connection: one line now, not a model error per trial
+        checks.append(functools.partial(
+            require_reachable, base_url, "the agent's model endpoint",
+            "check --base-url and that its server is running"))
+    return checks
 
 
 def _chromium_at(path: Path) -> None:
