@@ -128,13 +128,26 @@ class _SDKClient:
         self.settings = settings
         self.client = getattr(self.sdk, self.client_class)(
             api_key=key, base_url=settings.base_url, max_retries=0,
-            timeout=settings.request_timeout_s)
+            timeout=settings.request_timeout_s, http_client=self._http_client())
         # the SDK imports an endpoint's module on first use: done here, once, rather than by
         # the first requests while the others wait on the import lock
         self.endpoint = self._endpoint()
 
     def _endpoint(self) -> Any:
         raise NotImplementedError
+
+    def _http_client(self) -> Any:
+        """The SDK's own HTTP client, keeping idle connections without expiry. httpcore's pool
+        closes a connection whose keep-alive expired without a lock, after deciding so under
+        it: a request assigned that connection a moment before (its thread not yet scheduled,
+        on a loaded machine) sent, then had the socket closed under it, and was asked again
+        though the server had answered (tests/judge/test_pooled_connections.py). A connection
+        the server closed is still dropped before reuse (it reads as closed)."""
+        import httpx
+
+        limits = httpx.Limits(max_connections=1000, max_keepalive_connections=100,
+                              keepalive_expiry=None)
+        return self.sdk.DefaultHttpxClient(limits=limits)
 
     def require_reachable(self) -> None:
         """Refuse a judging whose endpoint takes no connection (one line, not minutes of
