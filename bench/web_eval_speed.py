@@ -1,9 +1,9 @@
 """Scoring speed: `benchwright web eval` against the official `webarena-verified eval-tasks`.
 
-Builds FOLDERS copies of a synthetic batch (benchwright.web.synthetic: right and wrong answers over
-every site and task type), pads every HAR with static-asset entries to about HAR_KB kilobytes (the
-evaluator drops those, as it drops a real browser's scripts and images; 800 KB is a typical real
-trace), then scores each folder as a user would, one command per folder:
+Builds FOLDERS copies of a synthetic batch (benchwright.web.evaluation.synthetic: right and wrong
+answers over every site and task type), pads every HAR with static-asset entries to about HAR_KB
+kilobytes (the evaluator drops those, as it drops a real browser's scripts and images; 800 KB is a
+typical real trace), then scores each folder as a user would, one command per folder:
 - official: `webarena-verified eval-tasks --output-dir F --config CFG`;
 - benchwright, first scoring: `python -m benchwright.cli.web_cmd eval F --json`;
 - benchwright, re-scoring the same folders (unchanged verdicts are reused).
@@ -26,9 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchwright.web.evaluator import evaluator_env, official_cli
-from benchwright.web.synthetic import build_batch, har_entry, local_config
-from benchwright.web.tasks import load_env_dataset
+from benchwright.web.evaluation.evaluator import evaluator_env, official_cli
+from benchwright.web.evaluation.synthetic import build_batch, har_entry, local_config
+from benchwright.web.evaluation.tasks import load_env_dataset
 
 PAD_ENTRY_BYTES = 4000
 

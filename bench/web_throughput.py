@@ -24,8 +24,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from benchwright.web.evaluation.tasks import TaskType
 from benchwright.web.local_suite import load_local_dataset
-from benchwright.web.tasks import TaskType
 
 TARGET_RATIO = 1.6
 

@@ -16,7 +16,7 @@ from benchwright.untrusted_files import (
     read_untrusted_text,
     read_untrusted_yaml,
 )
-from benchwright.web.scoring import check_har, read_agent_response
+from benchwright.web.evaluation.scoring import check_har, read_agent_response
 
 
 def _write(path: Path, content: bytes | str | None) -> Path:

@@ -209,7 +209,7 @@ WEB_SUITES: Kind[Callable[..., Any]] = Kind("web suite", {
     "webarena-verified": "benchwright.web.runs.suites:open_webarena",
 }, group="benchwright.web_suites")
 WEB_SITES: Kind[Any] = Kind("web site", {
-    name: f"benchwright.web.config:Site.{name.upper()}" for name in (
+    name: f"benchwright.web.sites.config:Site.{name.upper()}" for name in (
         "shopping", "shopping_admin", "reddit", "gitlab", "wikipedia", "map", "homepage")
 }, group="benchwright.web_sites")
 # The entry-point groups of the kinds third-party distributions may add to.

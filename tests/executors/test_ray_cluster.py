@@ -152,7 +152,7 @@ def _no_duplicates(run_dir: Path) -> None:
                     or importlib.util.find_spec("browser_use") is None,
                     reason="needs Debian's chromium and browser-use")
 def test_web_run_on_ray_passes_the_local_suite(lab: RayLab, hidden_root: Path) -> None:
-    from benchwright.web.evaluator import evaluator_env
+    from benchwright.web.evaluation.evaluator import evaluator_env
 
     evaluator_env()  # built out here, where the package index is in reach (the lab has none)
     out = hidden_root / "web-run"

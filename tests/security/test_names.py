@@ -113,7 +113,7 @@ def _suite_file(tmp_path: Path, task_id: object) -> Path:
 @pytest.mark.parametrize("task_id", ["../../x", "12", -1, True, 1.5])
 def test_a_web_task_id_is_a_non_negative_integer(tmp_path: Path, task_id: object) -> None:
     from benchwright.errors import UserInputError
-    from benchwright.web.tasks import load_task_file
+    from benchwright.web.evaluation.tasks import load_task_file
 
     with pytest.raises(UserInputError) as caught:
         load_task_file(_suite_file(tmp_path, task_id))

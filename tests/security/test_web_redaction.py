@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from benchwright.errors import UserInputError
-from benchwright.web.config import DEFAULT_AUTO_LOGIN
+from benchwright.web.evaluation.scoring import HISTORY, NETWORK_HAR
 from benchwright.web.runs.models import (
     AgentName,
     AgentSpec,
@@ -33,7 +33,7 @@ from benchwright.web.runs.models import (
 )
 from benchwright.web.runs.runner import create_web_run, execute_web_run
 from benchwright.web.runs.suites import open_suite
-from benchwright.web.scoring import HISTORY, NETWORK_HAR
+from benchwright.web.sites.config import DEFAULT_AUTO_LOGIN
 from tests.helpers.web_suites import write_suite
 
 KEY = "sk-bw-redaction-env-key-7f3a9c"

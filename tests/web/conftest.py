@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from benchwright.sandbox.environments import BuiltEnv
-from benchwright.web.config import WebEnvConfig
-from benchwright.web.evaluator import dataset_dir, evaluator_env
-from benchwright.web.synthetic import local_config
-from benchwright.web.tasks import WebDataset, load_dataset
+from benchwright.web.evaluation.evaluator import dataset_dir, evaluator_env
+from benchwright.web.evaluation.synthetic import local_config
+from benchwright.web.evaluation.tasks import WebDataset, load_dataset
+from benchwright.web.sites.config import WebEnvConfig
 
 
 @pytest.fixture(scope="session")

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from benchwright.cli import web_cmd
 from benchwright.errors import UserInputError
-from benchwright.web.config import WebEnvConfig
-from benchwright.web.synthetic import expected_answer, start_entry, write_log
-from benchwright.web.tasks import WebDataset
+from benchwright.web.evaluation.synthetic import expected_answer, start_entry, write_log
+from benchwright.web.evaluation.tasks import WebDataset
+from benchwright.web.sites.config import WebEnvConfig
 
 root = typer.Typer()
 root.add_typer(web_cmd.app, name="web")

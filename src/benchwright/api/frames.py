@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import pandas
 
     from benchwright.coding.runs.models import CheckpointRecord
-    from benchwright.web.scoring import TaskRow
+    from benchwright.web.evaluation.scoring import TaskRow
 
 Paths = Path | str | Iterable[Path | str]
 
@@ -140,8 +140,8 @@ def _trial_metrics(row: TaskRow | None) -> dict[str, Any]:
 
 def _scored(run: WebRun) -> dict[tuple[int, int], TaskRow]:
     """The evaluator's verdicts (eval_summary.json), by (task, trial); none before scoring."""
+    from benchwright.web.evaluation.scoring import SUMMARY, load_summary
     from benchwright.web.runs.layout import WebRunLayout
-    from benchwright.web.scoring import SUMMARY, load_summary
 
     tasks_dir = WebRunLayout(run.path).tasks_dir
     if not (tasks_dir / SUMMARY).exists():

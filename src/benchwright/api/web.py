@@ -20,12 +20,18 @@ from benchwright.registry import TRIAL_RUNNERS, WEB_AGENTS
 from benchwright.runs.clock import folder_stamp
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.web.browser.prompts import PROMPT_KINDS, STRUCTURED, check_prompt_file
-from benchwright.web.config import load_web_config
+from benchwright.web.evaluation.tasks import (
+    TaskFilter,
+    parse_sites,
+    parse_task_ids,
+    require_known_ids,
+    select,
+)
 from benchwright.web.runs.extraction import ExtractorConfig
 from benchwright.web.runs.models import AgentSpec, WebRunConfig, WebRunResult
 from benchwright.web.runs.runner import RunHooks
 from benchwright.web.runs.suites import LOCAL, Suite, open_suite
-from benchwright.web.tasks import TaskFilter, parse_sites, parse_task_ids, require_known_ids, select
+from benchwright.web.sites.config import load_web_config
 
 log = logging.getLogger(__name__)
 # Selects another registered trial runner (tests use `fake`); deliberately not an option.

@@ -68,7 +68,7 @@ def _intents(dataset: Path | None) -> dict[int, str]:
     """Each task's intent from the run's tasks file (none for the official dataset, or a file
     that is gone or unreadable: the trajectories then start at the agent's first step)."""
     from benchwright.errors import BenchwrightError
-    from benchwright.web.tasks import load_task_file
+    from benchwright.web.evaluation.tasks import load_task_file
 
     if dataset is None or not dataset.is_file():
         return {}

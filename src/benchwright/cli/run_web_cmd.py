@@ -30,11 +30,11 @@ from benchwright.llm.replay_keys import first_divergence
 from benchwright.registry import WEB_AGENTS, WEB_SUITES
 from benchwright.runs import open_saved
 from benchwright.web.browser.prompts import STRUCTURED
+from benchwright.web.evaluation.tasks import parse_task_ids
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import TrialRecord, WebRunResult
 from benchwright.web.runs.runner import RunHooks, require_kinds
 from benchwright.web.runs.suites import LOCAL
-from benchwright.web.tasks import parse_task_ids
 
 BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
 __all__ = ["RUNNER_ENV", "run_web_cmd", "web_options"]

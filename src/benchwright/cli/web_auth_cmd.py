@@ -11,7 +11,7 @@ import typer
 from benchwright.cli.json_output import echo_json
 from benchwright.cli.option_checks import new_file
 from benchwright.errors import UserInputError
-from benchwright.web.config import Site, load_web_config
+from benchwright.web.sites.config import Site, load_web_config
 
 app = typer.Typer(help="Site logins: capture cookies for trials.", no_args_is_help=True)
 

@@ -23,18 +23,8 @@ from benchwright.cli.web_auth_cmd import app as auth_app
 from benchwright.cli.web_package_cmd import package_cmd
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_text_atomic
-from benchwright.web.config import Site, WebEnvConfig, load_web_config
-from benchwright.web.runs.suites import WEBARENA, open_suite
-from benchwright.web.scoring import WebEvalSummary, load_summary, score_output_dir
-from benchwright.web.sites import (
-    SiteHealth,
-    SiteState,
-    reset_site,
-    site_status,
-    start_site,
-    stop_site,
-)
-from benchwright.web.tasks import (
+from benchwright.web.evaluation.scoring import WebEvalSummary, load_summary, score_output_dir
+from benchwright.web.evaluation.tasks import (
     Subset,
     TaskFilter,
     WebTask,
@@ -44,9 +34,19 @@ from benchwright.web.tasks import (
     require_known_ids,
     select,
 )
+from benchwright.web.runs.suites import WEBARENA, open_suite
+from benchwright.web.sites.config import Site, WebEnvConfig, load_web_config
+from benchwright.web.sites.control import (
+    SiteHealth,
+    SiteState,
+    reset_site,
+    site_status,
+    start_site,
+    stop_site,
+)
 
 if TYPE_CHECKING:
-    from benchwright.web.stats_report import WebReport
+    from benchwright.web.report.figures import WebReport
 
 REPORT_MD = "eval_report.md"
 REPORT_JSON = "eval_report.json"
@@ -98,8 +98,8 @@ def eval_cmd(
         f"{EVAL_FOLDER}/<run>-<time>, never inside the run.")] = None,
 ) -> None:
     """Score every task folder with the official evaluator; per-site table and macro average."""
-    from benchwright.web.stats_report import build_report, render_markdown
-    from benchwright.web.tasks import load_task_file
+    from benchwright.web.evaluation.tasks import load_task_file
+    from benchwright.web.report.figures import build_report, render_markdown
 
     env_config, dataset = _scoring_inputs(config, dataset, run)
     logs_dir = _scored_copy(logs_dir, out, run)
@@ -176,7 +176,7 @@ def print_report(console: Console, summary: WebEvalSummary, report: WebReport,
     """The scored folder's tables (per site, failure modes, totals) under TITLE (default: the
     folder scored)."""
     from benchwright.pricing import format_cost
-    from benchwright.web.stats_report import pct
+    from benchwright.web.report.figures import pct
 
     table = Table(title=title or f"WebArena Verified  {summary.output_dir}",
                   title_justify="left", show_edge=False)
@@ -194,7 +194,7 @@ def print_report(console: Console, summary: WebEvalSummary, report: WebReport,
 
 def _footer(summary: WebEvalSummary, report: WebReport) -> str:
     from benchwright.stats import verdict_text
-    from benchwright.web.stats_report import pct
+    from benchwright.web.report.figures import pct
 
     totals, view, ev = summary.totals, report.unpassable, summary.evaluator
     lines = [

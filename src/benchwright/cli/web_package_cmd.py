@@ -11,7 +11,7 @@ from rich.console import Console
 from benchwright.cli.json_output import echo_json
 from benchwright.cli.verbosity import notes_console
 from benchwright.runs.layout import MANIFEST
-from benchwright.web.package import TrialChoice
+from benchwright.web.submission.package import TrialChoice
 
 
 def package_cmd(
@@ -30,7 +30,7 @@ def package_cmd(
 ) -> None:
     """Package a run for the WebArena Verified leaderboard with the official tools (one trial
     per task; HARs trimmed of static resources)."""
-    from benchwright.web.package import package
+    from benchwright.web.submission.package import package
 
     with notes_console().status("packaging"):
         result = package(run_dir, out.expanduser().resolve(), trial, python)

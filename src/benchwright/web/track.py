@@ -11,9 +11,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from benchwright.protocols import ExecutorSetup, RegradeSettings, StartedRun, Track
+from benchwright.web.evaluation.scoring import WebEvalSummary
+from benchwright.web.report.figures import WebReport
 from benchwright.web.runs.models import WebManifest, WebRunConfig, WebRunResult
-from benchwright.web.scoring import WebEvalSummary
-from benchwright.web.stats_report import WebReport
 
 
 class Rescored(BaseModel):
@@ -111,10 +111,10 @@ class WebTrack:
 
     def report(self, run_dir: Path, baseline: Path | None) -> WebReport:
         """Pass rates per site and template, failure modes, pass@k, with 95% CIs."""
+        from benchwright.web.evaluation.scoring import load_summary
+        from benchwright.web.report.figures import build_report
         from benchwright.web.runs.layout import WebRunLayout
         from benchwright.web.runs.report_identity import saved_grading_time, with_identity
-        from benchwright.web.scoring import load_summary
-        from benchwright.web.stats_report import build_report
 
         manifest = self.read(run_dir)  # a damaged manifest is named before scores are read
         before = load_summary(_tasks_dir(baseline)) if baseline is not None else None
@@ -124,7 +124,7 @@ class WebTrack:
 
     def render(self, report: WebReport) -> str:
         """report.md's text."""
-        from benchwright.web.stats_report import render_markdown
+        from benchwright.web.report.figures import render_markdown
 
         return render_markdown(report)
 

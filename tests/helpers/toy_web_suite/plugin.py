@@ -15,10 +15,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from benchwright.web.config import Site, WebEnvConfig
-from benchwright.web.evaluator import EvalRequest, EvalStatus, EvaluatorIdentity, EvaluatorVerdict
+from benchwright.web.evaluation.evaluator import (
+    EvalRequest,
+    EvalStatus,
+    EvaluatorIdentity,
+    EvaluatorVerdict,
+)
+from benchwright.web.evaluation.tasks import WebDataset, load_task_file
 from benchwright.web.runs.suites import Suite, SuiteSession
-from benchwright.web.tasks import WebDataset, load_task_file
+from benchwright.web.sites.config import Site, WebEnvConfig
 
 HERE = Path(__file__).parent
 TASKS = HERE / "tasks.json"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from benchwright.web.tasks import TaskType, WebTask
+from benchwright.web.evaluation.tasks import TaskType, WebTask
 from tests.helpers.testsite import SiteServer, serve
 
 

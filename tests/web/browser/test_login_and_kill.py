@@ -24,7 +24,7 @@ from benchwright.web.browser.trial import (
     TrialStatus,
     run_trial,
 )
-from benchwright.web.tasks import WebTask
+from benchwright.web.evaluation.tasks import WebTask
 from tests.helpers.processes import ProcessTree, wait_for
 from tests.helpers.testsite import PASSWORD, SESSION, USER, SiteServer
 
@@ -126,7 +126,7 @@ KILLED_TRIAL = """
 import sys
 from pathlib import Path
 from benchwright.web.browser.trial import AgentSpec, TrialRequest, run_trial
-from benchwright.web.tasks import WebTask
+from benchwright.web.evaluation.tasks import WebTask
 task = WebTask(task_id=1, sites=("shopping",), intent_template_id=1, start_urls=("__SHOPPING__",),
                intent="x", eval=(), revision=1, task_type="MUTATE", expected_status="SUCCESS")
 run_trial(TrialRequest(task=task, trial_dir=Path(sys.argv[1]), site_urls={"shopping": sys.argv[2]},

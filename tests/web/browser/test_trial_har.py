@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from benchwright.web.browser.trial import AgentSpec, TrialRequest, TrialStatus, run_trial
-from benchwright.web.tasks import WebTask
+from benchwright.web.evaluation.tasks import WebTask
 from tests.helpers.testsite import SiteServer
 
 STEPS: list[dict[str, Any]] = [

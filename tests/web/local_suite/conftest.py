@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchwright.sandbox.environments import BuiltEnv
-from benchwright.web.evaluator import EvaluatorProcess
+from benchwright.web.evaluation.evaluator import EvaluatorProcess
 from benchwright.web.local_suite import LocalSuite, serve_suite
 from tests.helpers.cdp_driver import Cdp
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from benchwright.web.evaluator import EvalRequest, EvaluatorProcess
+from benchwright.web.evaluation.evaluator import EvalRequest, EvaluatorProcess
+from benchwright.web.evaluation.tasks import TaskType, WebTask
 from benchwright.web.local_suite import (
     LocalSuite,
     dataset_path,
@@ -18,7 +19,6 @@ from benchwright.web.local_suite import (
     script_path,
     wrong_script_ids,
 )
-from benchwright.web.tasks import TaskType, WebTask
 from tests.helpers.cdp_driver import Cdp, Tab
 
 TASKS = load_local_dataset().tasks

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from benchwright.web.local_suite.image import site_files
 from benchwright.web.local_suite.site_container import CtrlHandler, EnvCtrl, WebService, ready_after
-from benchwright.web.site_image import site_files
 
 
 def _call(url: str, method: str = "GET") -> tuple[int, Any]:

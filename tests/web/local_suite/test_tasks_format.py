@@ -11,6 +11,7 @@ import pytest
 
 from benchwright.errors import UserInputError
 from benchwright.sandbox.environments import BuiltEnv
+from benchwright.web.evaluation.tasks import TaskType, WebDataset
 from benchwright.web.local_suite import (
     ActionScript,
     dataset_path,
@@ -20,7 +21,6 @@ from benchwright.web.local_suite import (
     script_path,
     wrong_script_ids,
 )
-from benchwright.web.tasks import TaskType, WebDataset
 
 _VALIDATE = """
 import json, sys

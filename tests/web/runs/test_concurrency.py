@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 import pytest
 
+from benchwright.web.evaluation.tasks import TaskType
 from benchwright.web.runs.models import PlannedTask
 from benchwright.web.runs.runner_pool import RunnerPool
 from benchwright.web.runs.scheduling import SiteGuard, TrialJob, run_workers
-from benchwright.web.tasks import TaskType
 
 R, N, M = TaskType.RETRIEVE, TaskType.NAVIGATE, TaskType.MUTATE
 

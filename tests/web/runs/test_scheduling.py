@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from benchwright.web.evaluation.scoring import TaskMetrics
+from benchwright.web.evaluation.tasks import TaskType
 from benchwright.web.runs.fake_runner import FakeTrialRunner
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import (
@@ -27,8 +29,6 @@ from benchwright.web.runs.models import (
 from benchwright.web.runs.runner import RunHooks, create_web_run, execute_web_run, planned
 from benchwright.web.runs.scheduling import SiteGuard, TrialJob, plan, run_workers
 from benchwright.web.runs.suites import Suite, SuiteSession, open_suite
-from benchwright.web.scoring import TaskMetrics
-from benchwright.web.tasks import TaskType
 from tests.helpers.web_suites import SITE_URLS, write_suite
 
 

@@ -12,10 +12,10 @@ import pytest
 
 from benchwright.errors import UserInputError
 from benchwright.web.browser.prompts import PLAIN, STRUCTURED, uses_schema
-from benchwright.web.final_response import STATUS_CODES, FinalResponse, ResponseSource
+from benchwright.web.evaluation.final_response import STATUS_CODES, FinalResponse, ResponseSource
+from benchwright.web.evaluation.tasks import TaskType, WebTask
 from benchwright.web.runs.models import TrialOutcome, TrialStatus
 from benchwright.web.runs.trial import write_trial_files
-from benchwright.web.tasks import TaskType, WebTask
 
 SITES = {"shopping": "http://127.0.0.1:4100", "shopping_admin": "http://127.0.0.1:4101/admin"}
 NEEDS_BROWSER_USE = pytest.mark.skipif(importlib.util.find_spec("browser_use") is None,

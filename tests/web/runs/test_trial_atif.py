@@ -16,9 +16,9 @@ import pytest
 from benchwright.atif_format import ATIF_FILE, validated
 from benchwright.web.browser.answer_watch import STAND_IN
 from benchwright.web.browser.trial_models import StepUsage
+from benchwright.web.evaluation.scoring import HISTORY, METRICS
 from benchwright.web.runs.trial_atif import TrialIdentity, trial_doc, write_trial_atif
 from benchwright.web.runs.trial_files import read_trial
-from benchwright.web.scoring import HISTORY, METRICS
 from tests.helpers import run_cli
 from tests.helpers.web_suites import write_suite
 

@@ -872,7 +872,7 @@ function frontierChart(pts, onFrontier, ci, rid, key, label) {
   { height: 380, onClick: (c) => { const p = drawn[c.pointIndex]; if (c.curveNumber === 1 && p) location.hash = route("run", rid[p.run_dir]); } });
 }
 
-/* ---------- web: outcomes by cause (the closed set of web/outcomes.py) ---------- */
+/* ---------- web: outcomes by cause (the closed set of web/evaluation/outcomes.py) ---------- */
 const CAUSE_KIND = { passed: "pass", "wrong answer": "fail", "step limit": "passed", "agent error": "fail", "evaluator error": "infra", infrastructure: "infra" };
 function causeBadge(cause) { return cause ? badge(cause, CAUSE_KIND[cause] || "none") : badge("not scored", "none"); }
 function causeChart(counts) {

@@ -24,7 +24,7 @@ from benchwright.web.browser.prompts import (
 )
 from benchwright.web.browser.trial_models import AgentSpec
 from benchwright.web.browser.web_agents import substitute_sites, web_agent
-from benchwright.web.tasks import WebTask
+from benchwright.web.evaluation.tasks import WebTask
 
 
 class TimedModel:

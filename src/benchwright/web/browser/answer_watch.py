@@ -18,9 +18,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from benchwright.web.browser.agents import TimedModel
-from benchwright.web.final_response import INVALID_RESPONSE, STATUS_CODES
-from benchwright.web.response_adapter import ResponseStatus
-from benchwright.web.tasks import TaskType
+from benchwright.web.evaluation.final_response import INVALID_RESPONSE, STATUS_CODES
+from benchwright.web.evaluation.response_adapter import ResponseStatus
+from benchwright.web.evaluation.tasks import TaskType
 
 STAND_IN = "answered in free text"
 """`error_details` of the stand-in `done` that ends a run answered in free text (history.json

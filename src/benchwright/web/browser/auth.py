@@ -19,7 +19,7 @@ from benchwright.errors import InfrastructureError, UserInputError
 from benchwright.web.browser.cdp import CdpConnection
 from benchwright.web.browser.cookies import browser_cookies
 from benchwright.web.browser.trial_models import LiveLogin
-from benchwright.web.config import Site, WebEnvConfig
+from benchwright.web.sites.config import Site, WebEnvConfig
 
 LOGIN_PATHS: dict[Site, str] = {
     Site.SHOPPING: "/customer/account/login/",

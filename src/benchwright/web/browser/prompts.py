@@ -15,8 +15,8 @@ from pathlib import Path
 from benchwright.errors import UserInputError
 from benchwright.templating import render, template_errors
 from benchwright.untrusted_files import read_untrusted_text
-from benchwright.web.final_response import STATUS_CODES
-from benchwright.web.tasks import WebTask
+from benchwright.web.evaluation.final_response import STATUS_CODES
+from benchwright.web.evaluation.tasks import WebTask
 
 STRUCTURED = "structured"
 PLAIN = "plain"

@@ -23,8 +23,8 @@ from pydantic import BaseModel, ValidationError
 
 from benchwright.web.browser.action_script import ActionScript, ScriptStep, StepKind
 from benchwright.web.browser.browser_state import find_element, find_tab, state_section
-from benchwright.web.response_adapter import AnswerInput, OutcomeKind, adapt
-from benchwright.web.tasks import WebTask
+from benchwright.web.evaluation.response_adapter import AnswerInput, OutcomeKind, adapt
+from benchwright.web.evaluation.tasks import WebTask
 
 AnswerFn = Callable[[str, bool], dict[str, Any]]
 """(done text, success) -> the final response's fields."""

@@ -56,8 +56,8 @@ from benchwright.web.browser.trial_models import (
     TrialStatus,
 )
 from benchwright.web.browser.web_agents import web_agent
-from benchwright.web.final_response import INVALID_RESPONSE, FinalResponse
-from benchwright.web.scoring import HISTORY, NETWORK_HAR
+from benchwright.web.evaluation.final_response import INVALID_RESPONSE, FinalResponse
+from benchwright.web.evaluation.scoring import HISTORY, NETWORK_HAR
 
 BROWSER_DIR = "browser"
 _TEMPDIR_LOCK = threading.Lock()

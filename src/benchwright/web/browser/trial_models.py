@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.web.browser.launch import BrowserSettings
-from benchwright.web.tasks import WebTask
+from benchwright.web.evaluation.tasks import WebTask
 
 OUTCOME_SCHEMA = "benchwright.web-trial-outcome/1"
 

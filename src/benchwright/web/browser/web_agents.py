@@ -17,7 +17,7 @@ from benchwright.urls import check_base_url
 from benchwright.web.browser.trial_models import AgentSpec
 
 if TYPE_CHECKING:
-    from benchwright.web.tasks import WebTask
+    from benchwright.web.evaluation.tasks import WebTask
 
 EXCLUDED_ACTIONS = ["search"]
 

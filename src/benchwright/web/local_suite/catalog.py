@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchwright.web.evaluation.tasks import WebDataset, load_task_file
 from benchwright.web.local_suite.action_script import ActionScript, load_script
-from benchwright.web.tasks import WebDataset, load_task_file
 
 PACKAGE_DIR = Path(__file__).parent
 DATASET_PATH = PACKAGE_DIR / "tasks.json"

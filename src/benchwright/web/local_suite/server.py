@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from benchwright.web.config import Site, SiteConfig, WebEnvConfig
 from benchwright.web.local_suite.forum import ForumSite
 from benchwright.web.local_suite.routing import RESET_PATH, App, serve_app
 from benchwright.web.local_suite.shop import ShopSite
 from benchwright.web.local_suite.shop_admin import ShopAdminSite
 from benchwright.web.local_suite.shop_data import ShopStore
 from benchwright.web.local_suite.wiki import WikiSite
+from benchwright.web.sites.config import Site, SiteConfig, WebEnvConfig
 
 DEFAULT_HOST = "127.0.0.1"
 

@@ -3,8 +3,8 @@ images'.
 
     python -m benchwright.web.local_suite.site_container     # inside the site image
 
-The forum (site `reddit`) serves on port 80 and env-ctrl on 8877, as in the official images. It
-runs on the standard library alone: the site image (`benchwright.web.site_image`) holds this file
+The forum (site `reddit`) serves on port 80 and env-ctrl on 8877, as in the official images. It runs
+on the standard library alone: the site image (`benchwright.web.local_suite.image`) holds this file
 and the forum's own modules under empty package files, nothing else of benchwright.
 
 env-ctrl answers as the official one does (webarena-verified's environment_control):

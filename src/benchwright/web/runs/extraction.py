@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
-from benchwright.web.tasks import WebTask
+from benchwright.web.evaluation.tasks import WebTask
 
 TIMEOUT_S: Final = 60.0
 _SYSTEM: Final = (

@@ -2,8 +2,8 @@
 
 It answers what the task expects (an error status for unachievable tasks), writes a HAR with the
 navigation to the task's start URL plus the requests the task's network checks look for (where
-`benchwright.web.synthetic` can build them), and a one-step history. The HAR is written in two
-steps, so a kill can catch a trial half-written. `BENCHWRIGHT_FAKE_TRIAL_DELAY_S` makes each
+`benchwright.web.evaluation.synthetic` can build them), and a one-step history. The HAR is written
+in two steps, so a kill can catch a trial half-written. `BENCHWRIGHT_FAKE_TRIAL_DELAY_S` makes each
 trial take that long (between the two steps).
 """
 
@@ -17,11 +17,11 @@ from typing import Any
 
 from benchwright.errors import UserInputError
 from benchwright.fileio import write_json_atomic
-from benchwright.web.config import Site, SiteConfig, WebEnvConfig
+from benchwright.web.evaluation.scoring import HISTORY, NETWORK_HAR
+from benchwright.web.evaluation.synthetic import har, right_network, start_entry
+from benchwright.web.evaluation.tasks import TaskType, WebTask
 from benchwright.web.runs.models import TrialOutcome, TrialRequest, TrialStatus
-from benchwright.web.scoring import HISTORY, NETWORK_HAR
-from benchwright.web.synthetic import har, right_network, start_entry
-from benchwright.web.tasks import TaskType, WebTask
+from benchwright.web.sites.config import Site, SiteConfig, WebEnvConfig
 
 DELAY_ENV = "BENCHWRIGHT_FAKE_TRIAL_DELAY_S"
 

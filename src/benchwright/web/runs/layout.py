@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Final
 
 from benchwright.runs.layout import RunFiles
-from benchwright.web.scoring import TRIAL_PREFIX
+from benchwright.web.evaluation.scoring import TRIAL_PREFIX
 
 JOURNAL: Final = "journal.jsonl"
 TASKS: Final = "tasks"

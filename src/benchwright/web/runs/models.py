@@ -23,19 +23,19 @@ from benchwright.web.browser.trial_models import (
     TrialRequest,
     TrialStatus,
 )
-from benchwright.web.final_response import ResponseSource
-from benchwright.web.response_adapter import ParseMethod, ResponseStatus
+from benchwright.web.evaluation.final_response import ResponseSource
+from benchwright.web.evaluation.response_adapter import ParseMethod, ResponseStatus
+from benchwright.web.evaluation.scoring import Count, Score
+from benchwright.web.evaluation.tasks import TaskType
+from benchwright.web.report.figures import WebTotals
 from benchwright.web.runs.extraction import ExtractorConfig
-from benchwright.web.scoring import Count, Score
-from benchwright.web.stats_report import WebTotals
-from benchwright.web.tasks import TaskType
 
 __all__ = ["AgentName", "AgentSpec", "PlannedTask", "TrialMetrics", "TrialOutcome", "TrialRecord",
            "TrialRequest", "TrialStatus", "WebManifest", "WebRunConfig", "WebRunResult"]
 
 
 class TrialMetrics(BaseModel):
-    """`metrics.json` of a trial (readable as `benchwright.web.scoring.TaskMetrics`)."""
+    """`metrics.json` of a trial (readable as `benchwright.web.evaluation.scoring.TaskMetrics`)."""
 
     format: Literal["benchwright.web-trial-metrics/1"] = "benchwright.web-trial-metrics/1"
     """The file's format and version."""

@@ -7,11 +7,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from benchwright.report.header import RunHeader
+from benchwright.web.evaluation.scoring import WebEvalSummary
+from benchwright.web.report.figures import WebReport
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import WebManifest, WebRunResult
 from benchwright.web.runs.trial_rules import read_trials
-from benchwright.web.scoring import WebEvalSummary
-from benchwright.web.stats_report import WebReport
 
 
 def web_header(run_dir: Path, manifest: WebManifest, summary: WebEvalSummary) -> RunHeader:

@@ -41,8 +41,15 @@ from benchwright.untrusted_files import read_json_object
 from benchwright.urls import require_reachable
 from benchwright.version import __version__
 from benchwright.web.browser.web_agents import Scripts, web_agent
-from benchwright.web.config import Site, SiteConfig, WebEnvConfig, load_web_config
-from benchwright.web.response_adapter import Extractor
+from benchwright.web.evaluation.response_adapter import Extractor
+from benchwright.web.evaluation.scoring import (
+    AGENT_RESPONSE,
+    INFRA_ERROR,
+    METRICS,
+    WebEvalSummary,
+    score_output_dir,
+)
+from benchwright.web.evaluation.tasks import TaskType, WebTask
 from benchwright.web.runs.extraction import LLMExtractor
 from benchwright.web.runs.layout import WebRunLayout
 from benchwright.web.runs.models import (
@@ -62,17 +69,10 @@ from benchwright.web.runs.traffic import diverged_trial, prepare_traffic, trial_
 from benchwright.web.runs.trial import agent_for, run_trial_files
 from benchwright.web.runs.trial_rules import read_trials
 from benchwright.web.runs.trial_runner import TrialRunner
-from benchwright.web.scoring import (
-    AGENT_RESPONSE,
-    INFRA_ERROR,
-    METRICS,
-    WebEvalSummary,
-    score_output_dir,
-)
-from benchwright.web.tasks import TaskType, WebTask
+from benchwright.web.sites.config import Site, SiteConfig, WebEnvConfig, load_web_config
 
 if TYPE_CHECKING:
-    from benchwright.web.stats_report import WebReport
+    from benchwright.web.report.figures import WebReport
 
 Progress = Callable[[str], None]
 
@@ -360,8 +360,8 @@ def finish(run_dir: Path, progress: Progress | None = None, *, suite: Suite | No
            config: Path | None = None) -> ScoredRun:
     """Score every trial with the official evaluator (offline; verdicts whose inputs did not
     change are reused unless `force`), then write report.md and result.json."""
+    from benchwright.web.report.figures import build_report, render_markdown
     from benchwright.web.runs.report_identity import with_identity
-    from benchwright.web.stats_report import build_report, render_markdown
 
     layout = WebRunLayout(run_dir)
     manifest = manifest or load_web_manifest(run_dir)

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 
+from benchwright.web.evaluation.tasks import TaskType
 from benchwright.web.runs.models import PlannedTask
 from benchwright.web.runs.site_locks import SiteLock
-from benchwright.web.tasks import TaskType
 
 ResetFn = Callable[[frozenset[str]], frozenset[str]]
 ScopeFn = Callable[[frozenset[str]], frozenset[str]]

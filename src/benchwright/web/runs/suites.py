@@ -7,7 +7,8 @@ scored (`scorer`; default the official WebArena Verified evaluator).
 - `local`: the embedded suite (`benchwright.web.local_suite`), served on loopback for the run's
   duration, reset to its seed state in one call, with a reference action script per task.
 - `webarena-verified`: the 812 official tasks against sites configured with `--config` or
-  `BENCHWRIGHT_WEB_<SITE>_URL`; a reset recreates the site's container (`benchwright.web.sites`).
+  `BENCHWRIGHT_WEB_<SITE>_URL`; a reset recreates the site's container
+  (`benchwright.web.sites.control`).
 - a path to a tasks JSON file in the dataset format: tasks of your own against configured sites
   (no reset: such sites are yours to restore); scripts from `scripts/` beside the file.
 """
@@ -25,11 +26,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from benchwright.errors import UserInputError
 from benchwright.registry import WEB_SUITES
-from benchwright.web.config import Site, WebEnvConfig, load_web_config
-from benchwright.web.tasks import WebDataset, load_env_dataset, load_task_file
+from benchwright.web.evaluation.tasks import WebDataset, load_env_dataset, load_task_file
+from benchwright.web.sites.config import Site, WebEnvConfig, load_web_config
 
 if TYPE_CHECKING:
-    from benchwright.web.scoring import Scorer
+    from benchwright.web.evaluation.scoring import Scorer
 
 LOCAL = "local"
 WEBARENA = "webarena-verified"
@@ -159,7 +160,7 @@ class _ConfiguredSession:
     def reset(self, sites: frozenset[str]) -> frozenset[str]:
         if not self._resettable:
             return frozenset()
-        from benchwright.web.sites import reset_site
+        from benchwright.web.sites.control import reset_site
 
         for name in sorted(sites):
             reset_site(self._config, Site(name))

@@ -30,8 +30,8 @@ from benchwright.redaction import (
     restore,
     url_secrets,
 )
-from benchwright.web.config import Site, WebEnvConfig
 from benchwright.web.runs.models import WebManifest, WebRunConfig
+from benchwright.web.sites.config import Site, WebEnvConfig
 
 CREDENTIAL_HEADERS: Final = frozenset({
     "authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key",

@@ -15,10 +15,10 @@ from benchwright.fileio import write_json_atomic
 from benchwright.llm.models import TrafficMode
 from benchwright.llm.proxy import LlmProxy
 from benchwright.llm.replay_keys import set_placeholder_keys
-from benchwright.web.response_adapter import ResponseStatus
+from benchwright.web.evaluation.response_adapter import ResponseStatus
+from benchwright.web.evaluation.scoring import AGENT_RESPONSE, INFRA_ERROR, METRICS
 from benchwright.web.runs.models import TrialRecord, TrialRequest, TrialStatus, WebRunConfig
 from benchwright.web.runs.trial import INFRA_ERROR_FORMAT
-from benchwright.web.scoring import AGENT_RESPONSE, INFRA_ERROR, METRICS
 
 OPENAI_URL = "https://api.openai.com/v1"
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from benchwright.fileio import write_json_atomic
 from benchwright.runs.clock import utc_now
-from benchwright.web.final_response import INVALID_RESPONSE, ResponseSource
-from benchwright.web.response_adapter import (
+from benchwright.web.evaluation.final_response import INVALID_RESPONSE, ResponseSource
+from benchwright.web.evaluation.response_adapter import (
     AdaptedResponse,
     AgentResponse,
     AnswerInput,
@@ -27,6 +27,8 @@ from benchwright.web.response_adapter import (
     ResponseStatus,
     adapt,
 )
+from benchwright.web.evaluation.scoring import AGENT_RESPONSE, INFRA_ERROR, METRICS, TRIAL_PREFIX
+from benchwright.web.evaluation.tasks import WebTask
 from benchwright.web.runs.models import (
     AgentSpec,
     TrialMetrics,
@@ -38,8 +40,6 @@ from benchwright.web.runs.models import (
 from benchwright.web.runs.scheduling import TrialJob
 from benchwright.web.runs.trial_atif import TrialIdentity, write_trial_atif
 from benchwright.web.runs.trial_runner import TrialRunner
-from benchwright.web.scoring import AGENT_RESPONSE, INFRA_ERROR, METRICS, TRIAL_PREFIX
-from benchwright.web.tasks import WebTask
 
 INFRA_ERROR_FORMAT = "benchwright.web-infra-error/1"
 _KIND = {TrialStatus.COMPLETED: OutcomeKind.ANSWERED,

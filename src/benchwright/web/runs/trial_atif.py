@@ -40,8 +40,8 @@ from benchwright.untrusted_files import parse_untrusted_json
 from benchwright.version import __version__
 from benchwright.web.browser.answer_watch import STAND_IN
 from benchwright.web.browser.trial_models import StepUsage
+from benchwright.web.evaluation.scoring import HISTORY, METRICS, TRIAL_PREFIX
 from benchwright.web.runs.layout import WebRunLayout
-from benchwright.web.scoring import HISTORY, METRICS, TRIAL_PREFIX
 
 MAX_HISTORY = 64 * 2**20
 """The largest history.json converted."""

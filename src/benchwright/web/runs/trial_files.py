@@ -18,10 +18,9 @@ from pydantic import BaseModel, Field, ValidationError
 from benchwright.atif_format import ATIF_FILE, AtifError, content_text, read_atif
 from benchwright.errors import BenchwrightError
 from benchwright.nofollow import read_regular
-from benchwright.web.mismatch import Mismatch, compact, expectations
-from benchwright.web.outcomes import Cause, cause_of
-from benchwright.web.runs.models import TrialMetrics
-from benchwright.web.scoring import (
+from benchwright.web.evaluation.mismatch import Mismatch, compact, expectations
+from benchwright.web.evaluation.outcomes import Cause, cause_of
+from benchwright.web.evaluation.scoring import (
     AGENT_RESPONSE,
     EVAL_RESULT,
     HISTORY,
@@ -29,6 +28,7 @@ from benchwright.web.scoring import (
     NETWORK_HAR,
     TaskEvalRecord,
 )
+from benchwright.web.runs.models import TrialMetrics
 
 MAX_TEXT = 256 * 1024
 """Characters kept of an agent response or one step's text."""
@@ -122,7 +122,7 @@ class TrialFiles(BaseModel):
     mismatches: list[Mismatch] = Field(default_factory=list)
     """What each evaluator expected and got, passing ones too (`passed`)."""
     cause: Cause | None = None
-    """Why it scored what it did (`web/outcomes.py`), once scored."""
+    """Why it scored what it did (`web/evaluation/outcomes.py`), once scored."""
     metrics: TrialMetrics | None = None
     """metrics.json."""
     har_note: str | None = None

@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from benchwright.web.evaluator import EvalStatus, EvaluatorIdentity
-from benchwright.web.scoring import TaskMetrics, TaskRow, WebEvalSummary, compute_totals
-from benchwright.web.stats_report import (
+from benchwright.web.evaluation.evaluator import EvalStatus, EvaluatorIdentity
+from benchwright.web.evaluation.scoring import TaskMetrics, TaskRow, WebEvalSummary, compute_totals
+from benchwright.web.evaluation.tasks import TaskType, Unpassable, unpassable_flag
+from benchwright.web.report.figures import (
     build_report,
     compare,
     macro_average,
     render_markdown,
     task_scores,
 )
-from benchwright.web.tasks import TaskType, Unpassable, unpassable_flag
 
 IDENTITY = EvaluatorIdentity(version="1.2.3", evaluator_checksum="e" * 64, data_checksum="d" * 64)
 # task id -> (template, sites, score, agent status)

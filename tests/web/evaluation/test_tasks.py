@@ -7,8 +7,7 @@ from collections import Counter
 import pytest
 
 from benchwright.errors import UserInputError
-from benchwright.web.config import Site
-from benchwright.web.tasks import (
+from benchwright.web.evaluation.tasks import (
     KNOWN_UNPASSABLE,
     Subset,
     TaskFilter,
@@ -19,6 +18,7 @@ from benchwright.web.tasks import (
     parse_task_ids,
     select,
 )
+from benchwright.web.sites.config import Site
 
 
 def test_task_id_specs_take_ranges_and_singles() -> None:

@@ -23,7 +23,7 @@ from typing import Any, Final, Protocol
 
 from pydantic import BaseModel, Field
 
-from benchwright.web.tasks import TaskType, WebTask
+from benchwright.web.evaluation.tasks import TaskType, WebTask
 
 ItemSchema = dict[str, Any]
 _STATUS_TOKEN: Final = re.compile(

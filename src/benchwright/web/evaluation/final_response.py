@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchwright.web.response_adapter import ResponseStatus
-from benchwright.web.tasks import TaskType
+from benchwright.web.evaluation.response_adapter import ResponseStatus
+from benchwright.web.evaluation.tasks import TaskType
 
 
 class ResponseSource(StrEnum):

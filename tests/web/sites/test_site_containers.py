@@ -1,6 +1,6 @@
 """`benchwright web env status|start|reset|stop` for real: the docker CLI on podman's Docker API
 (`podman system service`, DOCKER_HOST), a locally built image of the local suite's forum (site
-`reddit`) with an env-ctrl endpoint (benchwright.web.site_image), the site's readiness and
+`reddit`) with an env-ctrl endpoint (benchwright.web.local_suite.image), the site's readiness and
 env-ctrl polling, a site that never gets healthy and a reset that times out.
 
 Every test names its own container (and ports) in its own web config and removes it at the end;
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchwright.web.site_image import site_image
+from benchwright.web.local_suite.image import site_image
 from tests.helpers import run_cli
 from tests.helpers.docker_api import docker_cli, podman_docker_api
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from benchwright.errors import InfrastructureError, UserInputError
 from benchwright.owned_temp import OwnedTemp
-from benchwright.web.scoring import (
+from benchwright.web.evaluation.scoring import (
     AGENT_RESPONSE,
     EVAL_RESULT,
     NETWORK_HAR,
@@ -74,7 +74,7 @@ class PackageResult:
 def package(source: Path, out: Path, choice: TrialChoice = TrialChoice.FIRST,
             python: str | None = None) -> PackageResult:
     """Package a run directory or a folder in the official layout into `out`."""
-    from benchwright.web.evaluator import evaluator_env
+    from benchwright.web.evaluation.evaluator import evaluator_env
 
     tasks_dir, dataset = _source(source)
     if out.exists():
@@ -180,7 +180,7 @@ def _name(out: Path) -> str:
 def _make(env: BuiltEnv, staging: Path, made: Path, name: str, dataset: Path | None,
           tar: bool) -> list[int]:
     """Run the official packager; the ids it packaged."""
-    from benchwright.web.evaluator import official_cli
+    from benchwright.web.evaluation.evaluator import official_cli
 
     if dataset is None:
         command = [str(official_cli(env)), "create-submission-pkg",

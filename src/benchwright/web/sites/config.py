@@ -152,7 +152,7 @@ class SiteConfig(BaseModel):
     """The site's data folder, bind-mounted into its container (wikipedia needs one)."""
     image: str | None = None
     """The image `web env start|reset` runs; default the official `am1n3e/webarena-verified-<site>`
-    (a mirror's copy, or a locally built one: `benchwright.web.site_image`)."""
+    (a mirror's copy, or a locally built one: `benchwright.web.local_suite.image`)."""
     container: str | None = None
     """The container's name; default `webarena_verified_<site>`, as the official CLI names it."""
 

@@ -23,7 +23,7 @@ from benchwright.untrusted_files import (
     parse_untrusted_json,
     read_untrusted_bytes,
 )
-from benchwright.web.config import Site
+from benchwright.web.sites.config import Site
 
 DATASET_FILE = "webarena-verified.json"
 SUBSET_FILES = {"hard": "subsets/webarena-verified-hard.json",
@@ -206,7 +206,7 @@ def select(dataset: WebDataset, task_filter: TaskFilter) -> list[WebTask]:
 
 def load_env_dataset(python: str | None = None) -> WebDataset:
     """The dataset inside the evaluator's environment (built on first use)."""
-    from benchwright.web.evaluator import dataset_dir, evaluator_env
+    from benchwright.web.evaluation.evaluator import dataset_dir, evaluator_env
 
     return load_dataset(dataset_dir(evaluator_env(python)))
 

@@ -13,8 +13,8 @@ import pytest
 from pydantic import ValidationError
 
 from benchwright.errors import InfrastructureError, PrerequisiteError, UserInputError
-from benchwright.web.config import Site, SiteConfig, WebEnvConfig
-from benchwright.web.sites import (
+from benchwright.web.sites.config import Site, SiteConfig, WebEnvConfig
+from benchwright.web.sites.control import (
     Docker,
     SiteState,
     check_site,

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.errors import InfrastructureError, PrerequisiteError, UserInputError
-from benchwright.web.config import Site, WebEnvConfig
+from benchwright.web.sites.config import Site, WebEnvConfig
 
 HTTP_TIMEOUT_S: Final = 3.0
 READY_TIMEOUT_S: Final = 120.0

@@ -36,11 +36,11 @@ from benchwright.stats import (
     proportion_ci,
     verdict_text,
 )
-from benchwright.web.evaluator import EvaluatorIdentity
-from benchwright.web.mismatch import Mismatch
-from benchwright.web.outcomes import Cause, cause_counts
-from benchwright.web.scoring import Amount, Count, TaskMetrics, TaskRow, WebEvalSummary
-from benchwright.web.tasks import Unpassable
+from benchwright.web.evaluation.evaluator import EvaluatorIdentity
+from benchwright.web.evaluation.mismatch import Mismatch
+from benchwright.web.evaluation.outcomes import Cause, cause_counts
+from benchwright.web.evaluation.scoring import Amount, Count, TaskMetrics, TaskRow, WebEvalSummary
+from benchwright.web.evaluation.tasks import Unpassable
 
 REPORT_FORMAT: Final = "benchwright.web-report/2"
 FEW = "†"
@@ -99,7 +99,8 @@ class FailureModes(BaseModel):
     """What went wrong, counted over attempts."""
 
     cause: dict[str, int] = Field(default_factory=dict)
-    """Every attempt's outcome by cause, each of the closed set listed (`web/outcomes.py`):
+    """Every attempt's outcome by cause, each of the closed set listed
+    (`web/evaluation/outcomes.py`):
     passed, wrong answer, step limit, agent error, evaluator error, infrastructure."""
     agent_status: dict[str, int]
     """The status each agent reported (SUCCESS, NOT_FOUND_ERROR, ..., (missing), ...)."""
@@ -222,7 +223,7 @@ class FailingAttempt(BaseModel):
     status: str
     """The evaluator's verdict: failure or error."""
     cause: Cause = Cause.WRONG_ANSWER
-    """Why it did not pass (`web/outcomes.py`)."""
+    """Why it did not pass (`web/evaluation/outcomes.py`)."""
     agent_status: str
     """The status the agent reported."""
     error_msg: str | None = None

@@ -10,8 +10,8 @@ import tarfile
 from pathlib import Path
 
 from benchwright.cli.run_web_cmd import RUNNER_ENV
-from benchwright.web.package import TrialChoice, pick_trial
-from benchwright.web.tasks import WebDataset
+from benchwright.web.evaluation.tasks import WebDataset
+from benchwright.web.submission.package import TrialChoice, pick_trial
 from tests.helpers import run_cli
 from tests.helpers.coding_runs import write_run as write_coding_run
 
@@ -97,7 +97,7 @@ def test_a_local_run_packaged_scores_as_its_chosen_trials(tmp_path: Path) -> Non
 def _with_static_files(task_dir: Path) -> None:
     """The task's HAR with a stylesheet, a script and an image request added (what trimming
     drops), as a browser records them."""
-    from benchwright.web.synthetic import har_entry
+    from benchwright.web.evaluation.synthetic import har_entry
 
     path = task_dir / "network.har"
     log = json.loads(path.read_text())
@@ -115,7 +115,7 @@ def test_official_task_logs_packaged_keep_their_verdicts(tmp_path: Path,
     `create-submission-pkg`; the package re-scores as the logs did. The logs are synthetic, in
     the official layout (the project's tests do not read the shared demo logs; docs/web.md has
     the figures measured on those)."""
-    from benchwright.web.synthetic import build_batch, local_config
+    from benchwright.web.evaluation.synthetic import build_batch, local_config
 
     logs = tmp_path / "logs"
     built = build_batch(logs, dataset, local_config(), per_group=1)[:8]

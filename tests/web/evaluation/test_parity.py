@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from benchwright.sandbox.environments import BuiltEnv
-from benchwright.web.evaluator import EvalStatus, official_cli
-from benchwright.web.scoring import EVAL_RESULT, score_output_dir
-from benchwright.web.synthetic import Intent, build_batch, har, local_config
-from benchwright.web.tasks import TaskType, WebDataset
+from benchwright.web.evaluation.evaluator import EvalStatus, official_cli
+from benchwright.web.evaluation.scoring import EVAL_RESULT, score_output_dir
+from benchwright.web.evaluation.synthetic import Intent, build_batch, har, local_config
+from benchwright.web.evaluation.tasks import TaskType, WebDataset
 
 pytestmark = pytest.mark.e2e  # the official evaluator's CLI, as a subprocess
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchwright.errors import UserInputError
-from benchwright.web.config import DEFAULT_AUTO_LOGIN, Site, load_web_config
+from benchwright.web.sites.config import DEFAULT_AUTO_LOGIN, Site, load_web_config
 
 YAML = """
 sites:

@@ -2,7 +2,7 @@
 official WebArena images (tens of GB) or any registry: the forum (site `reddit`) with an env-ctrl
 endpoint (`benchwright.web.local_suite.site_container`), on top of the default grading image.
 
-    from benchwright.web.site_image import site_image
+    from benchwright.web.local_suite.image import site_image
     image = site_image("podman")       # SiteImage: tag, id, digest, reused
     # sites: {reddit: {url: http://127.0.0.1:9999, image: <image.tag>}} in the web config
 

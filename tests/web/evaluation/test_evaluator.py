@@ -14,8 +14,7 @@ import pytest
 
 from benchwright.errors import InfrastructureError
 from benchwright.sandbox.environments import BuiltEnv
-from benchwright.web.config import WebEnvConfig
-from benchwright.web.evaluator import (
+from benchwright.web.evaluation.evaluator import (
     WORKER_SCRIPT,
     EvalRequest,
     EvalStatus,
@@ -25,8 +24,9 @@ from benchwright.web.evaluator import (
     official_cli,
     workers_for,
 )
-from benchwright.web.synthetic import expected_answer, har, start_entry, write_log
-from benchwright.web.tasks import WebDataset
+from benchwright.web.evaluation.synthetic import expected_answer, har, start_entry, write_log
+from benchwright.web.evaluation.tasks import WebDataset
+from benchwright.web.sites.config import WebEnvConfig
 
 
 def _alive(pid: int) -> bool:
@@ -136,7 +136,7 @@ def test_the_worker_dies_with_its_owner(wv_env: BuiltEnv, tmp_path: Path) -> Non
     owner = textwrap.dedent(f"""
         import os, sys
         from pathlib import Path
-        from benchwright.web.evaluator import EvaluatorProcess
+        from benchwright.web.evaluation.evaluator import EvaluatorProcess
         process = EvaluatorProcess(Path({str(wv_env.python)!r}))
         process.start()
         print(process.pid, flush=True)

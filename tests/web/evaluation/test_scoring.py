@@ -10,9 +10,8 @@ import pytest
 
 from benchwright.errors import UserInputError
 from benchwright.sandbox.environments import BuiltEnv
-from benchwright.web.config import Site, SiteConfig, WebEnvConfig
-from benchwright.web.evaluator import EvalStatus, EvaluatorProcess
-from benchwright.web.scoring import (
+from benchwright.web.evaluation.evaluator import EvalStatus, EvaluatorProcess
+from benchwright.web.evaluation.scoring import (
     EVAL_RESULT,
     SUMMARY,
     ErrorOrigin,
@@ -21,8 +20,9 @@ from benchwright.web.scoring import (
     load_summary,
     score_output_dir,
 )
-from benchwright.web.synthetic import expected_answer, har, start_entry, write_log
-from benchwright.web.tasks import WebDataset
+from benchwright.web.evaluation.synthetic import expected_answer, har, start_entry, write_log
+from benchwright.web.evaluation.tasks import WebDataset
+from benchwright.web.sites.config import Site, SiteConfig, WebEnvConfig
 
 
 @pytest.fixture(scope="module")

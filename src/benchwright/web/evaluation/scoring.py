@@ -45,8 +45,7 @@ from benchwright.untrusted_files import (
     read_untrusted_text,
 )
 from benchwright.version import __version__
-from benchwright.web.config import ENV_PREFIX, ENV_SUFFIX, WebEnvConfig
-from benchwright.web.evaluator import (
+from benchwright.web.evaluation.evaluator import (
     WORKER_SCRIPT,
     EvalRequest,
     EvalStatus,
@@ -56,9 +55,16 @@ from benchwright.web.evaluator import (
     evaluator_env,
     workers_for,
 )
-from benchwright.web.mismatch import Mismatch, mismatches
-from benchwright.web.outcomes import Cause, cause_of
-from benchwright.web.tasks import TaskType, Unpassable, WebDataset, WebTask, load_env_dataset
+from benchwright.web.evaluation.mismatch import Mismatch, mismatches
+from benchwright.web.evaluation.outcomes import Cause, cause_of
+from benchwright.web.evaluation.tasks import (
+    TaskType,
+    Unpassable,
+    WebDataset,
+    WebTask,
+    load_env_dataset,
+)
+from benchwright.web.sites.config import ENV_PREFIX, ENV_SUFFIX, WebEnvConfig
 
 Count = Annotated[int, Field(ge=0)]
 """A count read back from a file: never negative."""
@@ -168,7 +174,7 @@ class TaskMetrics(BaseModel):
     schema), when a benchwright run wrote the file; shown with the failing attempts."""
     trial_status: str | None = None
     """How the trial ended (step_limit, agent_error, ...), when a benchwright run wrote the
-    file: part of the attempt's cause (`web/outcomes.py`)."""
+    file: part of the attempt's cause (`web/evaluation/outcomes.py`)."""
 
 
 class TaskUnit(BaseModel):
@@ -263,7 +269,7 @@ class TaskRow(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def cause(self) -> Cause:
-        """Why it scored what it did: one of the closed set of `web/outcomes.py`."""
+        """Why it scored what it did: one of the closed set of `web/evaluation/outcomes.py`."""
         return cause_of(self.score, self.error_origin,
                         self.metrics.trial_status if self.metrics else None, self.agent_status)
 

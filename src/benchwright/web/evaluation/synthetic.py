@@ -19,9 +19,9 @@ from urllib.parse import urlencode
 from pydantic import BaseModel
 
 from benchwright.fileio import write_json_atomic
-from benchwright.web.config import Site, SiteConfig, WebEnvConfig
-from benchwright.web.scoring import AGENT_RESPONSE, NETWORK_HAR
-from benchwright.web.tasks import TaskType, WebDataset, WebTask
+from benchwright.web.evaluation.scoring import AGENT_RESPONSE, NETWORK_HAR
+from benchwright.web.evaluation.tasks import TaskType, WebDataset, WebTask
+from benchwright.web.sites.config import Site, SiteConfig, WebEnvConfig
 
 LOCAL_PORTS: Final = {Site.SHOPPING: "7770", Site.SHOPPING_ADMIN: "7780/admin",
                       Site.REDDIT: "9999", Site.GITLAB: "8023", Site.WIKIPEDIA: "8888",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchwright.web.mismatch import expectations
-from benchwright.web.outcomes import CAUSES, Cause, cause_counts, cause_of
+from benchwright.web.evaluation.mismatch import expectations
+from benchwright.web.evaluation.outcomes import CAUSES, Cause, cause_counts, cause_of
 
 
 @pytest.mark.parametrize(("score", "origin", "trial", "agent", "cause"), [

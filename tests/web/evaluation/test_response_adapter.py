@@ -14,9 +14,8 @@ import pytest
 from benchwright.sandbox.environments import BuiltEnv
 from benchwright.testing.fake_llm import FakeLLMServer
 from benchwright.testing.script import Script
-from benchwright.web.config import WebEnvConfig
-from benchwright.web.evaluator import EvalRequest, EvalStatus, EvaluatorProcess
-from benchwright.web.response_adapter import (
+from benchwright.web.evaluation.evaluator import EvalRequest, EvalStatus, EvaluatorProcess
+from benchwright.web.evaluation.response_adapter import (
     AnswerInput,
     OutcomeKind,
     ParseMethod,
@@ -24,9 +23,10 @@ from benchwright.web.response_adapter import (
     adapt,
     parse_items,
 )
+from benchwright.web.evaluation.synthetic import har, start_entry
+from benchwright.web.evaluation.tasks import TaskType, WebDataset, WebTask
 from benchwright.web.runs.extraction import ExtractorConfig, LLMExtractor
-from benchwright.web.synthetic import har, start_entry
-from benchwright.web.tasks import TaskType, WebDataset, WebTask
+from benchwright.web.sites.config import WebEnvConfig
 
 S = {"type": "string"}
 N = {"type": "number"}

@@ -1,0 +1,1 @@
+"""One checkpoint graded by pytest in the sandbox (see README.md)."""

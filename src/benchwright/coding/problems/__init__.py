@@ -1,0 +1,1 @@
+"""What a coding problem is and how it is read (see README.md)."""

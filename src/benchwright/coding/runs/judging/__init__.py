@@ -1,0 +1,1 @@
+"""The LLM judge over a coding run or checkpoint (see README.md)."""

@@ -1,0 +1,1 @@
+"""`problems validate`: reference solutions graded under varied conditions (see README.md)."""

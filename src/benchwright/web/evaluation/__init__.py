@@ -1,0 +1,1 @@
+"""Web scoring offline by the official evaluator (see README.md)."""

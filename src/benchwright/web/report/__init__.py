@@ -1,0 +1,1 @@
+"""The web track's report (see README.md)."""

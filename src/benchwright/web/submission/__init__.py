@@ -1,0 +1,1 @@
+"""`web package`: a run as the official submission package (see README.md)."""
