@@ -32,9 +32,11 @@ from tests.helpers.bad_input_probes import (  # noqa: E402
     RUN,
     WEB_RUN,
     Probe,
+    edit_line,
     finished_coding_run,
     finished_web_run,
     problem,
+    repeat_line,
     run_probe,
 )
 
@@ -54,31 +56,6 @@ Section = list[Probe]
 def _config(old: str, new: str) -> dict[str, object]:
     assert old in QUICK_CONFIG, old
     return problem({"config.yaml": QUICK_CONFIG.replace(old, new)})
-
-
-def _line(number: int, change: dict[str, object]) -> Callable[[Path], None]:
-    """Edit line `number` of a copied journal (a dotted key reaches in; "" replaces the text)."""
-    def edit(path: Path) -> None:
-        lines = path.read_text().splitlines()
-        if "" in change:
-            lines[number - 1] = str(change[""])
-        else:
-            record = json.loads(lines[number - 1])
-            for key, value in change.items():
-                *parents, leaf = key.split(".")
-                node = record
-                for part in parents:
-                    node = node[part]
-                node[leaf] = value
-            lines[number - 1] = json.dumps(record)
-        path.write_text("\n".join(lines) + "\n")
-    return edit
-
-
-def _repeat(number: int) -> Callable[[Path], None]:
-    def edit(path: Path) -> None:
-        path.write_text(path.read_text() + path.read_text().splitlines()[number - 1] + "\n")
-    return edit
 
 
 def _manifest(change: dict[str, object]) -> Callable[[Path], None]:
@@ -173,15 +150,15 @@ def files_read_back() -> Section:
 
 def run_folders() -> Section:
     coding: list[tuple[str, dict[str, object], str]] = [
-        ("duplicate-line", {JOURNAL: _repeat(1)}, "repeats"),
-        ("negative-count", {JOURNAL: _line(1, {"counts.Core.passed": -1})}, "line 1"),
-        ("passed-over-total", {JOURNAL: _line(2, {"counts.Core.passed": 99})}, "line 2"),
-        ("negative-tokens", {JOURNAL: _line(1, {"agent.usage.input_tokens": -5})}, "negative"),
-        ("nan-cost", {JOURNAL: _line(1, {"": '{"format": "benchwright.checkpoint/1", '
+        ("duplicate-line", {JOURNAL: repeat_line(1)}, "repeats"),
+        ("negative-count", {JOURNAL: edit_line(1, {"counts.Core.passed": -1})}, "line 1"),
+        ("passed-over-total", {JOURNAL: edit_line(2, {"counts.Core.passed": 99})}, "line 2"),
+        ("negative-tokens", {JOURNAL: edit_line(1, {"agent.usage.input_tokens": -5})}, "negative"),
+        ("nan-cost", {JOURNAL: edit_line(1, {"": '{"format": "benchwright.checkpoint/1", '
                                              '"cost": NaN}'})}, "finite"),
-        ("other-problem", {JOURNAL: _line(1, {"problem": "other"})}, "'other'"),
-        ("other-trial", {JOURNAL: _line(1, {"trial": 2})}, "trial 2"),
-        ("newer-format", {JOURNAL: _line(1, {"format": "benchwright.checkpoint/2"})}, "newer"),
+        ("other-problem", {JOURNAL: edit_line(1, {"problem": "other"})}, "'other'"),
+        ("other-trial", {JOURNAL: edit_line(1, {"trial": 2})}, "trial 2"),
+        ("newer-format", {JOURNAL: edit_line(1, {"format": "benchwright.checkpoint/2"})}, "newer"),
         ("manifest-trials-true", {"r/manifest.json": _manifest({"trials": True})}, "trials"),
         ("manifest-no-problems", {"r/manifest.json": _manifest({"problems": []})}, "problems"),
         ("manifest-agent-unknown", {"r/manifest.json": _manifest({"agent": "nope"})}, "agent"),
@@ -192,11 +169,11 @@ def run_folders() -> Section:
     probes = [Probe(f"{cmd}-{name}", argv, {"r": RUN, **files}, fragment)
               for name, files, fragment in coding for cmd, argv in commands.items()]
     web: list[tuple[str, Callable[[Path], None], str]] = [
-        ("duplicate-line", _repeat(1), "repeats"),
-        ("unknown-task", _line(1, {"task_id": 99999}), "99999"),
-        ("unknown-status", _line(1, {"status": "nope"}), "status"),
-        ("negative-steps", _line(1, {"steps": -1}), "negative"),
-        ("trial-word", _line(1, {"trial": "one"}), "trial")]
+        ("duplicate-line", repeat_line(1), "repeats"),
+        ("unknown-task", edit_line(1, {"task_id": 99999}), "99999"),
+        ("unknown-status", edit_line(1, {"status": "nope"}), "status"),
+        ("negative-steps", edit_line(1, {"steps": -1}), "negative"),
+        ("trial-word", edit_line(1, {"trial": "one"}), "trial")]
     web_commands = {"resume": ["run", "web", "--resume", "{tmp}/w"],
                     "eval": ["eval", "{tmp}/w"], "report": ["report", "{tmp}/w"]}
     return probes + [Probe(f"web-{cmd}-{name}", argv, {"w": WEB_RUN, WEB_JOURNAL: edit},

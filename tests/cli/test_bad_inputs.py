@@ -16,7 +16,7 @@ import pytest
 
 import benchwright
 from tests.helpers import FIXTURES
-from tests.helpers.bad_input_probes import Probe
+from tests.helpers.bad_input_probes import Probe, edit_line, repeat_line
 from tests.helpers.bad_input_probes import verdict as _verdict
 
 SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
@@ -475,50 +475,23 @@ def _web_run_probes() -> list[Probe]:
             if not (cmd != "resume" and name == "trial-is-file")]
 
 
-def _line(number: int, change: dict[str, object]) -> object:
-    """A file entry that edits line `number` (from 1) of a copied journal: `change` is merged
-    into the record (a dotted key reaches into it); `{"": ...}` replaces the line's text."""
-    def edit(path: Path) -> None:
-        lines = path.read_text().splitlines()
-        if "" in change:
-            lines[number - 1] = str(change[""])
-        else:
-            record = json.loads(lines[number - 1])
-            for key, value in change.items():
-                *parents, leaf = key.split(".")
-                node = record
-                for part in parents:
-                    node = node[part]
-                node[leaf] = value
-            lines[number - 1] = json.dumps(record)
-        path.write_text("\n".join(lines) + "\n")
-    return edit
-
-
-def _repeat(number: int) -> object:
-    """A file entry that appends line `number` of a copied journal again."""
-    def edit(path: Path) -> None:
-        path.write_text(path.read_text() + path.read_text().splitlines()[number - 1] + "\n")
-    return edit
-
-
 def _record_probes() -> list[Probe]:
     """Run folders whose records were edited or duplicated (issue 26): each is refused with one
     line naming the file (and the line), never read as a figure."""
     journal = "r/quick/trial_1/journal.jsonl"
     coding: list[tuple[str, dict[str, object], str]] = [
-        ("duplicate-line", {journal: _repeat(1)}, "line 5: repeats"),
-        ("negative-count", {journal: _line(1, {"counts.Core.passed": -1})}, "line 1"),
-        ("passed-over-total", {journal: _line(2, {"counts.Core.passed": 99})}, "line 2"),
-        ("negative-tokens", {journal: _line(1, {"agent.usage.input_tokens": -5})}, "negative"),
-        ("nan-cost", {journal: _line(1, {"": '{"format": "benchwright.checkpoint/1", '
+        ("duplicate-line", {journal: repeat_line(1)}, "line 5: repeats"),
+        ("negative-count", {journal: edit_line(1, {"counts.Core.passed": -1})}, "line 1"),
+        ("passed-over-total", {journal: edit_line(2, {"counts.Core.passed": 99})}, "line 2"),
+        ("negative-tokens", {journal: edit_line(1, {"agent.usage.input_tokens": -5})}, "negative"),
+        ("nan-cost", {journal: edit_line(1, {"": '{"format": "benchwright.checkpoint/1", '
                                              '"cost": NaN}'})}, "finite"),
-        ("other-problem", {journal: _line(1, {"problem": "other"})}, "'other'"),
-        ("other-trial", {journal: _line(1, {"trial": 2})}, "trial 2"),
-        ("trial-true", {journal: _line(1, {"trial": True})}, "trial"),
-        ("newer-format", {journal: _line(1, {"format": "benchwright.checkpoint/2"})}, "newer"),
-        ("garbage-line", {journal: _line(2, {"": "not json"})}, "line 2"),
-        ("backwards", {journal: _line(2, {"index": 1})}, "line 2"),
+        ("other-problem", {journal: edit_line(1, {"problem": "other"})}, "'other'"),
+        ("other-trial", {journal: edit_line(1, {"trial": 2})}, "trial 2"),
+        ("trial-true", {journal: edit_line(1, {"trial": True})}, "trial"),
+        ("newer-format", {journal: edit_line(1, {"format": "benchwright.checkpoint/2"})}, "newer"),
+        ("garbage-line", {journal: edit_line(2, {"": "not json"})}, "line 2"),
+        ("backwards", {journal: edit_line(2, {"index": 1})}, "line 2"),
         ("manifest-trials-true", {"r/manifest.json": "trials=true"}, "trials"),
         ("manifest-no-problems", {"r/manifest.json": "problems=[]"}, "problems"),
         ("manifest-agent-unknown", {"r/manifest.json": "agent=nope"}, "agent"),
@@ -531,13 +504,13 @@ def _record_probes() -> list[Probe]:
               for name, files, fragment in coding for cmd, argv in commands.items()
               if not (cmd != "eval" and name == "diff-deep")]  # read by eval's export
     web: list[tuple[str, object, str]] = [
-        ("duplicate-line", _repeat(1), "line 3: repeats"),
-        ("unknown-task", _line(1, {"task_id": 99999}), "99999"),
-        ("unknown-status", _line(1, {"status": "nope"}), "status"),
-        ("negative-steps", _line(1, {"steps": -1}), "negative"),
-        ("trial-word", _line(1, {"trial": "one"}), "trial"),
-        ("trial-unplanned", _line(1, {"trial": 7}), "trial"),
-        ("newer-format", _line(1, {"format": "benchwright.web-trial/2"}), "newer")]
+        ("duplicate-line", repeat_line(1), "line 3: repeats"),
+        ("unknown-task", edit_line(1, {"task_id": 99999}), "99999"),
+        ("unknown-status", edit_line(1, {"status": "nope"}), "status"),
+        ("negative-steps", edit_line(1, {"steps": -1}), "negative"),
+        ("trial-word", edit_line(1, {"trial": "one"}), "trial"),
+        ("trial-unplanned", edit_line(1, {"trial": 7}), "trial"),
+        ("newer-format", edit_line(1, {"format": "benchwright.web-trial/2"}), "newer")]
     web_commands = {"resume": ["run", "web", "--resume", "{tmp}/w"],
                     "eval": ["eval", "{tmp}/w"], "report": ["report", "{tmp}/w"]}
     probes += [Probe(f"records-web-{cmd}-{name}", argv,

@@ -6,10 +6,12 @@ and nothing left at `{tmp}/o` (no run folder)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -162,3 +164,30 @@ def _cli(argv: list[str], extra: dict[str, str]) -> None:
     done = subprocess.run([sys.executable, "-m", "benchwright", *argv], capture_output=True,
                           text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stderr
+
+
+def edit_line(number: int, change: dict[str, object]) -> Callable[[Path], None]:
+    """A file entry that edits line `number` (from 1) of a copied journal: `change` is merged
+    into the record (a dotted key reaches into it); `{"": ...}` replaces the line's text."""
+    def edit(path: Path) -> None:
+        lines = path.read_text().splitlines()
+        if "" in change:
+            lines[number - 1] = str(change[""])
+        else:
+            record = json.loads(lines[number - 1])
+            for key, value in change.items():
+                *parents, leaf = key.split(".")
+                node = record
+                for part in parents:
+                    node = node[part]
+                node[leaf] = value
+            lines[number - 1] = json.dumps(record)
+        path.write_text("\n".join(lines) + "\n")
+    return edit
+
+
+def repeat_line(number: int) -> Callable[[Path], None]:
+    """A file entry that appends line `number` of a copied journal again."""
+    def edit(path: Path) -> None:
+        path.write_text(path.read_text() + path.read_text().splitlines()[number - 1] + "\n")
+    return edit
