@@ -11,6 +11,7 @@ it starts bubblewrap, Chromium, Ray, the CLI or a container engine without the t
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,6 +42,15 @@ def pytest_configure(config: pytest.Config) -> None:
     # developer's plain `pytest`) does not stop on --strict-markers
     config.addinivalue_line("markers", "xdist_group(name): tests that run on one xdist worker")
     PROCESSES.install()
+    _restore_sigint()
+
+
+def _restore_sigint() -> None:
+    """A suite started in the background of a non-interactive shell (`cmd &`, nohup) inherits
+    SIGINT ignored, and so would every CLI a test starts: the Ctrl-C tests would then see a run
+    that cannot be interrupted. Tests start from the default, however the suite was started."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _fixture_funcs(item: pytest.Item) -> list[object]:

@@ -12,15 +12,16 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests.helpers.peak_memory import PROBE_SOURCE
 from tests.helpers.problems import CONFTEST
 
 # The harness in-process, reporting its own peak RSS and write() bytes when it exits.
-_PROBE = """
-import atexit, json, os, resource, runpy, sys
+_PROBE = PROBE_SOURCE + """
+import atexit, json, os, runpy, sys
 def report():
     io = dict(line.split(": ") for line in open("/proc/self/io").read().splitlines())
     with open(os.environ["FLOOD_STATS"], "w") as out:
-        json.dump({"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        json.dump({"peak_rss_mb": peak_rss_mb(),
                    "wchar_mb": int(io["wchar"]) / 2**20}, out)
 atexit.register(report)
 sys.argv = ["benchwright", *sys.argv[1:]]

@@ -7,19 +7,24 @@ tampered) and records what it cut. Prints both figures (`pytest -s`)."""
 from __future__ import annotations
 
 import json
-import resource
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.output_flood import flood_problem, flood_workspace, grade_measured
+from tests.helpers.peak_memory import peak_rss_mb, reset_peak
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.e2e]
 
 
 def test_output_amplification_keeps_the_harness_bounded(tmp_path: Path) -> None:
     problem = flood_problem(tmp_path, 23)
+    # The harness is started from this process: 400 MB resident here must not count as its own
+    # (ru_maxrss would carry it across exec; see tests.helpers.peak_memory).
+    ballast = bytearray(400 << 20)
+    ballast[::4096] = b"x" * len(range(0, len(ballast), 4096))
     figures = grade_measured(problem, flood_workspace(tmp_path, "flood", 10), tmp_path / "out")
+    del ballast
     print(f"\noutput flood (10 MB x 23 messages): harness peak RSS {figures['peak_rss_mb']:.1f} MB,"
           f" wrote {figures['wchar_mb']:.1f} MB (write()), --out {figures['out_mb']:.1f} MB;"
           f" cut {figures['cut']}")
@@ -49,11 +54,11 @@ def test_a_mini_agent_command_printing_a_gigabyte_costs_the_harness_what_it_keep
                        workspace=tmp_path / "ws", prompt="do it", prompt_file=tmp_path / "p.txt",
                        is_continuation=False, artifacts_dir=tmp_path / "agent")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-unit-test-key")
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    before = reset_peak()
     with FakeLLMServer(script) as server:
         settings = AgentSettings(base_url=f"{server.base_url}/v1", retry_backoff_s=0)
         MiniAgent("fake", settings, get_runtime(), Limits(), resolve_python(None)).act(ctx)
-    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before
+    grown = peak_rss_mb() - before
     print(f"\nmini agent, a command printing 1 GB: harness peak RSS grew {grown:.1f} MB")
     steps = json.loads((tmp_path / "agent" / "trajectory.json").read_text())["steps"]
     output = next(s for s in steps if s["tool_results"])["tool_results"][0]["output"]
@@ -76,9 +81,9 @@ def test_a_gigabyte_agent_log_is_swept_for_keys_in_chunks(tmp_path: Path) -> Non
         for _ in range(300):
             out.write(block)
         out.write(key.encode() + b"\n")
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    before = reset_peak()
     assert redactor.file(log)
-    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before
+    grown = peak_rss_mb() - before
     print(f"\nredacting a 304 MB log: harness peak RSS grew {grown:.1f} MB")
     found = marks = 0
     with log.open("rb") as swept:
