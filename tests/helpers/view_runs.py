@@ -6,8 +6,9 @@ them, bundles them and opens them in a headless Chromium, the system's, through 
   fails at checkpoint 1, so its tests' output holds the script too);
 - `web_a`, `web_b`: four local-suite tasks through the fake trial runner; in `web_a` the agent's
   answer, its last step and one HAR response hold the planted script, and `eval` re-scores it;
-- `cf_chain`, `cf_ref`: kv_server with a `command` agent that breaks code it inherited from
-  itself (tests/fixtures/counterfactual/sloppy_agent.sh), from chain and from reference starts;
+- `cf_chain`, `cf_ref`: the bundled problems with a `command` agent that breaks code it
+  inherited from itself (tests/fixtures/counterfactual/sloppy_agent.sh), from chain and from
+  reference starts;
 - `judged`: a copy of `oracle` whose ledger_cli (not kv_server) is judged by `metrics judge`
   against the fake LLM server, with scripted flags (one flag's explanation holds the planted
   script).
@@ -24,8 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchwright.testing import FakeLLMServer, Script
-from tests.helpers import FIXTURES, run_cli
+from tests.helpers import run_cli
+from tests.helpers.shared_runs import bundled_oracle_run, sloppy_run
 from tests.helpers.tiers import starts
 
 XSS = "<script>document.title='pwned'</script>"
@@ -85,7 +89,6 @@ def plant(trial: Path) -> None:
     (trial / "network.har").write_text(json.dumps(har))
 
 
-SLOPPY = FIXTURES / "counterfactual" / "sloppy_agent.sh"
 JUDGE_KEY_ENV = "VIEW_JUDGE_KEY"
 JUDGE_COST = 0.01
 """Cost of one judge call, as the fake server reports it."""
@@ -125,31 +128,23 @@ def judge_run(run: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
-def sloppy_run(root: Path, name: str, *args: str) -> str:
-    from benchwright.coding.problems.examples import examples_dir
-
-    problems = examples_dir()
-    return coding_run(root, name, "--agent", "command", "--agent-command",
-                   f"bash {SLOPPY} {problems}", "--agent-mount", str(SLOPPY),
-                   "--agent-mount", str(problems), "--no-metrics", "--problem", "kv_server",
-                   *args)
-
-
 @starts("e2e", "sandbox")
-def make_runs(root: Path) -> Runs:
-    """The session's run folders, made under `root` (a new folder) by the real CLI."""
+def make_runs(root: Path, factory: pytest.TempPathFactory) -> Runs:
+    """The session's run folders, made under `root` (a new folder) by the real CLI; `oracle`,
+    `cf_chain` and `cf_ref` are copies of runs other test modules share (tests.helpers.
+    shared_runs: made once per test session)."""
     root.mkdir()
     script = root.parent / "evil.sh"
     script.write_text(EVIL_AGENT)
     made = Runs(root=root, oracle=root / "oracle", evil=root / "evil", web_a=root / "web_a",
                 web_b=root / "web_b", cf_chain=root / "cf_chain", cf_ref=root / "cf_ref",
                 judged=root / "judged")
-    made.stderr["oracle"] = coding_run(root, "oracle", "--agent", "oracle")
+    bundled_oracle_run(factory)[0].rename(made.oracle)
     made.stderr["evil"] = coding_run(root, "evil", "--agent", "command", "--agent-command",
                                   f"sh {script}", "--agent-mount", str(script),
                                   "--problem", "ledger_cli")
-    made.stderr["cf_chain"] = sloppy_run(root, "cf_chain")
-    made.stderr["cf_ref"] = sloppy_run(root, "cf_ref", "--start-from", "reference")
+    sloppy_run(factory).rename(made.cf_chain)
+    sloppy_run(factory, "--start-from", "reference").rename(made.cf_ref)
     shutil.copytree(made.oracle, made.judged, symlinks=True)
     judge_run(made.judged)
     made.stderr["web_a"] = web_run(root, "web_a")

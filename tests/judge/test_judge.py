@@ -36,6 +36,7 @@ from benchwright.coding.runs.layout import RunLayout
 from benchwright.judge.rubric import load_rubric
 from benchwright.testing import FakeLLMServer, Script
 from tests.helpers import run_cli
+from tests.helpers.shared_runs import bundled_oracle_run
 
 pytestmark = pytest.mark.sandbox
 KEY_ENV, KEY = "JUDGE_CREDENTIAL_VAR", "judge-secret-value-0123456789"
@@ -58,10 +59,9 @@ CP2_CARRIED = [("comment_restates_code", 20, 22), ("duplicated_rule", 205, 207),
 
 @pytest.fixture(scope="module")
 def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("oracle") / "run"
-    done = run_cli("run", "coding", "--agent", "oracle", "--out", str(out), "--json")
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["n_checkpoints"] == 6
+    """The oracle over both bundled problems, with metrics: made once per test session."""
+    out, summary = bundled_oracle_run(tmp_path_factory)
+    assert summary["n_checkpoints"] == 6
     return out
 
 

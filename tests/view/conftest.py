@@ -16,7 +16,7 @@ from tests.helpers.view_runs import CHROMIUM, Page, Runs, make_runs
 
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
-    return make_runs(tmp_path_factory.mktemp("view") / "runs")
+    return make_runs(tmp_path_factory.mktemp("view") / "runs", tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

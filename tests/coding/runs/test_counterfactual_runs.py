@@ -19,9 +19,9 @@ from benchwright.coding.runs import journal
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.starts import no_reference
 from tests.helpers import FIXTURES, run_cli
+from tests.helpers.shared_runs import sloppy_run
 
 pytestmark = pytest.mark.sandbox
-SLOPPY = FIXTURES / "counterfactual" / "sloppy_agent.sh"
 QUICK = FIXTURES / "runs" / "quick"
 
 
@@ -32,19 +32,11 @@ def _run(*args: str) -> dict[str, Any]:
     return result
 
 
-def _sloppy(out: Path, *extra: str) -> dict[str, Any]:
-    problems = examples_dir()
-    return _run("--agent", "command", "--agent-command", f"bash {SLOPPY} {problems}",
-                "--agent-mount", str(SLOPPY), "--agent-mount", str(problems), "--no-metrics",
-                "--out", str(out), *extra)
-
-
 @pytest.fixture(scope="module")
 def sloppy_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("sloppy")
-    _sloppy(root / "chain")
-    _sloppy(root / "reference", "--start-from", "reference")
-    return root / "chain", root / "reference"
+    """The sloppy agent from chain and from reference starts (made once per test session:
+    tests/view shows them too), this module's own copies."""
+    return sloppy_run(tmp_path_factory), sloppy_run(tmp_path_factory, "--start-from", "reference")
 
 
 def test_the_oracle_from_reference_starts_solves_every_checkpoint(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import yaml
 from benchwright.coding.runs.models import RunResult
 from benchwright.version import __version__
 from tests.helpers import run_cli
+from tests.helpers.shared_runs import bundled_oracle_run
 
 pytestmark = pytest.mark.sandbox
 
@@ -80,11 +81,9 @@ CONFIG_KEYS = {"agent_config_path", "agent", "environment_config_path", "environ
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An oracle run of both bundled problems, in the default folder (no --out)."""
-    cwd = tmp_path_factory.mktemp("scbench")
-    done = run_cli("run", "coding", "--json", cwd=cwd)
-    assert done.returncode == 0, done.stderr
-    [found] = (cwd / "benchwright-out" / "runs").glob("*/*")
+    """An oracle run of both bundled problems, in the default folder (no --out): made once per
+    test session (tests/judge uses it too), this module's own copy."""
+    found, _summary = bundled_oracle_run(tmp_path_factory)
     return found
 
 
