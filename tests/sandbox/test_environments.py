@@ -49,6 +49,19 @@ def test_interpreter_resolution() -> None:
         resolve_python("2.1")
 
 
+@pytest.mark.sandbox
+def test_our_environments_come_compiled_a_submissions_does_not(cache: Path) -> None:
+    """The test environment starts for every grading, read-only: its bytecode is made once, at
+    install. A submission's is installed as pip would (no start of its python at build)."""
+    python = resolve_python(None)
+    ours = ensure_env("tests", python, ["six==1.16.0"])
+    assert list(ours.path.glob("lib/python*/site-packages/__pycache__/six.*.pyc"))
+    source = cache.parent / "ws"
+    source.mkdir()
+    theirs = ensure_env("solution", python, ["six==1.16.0"], source=source)
+    assert not list(theirs.path.glob("lib/python*/site-packages/__pycache__/six.*.pyc"))
+
+
 @pytest.mark.sandbox  # environments are built in the sandbox
 def test_built_once_then_reused(cache: Path) -> None:
     python = resolve_python(None)

@@ -33,7 +33,8 @@ _DROPPED = ("UV_CACHE_DIR", "UV_PYTHON_INSTALL_DIR", "UV_TOOL_DIR", "UV_CONFIG_F
 _SCRIPT = """
 "$1" venv --quiet --python "$2" "$3" || exit 10
 if [ -s /tmp/requirements.in ]; then
-  "$1" pip install --quiet --python "$3/bin/python" -r /tmp/requirements.in || exit 11
+  "$1" pip install --quiet ${4:+--compile-bytecode} --python "$3/bin/python" \\
+    -r /tmp/requirements.in || exit 11
 fi
 "$1" pip freeze --python "$3/bin/python" || exit 12
 """
@@ -46,11 +47,12 @@ class SandboxedBuild:
     """One build: a private scratch folder, the mounts, the environment, the three steps."""
 
     def __init__(self, path: Path, interpreter: Interpreter, source: Path | None = None,
-                 named: Sequence[str] = (), runtime: Runtime | None = None) -> None:
+                 named: Sequence[str] = (), runtime: Runtime | None = None,
+                 compiled: bool = False) -> None:
         """`named`: the paths of the submission's folder `source` its requirements name
         (`localpaths.named_paths`); the build sees those and nothing else of it. `runtime`: a
-        container runtime to build in (None: bubblewrap)."""
-        self.path, self.interpreter = path, interpreter
+        container runtime to build in (None: bubblewrap). `compiled`: install with bytecode."""
+        self.path, self.interpreter, self.compiled = path, interpreter, compiled
         self.source = source if named else None
         self.visible = [source / rel for rel in named] if source is not None else []
         self.runtime: Runtime = runtime or BwrapRuntime()
@@ -66,7 +68,7 @@ class SandboxedBuild:
             (self.scratch / "tmp" / "requirements.in").write_text(
                 "".join(f"{line}\n" for line in requirements))
             argv = ["/bin/sh", "-c", _SCRIPT, "build", uv, str(self.interpreter.executable),
-                    str(self.path)]
+                    str(self.path), "1" if self.compiled else ""]
             if not requirements:  # nothing to download: no network at all
                 return self._run(argv, uv, None).splitlines()
             with bridged(index_endpoints(), self.interpreter.executable) as bridge:
