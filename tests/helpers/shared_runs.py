@@ -164,3 +164,19 @@ def sloppy_run(factory: pytest.TempPathFactory, *extra: str) -> Path:
                       *extra, "--json")
     assert made.returncode == 0, made.stderr
     return made.folder / "run"
+
+
+@starts("e2e", "sandbox")
+def quick_finished_run(factory: pytest.TempPathFactory) -> Path:
+    """A finished oracle run of the `quick` fixture problem (one trial, no metrics), made from a
+    copy of it in the build folder (`problems/quick`; the run folder is `r`): the caller's copy
+    of the run folder. Its manifest names the build folder's problems, which nobody writes."""
+    def build(folder: Path) -> dict[str, Any]:
+        shutil.copytree(FIXTURES / "runs" / "quick", folder / "problems" / "quick")
+        done = run_cli("run", "coding", "--problems-dir", str(folder / "problems"),
+                       "--no-metrics", "--out", str(folder / "r"))
+        return {"returncode": done.returncode, "stderr": done.stderr}
+
+    copy, made = shared_folder(factory, "quick-finished-run", build)
+    assert made["returncode"] == 0, made["stderr"]
+    return copy / "r"

@@ -15,6 +15,7 @@ import pytest
 
 import benchwright
 from tests.helpers import FIXTURES
+from tests.helpers.shared_runs import quick_finished_run
 
 SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
 LIMIT_S = 30
@@ -91,13 +92,9 @@ def test_run_web_refuses_a_hostile_prompt_before_the_run(tmp_path: Path, name: s
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real, finished run of the `quick` fixture problem (oracle agent)."""
-    root = tmp_path_factory.mktemp("run")
-    shutil.copytree(FIXTURES / "runs" / "quick", root / "problems" / "quick")
-    done = _cli(["run", "coding", "--problems-dir", str(root / "problems"), "--no-metrics",
-                 "--out", str(root / "r")], cwd=root)
-    assert done.returncode == 0, done.stderr
-    return root / "r"
+    """A real, finished run of the `quick` fixture problem (oracle agent), made once per test
+    session (tests.helpers.shared_runs), this module's own copy."""
+    return quick_finished_run(tmp_path_factory)
 
 
 @pytest.mark.e2e
