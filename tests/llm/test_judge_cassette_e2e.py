@@ -15,6 +15,7 @@ import pytest
 
 from benchwright.testing import FakeLLMServer, Script
 from tests.helpers import run_cli
+from tests.helpers.shared_runs import bundled_oracle_run
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.e2e]
 KEY_ENV, KEY = "JUDGE_CREDENTIAL_VAR", "judge-secret-value-5e1f0a9c2d7b"
@@ -34,8 +35,8 @@ def judge_script() -> Script:
 def judge(run: Path, base_url: str, env: dict[str, str], *options: str
           ) -> subprocess.CompletedProcess[str]:
     return run_cli("metrics", "judge", str(run), "--model", "fake-judge", "--base-url",
-                   f"{base_url}/v1", "--retry-backoff", "0", "--retries", "0", "--json",
-                   *options, env=env)
+                   f"{base_url}/v1", "--retry-backoff", "0", "--retries", "0",
+                   "--problem", "ledger_cli", "--json", *options, env=env)
 
 
 def rubric(run: Path) -> list[list[dict[str, Any]]]:
@@ -45,10 +46,9 @@ def rubric(run: Path) -> list[list[dict[str, Any]]]:
 
 @pytest.fixture(scope="module")
 def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("oracle") / "run"
-    done = run_cli("run", "coding", "--agent", "oracle", "--problem", "ledger_cli", "--out",
-                   str(out), "--no-metrics", "--json")
-    assert done.returncode == 0, done.stderr
+    """The oracle over the bundled problems, made once per test session (tests/judge and
+    others use it too); judged here for ledger_cli only (`--problem ledger_cli`)."""
+    out, _summary = bundled_oracle_run(tmp_path_factory)
     return out
 
 
