@@ -152,9 +152,8 @@ SLOPPY = FIXTURES / "counterfactual" / "sloppy_agent.sh"
 def sloppy_run(factory: pytest.TempPathFactory, *extra: str) -> Path:
     """A `command` agent that breaks code it inherited from itself (SLOPPY) over both bundled
     problems, no metrics, with these extra options (`--start-from reference`): the caller's copy
-    of the run folder. tests/coding/runs/test_counterfactual_runs.py and tests/view (whose runs
-    were of kv_server alone: its tests compare what the viewer shows with the CLI's report of
-    the same runs, whatever problems they hold) share them."""
+    of the run folder (tests/coding/runs/test_counterfactual_runs.py's runs; tests/view's are of
+    kv_server alone: its tests work out that head-to-head by hand)."""
     from benchwright.coding.problems.examples import examples_dir
 
     problems = examples_dir()

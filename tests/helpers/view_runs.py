@@ -6,9 +6,9 @@ them, bundles them and opens them in a headless Chromium, the system's, through 
   fails at checkpoint 1, so its tests' output holds the script too);
 - `web_a`, `web_b`: four local-suite tasks through the fake trial runner; in `web_a` the agent's
   answer, its last step and one HAR response hold the planted script, and `eval` re-scores it;
-- `cf_chain`, `cf_ref`: the bundled problems with a `command` agent that breaks code it
-  inherited from itself (tests/fixtures/counterfactual/sloppy_agent.sh), from chain and from
-  reference starts;
+- `cf_chain`, `cf_ref`: kv_server with a `command` agent that breaks code it inherited from
+  itself (tests/fixtures/counterfactual/sloppy_agent.sh), from chain and from reference starts
+  (its tests compute the head-to-head of one problem by hand);
 - `judged`: a copy of `oracle` whose ledger_cli (not kv_server) is judged by `metrics judge`
   against the fake LLM server, with scripted flags (one flag's explanation holds the planted
   script).
@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 
 from benchwright.testing import FakeLLMServer, Script
-from tests.helpers import run_cli
-from tests.helpers.shared_runs import bundled_oracle_run, sloppy_run
+from tests.helpers import FIXTURES, run_cli
+from tests.helpers.shared_runs import bundled_oracle_run
 from tests.helpers.tiers import starts
 
 XSS = "<script>document.title='pwned'</script>"
@@ -89,6 +89,7 @@ def plant(trial: Path) -> None:
     (trial / "network.har").write_text(json.dumps(har))
 
 
+SLOPPY = FIXTURES / "counterfactual" / "sloppy_agent.sh"
 JUDGE_KEY_ENV = "VIEW_JUDGE_KEY"
 JUDGE_COST = 0.01
 """Cost of one judge call, as the fake server reports it."""
@@ -128,11 +129,21 @@ def judge_run(run: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
+def sloppy_run(root: Path, name: str, *args: str) -> str:
+    from benchwright.coding.problems.examples import examples_dir
+
+    problems = examples_dir()
+    return coding_run(root, name, "--agent", "command", "--agent-command",
+                   f"bash {SLOPPY} {problems}", "--agent-mount", str(SLOPPY),
+                   "--agent-mount", str(problems), "--no-metrics", "--problem", "kv_server",
+                   *args)
+
+
 @starts("e2e", "sandbox")
 def make_runs(root: Path, factory: pytest.TempPathFactory) -> Runs:
-    """The session's run folders, made under `root` (a new folder) by the real CLI; `oracle`,
-    `cf_chain` and `cf_ref` are copies of runs other test modules share (tests.helpers.
-    shared_runs: made once per test session)."""
+    """The session's run folders, made under `root` (a new folder) by the real CLI; `oracle` is
+    a copy of the run other test modules share (tests.helpers.shared_runs: made once per test
+    session)."""
     root.mkdir()
     script = root.parent / "evil.sh"
     script.write_text(EVIL_AGENT)
@@ -143,8 +154,8 @@ def make_runs(root: Path, factory: pytest.TempPathFactory) -> Runs:
     made.stderr["evil"] = coding_run(root, "evil", "--agent", "command", "--agent-command",
                                   f"sh {script}", "--agent-mount", str(script),
                                   "--problem", "ledger_cli")
-    sloppy_run(factory).rename(made.cf_chain)
-    sloppy_run(factory, "--start-from", "reference").rename(made.cf_ref)
+    made.stderr["cf_chain"] = sloppy_run(root, "cf_chain")
+    made.stderr["cf_ref"] = sloppy_run(root, "cf_ref", "--start-from", "reference")
     shutil.copytree(made.oracle, made.judged, symlinks=True)
     judge_run(made.judged)
     made.stderr["web_a"] = web_run(root, "web_a")
