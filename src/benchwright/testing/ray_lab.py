@@ -13,19 +13,37 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import IO
 
 JOIN_WAIT_S = 75.0
 START_ATTEMPTS = 8
 NICE = int(os.environ.get("BENCHWRIGHT_RAY_LAB_NICE", "-15"))
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_raylet_start_wait_time_s": "300",
            "RAY_agent_register_timeout_ms": "300000"}
+
+
+COUNT_NODES = """
+import sys, time
+from ray._raylet import GcsClient  # the head's node table, read without joining as a driver
+
+client = GcsClient(address=sys.argv[1])
+while True:
+    try:
+        nodes = client.get_all_node_info(timeout=10).values()
+        print("NODES", sum(node.state == 0 for node in nodes), flush=True)  # 0: ALIVE
+    except Exception:  # the head not answering yet: look again
+        pass
+    time.sleep(1)
+"""
 
 
 class RayLab:
@@ -108,26 +126,38 @@ class RayLab:
                                 start_new_session=True)
 
     def wait_for_nodes(self, count: int, timeout_s: float = JOIN_WAIT_S) -> None:
-        """Until `count` nodes are alive (raises on timeout)."""
-        code = ("import ray, sys; ray.init(address=sys.argv[1], log_to_driver=False, "
-                "logging_level='ERROR'); print('NODES', sum(n['Alive'] for n in ray.nodes()))")
+        """Until `count` nodes are alive (raises on timeout). One counter process reads the
+        head's node table every second (a `ray.init` per look cost a second of CPU each)."""
         deadline = time.monotonic() + timeout_s
+        while not _port_open_in(self):
+            self._check_alive()
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the Ray lab's head did not listen in {timeout_s:g} s")
+            time.sleep(1)
+        counter = subprocess.Popen(self.command([sys.executable, "-c", COUNT_NODES, self.address]),
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                   env={**os.environ, **RAY_ENV})
+        try:
+            self._await_count(counter, count, deadline)
+        finally:
+            counter.kill()
+            counter.wait()
+
+    def _await_count(self, counter: subprocess.Popen[str], count: int, deadline: float) -> None:
+        assert counter.stdout is not None
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=_forward, args=(counter.stdout, lines), daemon=True).start()
         while time.monotonic() < deadline:
-            dead = [p.args for p in [self._head, *self.workers] if p and p.poll() is not None]
-            if dead:
-                raise RuntimeError(f"a Ray lab node exited: {dead[0]!r} (logs in {self.log_dir})")
-            if _port_open_in(self):
-                try:
-                    done = self.run([sys.executable, "-c", code, self.address], timeout=max(
-                        5.0, min(60.0, deadline - time.monotonic())))
-                except subprocess.TimeoutExpired:
-                    continue
-                alive = [int(line.split()[1]) for line in done.stdout.splitlines()
-                         if line.startswith("NODES ")]
-                if alive and alive[-1] >= count:
+            self._check_alive()
+            with contextlib.suppress(queue.Empty):
+                if int(lines.get(timeout=1).split()[1]) >= count:
                     return
-            time.sleep(2)
-        raise TimeoutError(f"the Ray lab did not reach {count} nodes in {timeout_s:g} s")
+        raise TimeoutError(f"the Ray lab did not reach {count} nodes in time")
+
+    def _check_alive(self) -> None:
+        dead = [p.args for p in [self._head, *self.workers] if p and p.poll() is not None]
+        if dead:
+            raise RuntimeError(f"a Ray lab node exited: {dead[0]!r} (logs in {self.log_dir})")
 
     def run(self, argv: Sequence[str], timeout: float | None = None,
             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -186,6 +216,11 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+
+
+def _forward(stream: IO[str], lines: queue.Queue[str]) -> None:
+    for line in stream:
+        lines.put(line)
 
 
 def _warm_imports() -> None:
