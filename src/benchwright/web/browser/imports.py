@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import importlib
 import importlib.util
 import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -41,6 +44,7 @@ def browser_use_module(name: str = "browser_use") -> ModuleType:
     for logger in QUIET_LOGGERS:
         logging.getLogger(logger).setLevel(logging.ERROR)
     _sweep_default_profile()
+    _freeze_imported()
     return module
 
 
@@ -53,9 +57,33 @@ def _anthropic_stand_in() -> None:
     imported."""
     if ANTHROPIC_CHAT in sys.modules or importlib.util.find_spec("anthropic") is not None:
         return
-    stand_in = ModuleType(ANTHROPIC_CHAT, "A stand-in: the anthropic package is not installed.")
+    sys.modules[ANTHROPIC_CHAT] = _stand_in("the anthropic package is not installed")
+
+
+def _stand_in(why: str) -> ModuleType:
+    stand_in = ModuleType(ANTHROPIC_CHAT, f"A stand-in: {why}.")
     stand_in.ChatAnthropic = type("ChatAnthropic", (), {})  # type: ignore[attr-defined]
+    return stand_in
+
+
+@contextlib.contextmanager
+def agent_construction() -> Iterator[None]:
+    """Around `Agent(...)`: its `isinstance(llm, ChatAnthropic)` check without importing the
+    anthropic package (2,000 modules, ~1 s of CPU per process, and a heap every trial's garbage
+    collection walks) when it is installed but unused. While browser-use's Anthropic chat module
+    was never imported, no model can be its ChatAnthropic: the check is answered by a stand-in,
+    removed again afterwards so that anything importing that module later gets the real one.
+    Callers hold a lock: one construction at a time."""
+    if ANTHROPIC_CHAT in sys.modules:
+        yield
+        return
+    stand_in = _stand_in("browser-use's Anthropic chat module was not imported")
     sys.modules[ANTHROPIC_CHAT] = stand_in
+    try:
+        yield
+    finally:
+        if sys.modules.get(ANTHROPIC_CHAT) is stand_in:
+            del sys.modules[ANTHROPIC_CHAT]
 
 
 @functools.cache
@@ -67,3 +95,14 @@ def _sweep_default_profile() -> None:
     for folder in (default.user_data_dir, default.downloads_path):
         if folder is not None and Path(folder).is_dir() and not any(Path(folder).iterdir()):
             Path(folder).rmdir()
+
+
+@functools.cache
+def _freeze_imported() -> None:
+    # browser-use's Agent.close() runs a full gc.collect() after every trial, which walked every
+    # object of the process: browser-use's modules, pydantic's schemas, ours (~0.1 s a trial).
+    # What exists once browser-use is imported lives as long as the process: it goes to the
+    # permanent generation once (after a collection, so no garbage is kept), and each later
+    # collection walks only what came after. Measured: 12 scripted trials, 1.15 s less CPU.
+    gc.collect()
+    gc.freeze()

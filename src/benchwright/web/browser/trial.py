@@ -37,7 +37,7 @@ from benchwright.web.browser.auth import login_with_form
 from benchwright.web.browser.cdp import CdpConnection
 from benchwright.web.browser.cookies import inject_cookies
 from benchwright.web.browser.har_writer import HarWriter
-from benchwright.web.browser.imports import browser_use_module
+from benchwright.web.browser.imports import agent_construction, browser_use_module
 from benchwright.web.browser.outcome import (
     step_errors,
     step_usage,
@@ -177,7 +177,7 @@ def _agent(run: _Run, session: Any) -> Any:
     if uses_schema(request.agent.prompt):
         options["output_model_schema"] = FinalResponse
     prompt = task_prompt(request.task, request.site_urls, request.agent.prompt)
-    with _TEMPDIR_LOCK:  # trials of a site may start side by side, in threads
+    with _TEMPDIR_LOCK, agent_construction():  # trials of a site may start side by side
         saved, tempfile.tempdir = tempfile.tempdir, str(run.browser_dir)
         try:
             return agent_class(task=prompt, llm=run.model, browser_session=session, **options)
