@@ -16,7 +16,9 @@ import pytest
 
 import benchwright
 from tests.helpers import FIXTURES
-from tests.helpers.bad_input_probes import Probe, edit_line, repeat_line
+from tests.helpers.bad_input_probes import RUN as SHARED_RUN
+from tests.helpers.bad_input_probes import WEB_RUN as SHARED_WEB_RUN
+from tests.helpers.bad_input_probes import Probe, edit_line, repeat_line, shared_probe_runs
 from tests.helpers.bad_input_probes import verdict as _verdict
 
 SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
@@ -600,36 +602,15 @@ def _run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None
     return _verdict(probe, done)
 
 
-# Session scope: made once per xdist worker, and the probe groups spread over the workers (a
-# module fixture puts every test of this file on one worker, tests/conftest.py `_group`).
+# Session scope, and the runs made once per session (tests/helpers/shared_runs.py): the probe
+# groups spread over the xdist workers (a module fixture puts every test of this file on one
+# worker, tests/conftest.py `_group`).
 @pytest.fixture(scope="session")
-def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real, finished run of the `quick` fixture problem (oracle agent, a few seconds)."""
-    root = tmp_path_factory.mktemp("run")
-    shutil.copytree(FIXTURES / "runs" / "quick", root / "problems" / "quick")
-    env = {**os.environ, "PYTHONPATH": SOURCE_ROOT}
-    done = subprocess.run([sys.executable, "-m", "benchwright", "run", "coding",
-                           "--problems-dir", str(root / "problems"), "--no-metrics",
-                           "--out", str(root / "r")], capture_output=True, text=True,
-                          timeout=300, env=env)
-    assert done.returncode == 0, done.stderr
-    return root / "r"
-
-
-@pytest.fixture(scope="session")
-def finished_web_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A finished web run of two tasks of the tests' own suite (the fake trial runner)."""
-    from tests.helpers.web_suites import write_suite
-
-    root = tmp_path_factory.mktemp("web")
-    tasks, config = write_suite(root / "suite")
-    env = {**os.environ, "PYTHONPATH": SOURCE_ROOT, "BENCHWRIGHT_WEB_TRIAL_RUNNER": "fake"}
-    done = subprocess.run([sys.executable, "-m", "benchwright", "run", "web", "--suite",
-                           str(tasks), "--config", str(config), "--task-ids", "7001-7002",
-                           "--out", str(root / "w")], capture_output=True, text=True,
-                          timeout=300, env=env)
-    assert done.returncode == 0, done.stderr
-    return root / "w"
+def finished_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[object, Path]:
+    """A real, finished run of the `quick` fixture problem (oracle agent) and a finished web run
+    of two tasks of the tests' own suite (the fake trial runner), keyed as the probes name them."""
+    made = shared_probe_runs(tmp_path_factory)
+    return {RUN: made[SHARED_RUN], WEB_RUN: made[SHARED_WEB_RUN]}
 
 
 def test_the_probe_set_is_big_and_named_uniquely() -> None:
@@ -645,15 +626,14 @@ PARTS = [(group, start) for group, make in PROBE_GROUPS.items()
 
 @pytest.mark.parametrize(("group", "start"), PARTS,
                          ids=[f"{group}-{start // CHUNK + 1}" for group, start in PARTS])
-def test_every_bad_input_gets_one_line_and_exit_2(tmp_path: Path, finished_run: Path,
-                                                  finished_web_run: Path, group: str,
+def test_every_bad_input_gets_one_line_and_exit_2(tmp_path: Path,
+                                                  finished_runs: dict[object, Path], group: str,
                                                   start: int) -> None:
     selected = os.environ.get("BENCHWRIGHT_PROBES")  # a substring, to run some while iterating
     probes = [p for p in PROBE_GROUPS[group]()[start:start + CHUNK]
               if not selected or selected in p.name]
     with ThreadPoolExecutor(2) as pool:
-        runs = {RUN: finished_run, WEB_RUN: finished_web_run}
-        verdicts = list(pool.map(lambda p: _run_probe(p, tmp_path, runs), probes))
+        verdicts = list(pool.map(lambda p: _run_probe(p, tmp_path, finished_runs), probes))
     failures = [v for v in verdicts if v is not None]
     assert not failures, f"{len(failures)} of {len(probes)} probes failed:\n" + "\n".join(
         failures)

@@ -26,9 +26,8 @@ from tests.helpers.bad_input_probes import (
     RUN,
     WEB_RUN,
     Probe,
-    finished_coding_run,
-    finished_web_run,
     run_probe,
+    shared_probe_runs,
 )
 from tests.helpers.bad_input_probes import problem as _problem
 
@@ -344,13 +343,13 @@ GROUPS = {"read-back": _read_back_probes, "paths": _path_probes, "cache-dir": _c
           "environment": _env_probes, "progress": _progress_probes}
 
 
-# Session scope: made once per xdist worker, and the probe groups spread over the workers (a
-# module fixture puts every test of this file on one worker, tests/conftest.py `_group`).
+# Session scope, and the runs made once per session (tests/helpers/shared_runs.py): the probe
+# groups spread over the xdist workers (a module fixture puts every test of this file on one
+# worker, tests/conftest.py `_group`).
 @pytest.fixture(scope="session")
 def probe_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[object, Path]:
     """A finished coding run and a finished web run the probes copy."""
-    return {RUN: finished_coding_run(tmp_path_factory.mktemp("run")),
-            WEB_RUN: finished_web_run(tmp_path_factory.mktemp("web"))}
+    return shared_probe_runs(tmp_path_factory)
 
 
 @pytest.mark.parametrize("group", list(GROUPS))

@@ -24,6 +24,7 @@ import pytest
 
 from benchwright.coding.problems.examples import examples_dir
 from benchwright.testing.ray_lab import RayLab
+from tests.helpers.shared_runs import bundled_oracle_run
 
 pytestmark = [
     pytest.mark.ray,
@@ -80,12 +81,12 @@ def records(run_dir: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def local_records(problems: Path, hidden_root: Path) -> list[dict[str, Any]]:
-    out = hidden_root / "local-run"
-    done = subprocess.run(coding_args(problems, out), capture_output=True, text=True,
-                          timeout=900)
-    assert done.returncode == 0, done.stderr
-    return records(out)
+def local_records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """The local executor's records: the session's one oracle run of both bundled problems, one
+    trial (made once for the judge, view and SCBench-files tests too). It has metrics and reads
+    the bundled folder, not the copy: neither changes any of KEYS (checked: equal records)."""
+    run_dir, _summary = bundled_oracle_run(tmp_path_factory)
+    return records(run_dir)
 
 
 def test_nothing_listens_beyond_loopback(lab: RayLab) -> None:

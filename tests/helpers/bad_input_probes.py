@@ -15,8 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+import pytest
+
 import benchwright
 from tests.helpers import FIXTURES
+from tests.helpers.shared_runs import quick_finished_run, shared_folder
 from tests.helpers.tiers import starts
 
 SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
@@ -157,6 +160,18 @@ def finished_web_run(root: Path) -> Path:
     _cli(["run", "web", "--suite", str(tasks), "--config", str(config), "--task-ids",
           "7001-7002", "--out", str(root / "w")], {"BENCHWRIGHT_WEB_TRIAL_RUNNER": "fake"})
     return root / "w"
+
+
+@starts("e2e", "sandbox")
+def shared_probe_runs(factory: pytest.TempPathFactory) -> dict[object, Path]:
+    """The finished runs RUN and WEB_RUN copy, each made once per test session (not once per
+    xdist worker and module: every probe copies its own, so none sees another's edits)."""
+    def build_web(folder: Path) -> str:
+        finished_web_run(folder)
+        return "w"
+
+    web, _ = shared_folder(factory, "probe-web-run", build_web)
+    return {RUN: quick_finished_run(factory), WEB_RUN: web / "w"}
 
 
 def _cli(argv: list[str], extra: dict[str, str]) -> None:

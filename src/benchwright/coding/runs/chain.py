@@ -8,7 +8,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -24,7 +24,6 @@ from benchwright.coding.problems.loader import load_problem
 from benchwright.coding.problems.prompts import prompt_hash, render_prompt, template_text
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.agent_factory import build_agent
-from benchwright.coding.runs.judging.judge import JudgeSession, judge_checkpoint
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import (
     AttemptErrorRecord,
@@ -42,16 +41,19 @@ from benchwright.coding.runs.snapshots import (
     take_snapshot,
 )
 from benchwright.coding.runs.starts import START, copy_reference, planned, unreachable
-from benchwright.coding.runs.traffic import agent_session, attempt_proxy, replaying
 from benchwright.errors import BenchwrightError, SandboxKilled, SnapshotLimitError
 from benchwright.fileio import write_json_atomic, write_text_atomic
-from benchwright.llm.proxy import LlmProxy
 from benchwright.metrics.erosion import QualitySummary, summarise
 from benchwright.metrics.models import SnapshotMetrics
-from benchwright.metrics.static import analyze_snapshot
 from benchwright.nofollow import copy_tree, shown
 from benchwright.redaction import Redactor
 from benchwright.runs.clock import utc_now
+
+# imported where used: the judge, the model proxy and the metrics tools cost start-up time to
+# every command that only names a run's models (`run coding --help`, `report`)
+if TYPE_CHECKING:
+    from benchwright.coding.runs.judging.judge import JudgeSession
+    from benchwright.llm.proxy import LlmProxy
 
 OnRecord = Callable[[CheckpointRecord | InfraErrorRecord], None]
 MAX_INFRA_WAIT_S = 600.0
@@ -100,6 +102,8 @@ class _Chain:
         """The LLM judge, when the run has one (built on first use). One that cannot be built
         (checked before the run, so only a changed environment) judges nothing here: the end
         of the run judges what is left, and says why it cannot."""
+        from benchwright.coding.runs.judging.judge import JudgeSession
+
         settings = self.job.config.judge
         try:
             return None if settings is None else JudgeSession(self.job.run_dir, settings)
@@ -220,6 +224,8 @@ def _finished(chain: _Chain, records: list[CheckpointRecord]) -> bool:
 def _steps(chain: _Chain, records: list[CheckpointRecord]
            ) -> Iterator[CheckpointRecord | InfraErrorRecord]:
     """The checkpoints after `records`, each yielded once written and journaled."""
+    from benchwright.coding.runs.traffic import attempt_proxy
+
     _restore_workspace(chain, None if chain.reference_start else _own_start(chain, records))
     with attempt_proxy(chain.job.config) as (chain.proxy, config):
         yield from _agent_steps(chain, records, build_agent(
@@ -307,6 +313,8 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
                                 agent=result, grader_error=exc.message, finished_at=utc_now())
     chain.redactor.tree(folder)  # the snapshot and the grader's output
     if chain.judge is not None:  # judged as it finishes, before it is journaled
+        from benchwright.coding.runs.judging.judge import judge_checkpoint
+
         continued = records[-1] if records and not chain.reference_start else None
         record = judge_checkpoint(chain.judge, chain.job.problem, chain.job.trial, record,
                                   continued, chain.problem.render_spec(checkpoint.name))
@@ -350,6 +358,8 @@ def _snapshot(chain: _Chain, folder: Path, result: AgentResult) -> tuple[Snapsho
 def _quality(chain: _Chain, folder: Path, start: Path | None) -> QualitySummary | None:
     """Metrics of the snapshot, saved under quality_analysis/, and their change since the
     start (a chain: the previous checkpoint; a reference start: the reference solution)."""
+    from benchwright.metrics.static import analyze_snapshot
+
     if not chain.job.config.metrics:
         return None
     metrics = analyze_snapshot(folder / "snapshot", entry=chain.problem.entry_filename)
@@ -366,6 +376,8 @@ def _metrics_before(chain: _Chain, folder: Path, start: Path | None) -> Snapshot
     if start is None:
         return None
     if chain.reference_start:
+        from benchwright.metrics.static import analyze_snapshot
+
         before = analyze_snapshot(start, entry=chain.problem.entry_filename)
         write_json_atomic(folder / "quality_analysis" / "start_metrics.json",
                           before.model_dump(mode="json"))
@@ -389,6 +401,8 @@ def _act_retrying(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, ind
         if result.status is not AgentStatus.INFRA_ERROR or attempt > settings.infra_retries \
                 or diverged:  # a replay that diverged diverges again: no re-run
             return result, attempt
+        from benchwright.coding.runs.traffic import replaying
+
         if not replaying(chain.job.config):  # a replay's provider failures cost no wait
             time.sleep(min(MAX_INFRA_WAIT_S, settings.infra_backoff_s * 2.0 ** (attempt - 1)))
         _restore_workspace(chain, _start_of(chain, index, records))
@@ -401,6 +415,8 @@ def _act(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, index: int,
     key = f"coding/{chain.job.problem}/trial_{chain.job.trial}/{checkpoint.name}/attempt_{attempt}"
     paths = {"<agent>": folder / "agent", "<workspace>": chain.work, "<run>": chain.job.run_dir,
              "<problem>": chain.problem.path}
+    from benchwright.coding.runs.traffic import agent_session
+
     with agent_session(chain.proxy, key, paths) as diverged:
         result = _agent_turn(agent, chain, checkpoint, index, folder)
     if diverged:

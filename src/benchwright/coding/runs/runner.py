@@ -24,7 +24,6 @@ from benchwright.coding.runs.chain import (
     run_chain,
 )
 from benchwright.coding.runs.judging.files import judge_errors, latest_records
-from benchwright.coding.runs.judging.judge import judge_run
 from benchwright.coding.runs.layout import INFRA_ERROR, JOURNAL, RunLayout
 from benchwright.coding.runs.models import (
     ChainSummary,
@@ -39,7 +38,6 @@ from benchwright.coding.runs.scbench.export import export_scbench
 from benchwright.coding.runs.starts import unreachable
 from benchwright.coding.runs.totals import last_finished, rate, run_totals
 from benchwright.errors import UserInputError, WorkersLost
-from benchwright.executors.local import emit
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.protocols import Executor
 from benchwright.redaction import Redactor, is_redacted, restore
@@ -146,6 +144,8 @@ def jobs_for(run_dir: Path, config: RunConfig) -> list[ChainJob]:
 
 def run_chain_job(job: ChainJob) -> ChainSummary:
     """The executor's unit of work (module level, so a process pool can pickle it)."""
+    from benchwright.executors.local import emit  # multiprocessing: not for `report`'s start-up
+
     return run_chain(job, on_record=emit)
 
 
@@ -170,6 +170,8 @@ def execute(run_dir: Path, config: RunConfig, executor: Executor,
     finally:
         shutil.rmtree(RunLayout(run_dir).root / ".work", ignore_errors=True)
     if config.judge is not None:  # what was not judged as it finished (errors, a crash)
+        from benchwright.coding.runs.judging.judge import judge_run  # only a judged run's cost
+
         judge_run(run_dir, config, config.judge)
         summaries = [s.model_copy(update={"records": journal.read_records(
             RunLayout(run_dir).journal(s.problem, s.trial))}) for s in summaries]
