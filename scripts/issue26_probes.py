@@ -33,12 +33,12 @@ from tests.helpers.bad_input_probes import (  # noqa: E402
     WEB_RUN,
     Probe,
     edit_line,
-    finished_coding_run,
     finished_web_run,
     problem,
     repeat_line,
     run_probe,
 )
+from tests.helpers.shared_runs import make_quick_run  # noqa: E402
 
 LONG = "n" * 300
 RUN_CODING = ["run", "coding", "--problems-dir", "{tmp}/p", "--no-metrics", "--out", "{tmp}/o"]
@@ -272,7 +272,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="issue26-probes-") as tmp:
         root = Path(tmp)
-        runs = {RUN: finished_coding_run(root / "runs"), WEB_RUN: finished_web_run(root / "web")}
+        runs = {RUN: make_quick_run(root / "runs"), WEB_RUN: finished_web_run(root / "web")}
         (root / "probes").mkdir()
         failed: Counter[str] = Counter()
         total = 0

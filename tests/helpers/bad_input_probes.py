@@ -141,15 +141,6 @@ def verdict(probe: Probe, done: subprocess.CompletedProcess[str]) -> str | None:
     return None
 
 
-@starts("e2e", "sandbox")
-def finished_coding_run(root: Path) -> Path:
-    """A real, finished run of the `quick` fixture problem (oracle agent) in `root/r`."""
-    shutil.copytree(QUICK_DIR, root / "problems" / "quick")
-    _cli(["run", "coding", "--problems-dir", str(root / "problems"), "--no-metrics",
-          "--out", str(root / "r")], {})
-    return root / "r"
-
-
 @starts("e2e")
 def finished_web_run(root: Path) -> Path:
     """A finished web run of tasks 7001-7002 of the tests' own suite (the fake trial runner)

@@ -9,26 +9,22 @@ writing 5 to `clear_refs` resets it, so a test can also measure what one call gr
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
-
-_STATUS = Path("/proc/self/status")
-
-# The same reading, as source for a probe that runs in a fresh interpreter (see output_flood).
-PROBE_SOURCE = """
-def peak_rss_mb():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM in /proc/self/status")
-"""
 
 
 def peak_rss_mb() -> float:
     """This process's peak resident memory since it started (or since `reset_peak`), in MiB."""
-    for line in _STATUS.read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
+    # self-contained (no Path): PROBE_SOURCE is this function, run in a bare interpreter
+    with open("/proc/self/status") as status:  # noqa: PTH123
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     raise RuntimeError("no VmHWM in /proc/self/status")
+
+
+PROBE_SOURCE = inspect.getsource(peak_rss_mb)
+"""peak_rss_mb as source, for a probe that runs in a fresh interpreter (see output_flood)."""
 
 
 def reset_peak() -> float:

@@ -166,16 +166,22 @@ def sloppy_run(factory: pytest.TempPathFactory, *extra: str) -> Path:
 
 
 @starts("e2e", "sandbox")
-def quick_finished_run(factory: pytest.TempPathFactory) -> Path:
-    """A finished oracle run of the `quick` fixture problem (one trial, no metrics), made from a
-    copy of it in the build folder (`problems/quick`; the run folder is `r`): the caller's copy
-    of the run folder. Its manifest names the build folder's problems, which nobody writes."""
-    def build(folder: Path) -> dict[str, Any]:
-        shutil.copytree(FIXTURES / "runs" / "quick", folder / "problems" / "quick")
-        done = run_cli("run", "coding", "--problems-dir", str(folder / "problems"),
-                       "--no-metrics", "--out", str(folder / "r"))
-        return {"returncode": done.returncode, "stderr": done.stderr}
+def make_quick_run(root: Path) -> Path:
+    """A finished oracle run of the `quick` fixture problem (one trial, no metrics) in `root/r`,
+    made from a copy of the problem in `root/problems/quick`."""
+    shutil.copytree(FIXTURES / "runs" / "quick", root / "problems" / "quick")
+    done = run_cli("run", "coding", "--problems-dir", str(root / "problems"), "--no-metrics",
+                   "--out", str(root / "r"))
+    assert done.returncode == 0, done.stderr
+    return root / "r"
 
-    copy, made = shared_folder(factory, "quick-finished-run", build)
-    assert made["returncode"] == 0, made["stderr"]
+
+@starts("e2e", "sandbox")
+def quick_finished_run(factory: pytest.TempPathFactory) -> Path:
+    """`make_quick_run` made once this session: the caller's copy of the run folder. Its
+    manifest names the build folder's problems, which nobody writes."""
+    def build(folder: Path) -> None:
+        make_quick_run(folder)
+
+    copy, _ = shared_folder(factory, "quick-finished-run", build)
     return copy / "r"

@@ -133,10 +133,11 @@ def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str]
             return reused
         if sandboxed is None:
             sandboxed = _bwrap_works()
+        compiled = source is None  # not a submission's (see above)
         if not sandboxed:
-            return _build(path, key, interpreter, list(requirements), source is None)
+            return _build(path, key, interpreter, list(requirements), compiled)
         return _build_sandboxed(path, key, interpreter, list(requirements), source, named,
-                                runtime)
+                                runtime, compiled)
 
 
 def _reusable(path: Path) -> BuiltEnv | None:
@@ -175,13 +176,13 @@ def _bwrap_works() -> bool:
 
 def _build_sandboxed(path: Path, key: str, interpreter: Interpreter, requirements: list[str],
                      source: Path | None, named: list[str],
-                     runtime: Runtime | None = None) -> BuiltEnv:
+                     runtime: Runtime | None = None, compiled: bool = False) -> BuiltEnv:
     from benchwright.sandbox.env_build import SandboxedBuild
 
     shutil.rmtree(path, ignore_errors=True)
     try:
         build = SandboxedBuild(path, interpreter, source, named, runtime=runtime,
-                               compiled=source is None)
+                               compiled=compiled)
         frozen = build.run(uv_binary(), requirements)
     except EnvironmentBuildError:
         shutil.rmtree(path, ignore_errors=True)
