@@ -108,6 +108,20 @@ def test_a_reset_of_everything_holds_every_site(suite: Suite) -> None:
     assert guard.dirty == frozenset()
 
 
+def test_with_nothing_dirty_a_mutate_trial_holds_only_its_sites(suite: Suite) -> None:
+    """The same suite with nothing to reset: a MUTATE trial shuts out its own site, not every
+    site (asked the scope of an empty reset, it held them all, and a MUTATE trial on one site
+    kept the read-only trials of the others waiting)."""
+    everything = frozenset(SITE_URLS)
+    guard = SiteGuard(lambda s: everything, lambda s: everything)
+    mutate = next(t for t in _planned(suite) if t.task_type is TaskType.MUTATE)
+    with guard.trial(mutate) as cleaned:
+        assert cleaned == frozenset()
+        for site in everything:
+            assert guard._lock(site).held_exclusively() == (site in mutate.sites), site
+    assert guard.dirty == frozenset(mutate.sites)
+
+
 class _RecordingSession:
     def __init__(self) -> None:
         self.site_urls = dict(SITE_URLS)

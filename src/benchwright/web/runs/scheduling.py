@@ -75,10 +75,10 @@ class SiteGuard:
         while True:
             seen_dirty = self._dirty_among(needed)
             exclusive = mutates or bool(seen_dirty)
-            held = needed | self._scope(seen_dirty)
+            held = needed | self._reach(seen_dirty)
             with self._holding(held, exclusive):
                 dirty = self._dirty_among(needed)
-                if (dirty and not exclusive) or not self._scope(dirty) <= held:
+                if (dirty and not exclusive) or not self._reach(dirty) <= held:
                     continue  # another worker dirtied a site meanwhile; lock the wider scope
                 cleaned = self._clean(dirty)
                 try:
@@ -87,6 +87,12 @@ class SiteGuard:
                     if mutates:
                         self._mark_dirty(needed)
                 return
+
+    def _reach(self, dirty: frozenset[str]) -> frozenset[str]:
+        """The sites a reset of `dirty` touches; none when nothing is dirty. (A suite that can
+        only reset everything scopes any reset to every site: asked for an empty reset, it made
+        every trial hold every site, and a MUTATE trial of one site shut out all the others.)"""
+        return self._scope(dirty) if dirty else frozenset()
 
     @property
     def dirty(self) -> frozenset[str]:
