@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from tests.helpers.bad_input_probes import RUN as SHARED_RUN
 from tests.helpers.bad_input_probes import WEB_RUN as SHARED_WEB_RUN
 from tests.helpers.bad_input_probes import Probe, edit_line, repeat_line, shared_probe_runs
 from tests.helpers.bad_input_probes import verdict as _verdict
+from tests.helpers.cli import run_cli
 
 SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
 """The probes run from their own folders: import the benchwright this test imported."""
@@ -594,9 +594,7 @@ def _run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None
            if not k.startswith("BENCHWRIGHT_WEB_") and not k.endswith("_API_KEY")}
     env["PYTHONPATH"] = os.pathsep.join([SOURCE_ROOT, *filter(None, [env.get("PYTHONPATH")])])
     try:
-        done = subprocess.run([sys.executable, "-m", "benchwright", *argv], capture_output=True,
-                              text=True, timeout=HUNG_S, env=env, cwd=folder,
-                              stdin=subprocess.DEVNULL)
+        done = run_cli(*argv, env=env, cwd=folder, timeout=HUNG_S)
     except subprocess.TimeoutExpired:
         return f"{probe.name}: hung ({HUNG_S} s)"
     return _verdict(probe, done)

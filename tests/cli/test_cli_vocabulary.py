@@ -23,6 +23,7 @@ from benchwright.cli.main import app
 from benchwright.cli.old_spellings import OLD_SPELLINGS, upgrade
 from benchwright.coding.problems.examples import example_problem_dir
 from benchwright.errors import UserInputError
+from tests.helpers.cli import run_cli
 
 ROOT = command(app)
 # A synonym that must not appear in any command's options or help -> the name chosen instead.
@@ -150,8 +151,7 @@ def test_every_old_spelling_is_in_no_help_and_has_a_case() -> None:
 
 def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "benchwright", *args], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=300)
+    return run_cli(*args, env=env, cwd=cwd, timeout=300)
 
 
 @pytest.mark.parametrize(("old", "then"), [

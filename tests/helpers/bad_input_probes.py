@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -19,6 +18,7 @@ import pytest
 
 import benchwright
 from tests.helpers import FIXTURES
+from tests.helpers.cli import run_cli
 from tests.helpers.shared_runs import quick_finished_run, shared_folder
 from tests.helpers.tiers import starts
 
@@ -105,9 +105,7 @@ def run_probe(probe: Probe, root: Path, runs: dict[object, Path]) -> str | None:
         else:
             env[key] = value
     try:
-        done = subprocess.run([sys.executable, "-m", "benchwright", *argv], capture_output=True,
-                              text=True, timeout=HUNG_S, env=env, cwd=folder,
-                              stdin=subprocess.DEVNULL)
+        done = run_cli(*argv, env=env, cwd=folder, timeout=HUNG_S)
     except subprocess.TimeoutExpired:
         return f"{probe.name}: hung ({HUNG_S} s)"
     found = verdict(probe, done)
@@ -167,8 +165,7 @@ def shared_probe_runs(factory: pytest.TempPathFactory) -> dict[object, Path]:
 
 def _cli(argv: list[str], extra: dict[str, str]) -> None:
     env = {**os.environ, "PYTHONPATH": SOURCE_ROOT, **extra}
-    done = subprocess.run([sys.executable, "-m", "benchwright", *argv], capture_output=True,
-                          text=True, timeout=600, env=env)
+    done = run_cli(*argv, env=env)
     assert done.returncode == 0, done.stderr
 
 

@@ -8,13 +8,13 @@ import contextlib
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import FIXTURES
+from tests.helpers.cli import run_cli
 
 pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root"),
               pytest.mark.e2e, pytest.mark.sandbox]
@@ -24,8 +24,7 @@ LIMIT_S = 30
 
 def _cli(*args: str, timeout: float = LIMIT_S) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "benchwright", *args], capture_output=True,
-                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    return run_cli(*args, env=env, timeout=timeout)
 
 
 def _one_line(done: subprocess.CompletedProcess[str], code: int, fragment: str) -> str:

@@ -8,13 +8,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import benchwright
 from tests.helpers import FIXTURES
+from tests.helpers.cli import run_cli
 from tests.helpers.shared_runs import quick_finished_run
 
 SOURCE_ROOT = str(Path(benchwright.__file__).resolve().parents[1])
@@ -44,8 +44,7 @@ def _cli(argv: list[str], cwd: Path, extra_env: dict[str, str] | None = None
          ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     env.update({"PYTHONPATH": SOURCE_ROOT, "COLUMNS": "200", "NO_COLOR": "1", **(extra_env or {})})
-    return subprocess.run([sys.executable, "-m", "benchwright", *argv], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=LIMIT_S)
+    return run_cli(*argv, env=env, cwd=cwd, timeout=LIMIT_S)
 
 
 def _refused(done: subprocess.CompletedProcess[str], fragment: str, folder: Path) -> None:

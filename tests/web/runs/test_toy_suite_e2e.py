@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.cli import run_cli
+
 ROOT = Path(__file__).parents[3]
 pytestmark = [
     pytest.mark.browser,
@@ -43,8 +45,7 @@ def _installed(folder: Path) -> Path:
 def benchwright(site_packages: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "BENCHWRIGHT_WEB_TRIAL_RUNNER"}
     env["PYTHONPATH"] = os.pathsep.join([str(site_packages), str(ROOT)])
-    return subprocess.run([sys.executable, "-m", "benchwright", *args], capture_output=True,
-                          text=True, timeout=600, env=env, cwd=ROOT)
+    return run_cli(*args, env=env, cwd=ROOT)
 
 
 def _records(run_dir: Path) -> dict[int, dict[str, Any]]:
