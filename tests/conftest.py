@@ -21,6 +21,7 @@ from benchwright.coding.problems.examples import example_problem_dir
 
 # old spellings (`from tests.conftest import run_cli`) for branches begun before tests/helpers
 from tests.helpers import CONFTEST, FIXTURES, run_cli, tiers, write_problem  # noqa: F401
+from tests.helpers.cli_forks import stop_zygotes
 
 PROCESSES = tiers.ProcessLog()
 GROUPED_SESSION_FIXTURES = {"runs"}
@@ -111,6 +112,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(
             f"fast tier only: {deselected} tests of the slower tiers ({', '.join(tiers.TIERS)}) "
             "were deselected; `pytest --all-tiers` (or scripts/check) runs every tier")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    stop_zygotes()  # an xdist worker may end without running atexit
 
 
 @pytest.hookimpl(wrapper=True)

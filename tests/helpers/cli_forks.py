@@ -27,6 +27,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -47,9 +48,11 @@ class _Zygote:
     def __init__(self, env: dict[str, str]) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="bw-zygote-"))
         self.path = str(self.folder / "s")
-        self.process = subprocess.Popen(
-            [sys.executable, str(ZYGOTE), self.path], env=env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.folder)
+        self.log = self.folder / "log"
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, str(ZYGOTE), self.path], env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=log, cwd=self.folder)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if line.strip() != b"ready":
@@ -67,27 +70,31 @@ class _Zygote:
 
 _zygotes: dict[tuple[tuple[str, str], ...], _Zygote] = {}
 _seen: set[tuple[tuple[str, str], ...]] = set()
+_lock = threading.Lock()  # tests start commands from several threads
 
 
 def _zygote_for(env: dict[str, str]) -> _Zygote | None:
     if os.environ.get("BENCHWRIGHT_TEST_FORKS", "1") == "0":
         return None
     key = _setup_key(env)
-    if key not in _seen:
-        _seen.add(key)
-        return None
-    found = _zygotes.get(key)
-    if found is None or not found.alive():
-        found = _zygotes[key] = _Zygote(env)
-    return found
+    with _lock:
+        if key not in _seen:
+            _seen.add(key)
+            return None
+        found = _zygotes.get(key)
+        if found is None or not found.alive():
+            found = _zygotes[key] = _Zygote(env)
+        return found
 
 
 @atexit.register
 def stop_zygotes() -> None:
-    """End every zygote this process started (at its exit; each also dies with it)."""
-    for each in _zygotes.values():
-        each.stop()
-    _zygotes.clear()
+    """End every zygote this process started (the session's end, and at exit; each also ends
+    within a second of this process)."""
+    with _lock:
+        for each in _zygotes.values():
+            each.stop()
+        _zygotes.clear()
 
 
 def _lines(conn: socket.socket, buffer: bytearray, deadline: float) -> dict[str, int]:
@@ -151,6 +158,10 @@ def run_forked(args: list[str], env: dict[str, str], cwd: Path | str | None,
                                   "cwd": str(Path(cwd or Path.cwd()).absolute())}
     try:
         conn = _send(zygote, request, [null, out_w, err_w])
+    except OSError:  # the zygote is gone: nothing started, a new interpreter runs it instead
+        os.close(out_r)
+        os.close(err_r)
+        return None
     finally:
         for fd in (null, out_w, err_w):
             os.close(fd)

@@ -17,7 +17,6 @@ of this one) waits for it, so this process only accepts and reaps.
 from __future__ import annotations
 
 import array
-import ctypes
 import gc
 import importlib
 import json
@@ -35,7 +34,6 @@ PRELOAD = (
     "benchwright.cli.web_cmd", "benchwright.cli.view_cmd", "benchwright.cli.testing_cmd",
     "benchwright.api.coding", "benchwright.api.web", "benchwright.cli.render",
 )
-_PR_SET_PDEATHSIG = 1
 
 
 def _receive(conn: socket.socket) -> tuple[dict[str, object], list[int]]:
@@ -105,7 +103,8 @@ def _reap() -> None:
 
 
 def serve(path: str) -> None:
-    """Accept requests until the process that started this one is gone."""
+    """Accept requests until the process that started this one is gone (not PR_SET_PDEATHSIG:
+    that follows the thread that started this one, and a test may start it from any thread)."""
     parent = os.getppid()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -131,7 +130,6 @@ def serve(path: str) -> None:
 
 def main() -> None:
     del sys.path[0]  # this script's folder: a command sees the sys.path `python -m` gives it
-    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     for name in PRELOAD:
         importlib.import_module(name)
     gc.collect()

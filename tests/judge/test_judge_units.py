@@ -5,6 +5,8 @@ and the rubric metrics in a checkpoint's quality."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -312,6 +314,39 @@ def test_a_client_resolves_its_endpoint_before_any_request(protocol: str, module
     settings = JudgeSettings(model="m", protocol=protocol, base_url="http://127.0.0.1:9/v1")
     client = make_client(settings, environ={})
     assert type(client.endpoint).__module__.startswith(module)  # type: ignore[attr-defined]
+
+
+_BUILT = """
+import sys
+from pydantic._internal._mock_val_ser import MockCoreSchema
+from benchwright.judge.models import JudgeSettings
+from benchwright.judge.providers import _models_in, make_client
+client = make_client(JudgeSettings(model="m", protocol=sys.argv[1],
+                                   base_url="http://127.0.0.1:9/v1"), environ={})
+module, name = client.reply_model
+todo, seen = [getattr(__import__(module, fromlist=[name]), name)], set()
+while todo:
+    model = todo.pop()
+    if model not in seen:
+        seen.add(model)
+        todo.extend(m for f in model.model_fields.values() for m in _models_in(f.annotation))
+deferred = [m.__name__ for m in seen
+            if isinstance(m.__dict__.get("__pydantic_core_schema__"), MockCoreSchema)]
+print(len(seen), deferred)
+"""
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+def test_a_client_builds_its_reply_models_before_any_request(protocol: str) -> None:
+    """The SDKs defer building their models to first use; built by two requests' threads at
+    once, one of them read the model half-built (no schema of its own) and failed with
+    "BaseModel cannot be instantiated directly". Checked in a new interpreter: this one may
+    have built them already."""
+    done = subprocess.run([sys.executable, "-c", _BUILT, protocol], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    count, deferred = done.stdout.split(" ", 1)
+    assert int(count) > 3 and deferred.strip() == "[]", done.stdout
 
 
 def test_a_rubric_nested_too_deeply_is_one_error(tmp_path: Path) -> None:

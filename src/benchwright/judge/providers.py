@@ -14,12 +14,15 @@ JSON), `Refused` (any other 4xx; `fatal` for 401/403/404: no request can succeed
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, get_args
+
+from pydantic import BaseModel
 
 from benchwright.errors import PrerequisiteError, UserInputError
 from benchwright.extras import import_extra
@@ -121,6 +124,8 @@ class _SDKClient:
     """One SDK's client for the settings' endpoint, without the SDK's own retries."""
 
     sdk_name, client_class = "", ""
+    reply_model = ("", "")
+    """The module and name of the SDK's model of a reply."""
 
     def __init__(self, settings: JudgeSettings, key: str) -> None:
         self.sdk = import_extra(self.sdk_name, "judge", f"the LLM judge (--protocol "
@@ -132,6 +137,11 @@ class _SDKClient:
         # the SDK imports an endpoint's module on first use: done here, once, rather than by
         # the first requests while the others wait on the import lock
         self.endpoint = self._endpoint()
+        # and it builds a reply's models on first use (pydantic's defer_build): a model being
+        # built has no schema of its own for a moment, and another request's thread reading it
+        # then fails ("BaseModel cannot be instantiated directly"); built here, in one thread
+        module, name = self.reply_model
+        _build_now(getattr(importlib.import_module(module), name))
 
     def _endpoint(self) -> Any:
         raise NotImplementedError
@@ -161,6 +171,7 @@ class OpenAIClient(_SDKClient):
     """Chat Completions with a strict JSON schema."""
 
     sdk_name, client_class = "openai", "OpenAI"
+    reply_model = ("openai.types.chat", "ChatCompletion")
 
     def _endpoint(self) -> Any:
         return self.client.chat.completions
@@ -191,6 +202,7 @@ class AnthropicClient(_SDKClient):
     """Messages with one forced tool; the shared prefix marked for the prompt cache."""
 
     sdk_name, client_class = "anthropic", "Anthropic"
+    reply_model = ("anthropic.types", "Message")
 
     def _endpoint(self) -> Any:
         return self.client.messages
@@ -221,6 +233,24 @@ class AnthropicClient(_SDKClient):
                                          output_tokens=usage.get("output_tokens") or 0,
                                          cached_input_tokens=read),
                         cost_usd=None)
+
+
+def _build_now(root: type[BaseModel]) -> None:
+    """Build a model and every model its fields hold (deferred by the SDK) now."""
+    todo, seen = [root], set()
+    while todo:
+        model = todo.pop()
+        if model not in seen:
+            seen.add(model)
+            model.model_rebuild()
+            todo.extend(m for field in model.model_fields.values()
+                        for m in _models_in(field.annotation))
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in get_args(annotation) for m in _models_in(arg)]
 
 
 def _temperature(settings: JudgeSettings) -> dict[str, Any]:
