@@ -21,7 +21,12 @@ import time
 from pathlib import Path
 
 from benchwright.coding.grading import workspace as ws
-from benchwright.coding.grading.grader import TEST_ENV_BASE, entrypoint_command, pytest_args
+from benchwright.coding.grading.grader import (
+    TEST_ENV_BASE,
+    entrypoint_command,
+    pytest_args,
+    wants_anyio,
+)
 from benchwright.coding.problems.examples import example_problem_dir
 from benchwright.coding.problems.loader import get_checkpoint, load_problem
 from benchwright.sandbox.environments import ensure_env, parse_requirements
@@ -52,7 +57,8 @@ def _plain_pytest_command(
                           parse_requirements(req.read_text() if req.is_file() else ""))
     env = {**os.environ, **asset_env, "PATH": f"{solution.path}/bin:{os.environ['PATH']}"}
     argv = [str(test_env.python), "-P", "-m", "pytest",
-            *pytest_args(problem, config, scratch / "report.json")]
+            *pytest_args(problem, config, scratch / "report.json",
+                         anyio=wants_anyio(problem, config, tests))]
     assert entrypoint_command(problem).startswith("python ")
     return argv, env, workspace
 

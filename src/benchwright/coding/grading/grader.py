@@ -96,6 +96,9 @@ class _Prepared(BaseModel):
     workspace: Path
     asset_env: dict[str, str]
     plugin_path: Path
+    anyio: bool
+    """Whether pytest loads anyio's plugin (`wants_anyio`): decided once, for the argv that runs
+    and the one recorded."""
 
 
 class _Ran(BaseModel):
@@ -107,6 +110,8 @@ class _Ran(BaseModel):
     pipe: vc.PipeReport
     file_report: dict[str, Any] | None
     cut: OutputCut
+    anyio: bool
+    """`_Prepared.anyio`, for the arguments recorded."""
 
 
 class Grader(Protocol):
@@ -171,6 +176,7 @@ def _prepare(problem: ProblemConfig, checkpoint: CheckpointConfig, snapshot: Pat
         tests_dir = ws.copy_tests(problem, checkpoint, workspace)
         asset_env = ws.copy_assets(problem, tests_dir)
         ws.write_pytest_ini(problem, workspace)
+        anyio = wants_anyio(problem, checkpoint, tests_dir)
         for sub in ("tmp", "out"):
             (scratch / sub).mkdir()
         plugin_path = vc.plugin_tree(scratch / "plugin")
@@ -178,7 +184,15 @@ def _prepare(problem: ProblemConfig, checkpoint: CheckpointConfig, snapshot: Pat
         sc.remove_tree(scratch)
         raise
     return _Prepared(scratch=scratch, workspace=workspace, asset_env=asset_env,
-                     plugin_path=plugin_path)
+                     plugin_path=plugin_path, anyio=anyio)
+
+
+def wants_anyio(problem: ProblemConfig, checkpoint: CheckpointConfig, tests_dir: Path) -> bool:
+    """Whether pytest loads anyio's plugin: when the tests as laid out (what pytest sees, links
+    of the problem already copied as files) or the checkpoint's variables (`PYTEST_ADDOPTS`,
+    `PYTEST_PLUGINS`) name anyio. Everywhere else `-p no:anyio` saves its start-up cost."""
+    named = any("anyio" in value for value in problem.env_for(checkpoint).values())
+    return named or ws.names_anyio(tests_dir)
 
 
 class _Envs(BaseModel):
@@ -220,9 +234,10 @@ def entrypoint_command(problem: ProblemConfig) -> str:
 
 
 def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Path,
-                jail: Sequence[str] = ()) -> list[str]:
+                jail: Sequence[str] = (), *, anyio: bool) -> list[str]:
     """pytest's arguments: SCBench's, plus guards against a workspace that plants a conftest.
-    `jail` is the launcher the submission's command is prefixed with (see `grading.jail`)."""
+    `jail` is the launcher the submission's command is prefixed with (see `grading.jail`);
+    without `anyio` (`wants_anyio`) the test environment's anyio plugin is not loaded."""
     timeout = problem.timeout_for(checkpoint)
     entrypoint = shlex.join([*jail, *shlex.split(entrypoint_command(problem))])
     return [
@@ -232,6 +247,7 @@ def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Pa
         "--json-report", f"--json-report-file={report}",
         "--json-report-omit=streams", "--json-report-omit=log", "--json-report-omit=warnings",
         "-p", "no:cacheprovider",
+        *([] if anyio else ["-p", "no:anyio"]),
         f"--confcutdir={ws.TESTS_DIR}",
         "-vv",
         ws.TESTS_DIR,
@@ -240,12 +256,13 @@ def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Pa
 
 def graded_pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig,
                        report: Path, reverse_files: bool = False,
-                       jail: Sequence[str] = ()) -> list[str]:
+                       jail: Sequence[str] = (), *, anyio: bool) -> list[str]:
     """`pytest_args` with our verdict plugin first (see `verdict_plugin`), the jail's when the
     submission is jailed, and the plugin that reverses the order of the test files when asked."""
     reverse = ["-p", vc.REVERSE_PLUGIN] if reverse_files else []
     jailed = ["-p", vc.JAIL_PLUGIN] if jail else []
-    return ["-p", vc.PLUGIN, *jailed, *reverse, *pytest_args(problem, checkpoint, report, jail)]
+    return ["-p", vc.PLUGIN, *jailed, *reverse, *pytest_args(problem, checkpoint, report, jail,
+                                                        anyio=anyio)]
 
 
 def _run_pytest(
@@ -260,7 +277,8 @@ def _run_pytest(
     jail_command, jail_mounts = _jail(prepared, interpreter, envs, options)
     argv = [str(envs.test.python), "-P", "-m", "pytest",
             *graded_pytest_args(problem, checkpoint, out / "report.json",
-                                options.reverse_files, jail_command)]
+                                options.reverse_files, jail_command,
+                                anyio=prepared.anyio)]
     env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
     mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
               *uv_mounts(), *jail_mounts]
@@ -282,7 +300,8 @@ def _run_pytest(
     return _Ran(result=result, stdout=out_text, stderr=err_text, pipe=pipe,
                 file_report=vc.read_report_file(out / "report.json", limits.max_report_mb * MIB),
                 cut=OutputCut(stdout_bytes=stdout.cut, stderr_bytes=stderr.cut,
-                              verdict_bytes=pipe.cut_bytes, **_message_cuts(pipe)))
+                              verdict_bytes=pipe.cut_bytes, **_message_cuts(pipe)),
+                anyio=prepared.anyio)
 
 
 def _text(data: bytes) -> str:
@@ -407,7 +426,8 @@ def _evaluate(
             entrypoint=entrypoint_command(problem), jailed=jailed(options),
             pytest_args=graded_pytest_args(
                 problem, checkpoint, Path("report.json"), options.reverse_files,
-                jail.launcher("python", Path("plugin")) if jailed(options) else ()),
+                jail.launcher("python", Path("plugin")) if jailed(options) else (),
+                anyio=ran.anyio),
             test_env=_info(envs.test), solution_env=_info(envs.solution, envs.solution_error),
         ),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -9,13 +10,15 @@ from pathlib import Path
 from benchwright.coding.grading.pytest_report import BUILTIN_MARKERS
 from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
 from benchwright.errors import ProblemConfigError
-from benchwright.nofollow import copy_tree
+from benchwright.nofollow import TreeWalk, copy_tree, open_regular, read_fd
 
 TESTS_DIR = ".evaluation_tests"
 # Never graded: caches, virtualenvs, and anything that could stand in for the real tests.
 _IGNORED = frozenset(("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv",
                       "venv"))
 _PLANTED = (TESTS_DIR, "pytest.ini")
+# How much of the tests' Python files `names_anyio` reads in all before it answers yes unread.
+MAX_SCAN_BYTES = 16 << 20
 
 
 def copy_snapshot(snapshot: Path, workspace: Path) -> None:
@@ -153,3 +156,26 @@ def write_pytest_ini(problem: ProblemConfig, workspace: Path) -> None:
     lines += [f"    {name}: {marker.description}" for name, marker in problem.markers.items()
               if name not in BUILTIN_MARKERS]
     (workspace / "pytest.ini").write_text("\n".join(lines) + "\n")
+
+
+def names_anyio(tests_dir: Path) -> bool:
+    """Whether a Python file of the laid-out tests names anyio (`pytest.mark.anyio`, the
+    `anyio_backend` fixture, `import anyio`): only then does pytest load anyio's plugin, which
+    the tests' environment has (httpx needs anyio) and which costs a third of pytest's start.
+
+    The files are the problem's, read as hostile: links and special files are never followed,
+    bytes are searched undecoded, and past MAX_SCAN_BYTES in all the answer is yes (the plugin
+    loads, as it always did). Only `.py` files count: nothing else can load a pytest plugin."""
+    budget = MAX_SCAN_BYTES
+    for entry in TreeWalk(tests_dir):
+        fd = open_regular(entry) if entry.kind == "file" and entry.name.endswith(".py") else None
+        if fd is None:
+            continue
+        try:
+            data = read_fd(fd, budget + 1)
+        finally:
+            os.close(fd)
+        budget -= len(data)
+        if b"anyio" in data or budget < 0:
+            return True
+    return False
