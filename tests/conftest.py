@@ -95,10 +95,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
         (slow if marked or item.get_closest_marker("slow") else fast).append(item)
+    items[:] = tiers.costliest_first(items)
     if config.getoption("all_tiers") or config.getoption("markexpr") or not slow:
         return
     config.hook.pytest_deselected(items=slow)
-    items[:] = fast
+    kept = set(fast)
+    items[:] = [item for item in items if item in kept]
     config.stash[_DESELECTED] = len(slow)
 
 

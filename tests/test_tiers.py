@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import ast
 import sys
+from typing import NamedTuple
 
 import pytest
 
 from tests.helpers import ROOT
-from tests.helpers.tiers import tier_of_process
+from tests.helpers.tiers import costliest_first, tier_of_process
 
 pytest_plugins = ["pytester"]
 
@@ -154,3 +155,27 @@ def test_the_guard_fails_an_unmarked_test_that_starts_a_container_engine(
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*_ test_unmarked _*",
                                  "*started `*podman --version` without @pytest.mark.container*"])
+
+
+class _Mark(NamedTuple):
+    name: str
+
+
+class _Item:
+    def __init__(self, nodeid: str, *tiers_: str) -> None:
+        self.nodeid = nodeid
+        self.marks = [_Mark(name) for name in tiers_]
+
+    def iter_markers(self) -> list[_Mark]:
+        return self.marks
+
+
+def test_the_costliest_modules_come_first_each_kept_together() -> None:
+    items = [_Item("tests/a.py::fast"), _Item("tests/a.py::uses_cli", "e2e"),
+             _Item("tests/b.py::one"), _Item("tests/c.py::web", "browser", "e2e"),
+             _Item("tests/c.py::plain"), _Item("tests/d.py::cluster", "ray"),
+             _Item("tests/e.py::x")]
+    order = [item.nodeid for item in costliest_first(items)]
+    assert order == ["tests/d.py::cluster", "tests/c.py::web", "tests/c.py::plain",
+                     "tests/a.py::fast", "tests/a.py::uses_cli", "tests/b.py::one",
+                     "tests/e.py::x"]

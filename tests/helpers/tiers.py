@@ -160,6 +160,29 @@ def _written_starters(func: Any) -> set[str]:
     return found
 
 
+# --- in what order (the costliest first) ------------------------------------------------------
+
+COST_ORDER = ("ray", "browser", "container", "sandbox", "e2e")
+"""The tiers from the costliest test: a test's rank is its costliest tier's place here."""
+
+
+def _rank(item: Any) -> int:
+    marked = {m.name for m in item.iter_markers()}
+    return min((COST_ORDER.index(t) for t in marked if t in COST_ORDER), default=len(COST_ORDER))
+
+
+def costliest_first(items: Sequence[Any]) -> list[Any]:
+    """The test modules ordered by their costliest test (Ray first, the fast tier last), each
+    module's tests kept together and in order (its module fixtures are made once). xdist hands
+    out work in this order (scripts/check: --no-loadscope-reorder), so the long tests start
+    early and short ones fill the end, instead of a long test ending the run alone."""
+    modules: dict[str, list[Any]] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+    ranked = sorted(modules.values(), key=lambda tests: min(map(_rank, tests)))
+    return [item for tests in ranked for item in tests]
+
+
 # --- what a test starts (the guard) ------------------------------------------------------------
 
 CHROMIUM_NAMES = {"chromium", "chromium-browser", "chrome", "google-chrome", "headless_shell"}
