@@ -11,7 +11,6 @@ at SCBench's problems/log_query with --checkpoint checkpoint_5.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -20,17 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchwright.coding.grading import workspace as ws
-from benchwright.coding.grading.grader import (
-    TEST_ENV_BASE,
-    entrypoint_command,
-    pytest_args,
-    wants_anyio,
-)
+from plain_pytest import lay_out
+
+from benchwright.coding.grading.grader import entrypoint_command, pytest_args
 from benchwright.coding.problems.examples import example_problem_dir
-from benchwright.coding.problems.loader import get_checkpoint, load_problem
-from benchwright.sandbox.environments import ensure_env, parse_requirements
-from benchwright.sandbox.interpreters import resolve_python
 
 
 def _timed(argv: list[str], **kwargs: object) -> float:
@@ -43,24 +35,11 @@ def _timed(argv: list[str], **kwargs: object) -> float:
 def _plain_pytest_command(
     problem_dir: Path, checkpoint: str, scratch: Path
 ) -> tuple[list[str], dict[str, str], Path]:
-    problem = load_problem(problem_dir)
-    config = get_checkpoint(problem, checkpoint)
-    workspace = scratch / "workspace"
-    ws.copy_snapshot(problem.solution_dir(checkpoint), workspace)
-    tests = ws.copy_tests(problem, config, workspace)
-    asset_env = ws.copy_assets(problem, tests)
-    ws.write_pytest_ini(problem, workspace)
-    python = resolve_python(None)
-    test_env = ensure_env("tests", python, [*TEST_ENV_BASE, *problem.test_dependencies])
-    req = workspace / "requirements.txt"
-    solution = ensure_env("solution", python,
-                          parse_requirements(req.read_text() if req.is_file() else ""))
-    env = {**os.environ, **asset_env, "PATH": f"{solution.path}/bin:{os.environ['PATH']}"}
-    argv = [str(test_env.python), "-P", "-m", "pytest",
-            *pytest_args(problem, config, scratch / "report.json",
-                         anyio=wants_anyio(problem, config, tests))]
-    assert entrypoint_command(problem).startswith("python ")
-    return argv, env, workspace
+    laid = lay_out(problem_dir, checkpoint, scratch)
+    argv = [*laid.python, *pytest_args(laid.problem, laid.checkpoint, scratch / "report.json",
+                                       anyio=laid.anyio)]
+    assert entrypoint_command(laid.problem).startswith("python ")
+    return argv, laid.env, laid.workspace
 
 
 def main() -> None:

@@ -21,12 +21,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from benchwright.coding.grading import workspace as ws
-from benchwright.coding.grading.grader import TEST_ENV_BASE, pytest_args
+from plain_pytest import lay_out
+
+from benchwright.coding.grading.grader import pytest_args
 from benchwright.coding.problems.examples import example_problem_dir
-from benchwright.coding.problems.loader import get_checkpoint, load_problem
-from benchwright.sandbox.environments import ensure_env, parse_requirements
-from benchwright.sandbox.interpreters import resolve_python
 
 
 def _cpu(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -40,37 +38,15 @@ def _cpu(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _layout(problem_dir: Path, checkpoint: str, scratch: Path
-            ) -> tuple[list[str], Path, dict[str, str]]:
-    """pytest's argv without its arguments, the workspace, and its environment."""
-    problem = load_problem(problem_dir)
-    config = get_checkpoint(problem, checkpoint)
-    workspace = scratch / "workspace"
-    ws.copy_snapshot(problem.solution_dir(checkpoint), workspace)
-    tests = ws.copy_tests(problem, config, workspace)
-    asset_env = ws.copy_assets(problem, tests)
-    ws.write_pytest_ini(problem, workspace)
-    python = resolve_python(None)
-    test_env = ensure_env("tests", python, [*TEST_ENV_BASE, *problem.test_dependencies])
-    req = workspace / "requirements.txt"
-    solution = ensure_env("solution", python,
-                          parse_requirements(req.read_text() if req.is_file() else ""))
-    env = {**os.environ, **problem.env_for(config), **asset_env,
-           "PATH": f"{solution.path}/bin:{os.environ['PATH']}"}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # doubles start-up CPU when set
-    return [str(test_env.python), "-P", "-m", "pytest"], workspace, env
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problem-dir", type=Path, default=example_problem_dir("kv_server"))
     parser.add_argument("--checkpoint", default="checkpoint_1")
     parser.add_argument("--repeat", type=int, default=7, help="runs of each (median)")
     args = parser.parse_args()
-    problem = load_problem(args.problem_dir)
-    config = get_checkpoint(problem, args.checkpoint)
     with tempfile.TemporaryDirectory() as tmp:
-        python, workspace, env = _layout(args.problem_dir, args.checkpoint, Path(tmp))
+        problem, config, python, workspace, env, _ = lay_out(args.problem_dir, args.checkpoint,
+                                                             Path(tmp))
         print(f"problem {problem.name}/{args.checkpoint}, {args.repeat} runs each, CPU medians")
         for label, extra in (("collection only", ["--collect-only", "-q"]), ("whole run", [])):
             cpu: dict[bool, list[float]] = {True: [], False: []}
