@@ -47,6 +47,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         problem, config, python, workspace, env, _ = lay_out(args.problem_dir, args.checkpoint,
                                                              Path(tmp))
+        env = {**env, **problem.env_for(config)}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # doubles start-up CPU when set
         print(f"problem {problem.name}/{args.checkpoint}, {args.repeat} runs each, CPU medians")
         for label, extra in (("collection only", ["--collect-only", "-q"]), ("whole run", [])):
             cpu: dict[bool, list[float]] = {True: [], False: []}

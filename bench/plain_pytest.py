@@ -1,7 +1,7 @@
 """One checkpoint laid out for plain pytest, outside any sandbox, for the grading benches
 (grade_overhead.py, grader_pytest_start.py): the reference solution as the workspace, the tests
-and assets as the grader copies them, the cached test and solution environments, and the
-environment the grader gives pytest (the checkpoint's variables, the solution first on PATH).
+and assets as the grader copies them, the cached test and solution environments, and an
+environment with the assets' variables and the solution first on PATH.
 Imported by those scripts (bench/ is their folder on sys.path), never run."""
 
 from __future__ import annotations
@@ -45,8 +45,6 @@ def lay_out(problem_dir: Path, checkpoint: str, scratch: Path) -> Layout:
     req = workspace / "requirements.txt"
     solution = ensure_env("solution", python,
                           parse_requirements(req.read_text() if req.is_file() else ""))
-    env = {**os.environ, **problem.env_for(config), **asset_env,
-           "PATH": f"{solution.path}/bin:{os.environ['PATH']}"}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # doubles start-up CPU when set
+    env = {**os.environ, **asset_env, "PATH": f"{solution.path}/bin:{os.environ['PATH']}"}
     return Layout(problem, config, [str(test_env.python), "-P", "-m", "pytest"], workspace, env,
                   wants_anyio(problem, config, tests))
