@@ -48,16 +48,18 @@ class _Zygote:
     def __init__(self, env: dict[str, str]) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="bw-zygote-"))
         self.path = str(self.folder / "s")
-        self.log = self.folder / "log"
-        with self.log.open("wb") as log:
+        log = self.folder / "log"
+        with log.open("wb") as stderr:
             self.process = subprocess.Popen(
                 [sys.executable, str(ZYGOTE), self.path], env=env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=log, cwd=self.folder)
+                stdout=subprocess.PIPE, stderr=stderr, cwd=self.folder)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if line.strip() != b"ready":
             self.process.kill()
-            raise RuntimeError(f"the CLI zygote did not start: {line!r}")
+            self.process.wait()
+            raise RuntimeError(f"the CLI zygote did not start: {line!r}\n"
+                               f"{log.read_text(errors='replace')[-3000:]}")
 
     def alive(self) -> bool:
         return self.process.poll() is None

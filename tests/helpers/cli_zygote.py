@@ -71,7 +71,6 @@ def _become_the_command(request: dict[str, object], fds: list[int]) -> None:
     assert isinstance(argv, list)
     sys.argv = ["-m", *argv]
     sys.path.insert(0, cwd)  # as `python -m` puts the working directory first
-    gc.enable()
     runpy.run_module("benchwright", run_name="__main__", alter_sys=True)
 
 
