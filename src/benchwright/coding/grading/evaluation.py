@@ -33,6 +33,34 @@ class GradeStatus(StrEnum):
     report file, or never arrived: the code under test interfered, and the checkpoint fails."""
 
 
+class GradingRule(StrEnum):
+    """A guard of the grader that fired on a checkpoint (docs/security.md, "The grader's trusted
+    base"): each one changes the verdict, and the record says so."""
+
+    NOT_RUN = "not_run"
+    """A test the checkpoint has (collected apart from the submission) did not run as the
+    problem says: missing, deselected, or skipped by anything but the problem's own code; it
+    counts as failed."""
+    LINK_REFUSED = "link_refused"
+    """A link the submission made was not followed outside the jail (the test got ELOOP)."""
+    CAP_EXCEEDED = "cap_exceeded"
+    """The submission wrote more bytes or files than the attempt's cap allows."""
+    IMPORTED_SUBMISSION = "imported_submission"
+    """The tests imported or executed a file of the submission inside pytest: an error of the
+    problem, never a pass."""
+
+
+class RuleFired(BaseModel):
+    """One guard that fired, and on what."""
+
+    rule: GradingRule
+    """Which guard."""
+    detail: str
+    """What it saw, in one sentence (a test id, a path, a count and the cap)."""
+    items: list[str] = Field(default_factory=list)
+    """What it applied to (test ids, paths), first ones only."""
+
+
 class TestCase(BaseModel):
     """One collected test item and its outcome."""
 
@@ -137,6 +165,8 @@ class CheckpointEvaluation(BaseModel):
     an infrastructure error, left out of scores; a run redoes the checkpoint on `--resume`."""
     tampering_reason: str | None = None
     """When the status is `tampered`: what disagreed (the tests' outcomes are pytest's own)."""
+    rules_fired: list[RuleFired] = Field(default_factory=list)
+    """The grader's guards that fired on this checkpoint (empty: none), each with what it saw."""
     pytest_exit_code: int
     """pytest's exit status (negative when killed by a signal)."""
     pytest_collected: int
