@@ -28,20 +28,21 @@ from tests.helpers.evil_package import write_evil_package
 pytestmark = pytest.mark.sandbox
 NULL = 'print("not implemented")\n'
 MARK = "PLANTED-" + "CODE-RAN"  # printed by planted code only: never one word in our files
-# Every test a pass, and the code's presence said on pytest's output.
+# Every test a pass (pytest's hooks for the whole session: a conftest's per-test hooks would only
+# reach the tests of its own folder), and the code's presence said on pytest's output.
 FORCE_PASS = f'''
 import sys
-import pytest
 
 print("{MARK}", file=sys.stderr)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item, call):
-    report = yield
-    report.outcome = "passed"
-    report.longrepr = None
-    return report
+def pytest_collection_modifyitems(session, config, items):
+    for item in items:
+        item.runtest = lambda: None
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line("{MARK}")
 '''
 PROBLEMS = {"ledger_cli": example_problem_dir("ledger_cli"), "casefiles": FIXTURES / "casefiles"}
 
