@@ -290,7 +290,8 @@ def _run_pytest(
             *graded_pytest_args(problem, checkpoint, out / "report.json",
                                 options.reverse_files, jail_command,
                                 anyio=prepared.anyio, scratch=prepared.scratch)]
-    env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
+    env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path,
+                       interpreter.executable.parent)
     mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
               *uv_mounts(), *jail_mounts]
     limits = options.limits
@@ -364,7 +365,7 @@ def _keep_jail_log(prepared: _Prepared, options: GradeOptions) -> None:
 
 def _sandbox_env(
     problem: ProblemConfig, checkpoint: CheckpointConfig, prepared: _Prepared,
-    options: GradeOptions, solution: Path,
+    options: GradeOptions, solution: Path, interpreter_bin: Path,
 ) -> dict[str, str]:
     tmp = "/tmp" if options.runtime.name in SANDBOXED else str(prepared.scratch / "tmp")
     path = [str(prepared.plugin_path), *_tests_pythonpath(problem.env_for(checkpoint).get(
@@ -374,7 +375,7 @@ def _sandbox_env(
         **prepared.asset_env,
         # For pytest only: the plugin takes itself off before any test runs.
         "PYTHONPATH": os.pathsep.join(path),
-        **_trusted_programs(solution, jailed(options)),
+        **_trusted_programs(solution, interpreter_bin, jailed(options)),
         "HOME": tmp, "TMPDIR": tmp,
         "LANG": "C.UTF-8", "TZ": "UTC", "PYTHONHASHSEED": "0",
         # Tests may call `uv run` (SCBench's environments have uv): offline, cache in /tmp.
@@ -392,17 +393,19 @@ def _tests_pythonpath(value: str, tests: Path) -> list[str]:
             for entry in value.split(os.pathsep) if entry]
 
 
-def _trusted_programs(solution: Path, jailed: bool) -> dict[str, str]:
+def _trusted_programs(solution: Path, interpreter_bin: Path, jailed: bool) -> dict[str, str]:
     """PATH and the hardening of the Python programs the tests start, unjailed: nothing the
     submission or its environment built is on PATH (the jail puts the solution environment's
     `bin/` first for the jailed command alone), no Python start-up adds the working folder (the
-    workspace) to `sys.path` or reads a user site. Without the jail (`--unsafe-no-sandbox`)
-    everything runs on the host anyway, as it did: the solution's `bin/` first, no hardening
-    (the submission's `python entry.py` could not import its siblings under PYTHONSAFEPATH)."""
+    workspace) to `sys.path` or reads a user site. The interpreter's own folder comes first: a
+    test's bare `python` (`uv run`'s too) is the same Python as before, without the submission's
+    packages. Without the jail (`--unsafe-no-sandbox`) everything runs on the host anyway, as it
+    did: the solution's `bin/` first, no hardening (the submission's `python entry.py` could not
+    import its siblings under PYTHONSAFEPATH)."""
     system = f"/usr/local/bin:/usr/bin:/bin:{Path(uv_binary()).parent}"
     if not jailed:
         return {"PATH": f"{solution}/bin:{system}", "VIRTUAL_ENV": str(solution)}
-    return {"PATH": system, "PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1"}
+    return {"PATH": f"{interpreter_bin}:{system}", "PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1"}
 
 
 def uv_mounts() -> list[Mount]:
