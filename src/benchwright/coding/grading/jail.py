@@ -137,7 +137,7 @@ def exposed_paths(config: Mapping[str, Any], command: Sequence[str], cwd: str) -
     keep: list[str] = []
     for path in sorted(wanted):
         if path == "/" or (_within(tests, path) and path != tests):
-            continue  # the root, the workspace or above: never wholesale
+            continue  # the root, the scratch folder or above: never wholesale
         if _within(path, workspace) and not _within(path, tests):
             continue  # already there
         if any(_within(path, v) for v in visible + keep):
