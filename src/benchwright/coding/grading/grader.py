@@ -394,18 +394,18 @@ def _tests_pythonpath(value: str, tests: Path) -> list[str]:
 
 
 def _trusted_programs(solution: Path, interpreter_bin: Path, jailed: bool) -> dict[str, str]:
-    """PATH and the hardening of the Python programs the tests start, unjailed: nothing the
-    submission or its environment built is on PATH (the jail puts the solution environment's
-    `bin/` first for the jailed command alone), no Python start-up adds the working folder (the
-    workspace) to `sys.path` or reads a user site. The interpreter's own folder comes first: a
-    test's bare `python` (`uv run`'s too) is the same Python as before, without the submission's
-    packages. Without the jail (`--unsafe-no-sandbox`) everything runs on the host anyway, as it
-    did: the solution's `bin/` first, no hardening (the submission's `python entry.py` could not
-    import its siblings under PYTHONSAFEPATH)."""
+    """PATH of the programs the tests start, unjailed: nothing the submission or its environment
+    built is on it (the jail puts the solution environment's `bin/` first for the jailed command
+    alone). The interpreter's own folder comes first: a test's bare `python` (`uv run`'s too) is
+    the same Python as before, without the submission's packages. No user site either.
+    PYTHONSAFEPATH is not set: a test's own script must import its siblings (dynamic_buffer's
+    `uv run run.py` imports the module the submission generated beside it; with it, 15 of 30
+    reference cases failed). Without the jail (`--unsafe-no-sandbox`) everything runs on the
+    host anyway, as it did: the solution's `bin/` first."""
     system = f"/usr/local/bin:/usr/bin:/bin:{Path(uv_binary()).parent}"
     if not jailed:
         return {"PATH": f"{solution}/bin:{system}", "VIRTUAL_ENV": str(solution)}
-    return {"PATH": f"{interpreter_bin}:{system}", "PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1"}
+    return {"PATH": f"{interpreter_bin}:{system}", "PYTHONNOUSERSITE": "1"}
 
 
 def uv_mounts() -> list[Mount]:

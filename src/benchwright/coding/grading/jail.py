@@ -23,10 +23,11 @@ bubblewrap that sees:
   namespaces; the network namespace is the grading sandbox's (loopback only), so servers work.
 
 Its environment is the one the test passed, without pytest's variables (`PYTEST_*`, which name
-the running test), the harness's (`BENCHWRIGHT_*`, `SCBENCH_*`) and the hardening pytest runs with
-(`PYTHONSAFEPATH`, `PYTHONNOUSERSITE`: `python entry.py` imports its sibling modules, as under
-SCBench), and with the solution environment's `bin/` first on `PATH` and `VIRTUAL_ENV` set: only
-the jailed command runs in the solution environment, pytest's `PATH` does not hold it.
+the running test), the harness's (`BENCHWRIGHT_*`, `SCBENCH_*`) and pytest's hardening
+(`PYTHONNOUSERSITE`; `PYTHONSAFEPATH` too, were it set: `python entry.py` imports its sibling
+modules, as under SCBench), and with the solution environment's `bin/` first on `PATH` and
+`VIRTUAL_ENV` set: only the jailed command runs in the solution environment, pytest's `PATH` does
+not hold it.
 
 This module runs inside the grading sandbox with the tests' interpreter and imports only the
 standard library. Loaded as a pytest plugin (`-p benchwright.coding.grading.jail`) it rewrites, in
