@@ -7,7 +7,9 @@ harness's own pytest.ini), whose `addopts` adds a folder of the submission's who
 turns every test into a pass, or deselects the failing test; a conftest.py, sitecustomize.py,
 usercustomize.py and a .pth file in the workspace; and programs named after those the tests call
 (`diff`, `git`) as console scripts of the submission's environment, which was first on pytest's
-PATH. Each scores 0, and the test deselected is still there and failed. Needs bubblewrap.
+PATH; a module a test imports lazily, planted where the problem's relative PYTHONPATH entry found
+it (the workspace). Each scores 0, and the test deselected is still there and failed. Needs
+bubblewrap.
 """
 
 from __future__ import annotations
