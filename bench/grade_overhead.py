@@ -37,7 +37,7 @@ def _plain_pytest_command(
 ) -> tuple[list[str], dict[str, str], Path]:
     laid = lay_out(problem_dir, checkpoint, scratch)
     argv = [*laid.python, *pytest_args(laid.problem, laid.checkpoint, scratch / "report.json",
-                                       anyio=laid.anyio)]
+                                       anyio=laid.anyio, scratch=scratch)]
     assert entrypoint_command(laid.problem).startswith("python ")
     return argv, laid.env, laid.workspace
 

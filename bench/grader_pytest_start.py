@@ -55,7 +55,7 @@ def main() -> None:
             for _ in range(args.repeat):
                 for anyio in (True, False):
                     argv = [*python, *pytest_args(problem, config, Path(tmp) / "report.json",
-                                                  anyio=anyio), *extra]
+                                                  anyio=anyio, scratch=Path(tmp)), *extra]
                     cpu[anyio].append(_cpu(argv, workspace, env))
             with_, without = (statistics.median(cpu[k]) for k in (True, False))
             print(f"{label:16} with anyio's plugin {with_ * 1000:5.0f} ms, "

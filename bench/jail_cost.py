@@ -40,10 +40,11 @@ def main() -> None:
     python = resolve_python(None)
     with tempfile.TemporaryDirectory() as tmp:
         workspace = Path(tmp) / "workspace"
-        (workspace / ".evaluation_tests").mkdir(parents=True)
+        workspace.mkdir()
+        (Path(tmp) / ".evaluation_tests").mkdir()  # beside the workspace, as the grader has it
         (workspace / "timer.py").write_text(_TIMER)
         config = {"bwrap": require_bwrap(), "workspace": str(workspace),
-                  "tests": str(workspace / ".evaluation_tests"),
+                  "tests": str(Path(tmp) / ".evaluation_tests"),
                   "readonly": [str(python.prefix)], "system": jail.system_args()}
         plain = [str(python.executable), "-c", "pass"]
         jailed = jail.jail_command(config, plain, str(workspace))

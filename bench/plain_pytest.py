@@ -32,14 +32,15 @@ class Layout(NamedTuple):
 
 
 def lay_out(problem_dir: Path, checkpoint: str, scratch: Path) -> Layout:
-    """The checkpoint laid out under `scratch` (a new folder's parent)."""
+    """The checkpoint laid out under `scratch` as the grader lays it out: the workspace, the tests
+    beside it and the harness's pytest.ini (`pytest_args(..., scratch=scratch)` names them)."""
     problem = load_problem(problem_dir)
     config = get_checkpoint(problem, checkpoint)
     workspace = scratch / "workspace"
     ws.copy_snapshot(problem.solution_dir(checkpoint), workspace)
-    tests = ws.copy_tests(problem, config, workspace)
+    tests = ws.copy_tests(problem, config, scratch)
     asset_env = ws.copy_assets(problem, tests)
-    ws.write_pytest_ini(problem, workspace)
+    ws.write_pytest_ini(problem, scratch)
     python = resolve_python(None)
     test_env = ensure_env("tests", python, [*TEST_ENV_BASE, *problem.test_dependencies])
     req = workspace / "requirements.txt"

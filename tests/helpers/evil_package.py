@@ -3,12 +3,14 @@
 `payload` is Python source that sets a string `LOOT`; the backend prints LOOT (so it lands in
 uv's error output) and ships it inside the wheel as `evilpkg.LOOT` (so it lands in the built
 environment, which the submission can read while it is graded). `pth`, one line of Python, is
-shipped as a .pth file: every start of the environment's python runs it.
+shipped as a .pth file: every start of the environment's python runs it. `extra` adds files to the
+wheel (a module, `evilpkg-0.1.dist-info/entry_points.txt` naming console scripts).
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 
 PYPROJECT = """\
@@ -38,6 +40,7 @@ def _wheel(wheel_directory):
         "evilpkg-0.1.dist-info/METADATA": "Metadata-Version: 2.1\\nName: evilpkg\\nVersion: 0.1\\n",
         "evilpkg-0.1.dist-info/WHEEL":
             "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+        **EXTRA,
     }}
     record = []
     with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as zf:
@@ -60,10 +63,11 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
 '''
 
 
-def write_evil_package(folder: Path, payload: str, pth: str = "import os") -> Path:
+def write_evil_package(folder: Path, payload: str, pth: str = "import os",
+                       extra: Mapping[str, str] | None = None) -> Path:
     """The package's folder, ready to be named as `evilpkg @ file://FOLDER`."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "pyproject.toml").write_text(PYPROJECT)
-    source = f"PTH = {pth!r}\n" + textwrap.dedent(payload)
+    source = f"PTH = {pth!r}\nEXTRA = {dict(extra or {})!r}\n" + textwrap.dedent(payload)
     (folder / "backend.py").write_text(BACKEND.format(payload=source))
     return folder

@@ -86,7 +86,7 @@ def test_the_submission_sees_no_test_folder_no_pytest_variable_no_process(
         tmp_path: Path, runtime: Runtime) -> None:
     evaluation = _grade(CASEFILES, "checkpoint_1", CHEATERS / "snoop.py", tmp_path, runtime)
     messages = _messages(evaluation)
-    assert "SNOOP env= tests=[] proc=False" in messages, messages
+    assert "SNOOP env= tests=[] inside=- proc=False" in messages, messages
 
 
 def test_checkpoint_1_never_sees_checkpoint_2_data(tmp_path: Path) -> None:

@@ -38,9 +38,9 @@ def marked_problem(tmp_path: Path) -> tuple[Path, str]:
 
 
 def _copies_of(token: str, roots: list[Path]) -> Iterator[Path]:
-    """Copies of the marked hidden test in a grading workspace: <scratch>/workspace/...."""
+    """The marked hidden test's copies in grading scratch folders (<scratch>/.evaluation_tests/)."""
     for root in roots:
-        for path in root.glob(f"*/workspace/.evaluation_tests/{HIDDEN}"):
+        for path in root.glob(f"*/.evaluation_tests/{HIDDEN}"):
             try:
                 if token in path.read_text():
                     yield path
@@ -91,7 +91,7 @@ def test_sigkill_during_grading_leaves_no_readable_hidden_test(
     if os.geteuid() == 0:
         assert [p for p in left if _readable_by_another_user(p)] == []
     for path in left:
-        folder = path.parents[2]  # <scratch>/workspace/.evaluation_tests/<file>
+        folder = path.parents[1]  # <scratch>/.evaluation_tests/<file>
         assert folder.parent.stat().st_mode & 0o077 == 0
 
 
@@ -149,11 +149,11 @@ def test_a_killed_run_keeps_its_hidden_tests_in_its_own_folder_until_it_resumes(
     _kill_when([*base, "--problems-dir", str(problems), "--out", str(run)],
                lambda tree: bool(_lingering(tree)))
     own = run / ".work" / ".grading"
-    left = list(own.glob("*/workspace/.evaluation_tests/test_checkpoint_1.py"))
+    left = list(own.glob("*/.evaluation_tests/test_checkpoint_1.py"))
     assert left and all(token in p.read_text() for p in left)
     assert stat.S_IMODE(own.stat().st_mode) == 0o700
     assert list(_copies_of(token, [Path(tempfile.gettempdir()), private_root()])) == []
-    old = {p.parents[2] for p in left}
+    old = {p.parents[1] for p in left}
     _kill_when([*base, "--resume", str(run)], lambda _: not any(p.exists() for p in old))
 
 

@@ -102,8 +102,8 @@ def test_an_anyio_async_test_grades_as_before(tmp_path: Path) -> None:
 def test_the_flag_follows_the_decision(tmp_path: Path) -> None:
     problem = _problem(tmp_path, "plain", CONFTEST, PLAIN_TEST)
     checkpoint = problem.checkpoints["checkpoint_1"]
-    off = graded_pytest_args(problem, checkpoint, Path("r.json"), anyio=False)
-    on = graded_pytest_args(problem, checkpoint, Path("r.json"), anyio=True)
+    off = graded_pytest_args(problem, checkpoint, Path("r.json"), anyio=False, scratch=Path(".."))
+    on = graded_pytest_args(problem, checkpoint, Path("r.json"), anyio=True, scratch=Path(".."))
     assert _flag(off) and not _flag(on)
     at = on.index("no:cacheprovider") + 1
     assert off == [*on[:at], "-p", "no:anyio", *on[at:]]

@@ -92,8 +92,13 @@ class GradeOutput(BaseModel):
 
 
 class _Prepared(BaseModel):
+    """The scratch folder as laid out: the workspace (the submission's copy, pytest's working
+    folder) and beside it what only the harness wrote (tests, pytest.ini, plugin, report)."""
+
     scratch: Path
     workspace: Path
+    tests: Path
+    """`scratch/.evaluation_tests`: mounted read-only, never under the workspace."""
     asset_env: dict[str, str]
     plugin_path: Path
     anyio: bool
@@ -173,9 +178,9 @@ def _prepare(problem: ProblemConfig, checkpoint: CheckpointConfig, snapshot: Pat
     try:
         workspace = scratch / "workspace"
         ws.copy_snapshot(snapshot, workspace)
-        tests_dir = ws.copy_tests(problem, checkpoint, workspace)
+        tests_dir = ws.copy_tests(problem, checkpoint, scratch)
         asset_env = ws.copy_assets(problem, tests_dir)
-        ws.write_pytest_ini(problem, workspace)
+        ws.write_pytest_ini(problem, scratch)
         anyio = wants_anyio(problem, checkpoint, tests_dir)
         for sub in ("tmp", "out"):
             (scratch / sub).mkdir()
@@ -183,7 +188,7 @@ def _prepare(problem: ProblemConfig, checkpoint: CheckpointConfig, snapshot: Pat
     except BaseException:
         sc.remove_tree(scratch)
         raise
-    return _Prepared(scratch=scratch, workspace=workspace, asset_env=asset_env,
+    return _Prepared(scratch=scratch, workspace=workspace, tests=tests_dir, asset_env=asset_env,
                      plugin_path=plugin_path, anyio=anyio)
 
 
@@ -234,13 +239,20 @@ def entrypoint_command(problem: ProblemConfig) -> str:
 
 
 def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Path,
-                jail: Sequence[str] = (), *, anyio: bool) -> list[str]:
-    """pytest's arguments: SCBench's, plus guards against a workspace that plants a conftest.
-    `jail` is the launcher the submission's command is prefixed with (see `grading.jail`);
-    without `anyio` (`wants_anyio`) the test environment's anyio plugin is not loaded."""
+                jail: Sequence[str] = (), *, anyio: bool, scratch: Path) -> list[str]:
+    """pytest's arguments: SCBench's, plus the harness's config, root and tests folder, all in
+    `scratch` (see `workspace`), so that pytest reads no config or conftest.py of the workspace
+    (its working folder). `jail` is the launcher the submission's command is prefixed with (see
+    `grading.jail`); without `anyio` (`wants_anyio`) the test environment's anyio plugin is not
+    loaded."""
     timeout = problem.timeout_for(checkpoint)
     entrypoint = shlex.join([*jail, *shlex.split(entrypoint_command(problem))])
+    tests = scratch / ws.TESTS_DIR
     return [
+        # Only this config is read (pytest.toml, pyproject.toml, ... are not searched for); the
+        # root names the node ids (`.evaluation_tests/test_checkpoint_1.py::...`); no
+        # conftest.py above the tests folder is loaded.
+        "-c", str(scratch / ws.PYTEST_INI), f"--rootdir={scratch}", f"--confcutdir={tests}",
         *([f"--timeout={int(timeout)}"] if timeout is not None else []),
         f"--entrypoint={entrypoint}",
         f"--checkpoint={checkpoint.name}",
@@ -248,21 +260,20 @@ def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Pa
         "--json-report-omit=streams", "--json-report-omit=log", "--json-report-omit=warnings",
         "-p", "no:cacheprovider",
         *([] if anyio else ["-p", "no:anyio"]),
-        f"--confcutdir={ws.TESTS_DIR}",
         "-vv",
-        ws.TESTS_DIR,
+        str(tests),
     ]
 
 
 def graded_pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig,
                        report: Path, reverse_files: bool = False,
-                       jail: Sequence[str] = (), *, anyio: bool) -> list[str]:
+                       jail: Sequence[str] = (), *, anyio: bool, scratch: Path) -> list[str]:
     """`pytest_args` with our verdict plugin first (see `verdict_plugin`), the jail's when the
     submission is jailed, and the plugin that reverses the order of the test files when asked."""
     reverse = ["-p", vc.REVERSE_PLUGIN] if reverse_files else []
     jailed = ["-p", vc.JAIL_PLUGIN] if jail else []
     return ["-p", vc.PLUGIN, *jailed, *reverse, *pytest_args(problem, checkpoint, report, jail,
-                                                        anyio=anyio)]
+                                                        anyio=anyio, scratch=scratch)]
 
 
 def _run_pytest(
@@ -278,8 +289,9 @@ def _run_pytest(
     argv = [str(envs.test.python), "-P", "-m", "pytest",
             *graded_pytest_args(problem, checkpoint, out / "report.json",
                                 options.reverse_files, jail_command,
-                                anyio=prepared.anyio)]
-    env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path)
+                                anyio=prepared.anyio, scratch=prepared.scratch)]
+    env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path,
+                       interpreter.executable.parent)
     mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
               *uv_mounts(), *jail_mounts]
     limits = options.limits
@@ -335,7 +347,7 @@ def _jail(prepared: _Prepared, interpreter: Interpreter, envs: _Envs,
         Path(getattr(options.runtime, "bwrap", None) or "/usr/bin/bwrap").resolve()
     command = jail.launcher(str(envs.test.python), prepared.plugin_path)
     jail.write_config(prepared.plugin_path, bwrap=str(bwrap), workspace=prepared.workspace,
-                      tests=prepared.workspace / ws.TESTS_DIR,
+                      tests=prepared.tests, solution=envs.solution.path,
                       readonly=[interpreter.prefix, envs.solution.path], launcher_argv=command,
                       log=prepared.scratch / "out" / "jail.jsonl" if options.jail_log else None)
     return command, [] if inside_image or bwrap.is_relative_to("/usr") else [Mount(path=bwrap)]
@@ -353,19 +365,17 @@ def _keep_jail_log(prepared: _Prepared, options: GradeOptions) -> None:
 
 def _sandbox_env(
     problem: ProblemConfig, checkpoint: CheckpointConfig, prepared: _Prepared,
-    options: GradeOptions, solution: Path,
+    options: GradeOptions, solution: Path, interpreter_bin: Path,
 ) -> dict[str, str]:
     tmp = "/tmp" if options.runtime.name in SANDBOXED else str(prepared.scratch / "tmp")
-    uv_dir = Path(uv_binary()).parent
-    path = [str(prepared.plugin_path), *filter(None, [problem.env_for(checkpoint).get(
-        "PYTHONPATH")])]
+    path = [str(prepared.plugin_path), *_tests_pythonpath(problem.env_for(checkpoint).get(
+        "PYTHONPATH", ""), prepared.tests)]
     return {
         **problem.env_for(checkpoint),
         **prepared.asset_env,
         # For pytest only: the plugin takes itself off before any test runs.
         "PYTHONPATH": os.pathsep.join(path),
-        "PATH": f"{solution}/bin:/usr/local/bin:/usr/bin:/bin:{uv_dir}",
-        "VIRTUAL_ENV": str(solution),
+        **_trusted_programs(solution, interpreter_bin, jailed(options)),
         "HOME": tmp, "TMPDIR": tmp,
         "LANG": "C.UTF-8", "TZ": "UTC", "PYTHONHASHSEED": "0",
         # Tests may call `uv run` (SCBench's environments have uv): offline, cache in /tmp.
@@ -373,6 +383,29 @@ def _sandbox_env(
         "UV_NO_PROGRESS": "1",
         **options.extra_env,
     }
+
+
+def _tests_pythonpath(value: str, tests: Path) -> list[str]:
+    """The problem's PYTHONPATH entries, a relative one taken from the tests folder: against
+    pytest's working folder it would name the workspace, whose modules would then run unjailed in
+    every Python the tests start (and in pytest itself)."""
+    return [str(tests / entry) if not os.path.isabs(entry) else entry  # noqa: PTH117
+            for entry in value.split(os.pathsep) if entry]
+
+
+def _trusted_programs(solution: Path, interpreter_bin: Path, jailed: bool) -> dict[str, str]:
+    """PATH of the programs the tests start, unjailed: nothing the submission or its environment
+    built is on it (the jail puts the solution environment's `bin/` first for the jailed command
+    alone). The interpreter's own folder comes first: a test's bare `python` (`uv run`'s too) is
+    the same Python as before, without the submission's packages. No user site either.
+    PYTHONSAFEPATH is not set: a test's own script must import its siblings (dynamic_buffer's
+    `uv run run.py` imports the module the submission generated beside it; with it, 15 of 30
+    reference cases failed). Without the jail (`--unsafe-no-sandbox`) everything runs on the
+    host anyway, as it did: the solution's `bin/` first."""
+    system = f"/usr/local/bin:/usr/bin:/bin:{Path(uv_binary()).parent}"
+    if not jailed:
+        return {"PATH": f"{solution}/bin:{system}", "VIRTUAL_ENV": str(solution)}
+    return {"PATH": f"{interpreter_bin}:{system}", "PYTHONNOUSERSITE": "1"}
 
 
 def uv_mounts() -> list[Mount]:
@@ -387,9 +420,10 @@ def _mounts(prepared: _Prepared, interpreter: Interpreter, envs: list[Path]) -> 
         *(Mount(path=env) for env in envs),
         Mount(path=prepared.scratch / "tmp", writable=True, target=Path("/tmp")),
         Mount(path=prepared.workspace, writable=True),
-        # The tests' folder is on pytest's sys.path: a module the submission planted there would
-        # run inside pytest (and forge what it reports) when a test imports lazily.
-        Mount(path=prepared.workspace / ws.TESTS_DIR),
+        # Beside the workspace, read-only: the tests' folder is on pytest's sys.path, and nothing
+        # the submission runs may write a module (or a conftest.py) there.
+        Mount(path=prepared.tests),
+        Mount(path=prepared.scratch / Path(ws.PYTEST_INI).parent),
         Mount(path=prepared.scratch / "out", writable=True),
         Mount(path=prepared.plugin_path),
     ]
@@ -427,7 +461,7 @@ def _evaluate(
             pytest_args=graded_pytest_args(
                 problem, checkpoint, Path("report.json"), options.reverse_files,
                 jail.launcher("python", Path("plugin")) if jailed(options) else (),
-                anyio=ran.anyio),
+                anyio=ran.anyio, scratch=Path("..")),
             test_env=_info(envs.test), solution_env=_info(envs.solution, envs.solution_error),
         ),
     )

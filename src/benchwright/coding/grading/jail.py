@@ -1,15 +1,16 @@
 """The jail: every process the tests start from the entry point runs in a nested sandbox of its own.
 
 Inside the grading sandbox, pytest and the submission would otherwise share one view, in which the
-tests folder (`.evaluation_tests/`: case data and expected outputs) is readable. The harness hands
+tests folder (`.evaluation_tests/` beside the workspace: case data and expected outputs) is
+readable. The harness hands
 pytest an `--entrypoint` that starts with this file (`python -I -S jail.py python entry.py`), so
 whatever way the tests start the submission, it goes through here, and it runs under a nested
 bubblewrap that sees:
 
 - `/usr`, the grading sandbox's short `/etc`, a minimal `/dev`, a private `/tmp`; the interpreter
   and the submission's environment (read-only);
-- the workspace (the submission's own files, writable as in the grading sandbox) with the tests
-  folder replaced by an empty one;
+- the workspace (the submission's own files, writable as in the grading sandbox); the tests
+  folder, beside it, is an empty read-only folder;
 - the working folder the test gave it, and the paths named in its arguments (`ARG`, or what
   follows the first `=` in it: `--opt=ARG`, `name=ARG`; absolute or relative to that folder):
   inside the tests folder, the file or folder named and nothing beside it, read-only; elsewhere,
@@ -22,7 +23,11 @@ bubblewrap that sees:
   namespaces; the network namespace is the grading sandbox's (loopback only), so servers work.
 
 Its environment is the one the test passed, without pytest's variables (`PYTEST_*`, which name
-the running test) and the harness's (`BENCHWRIGHT_*`, `SCBENCH_*`).
+the running test), the harness's (`BENCHWRIGHT_*`, `SCBENCH_*`) and pytest's hardening
+(`PYTHONNOUSERSITE`; `PYTHONSAFEPATH` too, were it set: `python entry.py` imports its sibling
+modules, as under SCBench), and with the solution environment's `bin/` first on `PATH` and
+`VIRTUAL_ENV` set: only the jailed command runs in the solution environment, pytest's `PATH` does
+not hold it.
 
 This module runs inside the grading sandbox with the tests' interpreter and imports only the
 standard library. Loaded as a pytest plugin (`-p benchwright.coding.grading.jail`) it rewrites, in
@@ -48,6 +53,8 @@ from typing import Any
 
 CONFIG_NAME = "jail.json"
 HIDDEN_PREFIXES = ("PYTEST_", "BENCHWRIGHT_", "SCBENCH_")
+# pytest's, not the submission's: with them `python entry.py` could not import its siblings.
+HARDENING = ("PYTHONSAFEPATH", "PYTHONNOUSERSITE")
 _FLAGS = ("-I", "-S")
 _JAILED = "_benchwright_jailed"
 _SENT = "_benchwright_signal"
@@ -58,13 +65,15 @@ def launcher(python: str, tree: Path) -> list[str]:
     return [python, *_FLAGS, str(tree / "benchwright" / "coding" / "grading" / "jail.py")]
 
 
-def write_config(tree: Path, *, bwrap: str, workspace: Path, tests: Path,
+def write_config(tree: Path, *, bwrap: str, workspace: Path, tests: Path, solution: Path,
                  readonly: Sequence[Path], launcher_argv: Sequence[str],
                  log: Path | None = None) -> None:
     """Write the jail's settings beside its copy in the plugin tree (paths as the grading sandbox
-    sees them). With `log`, every jailed command is appended to it (a JSON line: command, cwd,
-    the paths exposed beyond the workspace)."""
+    sees them). `solution` is the solution environment the jailed command runs in. With `log`,
+    every jailed command is appended to it (a JSON line: command, cwd, the paths exposed beyond
+    the workspace)."""
     config = {"bwrap": bwrap, "workspace": str(workspace), "tests": str(tests),
+              "solution": str(solution),
               "readonly": [str(p) for p in readonly], "system": system_args(),
               "launcher": list(launcher_argv), "log": str(log) if log else None}
     path = tree / "benchwright" / "coding" / "grading" / CONFIG_NAME
@@ -129,7 +138,7 @@ def exposed_paths(config: Mapping[str, Any], command: Sequence[str], cwd: str) -
     keep: list[str] = []
     for path in sorted(wanted):
         if path == "/" or (_within(tests, path) and path != tests):
-            continue  # the root, the workspace or above: never wholesale
+            continue  # the root, the scratch folder or above: never wholesale
         if _within(path, workspace) and not _within(path, tests):
             continue  # already there
         if any(_within(path, v) for v in visible + keep):
@@ -160,9 +169,14 @@ def _log(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> None:
             log.write(json.dumps(record) + "\n")
 
 
-def jail_env(env: Mapping[str, str]) -> dict[str, str]:
-    """The environment without pytest's variables and the harness's."""
-    return {k: v for k, v in env.items() if not k.startswith(HIDDEN_PREFIXES)}
+def jail_env(config: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
+    """The environment without pytest's variables, the harness's and pytest's hardening, in the
+    solution environment (its `bin/` first on PATH, as SCBench has it for the submission)."""
+    kept = {k: v for k, v in env.items()
+            if not k.startswith(HIDDEN_PREFIXES) and k not in HARDENING}
+    solution = config["solution"]
+    path = kept.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    return {**kept, "PATH": f"{solution}/bin{os.pathsep}{path}", "VIRTUAL_ENV": solution}
 
 
 def main(argv: Sequence[str]) -> None:
@@ -172,7 +186,7 @@ def main(argv: Sequence[str]) -> None:
         sys.exit("jail.py: no command given")
     full = jail_command(config, list(argv), os.getcwd())
     _log(config, list(argv), os.getcwd())
-    os.execve(full[0], full, jail_env(os.environ))
+    os.execve(full[0], full, jail_env(config, os.environ))
 
 
 # ---- the pytest side: rewrite Popen calls that start the launcher -------------------------
@@ -191,7 +205,7 @@ def _rewritten(config: Mapping[str, Any], args: Any, kwargs: dict[str, Any]) -> 
         return args
     cwd = os.path.abspath(os.fsdecode(kwargs.get("cwd") or os.getcwd()))
     env = kwargs.get("env")
-    kwargs["env"] = jail_env(os.environ if env is None else env)
+    kwargs["env"] = jail_env(config, os.environ if env is None else env)
     _log(config, command, cwd)
     return jail_command(config, command, cwd)
 

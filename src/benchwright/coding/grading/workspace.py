@@ -1,4 +1,5 @@
-"""Lay out a grading workspace as SCBench does: snapshot, tests, assets, pytest.ini."""
+"""Lay out a grading scratch folder: the snapshot as the workspace, and beside it (never inside)
+the tests, their assets and the harness's pytest.ini, which the submission never wrote."""
 
 from __future__ import annotations
 
@@ -13,9 +14,14 @@ from benchwright.errors import ProblemConfigError
 from benchwright.nofollow import TreeWalk, copy_tree, open_regular, read_fd
 
 TESTS_DIR = ".evaluation_tests"
+"""The tests' folder, beside the workspace in the scratch folder (node ids start with it)."""
+PYTEST_INI = "config/pytest.ini"
+"""The harness's pytest config, in the scratch folder: the only one pytest reads (`-c`)."""
 # Never graded: caches, virtualenvs, and anything that could stand in for the real tests.
 _IGNORED = frozenset(("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv",
                       "venv"))
+# No longer special in the workspace (pytest reads neither there): dropped all the same, so the
+# workspace holds nothing named like the harness's files.
 _PLANTED = (TESTS_DIR, "pytest.ini")
 # How much of the tests' Python files `names_anyio` reads in all before it answers yes unread.
 MAX_SCAN_BYTES = 16 << 20
@@ -53,14 +59,15 @@ def check_tests_exist(problem: ProblemConfig, checkpoint: CheckpointConfig) -> N
                                  hint=f"add {own.name} to the problem's tests/ folder")
 
 
-def copy_tests(problem: ProblemConfig, checkpoint: CheckpointConfig, workspace: Path) -> Path:
-    """Copy conftest, helpers, data folders and the selected checkpoint test files.
+def copy_tests(problem: ProblemConfig, checkpoint: CheckpointConfig, scratch: Path) -> Path:
+    """Copy conftest, helpers, data folders and the selected checkpoint test files to
+    `scratch/.evaluation_tests` (beside the workspace, not in it); return that folder.
 
     Nothing of a later checkpoint is copied: no file or folder named after one
     (`checkpoint_3`, `checkpoint_3_cases.json`, `checkpoint_3.yaml`), anywhere in the tests."""
     wanted = set(test_files_for(problem, checkpoint))
     later = later_checkpoints(problem, checkpoint)
-    target = workspace / TESTS_DIR
+    target = scratch / TESTS_DIR
     target.mkdir()
     for item in sorted(problem.tests_dir.iterdir()):
         if _names_later(item.name, later):
@@ -96,15 +103,16 @@ def _is_checkpoint_test(name: str) -> bool:
 
 
 def copy_assets(problem: ProblemConfig, tests_dir: Path) -> dict[str, str]:
-    """Copy static assets to `.evaluation_tests/assets/<key>`; return SCBench's env vars."""
+    """Copy static assets to `.evaluation_tests/assets/<key>`; return SCBench's env vars, as
+    absolute paths (the tests folder is no longer under pytest's working folder)."""
     if not problem.static_assets:
         return {}
     assets = tests_dir / "assets"
     assets.mkdir(exist_ok=True)
-    env = {"SCBENCH_ASSETS_DIR": f"{TESTS_DIR}/assets"}
+    env = {"SCBENCH_ASSETS_DIR": str(assets)}
     for key, source in asset_sources(problem).items():
         copy_asset(source, assets, key)
-        env[f"SCBENCH_ASSET_{key.upper()}"] = f"{TESTS_DIR}/assets/{key}"
+        env[f"SCBENCH_ASSET_{key.upper()}"] = str(assets / key)
     return env
 
 
@@ -149,13 +157,17 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
-def write_pytest_ini(problem: ProblemConfig, workspace: Path) -> None:
-    """The pytest.ini SCBench writes: testpaths and every marker registered."""
+def write_pytest_ini(problem: ProblemConfig, scratch: Path) -> Path:
+    """The pytest.ini SCBench writes (testpaths and every marker registered), at
+    `scratch/PYTEST_INI`, where pytest reads it through `-c`; return its path."""
     lines = ["[pytest]", "testpaths = tests", "markers ="]
     lines += [f"    {name}: {desc}" for name, (desc, _group) in BUILTIN_MARKERS.items()]
     lines += [f"    {name}: {marker.description}" for name, marker in problem.markers.items()
               if name not in BUILTIN_MARKERS]
-    (workspace / "pytest.ini").write_text("\n".join(lines) + "\n")
+    path = scratch / PYTEST_INI
+    path.parent.mkdir()
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 def names_anyio(tests_dir: Path) -> bool:

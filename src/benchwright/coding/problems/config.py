@@ -129,7 +129,7 @@ class ProblemConfig(BaseModel):
     tags: list[str] = Field(default_factory=list)
     """Free-form tags."""
     static_assets: dict[Name, StaticAsset] = Field(default_factory=dict)
-    """Named assets; tests find each under `.evaluation_tests/assets/<key>` (keys are names)."""
+    """Named assets; tests find each under `assets/<key>` of their folder (keys are names)."""
     test_dependencies: list[str] = Field(default_factory=list)
     """Extra packages the tests need, installed into the test environment."""
     markers: dict[Name, MarkerConfig] = Field(default_factory=dict)

@@ -80,8 +80,10 @@ def one_line(text: str | None, limit: int = MAX_MESSAGE) -> str | None:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-TRACE_FILE = re.compile(r'File "(?:[^"]*/workspace/)?([^"]*)", line (\d+)')
-"""A traceback's location; the grading workspace's path left out of it."""
+TRACE_FILE = re.compile(
+    r'File "(?:[^"]*/grade-[^/"]+/(?:workspace/)?|[^"]*/workspace/)?([^"]*)", line (\d+)')
+"""A traceback's location; the grading scratch folder's path left out of it (the workspace's
+files from the workspace on, the tests beside it from `.evaluation_tests/` on)."""
 ERROR_LINE = re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::|$)")
 
 

@@ -25,9 +25,10 @@ _FETCHERS = {"cargo": "crates.io", "npm": "the npm registry", "npx": "the npm re
              "pip3": "PyPI", "uv": "PyPI", "go": "the Go module proxy", "gem": "RubyGems",
              "bundle": "RubyGems", "mvn": "Maven Central", "gradle": "Maven Central",
              "composer": "Packagist", "dotnet": "NuGet"}
-# The grading scratch folder a path lies in (`.../grade-<pid>-<start>-<random>/workspace/`): a
-# different folder every run, so a missing file is named from the workspace on.
-_SCRATCH = re.compile(r"^/(?:[^/]+/)*grade-[^/]+/workspace/")
+# The grading scratch folder a path lies in (`.../grade-<pid>-<start>-<random>/`, then
+# `workspace/` or the tests' `.evaluation_tests/`): a different folder every run, so a missing
+# file is named from the workspace (or the tests folder) on.
+_SCRATCH = re.compile(r"^/(?:[^/]+/)*grade-[^/]+/(?:workspace/)?")
 _PLACEHOLDER = re.compile(r"\{\{.*?\}\}", re.S)
 _ENTRYPOINT = re.compile(r"%%%[A-Z_]+:[^%]*%%%")
 # Markdown code (fenced blocks, inline spans): where a spec shows the program's own template
