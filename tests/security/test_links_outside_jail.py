@@ -1,0 +1,61 @@
+"""Links the submission makes are never followed outside the jail (issue 36, points 3 and 4).
+
+Written as an attacker would: a submission that implements nothing makes its output file a
+link to the case's expected output (the test, outside the jail, would read the answer through
+it), and a jailed server that keeps running swaps the folder the next call names for a link into
+the tests between the jail's check and bubblewrap's bind. Neither gets anything; the record says
+which guard fired. Needs bubblewrap, as root (the grading sandbox remounts the submission's
+folders nosymfollow).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradingRule
+from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
+from benchwright.coding.problems.loader import load_problem
+from benchwright.sandbox.bwrap import BwrapRuntime, Limits
+from tests.helpers import FIXTURES
+
+pytestmark = [pytest.mark.sandbox,
+              pytest.mark.skipif(os.geteuid() != 0, reason="nosymfollow needs a root harness")]
+CHEATERS = FIXTURES / "cheaters"
+CASEFILES = FIXTURES / "casefiles"
+
+
+def _grade(problem_dir: Path, checkpoint: str, main: Path, tmp: Path) -> CheckpointEvaluation:
+    problem = load_problem(problem_dir)
+    snapshot = tmp / "snapshot"
+    snapshot.mkdir()
+    shutil.copyfile(main, snapshot / f"{problem.entry_file}.py")
+    options = GradeOptions(runtime=BwrapRuntime(), limits=Limits(wall_clock_s=300),
+                           scratch_root=tmp / "scratch")
+    return grade_checkpoint(problem, problem.checkpoints[checkpoint], snapshot,
+                            options).evaluation
+
+
+def _passed(evaluation: CheckpointEvaluation) -> list[str]:
+    return [case.id for case in evaluation.tests if case.passed]
+
+
+def test_an_output_that_links_to_the_expected_file_scores_nothing(tmp_path: Path) -> None:
+    evaluation = _grade(CASEFILES, "checkpoint_1", CHEATERS / "link_answer.py", tmp_path)
+    assert evaluation.pytest_collected > 0
+    assert _passed(evaluation) == []
+    fired = [r for r in evaluation.rules_fired if r.rule is GradingRule.LINK_REFUSED]
+    assert len(fired) == 1, evaluation.rules_fired
+    assert any("expected.txt" in item for item in fired[0].items), fired[0]
+    assert any("to_file" in item for item in fired[0].items), fired[0]
+
+
+def test_the_reference_writing_a_file_passes_and_fires_nothing(tmp_path: Path) -> None:
+    evaluation = _grade(CASEFILES, "checkpoint_1",
+                        CASEFILES / "solutions" / "checkpoint_1" / "main.py", tmp_path)
+    assert "to_file" in " ".join(_passed(evaluation))
+    assert len(_passed(evaluation)) == evaluation.pytest_collected
+    assert evaluation.rules_fired == []
