@@ -59,3 +59,16 @@ def test_the_reference_writing_a_file_passes_and_fires_nothing(tmp_path: Path) -
     assert "to_file" in " ".join(_passed(evaluation))
     assert len(_passed(evaluation)) == evaluation.pytest_collected
     assert evaluation.rules_fired == []
+
+
+def test_a_server_swapping_a_folder_for_a_link_never_exposes_the_tests(tmp_path: Path) -> None:
+    # The server swaps `box` and a link to the tests' data back and forth without pause while
+    # the tests name `box` in 60 calls; on b468e42 some of them got the secret (the realpath
+    # check saw the folder, bubblewrap's bind by name then met the link). Whether a swap lands
+    # between check and bind is luck; that nothing is ever exposed is not.
+    evaluation = _grade(FIXTURES / "racer", "checkpoint_1", CHEATERS / "swapper.py", tmp_path)
+    assert evaluation.pytest_collected == 60
+    assert _passed(evaluation) == []
+    # the link the server left, named (one of the two names holds it when the tests end)
+    fired = [r for r in evaluation.rules_fired if r.rule is GradingRule.LINK_REFUSED]
+    assert any("/box" in item and ".evaluation_tests" in item for item in fired[0].items), fired
