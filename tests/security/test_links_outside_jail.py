@@ -72,3 +72,24 @@ def test_a_server_swapping_a_folder_for_a_link_never_exposes_the_tests(tmp_path:
     # the link the server left, named (one of the two names holds it when the tests end)
     fired = [r for r in evaluation.rules_fired if r.rule is GradingRule.LINK_REFUSED]
     assert any("/box" in item and ".evaluation_tests" in item for item in fired[0].items), fired
+
+
+def test_inside_the_jail_the_submission_follows_its_own_links(tmp_path: Path) -> None:
+    # nosymfollow is pytest's view only: the jail's bubblewrap binds the same folders without
+    # it, so a submission whose code sits behind a link of its own runs as under SCBench.
+    problem = load_problem(CASEFILES)
+    snapshot = tmp_path / "snapshot"
+    (snapshot / "real").mkdir(parents=True)
+    shutil.copyfile(CASEFILES / "solutions" / "checkpoint_1" / "main.py",
+                    snapshot / "real" / "impl.py")
+    (snapshot / "code").symlink_to("real")
+    (snapshot / "main.py").write_text(
+        "from pathlib import Path\n"
+        "exec((Path(__file__).parent / 'code' / 'impl.py').read_text())\n")
+    options = GradeOptions(runtime=BwrapRuntime(), limits=Limits(wall_clock_s=300),
+                           scratch_root=tmp_path / "scratch")
+    evaluation = grade_checkpoint(problem, problem.checkpoints["checkpoint_1"], snapshot,
+                                  options).evaluation
+    assert len(_passed(evaluation)) == evaluation.pytest_collected > 0, [
+        case.message for case in evaluation.tests]
+    assert evaluation.rules_fired == []

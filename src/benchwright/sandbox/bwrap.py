@@ -199,14 +199,20 @@ def _warn_no_nosymfollow() -> None:
                   "(docs/security.md, links)", RuntimeWarning, stacklevel=4)
 
 
-# bubblewrap remounts every bind with the flags it knows, and nosymfollow is not one of them (it
-# is cleared: measured with 0.8.0), so the flag is set inside the sandbox, after bubblewrap's
-# setup: a first step that alone holds CAP_SYS_ADMIN, runs only /usr's sh and mount (absolute
-# paths, before any untrusted code exists in the sandbox), then execs the drop (`_drop_to`),
-# which clears every capability for good. util-linux keeps the mount's other flags (nosuid,
-# nodev, ro). A kernel without nosymfollow (< 5.10) makes the step fail: nothing runs.
+# bubblewrap remounts a bind with the flags it knows, and nosymfollow is not one of them (it is
+# cleared: measured with 0.8.0), so the flag is set inside the sandbox, after bubblewrap's setup:
+# a first step that alone holds CAP_SYS_ADMIN, runs only /usr's sh and mount (absolute paths,
+# before any untrusted code exists in the sandbox), then execs the drop (`_drop_to`), which
+# clears every capability for good. util-linux keeps the mount's other flags (nosuid, ro).
+# `dev` (nodev cleared) is what lets the jail's own bubblewrap see links again: it remounts a
+# bind only when the flags it wants (nosuid, nodev) differ from the mount's, and that remount
+# drops nosymfollow, so inside the jail the submission's links work as under SCBench (measured:
+# with nodev kept, nosymfollow reached the jail). Dropping nodev costs nothing here: no process
+# of the sandbox can make a device node (no CAP_MKNOD; the snapshot copy leaves devices out).
+# A kernel without nosymfollow (< 5.10) makes the step fail: nothing runs.
 _REMOUNT = ('set -e; while [ "$1" != -- ]; do '
-            '/usr/bin/mount -o remount,bind,nosymfollow -- "$1"; shift; done; shift; exec "$@"')
+            '/usr/bin/mount -o remount,bind,nosymfollow,dev -- "$1"; shift; done; shift; '
+            'exec "$@"')
 
 
 def _remount_nosymfollow(targets: Sequence[str]) -> list[str]:
