@@ -19,6 +19,7 @@ import pytest
 from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradingRule
 from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
 from benchwright.coding.problems.loader import load_problem
+from benchwright.protocols import Mount
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits
 from tests.helpers import FIXTURES
 
@@ -93,3 +94,24 @@ def test_inside_the_jail_the_submission_follows_its_own_links(tmp_path: Path) ->
     assert len(_passed(evaluation)) == evaluation.pytest_collected > 0, [
         case.message for case in evaluation.tests]
     assert evaluation.rules_fired == []
+
+
+def test_the_command_never_holds_the_capability_that_set_nosymfollow(tmp_path: Path) -> None:
+    # The remount needs CAP_SYS_ADMIN: only the harness's first step has it, and the command
+    # (pytest, in grading) starts with none, in a mount it can read links in but not follow.
+    folder = tmp_path / "w"
+    folder.mkdir()
+    (folder / "secret").write_text("SECRET")
+    (folder / "link").symlink_to("secret")  # even a link to a file beside it
+    out = tmp_path / "out.txt"
+    script = ("grep -E '^Cap(Prm|Eff|Bnd|Amb)' /proc/self/status; readlink link; cat link; "
+              "mount -o remount,bind link . 2>&1 | head -1; true")
+    with out.open("wb") as sink:
+        BwrapRuntime().run(["/bin/sh", "-c", script], cwd=folder, env={"PATH": "/usr/bin:/bin"},
+                           mounts=[Mount(path=folder, writable=True, nosymfollow=True)],
+                           limits=Limits(wall_clock_s=60), stdout=sink, stderr=sink)
+    text = out.read_text()
+    assert text.count("0000000000000000") == 4, text
+    assert "\nsecret\n" in text  # readlink works
+    assert "Too many levels of symbolic links" in text
+    assert "SECRET" not in text
