@@ -209,8 +209,9 @@ def _warn_no_nosymfollow() -> None:
 # drops nosymfollow, so inside the jail the submission's links work as under SCBench (measured:
 # with nodev kept, nosymfollow reached the jail). Dropping nodev costs nothing here: no process
 # of the sandbox can make a device node (no CAP_MKNOD; the snapshot copy leaves devices out).
-# A kernel without nosymfollow (< 5.10) makes the step fail: nothing runs.
-_REMOUNT = ('set -e; while [ "$1" != -- ]; do '
+# mount runs with an empty environment (no LIBMOUNT_* from a problem's variables). A kernel
+# without nosymfollow (< 5.10) makes the step fail: nothing runs.
+_REMOUNT = ('set -e; while [ "$1" != -- ]; do /usr/bin/env -i '
             '/usr/bin/mount -o remount,bind,nosymfollow,dev -- "$1"; shift; done; shift; '
             'exec "$@"')
 
