@@ -1,5 +1,6 @@
 """The `link_refused` record (`coding/grading/links.py`): which links the submission left point
-where it cannot read, and when the rule fires. End to end: tests/security/test_links_outside_jail.py."""
+where it cannot read, and when the rule fires. End to end:
+tests/security/test_links_outside_jail.py."""
 
 from __future__ import annotations
 
