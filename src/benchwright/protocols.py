@@ -57,6 +57,10 @@ class Mount(BaseModel):
     """Whether the sandbox may write to it."""
     target: Path | None = None
     """Where it appears inside the sandbox; the same path when None."""
+    nosymfollow: bool = False
+    """Links in it are never followed by the sandbox's processes (opening through one fails
+    with ELOOP; readlink and lstat still work): the folders untrusted code can write, as
+    trusted code inside the sandbox sees them. Only the bubblewrap runtime applies it."""
 
     @property
     def inside(self) -> Path:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from benchwright.coding.grading.jail import exposed_paths, jail_command, jail_env
+from benchwright.coding.grading.jail import exposed_paths, jail_command, jail_env, open_nofollow
 
 
 def _layout(tmp_path: Path) -> tuple[dict[str, object], Path, Path]:
@@ -21,9 +21,11 @@ def _layout(tmp_path: Path) -> tuple[dict[str, object], Path, Path]:
     (case / "expected.txt").write_text("out")
     scratch = tmp_path / "pytest" / "test_x0"
     scratch.mkdir(parents=True)
+    (tmp_path / "python").mkdir()
     config = {"bwrap": "/usr/bin/bwrap", "workspace": str(workspace),
-              "tests": str(workspace.parent / ".evaluation_tests"), "readonly": ["/opt/python"],
-              "solution": "/envs/solution", "system": [], "launcher": []}
+              "tests": str(workspace.parent / ".evaluation_tests"),
+              "readonly": [str(tmp_path / "python")], "solution": "/envs/solution",
+              "system": [], "launcher": []}
     return config, workspace, scratch
 
 
@@ -32,9 +34,11 @@ def test_a_case_file_is_exposed_alone_and_read_only(tmp_path: Path) -> None:
     case = workspace.parent / ".evaluation_tests" / "data" / "checkpoint_1" / "case"
     command = ["python", "main.py", str(case / "input.txt")]
     assert exposed_paths(config, command, str(workspace)) == [str(case / "input.txt")]
-    argv = jail_command(config, command, str(workspace))
+    jailed = jail_command(config, command, str(workspace))
+    jailed.close()
+    argv = jailed.argv
     at = argv.index(str(case / "input.txt"))
-    assert argv[at - 1] == "--ro-bind"
+    assert argv[at - 2] == "--ro-bind-fd"
     assert str(case) not in argv
 
 
@@ -64,3 +68,65 @@ def test_pytest_and_harness_variables_are_dropped(tmp_path: Path) -> None:
     assert jail_env(config, env) == {"PATH": "/envs/solution/bin:/usr/bin", "MY_OPTION": "1",
                                      "VIRTUAL_ENV": "/envs/solution"}
     assert "PYTEST_CURRENT_TEST" not in jail_env(config, os.environ)
+
+
+def _target(fd: int) -> str:
+    try:
+        return str(Path(f"/proc/self/fd/{fd}").readlink())
+    finally:
+        os.close(fd)
+
+
+def test_the_walk_opens_real_paths_and_refuses_a_link_at_every_component(tmp_path: Path) -> None:
+    real = tmp_path / "a" / "b" / "c"
+    real.mkdir(parents=True)
+    (real / "f.txt").write_text("x")
+    for path in (real, real / "f.txt", tmp_path / "a" / "." / "b"):
+        fd = open_nofollow(str(path))
+        assert fd is not None
+        assert _target(fd) == os.path.normpath(path)
+    (tmp_path / "link").symlink_to(tmp_path / "a")
+    (real / "last").symlink_to(real / "f.txt")
+    (real / "dangling").symlink_to(tmp_path / "nowhere")
+    refused = [tmp_path / "link", tmp_path / "link" / "b" / "c", real / "last", real / "dangling",
+               real / "f.txt" / "below", tmp_path / "missing", tmp_path / "missing" / "x"]
+    assert [open_nofollow(str(p)) for p in refused] == [None] * len(refused)
+
+
+def test_the_walk_refuses_dotdot_and_relative_paths(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    assert open_nofollow(f"{tmp_path}/a/../a") is None
+    assert open_nofollow("relative/path") is None
+    fd = open_nofollow("/")
+    assert fd is not None
+    assert _target(fd) == "/"
+
+
+def test_a_link_named_is_not_exposed_nor_its_folder(tmp_path: Path) -> None:
+    config, workspace, scratch = _layout(tmp_path)
+    (scratch / "out.txt").symlink_to(workspace.parent / ".evaluation_tests" / "data")
+    (scratch / "sub").mkdir()
+    (scratch / "sub" / "up").symlink_to("..")
+    command = ["python", "main.py", str(scratch / "out.txt"), str(scratch / "sub" / "up" / "x")]
+    assert exposed_paths(config, command, str(workspace)) == []
+    (scratch / "new.txt").write_text("")
+    assert exposed_paths(config, [*command, str(scratch / "new.txt")], str(workspace)) == [
+        str(scratch)]
+
+
+def test_every_bind_is_by_descriptor_and_the_descriptors_are_the_paths(tmp_path: Path) -> None:
+    config, workspace, scratch = _layout(tmp_path)
+    case = workspace.parent / ".evaluation_tests" / "data" / "checkpoint_1" / "case" / "input.txt"
+    jailed = jail_command(config, ["python", "main.py", str(case), str(scratch / "o")],
+                          str(workspace))
+    try:
+        argv = jailed.argv
+        assert "--bind" not in argv
+        assert [a for a in argv if a.startswith("--ro-bind")] == ["--ro-bind-fd"] * 2
+        binds = {argv[i + 2]: int(argv[i + 1]) for i, a in enumerate(argv)
+                 if a in ("--bind-fd", "--ro-bind-fd")}
+        assert sorted(binds.values()) == sorted(jailed.fds)
+        for path, fd in binds.items():
+            assert str(Path(f"/proc/self/fd/{fd}").readlink()) == path
+    finally:
+        jailed.close()

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from benchwright.coding.grading import jail
+from benchwright.coding.grading import links as lk
 from benchwright.coding.grading import pytest_report as pr
 from benchwright.coding.grading import scratch as sc
 from benchwright.coding.grading import verdict_channel as vc
@@ -117,6 +118,9 @@ class _Ran(BaseModel):
     cut: OutputCut
     anyio: bool
     """`_Prepared.anyio`, for the arguments recorded."""
+    links: list[str] = []
+    """The links the submission left that point where it cannot read (`links.outside_links`),
+    when its folders were nosymfollow for the tests."""
 
 
 class Grader(Protocol):
@@ -313,7 +317,24 @@ def _run_pytest(
                 file_report=vc.read_report_file(out / "report.json", limits.max_report_mb * MIB),
                 cut=OutputCut(stdout_bytes=stdout.cut, stderr_bytes=stderr.cut,
                               verdict_bytes=pipe.cut_bytes, **_message_cuts(pipe)),
-                anyio=prepared.anyio)
+                anyio=prepared.anyio, links=_left_links(prepared, interpreter, envs, options))
+
+
+def links_refused(options: GradeOptions) -> bool:
+    """Whether the tests never follow the submission's links: its folders are nosymfollow in
+    the bubblewrap sandbox started by root (`sandbox.bwrap`, `Mount.nosymfollow`)."""
+    return options.runtime.name == "bwrap" and os.geteuid() == 0
+
+
+def _left_links(prepared: _Prepared, interpreter: Interpreter, envs: _Envs,
+                options: GradeOptions) -> list[str]:
+    """The links the submission left in its folders that point where it cannot read."""
+    if not links_refused(options):
+        return []
+    workspace = str(prepared.workspace)
+    readable = [workspace, "/tmp", str(interpreter.prefix), str(envs.solution.path), *lk.SYSTEM]
+    return lk.outside_links([(prepared.workspace, workspace), (prepared.scratch / "tmp", "/tmp")],
+                            readable, str(prepared.tests))
 
 
 def _text(data: bytes) -> str:
@@ -418,8 +439,11 @@ def _mounts(prepared: _Prepared, interpreter: Interpreter, envs: list[Path]) -> 
     return [
         Mount(path=interpreter.prefix),
         *(Mount(path=env) for env in envs),
-        Mount(path=prepared.scratch / "tmp", writable=True, target=Path("/tmp")),
-        Mount(path=prepared.workspace, writable=True),
+        # The folders the submission writes (its workspace, the tests' tmp_path folders it is
+        # handed): pytest and every process it starts outside the jail never follow a link in
+        # them (the jail's own bubblewrap clears the flag: inside, its links work as ever).
+        Mount(path=prepared.scratch / "tmp", writable=True, target=Path("/tmp"), nosymfollow=True),
+        Mount(path=prepared.workspace, writable=True, nosymfollow=True),
         # Beside the workspace, read-only: the tests' folder is on pytest's sys.path, and nothing
         # the submission runs may write a module (or a conftest.py) there.
         Mount(path=prepared.tests),
@@ -443,11 +467,13 @@ def _evaluate(
     collected = ran.pipe.collected
     status, reason = _status(result, ran, collected, options)
     counts = pr.count_groups(cases)
+    refused = lk.rule(ran.links, cases) if links_refused(options) else None
     return CheckpointEvaluation(
         problem=problem.name, problem_version=problem.version,
         checkpoint=checkpoint.name, checkpoint_version=checkpoint.version,
         status=status, infrastructure_reason=reason if status is not GradeStatus.TAMPERED else None,
         tampering_reason=reason if status is GradeStatus.TAMPERED else None,
+        rules_fired=[refused] if refused is not None else [],
         memory_exceeded=result.memory_exceeded, output_cut=ran.cut,
         sandbox_killed_by=result.sandbox_killed_by
         if status is GradeStatus.INFRASTRUCTURE_FAILURE else None,

@@ -18,6 +18,11 @@ bubblewrap that sees:
   as in the grading sandbox, so a program can replace a file as programs do. A path reached
   through a link is not exposed (links are never followed to expose anything), nor is the root
   or any folder that holds the tests folder;
+- every folder or file it binds, bound by descriptor: opened once from `/`, one component at a
+  time, never through a link (`open_nofollow`), and handed to bubblewrap as `--bind-fd` or
+  `--ro-bind-fd`. What was checked is what is bound: a process of the submission still running
+  (a server started by an earlier call) that swaps a folder for a link after the check cannot
+  change what bubblewrap binds (the race of issue 36, point 4);
 - no `/proc` (a fresh one cannot be mounted in a nested PID namespace, and the grading sandbox's
   would show the other processes' roots), its own PID and IPC namespaces, no further user
   namespaces; the network namespace is the grading sandbox's (loopback only), so servers work.
@@ -39,17 +44,18 @@ directly (one Python start-up less per call); any other way of starting the laun
 
 # Paths are handled as strings with os.path here: lexical normalisation (a link is never
 # resolved to decide what to expose) and one cheap call per argument, in every test.
-# ruff: noqa: PTH100, PTH109, PTH112, PTH115, PTH118, PTH120, PTH123
+# ruff: noqa: PTH100, PTH109, PTH115, PTH118, PTH123
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 CONFIG_NAME = "jail.json"
 HIDDEN_PREFIXES = ("PYTEST_", "BENCHWRIGHT_", "SCBENCH_")
@@ -58,6 +64,20 @@ HARDENING = ("PYTHONSAFEPATH", "PYTHONNOUSERSITE")
 _FLAGS = ("-I", "-S")
 _JAILED = "_benchwright_jailed"
 _SENT = "_benchwright_signal"
+_PATH = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class Jailed(NamedTuple):
+    """The bubblewrap command, and the descriptors it binds (open here: the caller hands them
+    to bubblewrap, which closes them before the program starts, then closes its own)."""
+
+    argv: list[str]
+    fds: list[int]
+
+    def close(self) -> None:
+        """Close this process's copies of the descriptors."""
+        for fd in self.fds:
+            os.close(fd)
 
 
 def launcher(python: str, tree: Path) -> list[str]:
@@ -113,52 +133,144 @@ def _candidates(command: Sequence[str]) -> Iterator[str]:
             yield arg.split("=", 1)[1]
 
 
-def _as_exposed(candidate: str, cwd: str, tests: str) -> str | None:
-    """The path to expose for an argument, or None. Inside the tests folder: the file or folder
-    itself. Elsewhere: a folder itself, and for a file (or a path not there yet) its folder, so
-    that the program can replace it as programs do (write a new file, rename it over the old).
-    Never through a link."""
-    path = os.path.normpath(os.path.join(cwd, candidate))
-    if not _within(path, tests) and not os.path.isdir(path):
-        path = os.path.dirname(path)
-        if not os.path.isdir(path) or _within(path, tests):
-            return None
-    elif not os.path.lexists(path):
+def open_nofollow(path: str) -> int | None:
+    """An O_PATH descriptor of the absolute, normalised `path`, opened from `/` one component
+    at a time, never through a link: None when a component is a link (the last one included),
+    `..`, not a folder on the way, or missing."""
+    parts = [part for part in path.split("/") if part and part != "."]
+    if not path.startswith("/") or ".." in parts:
         return None
-    return path if os.path.realpath(path) == path else None
+    fd = os.open("/", _PATH | os.O_DIRECTORY)
+    try:
+        for part in parts:
+            # O_NOFOLLOW with O_PATH opens a link itself (no ELOOP): refused just below, and a
+            # link on the way cannot be walked through (openat with it as dir_fd: ENOTDIR).
+            step = os.open(part, _PATH, dir_fd=fd)
+            os.close(fd)
+            fd = step
+            if stat.S_ISLNK(os.fstat(fd).st_mode):
+                raise OSError(f"{path}: {part} is a link")
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
-def exposed_paths(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> list[str]:
-    """The working folder and the paths the arguments name that the jail must add, sorted so that
-    a folder comes before what is inside it."""
+def _is_dir(fd: int) -> bool:
+    return stat.S_ISDIR(os.fstat(fd).st_mode)
+
+
+def _opened(path: str, folder: bool) -> tuple[str, int] | None:
+    """`path` and its descriptor (`open_nofollow`), when it is a folder or `folder` is False."""
+    fd = open_nofollow(path)
+    if fd is not None and folder and not _is_dir(fd):
+        os.close(fd)
+        return None
+    return None if fd is None else (path, fd)
+
+
+def _as_exposed(candidate: str, cwd: str, tests: str) -> tuple[str, int] | None:
+    """The path to expose for an argument, opened, or None. Inside the tests folder: the file
+    or folder itself. Elsewhere: a folder itself, and for a file (or a path not there yet) its
+    folder, so that the program can replace it as programs do (write a new file, rename it
+    over the old). Never through a link, nor a link itself (nor the folder of one)."""
+    path = os.path.normpath(os.path.join(cwd, candidate))
+    if _within(path, tests):
+        return _opened(path, folder=False)
+    head, name = os.path.split(path)
+    parent = _opened(head, folder=True)
+    if parent is None:
+        return None
+    inner = _open_at(parent[1], name)
+    if inner is not None:
+        os.close(parent[1])
+        if _is_dir(inner):
+            return path, inner
+        os.close(inner)  # a link: never exposed, nor its folder
+        return None
+    if _within(head, tests):
+        os.close(parent[1])
+        return None
+    return parent
+
+
+def _open_at(folder: int, name: str) -> int | None:
+    """A descriptor of `name` in the open `folder` when it is a folder or a link (a link, never
+    followed: the caller refuses it); None for a file or nothing (then the folder is exposed)."""
+    try:
+        fd = os.open(name or ".", _PATH, dir_fd=folder)
+    except OSError:
+        return None
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
+        return fd
+    os.close(fd)
+    return None
+
+
+def _exposure(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> list[tuple[str, int]]:
+    """The working folder and the paths the arguments name that the jail must add, each with
+    its descriptor, sorted so that a folder comes before what is inside it."""
     tests, workspace = config["tests"], config["workspace"]
     visible = [*config["readonly"]]
-    found = [_as_exposed(c, cwd, tests) for c in _candidates(command)]
-    wanted = {p for p in [cwd if os.path.realpath(cwd) == cwd else None, *found] if p}
-    keep: list[str] = []
+    opened = [_opened(cwd, folder=True),
+              *(_as_exposed(c, cwd, tests) for c in _candidates(command))]
+    wanted: dict[str, int] = {}
+    for path, fd in filter(None, opened):
+        if path in wanted:
+            os.close(fd)
+        else:
+            wanted[path] = fd
+    keep: list[tuple[str, int]] = []
     for path in sorted(wanted):
-        if path == "/" or (_within(tests, path) and path != tests):
-            continue  # the root, the scratch folder or above: never wholesale
-        if _within(path, workspace) and not _within(path, tests):
-            continue  # already there
-        if any(_within(path, v) for v in visible + keep):
-            continue
-        keep.append(path)
+        # The root, the scratch folder or above: never wholesale; the workspace: already there.
+        skip = (path == "/" or (_within(tests, path) and path != tests)
+                or (_within(path, workspace) and not _within(path, tests))  # already there
+                or any(_within(path, v) for v in visible + [k for k, _fd in keep]))
+        if skip:
+            os.close(wanted[path])
+        else:
+            keep.append((path, wanted[path]))
     return keep
 
 
-def jail_command(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> list[str]:
-    """The bubblewrap command that runs `command` (from `cwd`) in the jail."""
+def exposed_paths(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> list[str]:
+    """The paths `jail_command` adds for `command` run from `cwd`."""
+    found = _exposure(config, command, cwd)
+    for _path, fd in found:
+        os.close(fd)
+    return [path for path, _fd in found]
+
+
+def _bind(flag: str, path: str, fds: list[int]) -> list[str]:
+    """`flag`'s descriptor form for `path` opened with `open_nofollow` (`fds` gets it)."""
+    fd = open_nofollow(path)
+    if fd is None:
+        raise OSError(f"jail.py: {path} is missing or reached through a link")
+    fds.append(fd)
+    return [flag, str(fd), path]
+
+
+def jail_command(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> Jailed:
+    """The bubblewrap command that runs `command` (from `cwd`) in the jail, with the
+    descriptors it binds. The system's folders (`system_args`) are bound by name: nothing in
+    the grading sandbox can write them or what holds them."""
     tests, workspace = config["tests"], config["workspace"]
     args = [config["bwrap"], "--unshare-user", "--unshare-pid", "--unshare-ipc",
             "--disable-userns", "--die-with-parent", *config["system"]]
-    for path in config["readonly"]:
-        args += ["--ro-bind", path, path]
-    args += ["--bind", workspace, workspace, "--tmpfs", tests]
-    for path in exposed_paths(config, command, cwd):
-        args += ["--ro-bind" if _within(path, tests) else "--bind", path, path]
+    fds: list[int] = []
+    try:
+        for path in config["readonly"]:
+            args += _bind("--ro-bind-fd", path, fds)
+        args += [*_bind("--bind-fd", workspace, fds), "--tmpfs", tests]
+        for path, fd in _exposure(config, command, cwd):
+            fds.append(fd)
+            args += ["--ro-bind-fd" if _within(path, tests) else "--bind-fd", str(fd), path]
+    except BaseException:
+        Jailed(args, fds).close()
+        raise
     args += ["--remount-ro", tests]
-    return [*args, "--chdir", cwd, "--", *command]
+    return Jailed([*args, "--chdir", cwd, "--", *command], fds)
 
 
 def _log(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> None:
@@ -186,28 +298,33 @@ def main(argv: Sequence[str]) -> None:
         sys.exit("jail.py: no command given")
     full = jail_command(config, list(argv), os.getcwd())
     _log(config, list(argv), os.getcwd())
-    os.execve(full[0], full, jail_env(config, os.environ))
+    for fd in full.fds:  # bubblewrap binds them, then closes them before the program starts
+        os.set_inheritable(fd, True)
+    os.execve(full.argv[0], full.argv, jail_env(config, os.environ))
 
 
 # ---- the pytest side: rewrite Popen calls that start the launcher -------------------------
 
 
-def _rewritten(config: Mapping[str, Any], args: Any, kwargs: dict[str, Any]) -> Any:
-    """`args` as the jailed command (and `kwargs` with the jail's env), or unchanged."""
+def _rewritten(config: Mapping[str, Any], args: Any, kwargs: dict[str, Any]) -> Jailed | None:
+    """The jailed command for `args` (and `kwargs` with the jail's env and its descriptors
+    passed), or None to run `args` unchanged."""
     prefix = config["launcher"]
     if (not isinstance(args, list | tuple) or kwargs.get("shell")
             or kwargs.get("executable") is not None
             or [os.fspath(a) if isinstance(a, os.PathLike) else a
                 for a in args[:len(prefix)]] != prefix):
-        return args
+        return None
     command = [os.fsdecode(a) for a in args[len(prefix):]]
     if not command:
-        return args
+        return None
     cwd = os.path.abspath(os.fsdecode(kwargs.get("cwd") or os.getcwd()))
     env = kwargs.get("env")
     kwargs["env"] = jail_env(config, os.environ if env is None else env)
     _log(config, command, cwd)
-    return jail_command(config, command, cwd)
+    jailed = jail_command(config, command, cwd)
+    kwargs["pass_fds"] = (*kwargs.get("pass_fds", ()), *jailed.fds)
+    return jailed
 
 
 def _probe(config: Mapping[str, Any]) -> None:
@@ -276,11 +393,15 @@ def _install() -> None:
     original = subprocess.Popen.__init__
 
     def __init__(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
-        jailed = args
+        jailed = None
         if len(rest) <= 1:  # executable, cwd and env by keyword (or not at all)
             jailed = _rewritten(config, args, kwargs)
-        original(self, jailed, *rest, **kwargs)
-        setattr(self, _JAILED, jailed is not args)
+        try:
+            original(self, args if jailed is None else jailed.argv, *rest, **kwargs)
+        finally:
+            if jailed is not None:
+                jailed.close()
+        setattr(self, _JAILED, jailed is not None)
 
     subprocess.Popen.__init__ = __init__  # type: ignore[method-assign]
     _install_signals()
