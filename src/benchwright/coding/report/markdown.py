@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from benchwright.coding.report.counterfactual import CounterfactualReport, StartRow
-from benchwright.coding.report.failures import AttemptFailure, FailingTests
+from benchwright.coding.report.failures import AttemptFailure, FailingTests, rule_line
 from benchwright.coding.report.figures import CodingReport, Comparison, Metric
 from benchwright.coding.runs.judging.summary import JudgeOverview
 from benchwright.coding.runs.models import RunTotals
@@ -120,8 +120,13 @@ def _failures(failures: list[AttemptFailure], reference_start: bool) -> list[str
         detail = f": {_cell(f.detail)}" if f.detail else ""
         lines.append(f"### {f.problem} trial {f.trial}: {'ended' if f.ended else 'failed'} at "
                      f"{f.checkpoint} ({f.reason}){detail}")
-        lines += ["", *failing_test_lines(f.tests), ""]
+        lines += ["", *rule_lines(f.tests), *failing_test_lines(f.tests), ""]
     return lines
+
+
+def rule_lines(tests: FailingTests) -> list[str]:
+    """Markdown bullets: a line per grading rule that fired on the checkpoint."""
+    return [f"- {_cell(rule_line(r))}" for r in tests.rules_fired]
 
 
 def failing_test_lines(tests: FailingTests) -> list[str]:
