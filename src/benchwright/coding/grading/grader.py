@@ -559,28 +559,29 @@ def _expected(problem: ProblemConfig, checkpoint: CheckpointConfig, prepared: _P
 def _collect_pass(problem: ProblemConfig, checkpoint: CheckpointConfig, prepared: _Prepared,
                   interpreter: Interpreter, envs: _Envs, options: GradeOptions) -> ex.Expected:
     """pytest `--collect-only` with the grading's arguments, in the same runtime, over the
-    checkpoint's tests beside an empty workspace: no file of the submission, no solution
-    environment, no extra variable (`GradeOptions.extra_env`) reaches it."""
-    root = prepared.scratch / "collect"
-    laid = _Prepared(scratch=root, workspace=root / "workspace", asset_env=prepared.asset_env,
-                     plugin_path=prepared.plugin_path, anyio=prepared.anyio)
-    laid.workspace.mkdir(parents=True)
-    ws.copy_assets(problem, ws.copy_tests(problem, checkpoint, laid.workspace))
-    ws.write_pytest_ini(problem, laid.workspace)
-    for sub in ("tmp", "out"):
-        (root / sub).mkdir()
-    command = jail.launcher(str(envs.test.python), prepared.plugin_path) if jailed(options) \
-        else []
-    argv = [str(envs.test.python), "-P", "-m", "pytest", *ex.collect_args(graded_pytest_args(
-        problem, checkpoint, root / "out" / "report.json", False, command, anyio=laid.anyio))]
-    env = _sandbox_env(problem, checkpoint, laid, replace(options, extra_env={}), envs.test.path)
-    channel = vc.Channel(max_bytes=options.limits.max_report_mb * MIB)
-    env[vc.FD_ENV] = str(channel.write_fd)
+    checkpoint laid out as for grading (`_prepare`) from an empty snapshot: no file of the
+    submission, no solution environment, no extra variable (`GradeOptions.extra_env`)."""
+    empty = prepared.scratch / "empty"
+    empty.mkdir()
+    laid = _prepare(problem, checkpoint, empty, options.scratch_root)
     try:
-        result = options.runtime.run(
-            argv, cwd=laid.workspace, env=env, limits=options.limits,
-            mounts=[*_mounts(laid, interpreter, [envs.test.path]), *uv_mounts()],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(channel.write_fd,))
+        command = jail.launcher(str(envs.test.python), laid.plugin_path) if jailed(options) \
+            else []
+        argv = [str(envs.test.python), "-P", "-m", "pytest", *ex.collect_args(graded_pytest_args(
+            problem, checkpoint, laid.scratch / "out" / "report.json", False, command,
+            anyio=laid.anyio))]
+        env = _sandbox_env(problem, checkpoint, laid, replace(options, extra_env={}),
+                           envs.test.path)
+        channel = vc.Channel(max_bytes=options.limits.max_report_mb * MIB)
+        env[vc.FD_ENV] = str(channel.write_fd)
+        try:
+            result = options.runtime.run(
+                argv, cwd=laid.workspace, env=env, limits=options.limits,
+                mounts=[*_mounts(laid, interpreter, [envs.test.path]), *uv_mounts()],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                pass_fds=(channel.write_fd,))
+        finally:
+            pipe = channel.received()
     finally:
-        pipe = channel.received()
+        sc.remove_tree(laid.scratch)
     return ex.from_pipe(pipe, result.exit_code)
