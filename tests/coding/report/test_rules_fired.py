@@ -79,3 +79,45 @@ def test_the_run_summary_and_report_show_the_rule_under_the_checkpoint() -> None
     summary = _text(failures_view([failure]))
     assert summary.index(LINE) < summary.index("failing tests (1):")
     assert rule_lines(tests) == [f"- {LINE}"]
+
+
+def _fire(run: Path, problem: str, checkpoint: str, rule: RuleFired) -> None:
+    """Record `rule` on a checkpoint of a written run: its grading.json and its journal line."""
+    folder = run / problem / "trial_1"
+    grading = folder / checkpoint / "grading.json"
+    evaluation = CheckpointEvaluation.model_validate_json(grading.read_text())
+    grading.write_text(evaluation.model_copy(update={"rules_fired": [rule]}).model_dump_json())
+    journal = folder / "journal.jsonl"
+    lines = [json.loads(line) for line in journal.read_text().splitlines()]
+    for line in lines:
+        if line["checkpoint"] == checkpoint:
+            line["rules_fired"] = [str(rule.rule)]
+    journal.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_report_md_lists_every_checkpoint_a_rule_fired_on(tmp_path: Path) -> None:
+    from benchwright.coding.report.figures import build_report
+    from benchwright.coding.report.markdown import render_markdown
+    from tests.helpers.coding_runs import write_run
+
+    run = write_run(tmp_path / "run", {"alpha": ["SF"]})
+    linked = RuleFired(rule=GradingRule.LINK_REFUSED, detail="a link was not followed",
+                       items=["out.txt"])
+    _fire(run, "alpha", "checkpoint_1", linked)
+    _fire(run, "alpha", "checkpoint_2", FIRED)
+    text = render_markdown(build_report(run))
+    section = text[text.index("## Grading rules that fired"):]
+    assert ("### alpha trial 1: checkpoint_1 (passed)\n\n"
+            "- rule link_refused: a link was not followed (out.txt)") in section
+    assert f"### alpha trial 1: checkpoint_2 (failed)\n\n- {LINE}" in section
+    failures = text[text.index("## Failures"):text.index("## Grading rules that fired")]
+    assert f"- {LINE}" in failures  # and under the checkpoint that ended the attempt
+
+
+def test_a_report_without_fired_rules_has_no_such_section(tmp_path: Path) -> None:
+    from benchwright.coding.report.figures import build_report
+    from benchwright.coding.report.markdown import render_markdown
+    from tests.helpers.coding_runs import write_run
+
+    run = write_run(tmp_path / "run", {"alpha": ["SF"]})
+    assert "Grading rules" not in render_markdown(build_report(run))

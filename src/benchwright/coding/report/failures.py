@@ -122,6 +122,35 @@ def rule_line(rule: RuleFired, limit: int = 3) -> str:
     return f"rule {rule.rule}: {one_line(rule.detail, 2 * MAX_MESSAGE) or '-'}{shown}"
 
 
+class CheckpointRules(BaseModel):
+    """The grading rules that fired on one checkpoint of a run."""
+
+    problem: str
+    """The problem."""
+    trial: int
+    """The trial."""
+    checkpoint: str
+    """The checkpoint."""
+    passed: bool
+    """Whether it passed the run's pass policy all the same."""
+    rules_fired: list[RuleFired]
+    """What fired, with what each saw (grading.json's; the journal's names when it is gone)."""
+
+
+def rules_fired_on(problem: str, trial: int, chain_dir: Path,
+                   records: list[CheckpointRecord]) -> list[CheckpointRules]:
+    """Every checkpoint of an attempt on which a grading rule fired; only their grading.json
+    files are read."""
+    found = []
+    for record in (r for r in records if r.rules_fired):
+        evaluation = read_grading(chain_dir / record.checkpoint)
+        fired = evaluation.rules_fired if evaluation else [
+            RuleFired(rule=rule, detail="(grading.json unreadable)") for rule in record.rules_fired]
+        found.append(CheckpointRules(problem=problem, trial=trial, checkpoint=record.checkpoint,
+                                     passed=record.passed, rules_fired=fired))
+    return found
+
+
 def read_grading(checkpoint_dir: Path) -> CheckpointEvaluation | None:
     """A checkpoint's grading.json, or None when it is missing or unreadable."""
     try:
