@@ -86,6 +86,13 @@ def test_a_test_the_checkpoint_does_not_have_is_left_out_and_named() -> None:
     assert "not the checkpoint's" in done.rules[0].detail
 
 
+def test_a_test_run_twice_counts_once() -> None:
+    done = _reconcile(_expected("test_a", "test_b"), _entry("test_a"), _entry("test_a"),
+                      _entry("test_b", "failed"))
+    assert [(c.id, c.outcome) for c in done.cases] == [("test_a", "passed"), ("test_b", "failed")]
+    assert done.rules == []
+
+
 def test_a_failed_collection_grades_what_ran_and_says_so() -> None:
     done = _reconcile(ex.Expected(error="tests failed to collect: x"), _entry("test_a"))
     assert [c.id for c in done.cases] == ["test_a"]

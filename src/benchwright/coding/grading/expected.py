@@ -159,18 +159,26 @@ def reconcile(expected: Expected, report: Mapping[str, Any], current: str,
         return Reconciled(cases=cases, rules=[RuleFired(
             rule=GradingRule.NOT_RUN, detail="the checkpoint's own collection failed "
             f"({expected.error}); graded what the run collected, unchecked")])
-    entries = [e for e in report.get("tests") or [] if isinstance(e, Mapping)]
-    ran = {str(e.get("nodeid", "")): case for e, case in zip(entries, cases, strict=True)}
     wanted = {item.nodeid for item in expected.items}
-    missing = [i for i in expected.items if i.nodeid not in ran]
-    outside = [n for n, e in zip(ran, entries, strict=True)
-               if n in wanted and ran[n].outcome == "skipped"
-               and not _skipped_within(e, tests_root, cwd)]
-    extra = [n for n in ran if n not in wanted]
-    graded = [_not_run(c) if n in outside else c for n, c in ran.items() if n in wanted]
+    graded: list[TestCase] = []
+    outside: list[str] = []
+    extra: list[str] = []
+    seen: set[str] = set()
+    for entry, case in zip(report.get("tests") or [], cases, strict=True):
+        nodeid = str(entry.get("nodeid", ""))
+        if nodeid in seen:  # run twice (`--keep-duplicates`, a test path given twice): once
+            continue
+        if nodeid not in wanted:
+            extra.append(nodeid)
+            continue
+        seen.add(nodeid)
+        if case.outcome == "skipped" and not _skipped_within(entry, tests_root, cwd):
+            outside.append(nodeid)
+            case = _not_run(case)
+        graded.append(case)
+    missing = [item for item in expected.items if item.nodeid not in seen]
     graded += _missing_cases(missing, current, custom)
-    rules = _rules([i.nodeid for i in missing], outside, extra)
-    return Reconciled(cases=graded, rules=rules)
+    return Reconciled(cases=graded, rules=_rules([i.nodeid for i in missing], outside, extra))
 
 
 def _not_run(case: TestCase) -> TestCase:
@@ -211,6 +219,7 @@ def _rules(missing: Sequence[str], outside: Sequence[str], extra: Sequence[str])
             if missing else "",
             f"{len(outside)} were skipped from outside the problem's tests" if outside else "",
             f"{len(extra)} that ran are not the checkpoint's and were left out" if extra else ""]
-    detail = "; ".join(s for s in said if s) + "; the tests not run count as failed"
+    counted = "; the tests not run count as failed" if missing or outside else ""
+    detail = "; ".join(s for s in said if s) + counted
     items = [*missing, *outside, *extra][:SHOWN_ITEMS]
     return [RuleFired(rule=GradingRule.NOT_RUN, detail=detail, items=list(items))]
