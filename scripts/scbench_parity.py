@@ -93,7 +93,8 @@ def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | Non
                 record = {"key": key, "runtime": runtime, "row": row, "expected": expected,
                           "verdict": verdict,
                           "core_cases": ev.verdicts[PassPolicy.CORE_CASES], "status": ev.status,
-                          "reason": ev.infrastructure_reason, "seconds": ev.total_duration_s}
+                          "reason": ev.infrastructure_reason, "seconds": ev.total_duration_s,
+                          "rules_fired": [str(r.rule) for r in ev.rules_fired]}
                 sink.write(json.dumps(record) + "\n")
                 sink.flush()
                 print(json.dumps(record), flush=True)

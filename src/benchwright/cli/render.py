@@ -11,7 +11,7 @@ from rich.text import Text
 
 from benchwright.coding.grading.evaluation import CheckpointEvaluation
 from benchwright.coding.grading.policies import PassPolicy
-from benchwright.coding.report.failures import AttemptFailure, FailingTests
+from benchwright.coding.report.failures import AttemptFailure, FailingTests, rule_line
 from benchwright.coding.report.figures import CodingReport
 from benchwright.coding.runs.models import RunResult
 from benchwright.coding.runs.regrade import VerdictChange
@@ -53,6 +53,7 @@ def evaluation_view(evaluation: CheckpointEvaluation) -> RenderableType:
     for reason in (evaluation.infrastructure_reason, evaluation.tampering_reason):
         if reason:
             parts.append(Text(reason, style="red"))
+    parts += [_unwrapped(rule_line(rule), style="red") for rule in evaluation.rules_fired]
     return RichGroup(*parts)
 
 
@@ -97,7 +98,8 @@ def failures_view(failures: list[AttemptFailure]) -> RenderableType:
         head.append(failure.reason, style="red")
         if failure.detail:
             head.append(f" ({failure.detail})")
-        parts += [head, failing_tests_view(failure.tests)]
+        parts += [head, *(_unwrapped(f"  {rule_line(r)}", style="red")
+                          for r in failure.tests.rules_fired), failing_tests_view(failure.tests)]
     if len(failures) > MAX_FAILURES_SHOWN:
         parts.append(Text(f"... and {len(failures) - MAX_FAILURES_SHOWN} more attempts "
                           "(all in report.md)", style="dim"))

@@ -130,6 +130,7 @@ def _grading(grading: Any) -> dict[str, Any] | None:
         return None
     return {"status": str(grading.status), "infrastructure_reason": grading.infrastructure_reason,
             "tampering_reason": grading.tampering_reason,
+            "rules_fired": [rule.model_dump(mode="json") for rule in grading.rules_fired],
             "memory_exceeded": grading.memory_exceeded, "exit_code": grading.pytest_exit_code,
             "collected": grading.pytest_collected, "duration_s": grading.duration_s,
             "grader_version": grading.grader.benchwright_version,

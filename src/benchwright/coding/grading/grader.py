@@ -5,14 +5,16 @@ from __future__ import annotations
 import os
 import shlex
 import signal
+import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from benchwright.coding.grading import expected as ex
 from benchwright.coding.grading import jail
 from benchwright.coding.grading import links as lk
 from benchwright.coding.grading import pytest_report as pr
@@ -156,11 +158,15 @@ def grade_checkpoint(
     try:
         progress("building environments")
         envs = _environments(problem, snapshot, prepared.workspace, interpreter, options.runtime)
+        key = _collection_key(problem, checkpoint, prepared, envs, options)
         progress("running pytest")
         ran = _run_pytest(problem, checkpoint, prepared, interpreter, envs, options)
+        expected = _expected(problem, checkpoint, prepared, interpreter, envs, options, key, ran)
     finally:
         sc.remove_tree(prepared.scratch)
-    evaluation = _evaluate(problem, checkpoint, ran, options, envs, time.monotonic() - started)
+    evaluation = _evaluate(problem, checkpoint, ran, options, envs, time.monotonic() - started,
+                           _Check(expected=expected, tests_root=_tests_dir(prepared),
+                                  cwd=prepared.workspace))
     return GradeOutput(evaluation=evaluation, stdout=ran.stdout, stderr=ran.stderr,
                        report=ran.pipe.json_report)
 
@@ -460,12 +466,12 @@ def _evaluate(
     options: GradeOptions,
     envs: _Envs,
     total_s: float,
+    check: _Check,
 ) -> CheckpointEvaluation:
-    custom: dict[str, Group] = {name: m.group for name, m in problem.markers.items()}
-    result, report = ran.result, ran.pipe.json_report
-    cases = pr.test_cases(report or {}, checkpoint.name, custom)
-    collected = ran.pipe.collected
+    result, collected = ran.result, ran.pipe.collected
     status, reason = _status(result, ran, collected, options)
+    graded = _graded(problem, checkpoint, ran, check, status)
+    cases = graded.cases
     counts = pr.count_groups(cases)
     refused = lk.rule(ran.links, cases) if links_refused(options) else None
     return CheckpointEvaluation(
@@ -473,7 +479,7 @@ def _evaluate(
         checkpoint=checkpoint.name, checkpoint_version=checkpoint.version,
         status=status, infrastructure_reason=reason if status is not GradeStatus.TAMPERED else None,
         tampering_reason=reason if status is GradeStatus.TAMPERED else None,
-        rules_fired=[refused] if refused is not None else [],
+        rules_fired=[*graded.rules, *([refused] if refused is not None else [])],
         memory_exceeded=result.memory_exceeded, output_cut=ran.cut,
         sandbox_killed_by=result.sandbox_killed_by
         if status is GradeStatus.INFRASTRUCTURE_FAILURE else None,
@@ -554,3 +560,89 @@ def _tampering(result: ExecResult, ran: _Ran) -> str | None:
         return (f"pytest ended with exit code {result.exit_code} without reporting its results "
                 "to the harness (it was killed, or its report channel was interfered with)")
     return vc.tampering(result.exit_code, ran.pipe, ran.file_report)
+
+
+class _Check(BaseModel):
+    """What the grade compares the run with (`expected`), and where the problem's tests were."""
+
+    expected: ex.Expected | None
+    tests_root: Path
+    cwd: Path
+
+
+def _graded(problem: ProblemConfig, checkpoint: CheckpointConfig, ran: _Ran, check: _Check,
+            status: GradeStatus) -> ex.Reconciled:
+    """The cases the counts see: the run's, checked against the checkpoint's own collection
+    when pytest ran to its end (a run cut short fails whatever its counts)."""
+    custom: dict[str, Group] = {name: m.group for name, m in problem.markers.items()}
+    report = ran.pipe.json_report or {}
+    if status is not GradeStatus.COMPLETED or check.expected is None:
+        return ex.Reconciled(cases=pr.test_cases(report, checkpoint.name, custom))
+    return ex.reconcile(check.expected, report, checkpoint.name, custom, check.tests_root,
+                        check.cwd)
+
+
+def _tests_dir(prepared: _Prepared) -> Path:
+    """The laid-out tests pytest runs."""
+    return prepared.tests
+
+
+def _collection_key(problem: ProblemConfig, checkpoint: CheckpointConfig, prepared: _Prepared,
+                    envs: _Envs, options: GradeOptions) -> str:
+    """The cache key of the checkpoint's own collection (`expected.cache_key`): taken before
+    pytest runs, from the tests as laid out and what shapes what pytest collects."""
+    recorded = graded_pytest_args(
+        problem, checkpoint, Path("report.json"), False,
+        jail.launcher("python", Path("plugin")) if jailed(options) else (), anyio=prepared.anyio,
+        scratch=Path(".."))  # as recorded: the real scratch folder would change every key
+    shaping = [__version__, options.runtime.name, envs.test.key, checkpoint.name,
+               sorted(problem.env_for(checkpoint).items()), sorted(prepared.asset_env.items()),
+               recorded]
+    return ex.cache_key(_tests_dir(prepared), shaping)
+
+
+def _expected(problem: ProblemConfig, checkpoint: CheckpointConfig, prepared: _Prepared,
+              interpreter: Interpreter, envs: _Envs, options: GradeOptions, key: str,
+              ran: _Ran) -> ex.Expected | None:
+    """The checkpoint's own collection: cached, else collected now (and cached when it worked);
+    None when the run did not get to its end (nothing to compare)."""
+    if ran.result.timed_out or ran.pipe.summary is None:
+        return None
+    cached = ex.load(key)
+    if cached is not None:
+        return cached
+    found = _collect_pass(problem, checkpoint, prepared, interpreter, envs, options)
+    if found.error is None:
+        ex.store(key, found)
+    return found
+
+
+def _collect_pass(problem: ProblemConfig, checkpoint: CheckpointConfig, prepared: _Prepared,
+                  interpreter: Interpreter, envs: _Envs, options: GradeOptions) -> ex.Expected:
+    """pytest `--collect-only` with the grading's arguments, in the same runtime, over the
+    checkpoint laid out as for grading (`_prepare`) from an empty snapshot: no file of the
+    submission, no solution environment, no extra variable (`GradeOptions.extra_env`)."""
+    empty = prepared.scratch / "empty"
+    empty.mkdir()
+    laid = _prepare(problem, checkpoint, empty, options.scratch_root)
+    try:
+        command = jail.launcher(str(envs.test.python), laid.plugin_path) if jailed(options) \
+            else []
+        argv = [str(envs.test.python), "-P", "-m", "pytest", *ex.collect_args(graded_pytest_args(
+            problem, checkpoint, laid.scratch / "out" / "report.json", False, command,
+            anyio=laid.anyio, scratch=laid.scratch))]
+        env = _sandbox_env(problem, checkpoint, laid, replace(options, extra_env={}),
+                           envs.test.path, interpreter.executable.parent)
+        channel = vc.Channel(max_bytes=options.limits.max_report_mb * MIB)
+        env[vc.FD_ENV] = str(channel.write_fd)
+        try:
+            result = options.runtime.run(
+                argv, cwd=laid.workspace, env=env, limits=options.limits,
+                mounts=[*_mounts(laid, interpreter, [envs.test.path]), *uv_mounts()],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                pass_fds=(channel.write_fd,))
+        finally:
+            pipe = channel.received()
+    finally:
+        sc.remove_tree(laid.scratch)
+    return ex.from_pipe(pipe, result.exit_code)

@@ -79,6 +79,8 @@ class PipeReport(BaseModel):
     """One record per test phase (setup, call, teardown), in run order."""
     collect_failures: list[str] = Field(default_factory=list)
     """Node ids of the collectors that failed."""
+    collected_items: list[dict[str, Any]] | None = None
+    """With `--collect-only`: every item collected (`nodeid`, `keywords`); None otherwise."""
     summary: dict[str, Any] | None = None
     """The final record; None when pytest never got to send it."""
     malformed: int = 0
@@ -112,6 +114,10 @@ def parse(data: bytes) -> PipeReport:
             report.tests.append(record)
         elif kind == "collect":
             report.collect_failures.append(str(record.get("nodeid")))
+        elif kind == "collected" and report.collected_items is None:
+            items = record.get("items")
+            report.collected_items = [i for i in items if isinstance(i, dict)] \
+                if isinstance(items, list) else []
         elif kind == "summary" and report.summary is None:
             report.summary = record
         else:

@@ -11,8 +11,10 @@ pytest. At load, before any test (and so any code under test) runs, it:
 - removes its own traces from the environment the tests pass on to the submission.
 
 It writes one JSON object per line: a `test` record per test phase, a `collect` record per
-failed collector, and, at the very end, a `summary` record with pytest's exit status, counts and
-pytest-json-report's in-memory report. The harness trusts only what arrives here.
+failed collector, with `--collect-only` one `collected` record (every item's node id and
+keywords: the harness's own collection pass, see `expected`), and, at the very end, a
+`summary` record with pytest's exit status, counts and pytest-json-report's in-memory report.
+The harness trusts only what arrives here.
 """
 
 from __future__ import annotations
@@ -80,6 +82,14 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 def pytest_collectreport(report: pytest.CollectReport) -> None:
     if report.failed:
         _STATE.send({"kind": "collect", "nodeid": report.nodeid, "outcome": report.outcome})
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Only in a collect-only pass: the items as selected, each with its keywords (pytest-json-
+    report's `keywords`, from which the harness derives a test's group)."""
+    if session.config.option.collectonly:
+        _STATE.send({"kind": "collected", "items": [
+            {"nodeid": item.nodeid, "keywords": list(item.keywords)} for item in session.items]})
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

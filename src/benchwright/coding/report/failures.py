@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.grading.artifacts import GRADING_JSON
-from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradeStatus
+from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradeStatus, RuleFired
 from benchwright.coding.problems.config import Group
 from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord, RunResult
 
@@ -48,6 +48,8 @@ class FailingTests(BaseModel):
     """All tests that did not pass."""
     output: Path | None = None
     """pytest's full output."""
+    rules_fired: list[RuleFired] = Field(default_factory=list)
+    """The grader's guards that fired on the checkpoint (`CheckpointEvaluation.rules_fired`)."""
 
 
 class AttemptFailure(BaseModel):
@@ -110,7 +112,45 @@ def failing_tests(evaluation: CheckpointEvaluation, out_dir: Path | None = None,
     listed = [FailingTest(group=t.group, name=one_line(t.id) or "?", outcome=t.outcome,
                           message=error_line(t.message)) for t in failing[:limit]]
     return FailingTests(listed=listed, n_failing=len(failing),
-                        output=out_dir / STDOUT if out_dir is not None else None)
+                        output=out_dir / STDOUT if out_dir is not None else None,
+                        rules_fired=evaluation.rules_fired)
+
+
+def rule_line(rule: RuleFired, limit: int = 3) -> str:
+    """One fired rule in a line: `rule not_run: what it saw (first items)`, printable only."""
+    items = ", ".join(one_line(i, MAX_MESSAGE // 2) or "?" for i in rule.items[:limit])
+    more = f", +{len(rule.items) - limit} more" if len(rule.items) > limit else ""
+    shown = f" ({items}{more})" if items else ""
+    return f"rule {rule.rule}: {one_line(rule.detail, 2 * MAX_MESSAGE) or '-'}{shown}"
+
+
+class CheckpointRules(BaseModel):
+    """The grading rules that fired on one checkpoint of a run."""
+
+    problem: str
+    """The problem."""
+    trial: int
+    """The trial."""
+    checkpoint: str
+    """The checkpoint."""
+    passed: bool
+    """Whether it passed the run's pass policy all the same."""
+    rules_fired: list[RuleFired]
+    """What fired, with what each saw (grading.json's; the journal's names when it is gone)."""
+
+
+def rules_fired_on(problem: str, trial: int, chain_dir: Path,
+                   records: list[CheckpointRecord]) -> list[CheckpointRules]:
+    """Every checkpoint of an attempt on which a grading rule fired; only their grading.json
+    files are read."""
+    found = []
+    for record in (r for r in records if r.rules_fired):
+        evaluation = read_grading(chain_dir / record.checkpoint)
+        fired = evaluation.rules_fired if evaluation else [
+            RuleFired(rule=rule, detail="(grading.json unreadable)") for rule in record.rules_fired]
+        found.append(CheckpointRules(problem=problem, trial=trial, checkpoint=record.checkpoint,
+                                     passed=record.passed, rules_fired=fired))
+    return found
 
 
 def read_grading(checkpoint_dir: Path) -> CheckpointEvaluation | None:

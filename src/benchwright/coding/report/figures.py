@@ -14,10 +14,12 @@ from benchwright.coding.problems.config import Group
 from benchwright.coding.report.counterfactual import CounterfactualReport, compare_starts
 from benchwright.coding.report.failures import (
     AttemptFailure,
+    CheckpointRules,
     attempt_errors,
     attempt_failure,
     checkpoint_failures,
     read_grading,
+    rules_fired_on,
 )
 from benchwright.coding.report.scored_run import Picker, ScoredRun
 from benchwright.coding.runs.judging.summary import JudgeOverview, judge_overview
@@ -142,6 +144,8 @@ class CodingReport(BaseModel):
     """Attempts stopped by infrastructure errors (not in the scores; `--resume` redoes them)."""
     failures: list[AttemptFailure] = Field(default_factory=list)
     """Every attempt that ended before its last checkpoint: where and why."""
+    rules_fired: list[CheckpointRules] = Field(default_factory=list)
+    """Every checkpoint on which a grading rule fired (passed or not), with what it saw."""
     trials: TrialStats | None = None
     """pass@k, pass^k and the spread across trials (a trial succeeds when the problem is
     solved); None with one trial."""
@@ -333,7 +337,7 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None,
         infra_errors=[InfraErrorRow(problem=e.problem, trial=e.trial, checkpoint=e.checkpoint,
                                     attempts=e.attempts, error=e.agent.error)
                       for e in run.infra.values()],
-        failures=_failures(run), trials=_trials(run),
+        failures=_failures(run), trials=_trials(run), rules_fired=_rules_fired(run),
         judge=judge_overview(run_dir, run.manifest.config),
     )
     if baseline_dir is not None:
@@ -387,6 +391,11 @@ def _failures(run: ScoredRun) -> list[AttemptFailure]:
         found.append(attempt_failure(p, t, chain_dir, records, run.infra.get((p, t)), planned,
                                      broken.get((p, t)), stops_at_failure=not run.reference_start))
     return [f for f in found if f is not None]
+
+
+def _rules_fired(run: ScoredRun) -> list[CheckpointRules]:
+    return [found for (p, t), records in run.all_chains.items()
+            for found in rules_fired_on(p, t, run.layout.chain_dir(p, t), records)]
 
 
 def _trials(run: ScoredRun) -> TrialStats | None:

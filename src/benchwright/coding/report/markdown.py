@@ -5,7 +5,12 @@ from __future__ import annotations
 import math
 
 from benchwright.coding.report.counterfactual import CounterfactualReport, StartRow
-from benchwright.coding.report.failures import AttemptFailure, FailingTests
+from benchwright.coding.report.failures import (
+    AttemptFailure,
+    CheckpointRules,
+    FailingTests,
+    rule_line,
+)
 from benchwright.coding.report.figures import CodingReport, Comparison, Metric
 from benchwright.coding.runs.judging.summary import JudgeOverview
 from benchwright.coding.runs.models import RunTotals
@@ -56,6 +61,7 @@ def render_markdown(report: CodingReport) -> str:
     out += _judge(report.judge)
     out += _trials(report.trials)
     out += _failures(report.failures, report.header.start_from == "reference")
+    out += _rules(report.rules_fired)
     out += _infra_errors(report)
     out += _per_checkpoint(report)
     out += _comparisons(report)
@@ -120,8 +126,25 @@ def _failures(failures: list[AttemptFailure], reference_start: bool) -> list[str
         detail = f": {_cell(f.detail)}" if f.detail else ""
         lines.append(f"### {f.problem} trial {f.trial}: {'ended' if f.ended else 'failed'} at "
                      f"{f.checkpoint} ({f.reason}){detail}")
-        lines += ["", *failing_test_lines(f.tests), ""]
+        lines += ["", *rule_lines(f.tests), *failing_test_lines(f.tests), ""]
     return lines
+
+
+def _rules(fired: list[CheckpointRules]) -> list[str]:
+    if not fired:
+        return []
+    lines = ["## Grading rules that fired", "",
+             "A guard of the grader fired on these checkpoints (docs/grading.md).", ""]
+    for found in fired:
+        lines.append(f"### {found.problem} trial {found.trial}: {found.checkpoint} "
+                     f"({'passed' if found.passed else 'failed'})")
+        lines += ["", *(f"- {_cell(rule_line(r))}" for r in found.rules_fired), ""]
+    return lines
+
+
+def rule_lines(tests: FailingTests) -> list[str]:
+    """Markdown bullets: a line per grading rule that fired on the checkpoint."""
+    return [f"- {_cell(rule_line(r))}" for r in tests.rules_fired]
 
 
 def failing_test_lines(tests: FailingTests) -> list[str]:

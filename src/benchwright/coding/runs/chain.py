@@ -460,6 +460,7 @@ def grade_fields(evaluation: CheckpointEvaluation, policy: PassPolicy) -> dict[s
         "iso_solved": _iso_solved(evaluation.counts, evaluation.infrastructure_failure),
         "core_solved": verdicts[PassPolicy.CORE_CASES],
         "grade_duration_s": evaluation.total_duration_s,
+        "rules_fired": [fired.rule for fired in evaluation.rules_fired],
     }
 
 

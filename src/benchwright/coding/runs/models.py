@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchwright.coding.agents.base import AgentResult
 from benchwright.coding.agents.settings import AgentSettings
 from benchwright.coding.agents.toolchain import VERSION_PATTERN
-from benchwright.coding.grading.evaluation import GradeStatus
+from benchwright.coding.grading.evaluation import GradeStatus, GradingRule
 from benchwright.coding.grading.policies import GroupCount, PassPolicy
 from benchwright.coding.problems.config import Group
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
@@ -164,6 +164,8 @@ class CheckpointRecord(BaseModel):
     UTF-8), each with why."""
     grade_duration_s: float
     """Seconds spent grading."""
+    rules_fired: list[GradingRule] = Field(default_factory=list)
+    """The grader's guards that fired on it (what each saw: grading.json's `rules_fired`)."""
     quality: QualitySummary | None = None
     """Code quality and its change since the previous checkpoint (when metrics are on)."""
     finished_at: str

@@ -595,9 +595,9 @@ async function pageCheckpoint(rid, problem, trial, checkpoint, refresh) {
       card("agent", rec.agent.status, money(rec.agent.usage.cost_usd) + " · " + tokens(rec.agent.usage.input_tokens + rec.agent.usage.output_tokens) + " tokens · " + secs(rec.agent.duration_s)),
       card("grading", rec.grade_status, secs(rec.grade_duration_s)),
       d.judge ? card("LLM judge", d.judge.verdict.status === "judged" ? d.judge.n_flags + " flag(s)" : "error", money(d.judge.verdict.cost_usd, d.judge.verdict.cost_source === "unknown") + " · " + d.judge.verdict.model) : null),
-    d.grading && (d.grading.tampering_reason || d.grading.infrastructure_reason || d.grading.memory_exceeded) ? h("div", { class: "error" },
+    d.grading && (d.grading.tampering_reason || d.grading.infrastructure_reason || d.grading.memory_exceeded || (d.grading.rules_fired || []).length) ? h("div", { class: "error" },
       d.grading.tampering_reason ? "Tampering: " + d.grading.tampering_reason : null, d.grading.infrastructure_reason ? " Infrastructure: " + d.grading.infrastructure_reason : null,
-      d.grading.memory_exceeded ? " The memory limit was reached." : null) : null,
+      d.grading.memory_exceeded ? " The memory limit was reached." : null, rulesFired(d.grading.rules_fired || [])) : null,
     rec.agent.error ? h("div", { class: "error" }, "Agent error: ", rec.agent.error) : null,
     tabsNav(["Tests", "Changes", "Prompt", "Metrics", d.judge ? "LLM judge" : null, "Agent", "pytest output"].filter(Boolean)),
     section("Tests", h("p", { class: "muted" }, failing.length ? failing.length + " of " + d.tests.length + " tests did not pass (failing first)." : d.tests.length + " tests, all passed."),
@@ -612,6 +612,12 @@ async function pageCheckpoint(rid, problem, trial, checkpoint, refresh) {
     section("Agent", agentSection(d.agent_files)),
     section("pytest output", h("details", {}, h("summary", {}, "show pytest's whole output"), textFile(d.pytest_output, "No pytest output."))));
   return d.live;
+}
+
+// The grader's guards that fired (grading.json's rules_fired): one line each, beside tampering.
+function rulesFired(rules) {
+  return rules.map((r) => h("div", { class: "rule-fired" }, "Rule " + r.rule + ": " + r.detail,
+    r.items && r.items.length ? " (" + r.items.slice(0, 5).join(", ") + (r.items.length > 5 ? ", …" : "") + ")" : null));
 }
 
 function testItem(t, i) {
