@@ -10,7 +10,7 @@ from pathlib import Path
 from benchwright.coding.grading.pytest_report import BUILTIN_MARKERS
 from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
 from benchwright.errors import ProblemConfigError
-from benchwright.nofollow import TreeWalk, copy_tree, open_regular, read_fd
+from benchwright.nofollow import TreeWalk, copy_tree, open_regular, read_fd, remove_tree
 
 TESTS_DIR = ".evaluation_tests"
 # Never graded: caches, virtualenvs, and anything that could stand in for the real tests.
@@ -30,7 +30,7 @@ def copy_snapshot(snapshot: Path, workspace: Path) -> None:
     for name in _PLANTED:
         target = workspace / name
         if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
+            remove_tree(target)
         elif target.exists() or target.is_symlink():
             target.unlink()
 
@@ -144,7 +144,7 @@ def _real_folders(root: Path, parts: tuple[str, ...]) -> Path:
 
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
+        remove_tree(path)
     elif path.is_symlink() or path.exists():
         path.unlink()
 
