@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -23,7 +24,9 @@ from benchwright.coding.grading.evaluation import (
     EnvInfo,
     GraderInfo,
     GradeStatus,
+    GradingRule,
     OutputCut,
+    RuleFired,
 )
 from benchwright.coding.grading.policies import all_verdicts
 from benchwright.coding.problems.config import CheckpointConfig, Group, ProblemConfig
@@ -286,6 +289,8 @@ def _run_pytest(
     channel = vc.Channel(max_bytes=limits.max_report_mb * MIB)
     env[vc.FD_ENV] = str(channel.write_fd)
     env[vc.MESSAGE_ENV] = str(limits.max_message_kb * 1024)
+    env[vc.ROOTS_ENV] = _submission_roots(prepared, env["TMPDIR"], envs,
+                                          [interpreter.prefix, prepared.plugin_path])
     # pytest's output goes to pipes outside the sandbox's view, streamed and capped: only the
     # verdict pipe decides a verdict, and no amount of output grows the harness.
     stdout, stderr = CappedPipe(limits.max_output_mb * MIB), CappedPipe(limits.max_output_mb * MIB)
@@ -302,6 +307,16 @@ def _run_pytest(
                 cut=OutputCut(stdout_bytes=stdout.cut, stderr_bytes=stderr.cut,
                               verdict_bytes=pipe.cut_bytes, **_message_cuts(pipe)),
                 anyio=prepared.anyio)
+
+
+def _submission_roots(prepared: _Prepared, tmp: str, envs: _Envs, ours: list[Path]) -> str:
+    """The folders whose files pytest's process must never run (`submission_guard`): the
+    workspace copy, the sandbox's temporary folder, the environment the submission's
+    requirements built. What the harness mounts read-only is trusted even where it sits under
+    one of them (the tests folder inside the workspace, a scratch folder under /tmp)."""
+    trusted = [prepared.workspace / ws.TESTS_DIR, envs.test.path, *ours]
+    return json.dumps({"roots": [str(prepared.workspace), tmp, str(envs.solution.path)],
+                       "trusted": [str(path) for path in trusted]})
 
 
 def _text(data: bytes) -> str:
@@ -414,6 +429,7 @@ def _evaluate(
         checkpoint=checkpoint.name, checkpoint_version=checkpoint.version,
         status=status, infrastructure_reason=reason if status is not GradeStatus.TAMPERED else None,
         tampering_reason=reason if status is GradeStatus.TAMPERED else None,
+        rules_fired=_rules(ran),
         memory_exceeded=result.memory_exceeded, output_cut=ran.cut,
         sandbox_killed_by=result.sandbox_killed_by
         if status is GradeStatus.INFRASTRUCTURE_FAILURE else None,
@@ -444,6 +460,8 @@ _KILLED = (-signal.SIGKILL, 128 + signal.SIGKILL)
 
 def _status(result: ExecResult, ran: _Ran, collected: int,
             options: GradeOptions) -> tuple[GradeStatus, str | None]:
+    if ran.pipe.refused:  # the problem's error, whatever else happened: never a pass
+        return GradeStatus.INFRASTRUCTURE_FAILURE, _refused_reason(ran.pipe.refused)
     if result.timed_out:
         return GradeStatus.WALL_CLOCK_TIMEOUT, (
             f"the checkpoint ran past its {result.duration_s:.0f} s wall-clock limit and was killed"
@@ -472,6 +490,24 @@ def _status(result: ExecResult, ran: _Ran, collected: int,
     return GradeStatus.INFRASTRUCTURE_FAILURE, (
         f"pytest exited with code {result.exit_code} after collecting {collected} tests"
     )
+
+
+def _refused_reason(paths: list[str]) -> str:
+    more = f" (and {len(paths) - 1} more)" if len(paths) > 1 else ""
+    return (f"the tests ran the submission's file {paths[0]}{more} inside pytest's own process, "
+            "where it could forge the verdict; the harness refused it: an error of the problem "
+            "(its tests must start the submission only through the entry point)")
+
+
+def _rules(ran: _Ran) -> list[RuleFired]:
+    """The guards of the grader that fired on this checkpoint."""
+    rules = []
+    if ran.pipe.refused:
+        rules.append(RuleFired(
+            rule=GradingRule.IMPORTED_SUBMISSION, items=ran.pipe.refused[:5],
+            detail=f"the tests imported or executed {len(ran.pipe.refused)} file(s) of the "
+                   "submission inside pytest; each was refused before it ran"))
+    return rules
 
 
 def _signal_name(number: int) -> str:
