@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from benchwright.coding.grading import jail
 from benchwright.coding.grading import pytest_report as pr
@@ -31,7 +31,7 @@ from benchwright.coding.grading.evaluation import (
 from benchwright.coding.grading.policies import all_verdicts
 from benchwright.coding.problems.config import CheckpointConfig, Group, ProblemConfig
 from benchwright.errors import EnvironmentBuildError, WorkspaceError
-from benchwright.nofollow import read_regular
+from benchwright.nofollow import Usage, read_regular, usage
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import CONTAINER_RUNTIMES, ExecResult, Limits, Mount, memory_limit_mb
 from benchwright.sandbox.capped_output import CappedPipe
@@ -115,6 +115,9 @@ class _Ran(BaseModel):
     cut: OutputCut
     anyio: bool
     """`_Prepared.anyio`, for the arguments recorded."""
+    written: Usage = Field(default_factory=Usage)
+    """What the sandbox added to its writable folders, counted once pytest ended (at most a
+    little past the caps: the count stops there)."""
 
 
 class Grader(Protocol):
@@ -294,6 +297,7 @@ def _run_pytest(
     # pytest's output goes to pipes outside the sandbox's view, streamed and capped: only the
     # verdict pipe decides a verdict, and no amount of output grows the harness.
     stdout, stderr = CappedPipe(limits.max_output_mb * MIB), CappedPipe(limits.max_output_mb * MIB)
+    before = usage([prepared.workspace])
     try:
         result = options.runtime.run(argv, cwd=prepared.workspace, env=env, mounts=mounts,
                                      limits=limits, stdout=stdout.write_fd,
@@ -306,7 +310,25 @@ def _run_pytest(
                 file_report=vc.read_report_file(out / "report.json", limits.max_report_mb * MIB),
                 cut=OutputCut(stdout_bytes=stdout.cut, stderr_bytes=stderr.cut,
                               verdict_bytes=pipe.cut_bytes, **_message_cuts(pipe)),
-                anyio=prepared.anyio)
+                anyio=prepared.anyio, written=_written(prepared, before, limits))
+
+
+def _written(prepared: _Prepared, before: Usage, limits: Limits) -> Usage:
+    """What the sandbox (the tests, the submission) added to its writable folders: walked by
+    descriptor once pytest has ended, stopping just past the caps."""
+    caps = Usage(entries=limits.max_write_files, bytes=limits.max_write_mb * MIB)
+    stop = Usage(entries=before.entries + caps.entries, bytes=before.bytes + caps.bytes)
+    folders = [prepared.workspace, prepared.scratch / "tmp", prepared.scratch / "out"]
+    return usage(folders, stop).minus(before)
+
+
+def _over_cap(written: Usage, limits: Limits) -> str | None:
+    """Why what the sandbox wrote is over the caps; None when it is not."""
+    if written.entries > limits.max_write_files:
+        return f"more than {limits.max_write_files} files and folders (max_write_files)"
+    if written.bytes > limits.max_write_mb * MIB:
+        return f"more than {limits.max_write_mb} MiB (max_write_mb)"
+    return None
 
 
 def _submission_roots(prepared: _Prepared, tmp: str, envs: _Envs, ours: list[Path]) -> str:
@@ -429,7 +451,7 @@ def _evaluate(
         checkpoint=checkpoint.name, checkpoint_version=checkpoint.version,
         status=status, infrastructure_reason=reason if status is not GradeStatus.TAMPERED else None,
         tampering_reason=reason if status is GradeStatus.TAMPERED else None,
-        rules_fired=_rules(ran),
+        rules_fired=_rules(ran, options.limits),
         memory_exceeded=result.memory_exceeded, output_cut=ran.cut,
         sandbox_killed_by=result.sandbox_killed_by
         if status is GradeStatus.INFRASTRUCTURE_FAILURE else None,
@@ -462,6 +484,11 @@ def _status(result: ExecResult, ran: _Ran, collected: int,
             options: GradeOptions) -> tuple[GradeStatus, str | None]:
     if ran.pipe.refused:  # the problem's error, whatever else happened: never a pass
         return GradeStatus.INFRASTRUCTURE_FAILURE, _refused_reason(ran.pipe.refused)
+    over = _over_cap(ran.written, options.limits)
+    if over is not None:  # the submission's doing (or its tests'): the checkpoint fails
+        return GradeStatus.TAMPERED, (
+            f"the tests and the submission added {over} to the grading sandbox's writable "
+            "folders (workspace, /tmp); the checkpoint fails")
     if result.timed_out:
         return GradeStatus.WALL_CLOCK_TIMEOUT, (
             f"the checkpoint ran past its {result.duration_s:.0f} s wall-clock limit and was killed"
@@ -499,9 +526,15 @@ def _refused_reason(paths: list[str]) -> str:
             "(its tests must start the submission only through the entry point)")
 
 
-def _rules(ran: _Ran) -> list[RuleFired]:
+def _rules(ran: _Ran, limits: Limits) -> list[RuleFired]:
     """The guards of the grader that fired on this checkpoint."""
     rules = []
+    over = _over_cap(ran.written, limits)
+    if over is not None:
+        rules.append(RuleFired(
+            rule=GradingRule.CAP_EXCEEDED, items=["workspace", "/tmp"],
+            detail=f"grading left {over} in the sandbox's writable folders "
+                   f"(counted: {ran.written.entries} entries, {ran.written.bytes // MIB} MiB)"))
     if ran.pipe.refused:
         rules.append(RuleFired(
             rule=GradingRule.IMPORTED_SUBMISSION, items=ran.pipe.refused[:5],
