@@ -292,8 +292,7 @@ def _run_pytest(
     channel = vc.Channel(max_bytes=limits.max_report_mb * MIB)
     env[vc.FD_ENV] = str(channel.write_fd)
     env[vc.MESSAGE_ENV] = str(limits.max_message_kb * 1024)
-    env[vc.ROOTS_ENV] = _submission_roots(prepared, env["TMPDIR"], envs,
-                                          [interpreter.prefix, prepared.plugin_path])
+    env[vc.ROOTS_ENV] = _submission_roots(prepared, env["TMPDIR"], envs.solution.path, mounts)
     # pytest's output goes to pipes outside the sandbox's view, streamed and capped: only the
     # verdict pipe decides a verdict, and no amount of output grows the harness.
     stdout, stderr = CappedPipe(limits.max_output_mb * MIB), CappedPipe(limits.max_output_mb * MIB)
@@ -331,13 +330,15 @@ def _over_cap(written: Usage, limits: Limits) -> str | None:
     return None
 
 
-def _submission_roots(prepared: _Prepared, tmp: str, envs: _Envs, ours: list[Path]) -> str:
+def _submission_roots(prepared: _Prepared, tmp: str, solution: Path,
+                      mounts: Sequence[Mount]) -> str:
     """The folders whose files pytest's process must never run (`submission_guard`): the
     workspace copy, the sandbox's temporary folder, the environment the submission's
-    requirements built. What the harness mounts read-only is trusted even where it sits under
-    one of them (the tests folder inside the workspace, a scratch folder under /tmp)."""
-    trusted = [prepared.workspace / ws.TESTS_DIR, envs.test.path, *ours]
-    return json.dumps({"roots": [str(prepared.workspace), tmp, str(envs.solution.path)],
+    requirements built. What else the harness mounts read-only (the tests folder, the plugin,
+    the tests' environment, the interpreter) is trusted, even where it sits under one of them
+    (the tests folder inside the workspace, a scratch folder under /tmp)."""
+    trusted = [m.inside for m in mounts if not m.writable and m.path != solution]
+    return json.dumps({"roots": [str(prepared.workspace), tmp, str(solution)],
                        "trusted": [str(path) for path in trusted]})
 
 
