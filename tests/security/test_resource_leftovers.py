@@ -151,3 +151,38 @@ def test_run_coding_and_resume_complete_after_an_agent_that_leaves_a_mess(
     records = [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
     assert records and records[0]["checkpoint"] == "checkpoint_1"
     assert not (run / ".work").exists()
+
+
+def _deep_tree(root: Path, depth: int, secret: str) -> None:
+    """`root/d/d/.../d` `depth` levels down, a file holding `secret` at the bottom (made through
+    descriptors: the path is longer than PATH_MAX)."""
+    root.mkdir()
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        sub = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = sub
+    with os.fdopen(os.open("log.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as log:
+        log.write(f"key={secret}\n")
+    os.close(fd)
+
+
+def test_every_walker_survives_a_tree_2000_levels_deep(tmp_path: Path) -> None:
+    from benchwright.coding.runs.snapshots import diff_snapshots, take_snapshot
+    from benchwright.metrics.static import analyze_snapshot
+    from benchwright.nofollow import remove_tree, usage
+    from benchwright.redaction import Redactor
+
+    secret = f"sk-{uuid.uuid4().hex}"
+    work = tmp_path / "work"
+    _deep_tree(work, 2000, secret)
+    (work / "main.py").write_text("print(1)\n")
+    snapshot = take_snapshot(work, tmp_path / "snapshot", set())  # deeper than 128: skipped
+    assert snapshot.files == 1 and snapshot.skipped
+    assert diff_snapshots(None, tmp_path / "snapshot")["added"]
+    analyze_snapshot(tmp_path / "snapshot", entry="main.py")
+    assert usage([work]).entries == 2000 + 2  # the folders, the log, main.py
+    assert Redactor({"KEY": secret}).tree(work) == 1  # the agent's log at the bottom: swept
+    remove_tree(work)
+    assert not work.exists()
