@@ -108,6 +108,14 @@ def test_eval_checkpoint_completes_and_removes_the_mess(tmp_path: Path) -> None:
         assert evaluation["rules_fired"] == []
         assert all(t["outcome"] == "passed" for t in evaluation["tests"])
     assert not _left(token, [private_root()])
+    capped = run_cli("eval", "checkpoint", "--problems-dir", str(QUICK.parent), "--problem",
+                     "quick", "--checkpoint", "checkpoint_1", "--workspace", str(snapshot),
+                     "--out", str(tmp_path / "capped"), "--json",
+                     "--max-write-files", str(FILES // 2), timeout=900)
+    evaluation = json.loads(capped.stdout)
+    assert [r["rule"] for r in evaluation["rules_fired"]] == ["cap_exceeded"], capped.stderr
+    assert not any(evaluation["verdicts"].values())
+    assert not _left(token, [private_root()])
 
 
 @pytest.mark.parametrize(("caps", "what"), [({"max_write_files": FILES // 2}, "max_write_files"),
