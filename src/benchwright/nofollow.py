@@ -424,7 +424,9 @@ def _rmdir(parent: int, name: str) -> None:
 def deep_entries(root: Path) -> Iterator[tuple[int, str, os.stat_result]]:
     """Every entry under `root` at any depth, folders before their contents, as (the open folder
     that holds it, its name, its lstat); the descriptor is valid only during the yield. Links
-    are met as links; like `remove_tree`, one descriptor at a time and no recursion."""
+    are met as links; like `remove_tree`, one descriptor at a time and no recursion. A folder
+    its owner made unreadable is made readable to them (a folder of another user's that cannot
+    be opened is left out)."""
     fd = os.open(root, _ROOT_FLAGS)  # the caller's; only what is in it is untrusted
     pending = [_names(fd)]
     above: list[tuple[int, int]] = []
@@ -444,7 +446,10 @@ def deep_entries(root: Path) -> Iterator[tuple[int, str, os.stat_result]]:
                 continue
             yield fd, name, info
             if stat.S_ISDIR(info.st_mode):
-                sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                try:  # a folder the sandbox made unreadable is given back to its owner first
+                    sub = _open_folder(fd, name)
+                except (PermissionError, FileNotFoundError):  # someone else's, or gone
+                    continue
                 above.append(_identity(fd))
                 pending.append(_names(sub))
                 os.close(fd)
