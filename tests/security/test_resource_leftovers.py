@@ -83,6 +83,16 @@ print(a + b)
 '''
 
 
+def _problems(root: Path) -> Path:
+    """A folder holding the quick problem, with room for the mess on a busy machine: a test's
+    timeout (10 s) that cut it short would leave less than the caps."""
+    problems = root / "problems"
+    shutil.copytree(QUICK, problems / "quick")
+    config = problems / "quick" / "config.yaml"
+    config.write_text(config.read_text().replace("timeout: 10", "timeout: 600"))
+    return problems
+
+
 def _submission(folder: Path, token: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "calc.py").write_text(SUBMISSION.format(token=token, files=FILES))
@@ -97,9 +107,9 @@ def _left(token: str, roots: list[Path]) -> list[Path]:
 
 def test_eval_checkpoint_completes_and_removes_the_mess(tmp_path: Path) -> None:
     token = f"mess{uuid.uuid4().hex}"
-    snapshot = _submission(tmp_path / "snapshot", token)
+    snapshot, problems = _submission(tmp_path / "snapshot", token), _problems(tmp_path)
     for attempt in range(2):  # the second start sweeps what the first left: it crashed too
-        done = run_cli("eval", "checkpoint", "--problems-dir", str(QUICK.parent), "--problem",
+        done = run_cli("eval", "checkpoint", "--problems-dir", str(problems), "--problem",
                        "quick", "--checkpoint", "checkpoint_1", "--workspace", str(snapshot),
                        "--out", str(tmp_path / f"out{attempt}"), "--json", timeout=900)
         assert done.returncode == 0, done.stderr[-3000:]
@@ -108,7 +118,7 @@ def test_eval_checkpoint_completes_and_removes_the_mess(tmp_path: Path) -> None:
         assert evaluation["rules_fired"] == []
         assert all(t["outcome"] == "passed" for t in evaluation["tests"])
     assert not _left(token, [private_root()])
-    capped = run_cli("eval", "checkpoint", "--problems-dir", str(QUICK.parent), "--problem",
+    capped = run_cli("eval", "checkpoint", "--problems-dir", str(problems), "--problem",
                      "quick", "--checkpoint", "checkpoint_1", "--workspace", str(snapshot),
                      "--out", str(tmp_path / "capped"), "--json",
                      "--max-write-files", str(FILES // 2), timeout=900)
@@ -123,7 +133,7 @@ def test_eval_checkpoint_completes_and_removes_the_mess(tmp_path: Path) -> None:
 def test_past_the_cap_the_checkpoint_fails_and_says_why(tmp_path: Path, caps: dict[str, int],
                                                         what: str) -> None:
     token = f"mess{uuid.uuid4().hex}"
-    problem = load_problem(QUICK)
+    problem = load_problem(_problems(tmp_path) / "quick")
     options = GradeOptions(runtime=BwrapRuntime(), scratch_root=tmp_path / "scratch",
                            limits=Limits(wall_clock_s=600, **caps))
     evaluation: CheckpointEvaluation = grade_checkpoint(
@@ -146,8 +156,7 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
 def test_run_coding_and_resume_complete_after_an_agent_that_leaves_a_mess(
         tmp_path: Path) -> None:
     token = f"mess{uuid.uuid4().hex}"
-    problems, run = tmp_path / "problems", tmp_path / "run"
-    shutil.copytree(QUICK, problems / "quick")
+    problems, run = _problems(tmp_path), tmp_path / "run"
     script = SUBMISSION.format(token=token, files=FILES)
     command = f"cat > calc.py <<'PY'\n{script}\nPY\npython calc.py mess"
     first = _run(["run", "coding", "--problems-dir", str(problems), "--no-metrics",
