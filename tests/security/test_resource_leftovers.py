@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,16 @@ if op != "add":
     sys.exit(f"unknown operation {{op}}")
 print(a + b)
 '''
+
+
+@pytest.fixture(autouse=True)
+def _no_mess_left(tmp_path: Path) -> Iterator[None]:
+    """The run folder keeps what the agent left in its home: removed here, or pytest's own
+    cleanup of old temporary folders (shutil.rmtree) would meet it in a later session."""
+    yield
+    from benchwright.nofollow import remove_tree
+
+    remove_tree(tmp_path, ignore_errors=True)
 
 
 def _problems(root: Path) -> Path:
