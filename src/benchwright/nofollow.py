@@ -9,6 +9,7 @@ sparse, and its apparent size is what counts against a limit.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -300,3 +301,203 @@ def _copy_range(src: int, dst: int, start: int, end: int) -> None:
         if done == 0:  # the file shrank while we copied
             return
         start += done
+
+
+@dataclass
+class _Level:
+    """A folder on the way down of `remove_tree`: its name in the folder above, that folder's
+    identity (to check the way back up), and its subfolders still to remove."""
+
+    name: str
+    above: tuple[int, int]
+    pending: list[str]
+
+
+def remove_tree(path: Path, ignore_errors: bool = False) -> None:
+    """Remove `path` (a folder, a file or a link; nothing when it is missing) and everything in
+    it, at any depth, any names, any number of files, never following a link. With
+    `ignore_errors`, what cannot be removed stays, silently (as `shutil.rmtree`'s).
+
+    Iterative, and one descriptor open at a time: a folder 3,000 levels deep neither recurses
+    nor runs out of descriptors (it goes back up by `..`, checked against the folder it came
+    from). A folder the sandbox made unreadable (mode 000) is given back to its owner first."""
+    try:
+        parent = os.open(path.parent, _ROOT_FLAGS)  # the caller's; only what is in it is
+    except FileNotFoundError:  # untrusted
+        return
+    try:
+        _remove_entry(parent, path.name)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        if not ignore_errors:
+            raise
+    finally:
+        os.close(parent)
+
+
+def _remove_entry(parent: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=parent)
+        return
+    except IsADirectoryError:
+        pass
+    except PermissionError:  # a folder (EPERM on Linux for unlink), or the parent not writable
+        _writable(parent)
+        if not stat.S_ISDIR(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode):
+            os.unlink(name, dir_fd=parent)
+            return
+    _remove_folder(parent, name)
+
+
+def _remove_folder(parent: int, name: str) -> None:
+    """Empty and remove the folder `name` of `parent`, depth first, without recursion."""
+    fd = _open_folder(parent, name)
+    stack = [_Level(name, _identity(parent), _empty_files(fd))]
+    while stack:
+        level = stack[-1]
+        if level.pending:
+            child = level.pending.pop()
+            sub = _open_folder(fd, child)
+            stack.append(_Level(child, _identity(fd), _empty_files(sub)))
+            os.close(fd)
+            fd = sub
+            continue
+        stack.pop()
+        up = parent if not stack else _up(fd, level.above)
+        os.close(fd)
+        _rmdir(up, level.name)
+        if not stack:
+            return
+        fd = up
+
+
+def _open_folder(parent: int, name: str) -> int:
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except PermissionError:  # mode 000 or the like: chmod it through an O_PATH descriptor
+        chmod_at(parent, name, 0o700)
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+
+
+def _empty_files(fd: int) -> list[str]:
+    """Unlink every non-folder in the open folder `fd`; returns its subfolders' names."""
+    _writable(fd)
+    folders = []
+    with os.scandir(fd) as listing:
+        for item in listing:
+            if item.is_dir(follow_symlinks=False):
+                folders.append(item.name)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(item.name, dir_fd=fd)
+    return folders
+
+
+def _writable(fd: int) -> None:
+    """Let the owner list and change the open folder `fd` (the sandbox may have taken that)."""
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    if mode & 0o700 != 0o700:
+        os.fchmod(fd, mode | 0o700)
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
+def _up(fd: int, expected: tuple[int, int]) -> int:
+    """The folder above `fd`, when it is still the one we came down from."""
+    up = os.open("..", _DIR_FLAGS, dir_fd=fd)
+    if _identity(up) != expected:
+        os.close(up)
+        raise OSError(errno.ESTALE, "a folder was moved while it was being removed")
+    return up
+
+
+def _rmdir(parent: int, name: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.rmdir(name, dir_fd=parent)
+
+
+
+def deep_entries(root: Path) -> Iterator[tuple[int, str, os.stat_result]]:
+    """Every entry under `root` at any depth, folders before their contents, as (the open folder
+    that holds it, its name, its lstat); the descriptor is valid only during the yield. Links
+    are met as links; like `remove_tree`, one descriptor at a time and no recursion. A folder
+    its owner made unreadable is made readable to them (a folder of another user's that cannot
+    be opened is left out)."""
+    fd = os.open(root, _ROOT_FLAGS)  # the caller's; only what is in it is untrusted
+    pending = [_names(fd)]
+    above: list[tuple[int, int]] = []
+    try:
+        while pending:
+            if not pending[-1]:
+                pending.pop()
+                if pending:
+                    up = _up(fd, above.pop())
+                    os.close(fd)
+                    fd = up
+                continue
+            name = pending[-1].pop()
+            try:
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            yield fd, name, info
+            if stat.S_ISDIR(info.st_mode):
+                try:  # a folder the sandbox made unreadable is given back to its owner first
+                    sub = _open_folder(fd, name)
+                except (PermissionError, FileNotFoundError):  # someone else's, or gone
+                    continue
+                above.append(_identity(fd))
+                pending.append(_names(sub))
+                os.close(fd)
+                fd = sub
+    finally:
+        os.close(fd)
+
+
+def _names(fd: int) -> list[str]:
+    with os.scandir(fd) as listing:
+        return [item.name for item in listing]
+
+
+def chmod_at(fd: int, name: str, mode: int) -> None:
+    """chmod the folder or file `name` of the open folder `fd`, never through a link (Linux
+    has no lchmod: through an O_PATH descriptor of the entry itself)."""
+    handle = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+    try:
+        if not stat.S_ISLNK(os.fstat(handle).st_mode):
+            Path(f"/proc/self/fd/{handle}").chmod(mode)
+    finally:
+        os.close(handle)
+
+
+@dataclass
+class Usage:
+    """What a tree holds, as `usage` counted it."""
+
+    entries: int = 0
+    """Folders, files, links and special files under the root (the root not counted)."""
+    bytes: int = 0
+    """Disk space the regular files take (allocated blocks: a sparse file counts its data)."""
+
+    def minus(self, other: Usage) -> Usage:
+        """What this holds past `other` (never below 0)."""
+        return Usage(max(0, self.entries - other.entries), max(0, self.bytes - other.bytes))
+
+
+def usage(roots: list[Path], stop: Usage | None = None) -> Usage:
+    """The entries and bytes under each of `roots` together, walked by descriptor at any depth;
+    with `stop`, the count ends as soon as it exceeds either of its figures (a folder of a
+    million files costs no more than the cap)."""
+    total = Usage()
+    for root in roots:
+        for _fd, _name, info in deep_entries(root):
+            total.entries += 1
+            if stat.S_ISREG(info.st_mode):
+                total.bytes += info.st_blocks * 512
+            if stop is not None and (total.entries > stop.entries or total.bytes > stop.bytes):
+                return total
+    return total

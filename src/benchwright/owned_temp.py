@@ -13,10 +13,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from types import TracebackType
+
+from benchwright import nofollow
 
 
 def start_time(pid: int) -> int:
@@ -72,19 +73,9 @@ def sweep_leftovers(root: Path, prefix: str, unnamed_alive: bool = True) -> list
 
 
 def remove_tree(path: Path) -> None:
-    """Remove a folder, even where a sandboxed process took its own permissions away."""
-
-    def allow_and_retry(_func: object, name: str, _exc: object) -> None:
-        failed = Path(name)
-        with contextlib.suppress(OSError):
-            failed.parent.chmod(0o700)
-            if failed.is_dir() and not failed.is_symlink():
-                failed.chmod(0o700)
-                shutil.rmtree(failed, ignore_errors=True)
-            else:
-                failed.unlink()
-
-    shutil.rmtree(path, onerror=allow_and_retry)  # onexc from Python 3.12 only
+    """Remove a folder, at any depth, even where a sandboxed process took its own permissions
+    away (`nofollow.remove_tree`: iterative, by descriptor, never following a link)."""
+    nofollow.remove_tree(path)
 
 
 class OwnedTemp:

@@ -46,6 +46,13 @@ class Limits(BaseModel):
     max_report_mb: int = 32
     """The verdict channel and pytest's report file: the harness reads no more than this (past
     it, grading is an infrastructure failure that names this limit)."""
+    max_write_mb: int = 1024
+    """Grading: disk space the tests and the submission may add, together, to the sandbox's
+    writable folders (the workspace copy, /tmp, pytest's output folder), MiB; counted once
+    pytest has ended. Past it, or past `max_write_files`, the checkpoint fails
+    (rule cap_exceeded)."""
+    max_write_files: int = 100_000
+    """Grading: folders, files and links they may add there, likewise."""
 
 
 class Mount(BaseModel):

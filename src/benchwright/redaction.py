@@ -28,12 +28,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
 
 from benchwright.fileio import write_bytes_atomic, write_stream_atomic, write_text_atomic
+from benchwright.nofollow import deep_entries
 
 SECRET_NAME = re.compile(
     r"(_API_KEY|_APIKEY|_TOKEN|_SECRET|_SECRET_KEY|_PASSWORD|_ACCESS_KEY|_ACCESS_KEY_ID)$")
@@ -146,11 +148,11 @@ class Redactor:
         if root.is_file():
             return int(self.file(root))
         changed = 0
-        for folder, _dirs, files in os.walk(root):
-            for name in files:
-                path = Path(folder) / name
-                if path.is_file() and not path.is_symlink():
-                    changed += self.file(path)
+        # by descriptor and without recursion: an agent's home may be any depth; a file is
+        # named through its open folder, so no path grows past PATH_MAX
+        for fd, name, info in deep_entries(root):
+            if stat.S_ISREG(info.st_mode):
+                changed += self.file(Path(f"/proc/self/fd/{fd}") / name)
         return changed
 
 

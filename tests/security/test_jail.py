@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from benchwright.coding.grading import workspace as ws
-from benchwright.coding.grading.evaluation import CheckpointEvaluation
+from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradeStatus, GradingRule
 from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
 from benchwright.coding.problems.examples import example_problem_dir
 from benchwright.coding.problems.loader import load_problem
@@ -90,13 +90,16 @@ def test_the_submission_sees_no_test_folder_no_pytest_variable_no_process(
 
 
 def test_checkpoint_1_never_sees_checkpoint_2_data(tmp_path: Path) -> None:
-    # The tests import the submission into pytest's own process: the jail cannot hold it, so
-    # only what is copied for the checkpoint stands between it and later answers.
+    # The tests import the submission into pytest's own process, where the jail cannot hold
+    # it: the harness refuses the import before the code runs (tests/security/
+    # test_imports_submission.py), and the checkpoint is the problem's error, never a pass.
     evaluation = _grade(FIXTURES / "inprocess", "checkpoint_1", CHEATERS / "later_data.py",
                         tmp_path)
     messages = _messages(evaluation)
-    assert "LEAK:" in messages
+    assert "LEAK:" not in messages
     assert "CHECKPOINT-2-HIDDEN" not in messages
+    assert evaluation.status is GradeStatus.INFRASTRUCTURE_FAILURE
+    assert [rule.rule for rule in evaluation.rules_fired] == [GradingRule.IMPORTED_SUBMISSION]
 
 
 def test_only_earlier_checkpoints_data_is_copied(tmp_path: Path) -> None:

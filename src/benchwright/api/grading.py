@@ -23,12 +23,15 @@ def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str
                      unsafe_no_sandbox: bool = False, runtime: str = "bwrap",
                      image: str | None = None, wall_clock_s: float = 1800.0,
                      memory_mb: int | None = None, max_processes: int = 256,
-                     max_output_mb: int = 8,
+                     max_output_mb: int = 8, max_write_mb: int = 1024,
+                     max_write_files: int = 100_000,
                      progress: Callable[[str], None] | None = None) -> CheckpointEvaluation:
     """Grade one checkpoint of a problem (a folder, or a bundled example's name) on a workspace
     snapshot (default: the checkpoint's reference solution), as SCBench grades it. With `out`,
     evaluation.json, grading.json and pytest's raw output are written there (`max_output_mb` of
-    each of its streams, the head and the tail). `runtime`: bwrap, podman or docker (on
+    each of its streams, the head and the tail). Past `max_write_mb` MiB or `max_write_files`
+    files and folders added to the sandbox's writable folders, the checkpoint fails (rule
+    cap_exceeded). `runtime`: bwrap, podman or docker (on
     `image`, `--image`'s value; default: the grading image)."""
     from benchwright.coding.grading import grader as grading
     from benchwright.coding.grading.artifacts import save_grade_output
@@ -43,7 +46,8 @@ def grade_checkpoint(problem: Path | str, checkpoint: str, workspace: Path | str
     config = get_checkpoint(loaded, checkpoint)
     snapshot = Path(workspace) if workspace is not None else loaded.solution_dir(checkpoint)
     limits = Limits(wall_clock_s=wall_clock_s, memory_mb=memory_mb, max_processes=max_processes,
-                    max_output_mb=max_output_mb)
+                    max_output_mb=max_output_mb, max_write_mb=max_write_mb,
+                    max_write_files=max_write_files)
     options = grading.GradeOptions(runtime=get_runtime(unsafe_no_sandbox, runtime, image_id),
                                    limits=limits, python=python)
     log.info("grading %s/%s on %s", loaded.name, checkpoint, snapshot)

@@ -164,6 +164,13 @@ MaxOutputOption = Annotated[int, typer.Option(
     min=1, max=1024, metavar="MIB",
     help="Of each of pytest's output streams, MiB kept (the head and the tail; the cut is "
     "recorded in grading.json).")]
+MaxWriteMbOption = Annotated[int, typer.Option(
+    min=1, max=1 << 30, metavar="MIB",
+    help="Disk space the tests and the submission may add to the sandbox's writable folders; "
+    "past it the checkpoint fails (rule cap_exceeded).")]
+MaxWriteFilesOption = Annotated[int, typer.Option(
+    min=1, max=1 << 31, metavar="N",
+    help="Files and folders they may add there; past it, as above.")]
 
 
 @app.command("checkpoint")
@@ -182,6 +189,8 @@ def checkpoint_cmd(
     memory_mb: MemoryMbOption = None,
     max_processes: MaxProcessesOption = 256,
     max_output_mb: MaxOutputOption = 8,
+    max_write_mb: MaxWriteMbOption = 1024,
+    max_write_files: MaxWriteFilesOption = 100_000,
 ) -> None:
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
     from rich.console import Console
@@ -204,6 +213,7 @@ def checkpoint_cmd(
             unsafe_no_sandbox=unsafe_no_sandbox, runtime=runtime, image=image,
             wall_clock_s=wall_clock, memory_mb=memory_mb,
             max_processes=max_processes, max_output_mb=max_output_mb,
+            max_write_mb=max_write_mb, max_write_files=max_write_files,
             progress=lambda msg: status.update(f"{loaded.name}/{checkpoint}: {msg}"))
     _show(evaluation, out_dir, as_json)
     if evaluation.sandbox_killed_by is not None:

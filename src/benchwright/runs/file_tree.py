@@ -12,13 +12,12 @@ so nothing outside the destination is ever written.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from benchwright.nofollow import Prune, TreeWalk, open_regular, read_fd
+from benchwright.nofollow import Prune, TreeWalk, open_regular, read_fd, remove_tree
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -88,17 +87,17 @@ def unpack_tree(tree: FileTree, dest: Path) -> None:
             if entry.kind == "dir":
                 folders.add(entry.path)
     except BaseException:
-        shutil.rmtree(dest, ignore_errors=True)
+        remove_tree(dest, ignore_errors=True)
         raise
 
 
 def replace_tree(tree: FileTree, dest: Path) -> None:
     """Make `dest` hold exactly `tree`: unpacked beside it, then swapped in."""
     staging = dest.with_name(f".{dest.name}.incoming")
-    shutil.rmtree(staging, ignore_errors=True)
+    remove_tree(staging, ignore_errors=True)
     dest.parent.mkdir(parents=True, exist_ok=True)
     unpack_tree(tree, staging)
-    shutil.rmtree(dest, ignore_errors=True)
+    remove_tree(dest, ignore_errors=True)
     staging.rename(dest)
 
 

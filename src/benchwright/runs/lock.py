@@ -11,13 +11,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from benchwright.errors import RunInUse, UserInputError, disk_error
 from benchwright.fileio import remove_torn_writes
+from benchwright.nofollow import remove_tree
 from benchwright.runs.layout import MANIFEST
 
 LOCK = ".lock"
@@ -63,7 +63,7 @@ def locked_run_folder(run_dir: Path, then: str | None = None) -> Iterator[None]:
             yield
     except BaseException:
         if made and not (run_dir / MANIFEST).exists():
-            shutil.rmtree(run_dir, ignore_errors=True)
+            remove_tree(run_dir, ignore_errors=True)
         raise
 
 

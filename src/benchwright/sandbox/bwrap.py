@@ -24,6 +24,7 @@ import resource
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -35,6 +36,7 @@ from typing import IO
 from pydantic import BaseModel
 
 from benchwright.errors import PrerequisiteError
+from benchwright.nofollow import chmod_at, deep_entries
 from benchwright.protocols import ExecResult, Limits, Mount, Runtime
 from benchwright.sandbox import memory_cgroup
 
@@ -232,9 +234,9 @@ def _host_uid_for_sandbox() -> int | None:
 
 def _chown_tree(root: Path, uid: int) -> None:
     os.chown(root, uid, uid, follow_symlinks=False)
-    for folder, dirs, files in os.walk(root):
-        for name in [*dirs, *files]:
-            os.chown(Path(folder) / name, uid, uid, follow_symlinks=False)
+    # by descriptor and without recursion: an earlier sandbox may have left any depth here
+    for fd, name, _info in deep_entries(root):
+        os.chown(name, uid, uid, dir_fd=fd, follow_symlinks=False)
 
 
 class UnsafeLocalRuntime(_RuntimeBase):
@@ -525,18 +527,20 @@ def reclaim_tree(root: Path) -> None:
     change it. Entries owned by anyone else are left alone: a hard link to a file of theirs
     must not become the harness's."""
     owner = (os.getuid(), os.getgid())
-    for entry in [root, *_entries(root)]:
-        with contextlib.suppress(FileNotFoundError):
-            info = entry.lstat()
-            if not is_sandbox_uid(info.st_uid):
-                continue
-            os.chown(entry, *owner, follow_symlinks=False)
-            if not entry.is_symlink():  # no set-id bits, and writable by the owner only
-                entry.chmod(info.st_mode & 0o755)
+    parent = os.open(root.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        _reclaim(parent, root.name, owner)
+    finally:
+        os.close(parent)
+    for fd, name, _info in deep_entries(root):
+        _reclaim(fd, name, owner)
 
 
-def _entries(root: Path) -> list[Path]:
-    found: list[Path] = []
-    for folder, dirs, files in os.walk(root):
-        found += [Path(folder) / name for name in [*dirs, *files]]
-    return found
+def _reclaim(fd: int, name: str, owner: tuple[int, int]) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if not is_sandbox_uid(info.st_uid):
+            return
+        os.chown(name, *owner, dir_fd=fd, follow_symlinks=False)
+        if not stat.S_ISLNK(info.st_mode):  # no set-id bits, and writable by the owner only
+            chmod_at(fd, name, info.st_mode & 0o755)

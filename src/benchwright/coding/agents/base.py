@@ -10,6 +10,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from benchwright.nofollow import remove_tree
 from benchwright.sandbox.interpreters import Interpreter
 
 
@@ -103,7 +104,7 @@ def replace_workspace(workspace: Path, source: Path, keep: set[str]) -> None:
         if entry.name in keep:
             continue
         if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry)
+            remove_tree(entry)
         else:
             entry.unlink()
     shutil.copytree(source, workspace, dirs_exist_ok=True, symlinks=True)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,7 +39,7 @@ from benchwright.coding.agents.settings import AgentSettings
 from benchwright.coding.agents.toolchain import InstalledTool, NpmTool, ensure_npm_tool
 from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
 from benchwright.errors import PrerequisiteError
-from benchwright.nofollow import read_regular
+from benchwright.nofollow import read_regular, remove_tree
 from benchwright.pricing import cost_of, run_price
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import ExecResult, Limits, Mount
@@ -292,7 +291,7 @@ def classify(result: ExecResult, parsed: Parsed, stderr: Path) -> tuple[AgentSta
 
 
 def _fresh_home(home: Path) -> Path:
-    shutil.rmtree(home, ignore_errors=True)
+    remove_tree(home, ignore_errors=True)
     (home / "tmp").mkdir(parents=True)
     return home
 
@@ -300,7 +299,7 @@ def _fresh_home(home: Path) -> Path:
 def _prune_home(home: Path) -> None:
     """Drop what only makes the run directory heavy: temporary files and package caches."""
     for name in ("tmp", ".cache", ".npm", ".bun"):
-        shutil.rmtree(home / name, ignore_errors=True)
+        remove_tree(home / name, ignore_errors=True)
 
 
 def _lines(path: Path) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from benchwright.coding.grading import expected as ex
 from benchwright.coding.grading import jail
@@ -26,12 +27,14 @@ from benchwright.coding.grading.evaluation import (
     EnvInfo,
     GraderInfo,
     GradeStatus,
+    GradingRule,
     OutputCut,
+    RuleFired,
 )
 from benchwright.coding.grading.policies import all_verdicts
 from benchwright.coding.problems.config import CheckpointConfig, Group, ProblemConfig
 from benchwright.errors import EnvironmentBuildError, WorkspaceError
-from benchwright.nofollow import read_regular
+from benchwright.nofollow import Usage, read_regular, usage
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import CONTAINER_RUNTIMES, ExecResult, Limits, Mount, memory_limit_mb
 from benchwright.sandbox.capped_output import CappedPipe
@@ -123,6 +126,9 @@ class _Ran(BaseModel):
     links: list[str] = []
     """The links the submission left that point where it cannot read (`links.outside_links`),
     when its folders were nosymfollow for the tests."""
+    written: Usage = Field(default_factory=Usage)
+    """What the sandbox added to its writable folders, counted once pytest ended (at most a
+    little past the caps: the count stops there)."""
 
 
 class Grader(Protocol):
@@ -308,9 +314,11 @@ def _run_pytest(
     channel = vc.Channel(max_bytes=limits.max_report_mb * MIB)
     env[vc.FD_ENV] = str(channel.write_fd)
     env[vc.MESSAGE_ENV] = str(limits.max_message_kb * 1024)
+    env[vc.ROOTS_ENV] = _submission_roots(prepared, env["TMPDIR"], envs.solution.path, mounts)
     # pytest's output goes to pipes outside the sandbox's view, streamed and capped: only the
     # verdict pipe decides a verdict, and no amount of output grows the harness.
     stdout, stderr = CappedPipe(limits.max_output_mb * MIB), CappedPipe(limits.max_output_mb * MIB)
+    before = usage([prepared.workspace])
     try:
         result = options.runtime.run(argv, cwd=prepared.workspace, env=env, mounts=mounts,
                                      limits=limits, stdout=stdout.write_fd,
@@ -323,7 +331,8 @@ def _run_pytest(
                 file_report=vc.read_report_file(out / "report.json", limits.max_report_mb * MIB),
                 cut=OutputCut(stdout_bytes=stdout.cut, stderr_bytes=stderr.cut,
                               verdict_bytes=pipe.cut_bytes, **_message_cuts(pipe)),
-                anyio=prepared.anyio, links=_left_links(prepared, interpreter, envs, options))
+                anyio=prepared.anyio, links=_left_links(prepared, interpreter, envs, options),
+                written=_written(prepared, before, limits))
 
 
 def links_refused(options: GradeOptions) -> bool:
@@ -341,6 +350,36 @@ def _left_links(prepared: _Prepared, interpreter: Interpreter, envs: _Envs,
     readable = [workspace, "/tmp", str(interpreter.prefix), str(envs.solution.path), *lk.SYSTEM]
     return lk.outside_links([(prepared.workspace, workspace), (prepared.scratch / "tmp", "/tmp")],
                             readable, str(prepared.tests))
+
+
+def _written(prepared: _Prepared, before: Usage, limits: Limits) -> Usage:
+    """What the sandbox (the tests, the submission) added to its writable folders: walked by
+    descriptor once pytest has ended, stopping just past the caps."""
+    caps = Usage(entries=limits.max_write_files, bytes=limits.max_write_mb * MIB)
+    stop = Usage(entries=before.entries + caps.entries, bytes=before.bytes + caps.bytes)
+    folders = [prepared.workspace, prepared.scratch / "tmp", prepared.scratch / "out"]
+    return usage(folders, stop).minus(before)
+
+
+def _over_cap(written: Usage, limits: Limits) -> str | None:
+    """Why what the sandbox wrote is over the caps; None when it is not."""
+    if written.entries > limits.max_write_files:
+        return f"more than {limits.max_write_files} files and folders (max_write_files)"
+    if written.bytes > limits.max_write_mb * MIB:
+        return f"more than {limits.max_write_mb} MiB (max_write_mb)"
+    return None
+
+
+def _submission_roots(prepared: _Prepared, tmp: str, solution: Path,
+                      mounts: Sequence[Mount]) -> str:
+    """The folders whose files pytest's process must never run (`submission_guard`): the
+    workspace copy, the sandbox's temporary folder, the environment the submission's
+    requirements built. What else the harness mounts read-only (the tests folder, the plugin,
+    the tests' environment, the interpreter) is trusted, even where it sits under one of them
+    (the tests folder inside the workspace, a scratch folder under /tmp)."""
+    trusted = [m.inside for m in mounts if not m.writable and m.path != solution]
+    return json.dumps({"roots": [str(prepared.workspace), tmp, str(solution)],
+                       "trusted": [str(path) for path in trusted]})
 
 
 def _text(data: bytes) -> str:
@@ -479,7 +518,8 @@ def _evaluate(
         checkpoint=checkpoint.name, checkpoint_version=checkpoint.version,
         status=status, infrastructure_reason=reason if status is not GradeStatus.TAMPERED else None,
         tampering_reason=reason if status is GradeStatus.TAMPERED else None,
-        rules_fired=[*graded.rules, *([refused] if refused is not None else [])],
+        rules_fired=[*graded.rules, *([refused] if refused is not None else []),
+                     *_rules(ran, options.limits)],
         memory_exceeded=result.memory_exceeded, output_cut=ran.cut,
         sandbox_killed_by=result.sandbox_killed_by
         if status is GradeStatus.INFRASTRUCTURE_FAILURE else None,
@@ -510,6 +550,13 @@ _KILLED = (-signal.SIGKILL, 128 + signal.SIGKILL)
 
 def _status(result: ExecResult, ran: _Ran, collected: int,
             options: GradeOptions) -> tuple[GradeStatus, str | None]:
+    if ran.pipe.refused:  # the problem's error, whatever else happened: never a pass
+        return GradeStatus.INFRASTRUCTURE_FAILURE, _refused_reason(ran.pipe.refused)
+    over = _over_cap(ran.written, options.limits)
+    if over is not None:  # the submission's doing (or its tests'): the checkpoint fails
+        return GradeStatus.TAMPERED, (
+            f"the tests and the submission added {over} to the grading sandbox's writable "
+            "folders (workspace, /tmp); the checkpoint fails")
     if result.timed_out:
         return GradeStatus.WALL_CLOCK_TIMEOUT, (
             f"the checkpoint ran past its {result.duration_s:.0f} s wall-clock limit and was killed"
@@ -538,6 +585,30 @@ def _status(result: ExecResult, ran: _Ran, collected: int,
     return GradeStatus.INFRASTRUCTURE_FAILURE, (
         f"pytest exited with code {result.exit_code} after collecting {collected} tests"
     )
+
+
+def _refused_reason(paths: list[str]) -> str:
+    more = f" (and {len(paths) - 1} more)" if len(paths) > 1 else ""
+    return (f"the tests ran the submission's file {paths[0]}{more} inside pytest's own process, "
+            "where it could forge the verdict; the harness refused it: an error of the problem "
+            "(its tests must start the submission only through the entry point)")
+
+
+def _rules(ran: _Ran, limits: Limits) -> list[RuleFired]:
+    """The guards of the grader that fired on this checkpoint."""
+    rules = []
+    over = _over_cap(ran.written, limits)
+    if over is not None:
+        rules.append(RuleFired(
+            rule=GradingRule.CAP_EXCEEDED, items=["workspace", "/tmp"],
+            detail=f"grading left {over} in the sandbox's writable folders "
+                   f"(counted: {ran.written.entries} entries, {ran.written.bytes // MIB} MiB)"))
+    if ran.pipe.refused:
+        rules.append(RuleFired(
+            rule=GradingRule.IMPORTED_SUBMISSION, items=ran.pipe.refused[:5],
+            detail=f"the tests imported or executed {len(ran.pipe.refused)} file(s) of the "
+                   "submission inside pytest; each was refused before it ran"))
+    return rules
 
 
 def _signal_name(number: int) -> str:

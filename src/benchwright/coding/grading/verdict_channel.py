@@ -27,6 +27,9 @@ REVERSE_PLUGIN = "benchwright.coding.grading.reverse_plugin"
 _REVERSE_FILE = Path(__file__).with_name("reverse_plugin.py")
 JAIL_PLUGIN = "benchwright.coding.grading.jail"
 _JAIL_FILE = Path(__file__).with_name("jail.py")
+_GUARD_FILE = Path(__file__).with_name("submission_guard.py")
+# The guard's copy of this name: the submission's folders, as JSON {"roots": [], "trusted": []}.
+ROOTS_ENV = "BENCHWRIGHT_SUBMISSION_ROOTS"
 MAX_REPORT_FILE = 32 * 1024 * 1024
 # The plugin's copy of this name: the longest text of a test's report it sends, in characters.
 MESSAGE_ENV = "BENCHWRIGHT_MAX_MESSAGE_CHARS"
@@ -87,6 +90,9 @@ class PipeReport(BaseModel):
     """Lines that were not one of the records above."""
     cut_bytes: int = 0
     """Bytes past the channel's limit, read and dropped (the last record is then lost)."""
+    refused: list[str] = Field(default_factory=list)
+    """Files of the submission the tests tried to run inside pytest (import, exec, dlopen),
+    each refused by `submission_guard` and reported before it could run."""
 
     @property
     def json_report(self) -> dict[str, Any] | None:
@@ -118,6 +124,8 @@ def parse(data: bytes) -> PipeReport:
             items = record.get("items")
             report.collected_items = [i for i in items if isinstance(i, dict)] \
                 if isinstance(items, list) else []
+        elif kind == "refused":
+            report.refused.append(str(record.get("path")))
         elif kind == "summary" and report.summary is None:
             report.summary = record
         else:
@@ -155,6 +163,7 @@ def plugin_tree(folder: Path) -> Path:
     shutil.copyfile(_PLUGIN_FILE, package / "verdict_plugin.py")
     shutil.copyfile(_REVERSE_FILE, package / "reverse_plugin.py")
     shutil.copyfile(_JAIL_FILE, package / "jail.py")
+    shutil.copyfile(_GUARD_FILE, package / "submission_guard.py")
     # Read-only and readable by the sandbox's uid, whatever the umask.
     for path in (folder, *folders, package):
         path.chmod(0o755)

@@ -8,7 +8,9 @@ pytest. At load, before any test (and so any code under test) runs, it:
   non-inheritable, so no subprocess of the tests ever holds it;
 - makes pytest non-dumpable: processes of the same uid (the submission) can then neither ptrace
   pytest nor open /proc/<pytest>/fd, /mem or /environ;
-- removes its own traces from the environment the tests pass on to the submission.
+- removes its own traces from the environment the tests pass on to the submission;
+- starts `submission_guard`: from then on, a file of the submission's run inside pytest (an
+  import, an exec, a dlopen) is reported here, as a `refused` record, and refused.
 
 It writes one JSON object per line: a `test` record per test phase, a `collect` record per
 failed collector, with `--collect-only` one `collected` record (every item's node id and
@@ -26,6 +28,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+
+from benchwright.coding.grading import submission_guard
 
 FD_ENV = "BENCHWRIGHT_VERDICT_FD"
 MESSAGE_ENV = "BENCHWRIGHT_MAX_MESSAGE_CHARS"
@@ -63,9 +67,15 @@ class _State:
         # The longest text of the report sent (and written to the report file): a submission
         # that prints 10 MB into every assertion message must not make the report that big.
         self.max_text = int(os.environ.pop(MESSAGE_ENV, "0") or 0)
+        submission_guard.install(self.refused)
 
     def send(self, record: dict[str, Any]) -> None:
         self.channel.write(json.dumps(record, default=str, separators=(",", ":")) + "\n")
+
+    def refused(self, path: str, how: str) -> None:
+        """Tell the harness, and make sure it has it, before the guard raises."""
+        self.send({"kind": "refused", "path": path, "how": how})
+        self.channel.flush()
 
 
 _STATE = _State()

@@ -11,7 +11,7 @@ from pathlib import Path
 from benchwright.coding.grading.pytest_report import BUILTIN_MARKERS
 from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
 from benchwright.errors import ProblemConfigError
-from benchwright.nofollow import TreeWalk, copy_tree, open_regular, read_fd
+from benchwright.nofollow import TreeWalk, copy_tree, open_regular, read_fd, remove_tree
 
 TESTS_DIR = ".evaluation_tests"
 """The tests' folder, beside the workspace in the scratch folder (node ids start with it)."""
@@ -36,7 +36,7 @@ def copy_snapshot(snapshot: Path, workspace: Path) -> None:
     for name in _PLANTED:
         target = workspace / name
         if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
+            remove_tree(target)
         elif target.exists() or target.is_symlink():
             target.unlink()
 
@@ -152,7 +152,7 @@ def _real_folders(root: Path, parts: tuple[str, ...]) -> Path:
 
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
+        remove_tree(path)
     elif path.is_symlink() or path.exists():
         path.unlink()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -45,7 +44,7 @@ from benchwright.errors import BenchwrightError, SandboxKilled, SnapshotLimitErr
 from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.metrics.erosion import QualitySummary, summarise
 from benchwright.metrics.models import SnapshotMetrics
-from benchwright.nofollow import copy_tree, shown
+from benchwright.nofollow import copy_tree, remove_tree, shown
 from benchwright.redaction import Redactor
 from benchwright.runs.clock import utc_now
 
@@ -210,7 +209,7 @@ def _valid_prefix(chain: _Chain) -> list[CheckpointRecord]:
     kept = {r.checkpoint for r in valid}
     for checkpoint in chain.checkpoints:
         if checkpoint.name not in kept:
-            shutil.rmtree(chain.checkpoint_dir(checkpoint.name), ignore_errors=True)
+            remove_tree(chain.checkpoint_dir(checkpoint.name), ignore_errors=True)
     return valid
 
 
@@ -250,7 +249,7 @@ def _agent_steps(chain: _Chain, records: list[CheckpointRecord], agent: Agent
                 break
     finally:
         agent.cleanup()
-        shutil.rmtree(chain.work, ignore_errors=True)
+        remove_tree(chain.work, ignore_errors=True)
 
 
 def _own_start(chain: _Chain, records: list[CheckpointRecord]) -> Path | None:
@@ -276,7 +275,7 @@ def _lay_reference_start(chain: _Chain, index: int, folder: Path) -> None:
 
 def _restore_workspace(chain: _Chain, start: Path | None) -> None:
     """The live workspace as the snapshot `start` holds it (None: empty), assets in place."""
-    shutil.rmtree(chain.work, ignore_errors=True)
+    remove_tree(chain.work, ignore_errors=True)
     chain.work.parent.mkdir(parents=True, exist_ok=True)
     if start is not None:
         copy_tree(start, chain.work)
@@ -289,7 +288,7 @@ def _restore_workspace(chain: _Chain, start: Path | None) -> None:
 def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, index: int,
                     records: list[CheckpointRecord]) -> CheckpointRecord | InfraErrorRecord:
     folder = chain.checkpoint_dir(checkpoint.name)
-    shutil.rmtree(folder, ignore_errors=True)
+    remove_tree(folder, ignore_errors=True)
     prompt = chain.prompts[checkpoint.name]
     write_text_atomic(folder / "prompt.txt", prompt)
     if chain.reference_start:
@@ -347,8 +346,8 @@ def _snapshot(chain: _Chain, folder: Path, result: AgentResult) -> tuple[Snapsho
     except (SnapshotLimitError, OSError) as exc:
         reason = exc.one_line() if isinstance(exc, SnapshotLimitError) else \
             f"the workspace could not be saved: {exc.strerror} ({shown(str(exc.filename))})"
-    shutil.rmtree(folder / "snapshot.tmp", ignore_errors=True)
-    shutil.rmtree(folder / "snapshot", ignore_errors=True)
+    remove_tree(folder / "snapshot.tmp", ignore_errors=True)
+    remove_tree(folder / "snapshot", ignore_errors=True)
     (folder / "snapshot").mkdir()
     error = f"{result.error}; {reason}" if result.error else reason
     return Snapshot(files=0, bytes=0), result.model_copy(
@@ -394,7 +393,7 @@ def _act_retrying(agent: Agent, chain: _Chain, checkpoint: CheckpointConfig, ind
     folder = chain.checkpoint_dir(checkpoint.name)
     attempt = 0
     while True:
-        shutil.rmtree(folder / "agent", ignore_errors=True)
+        remove_tree(folder / "agent", ignore_errors=True)
         (folder / "agent").mkdir(parents=True)
         result, diverged = _act(agent, chain, checkpoint, index, folder, attempt + 1)
         attempt += 1

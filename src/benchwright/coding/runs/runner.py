@@ -39,6 +39,7 @@ from benchwright.coding.runs.starts import unreachable
 from benchwright.coding.runs.totals import last_finished, rate, run_totals
 from benchwright.errors import UserInputError, WorkersLost
 from benchwright.fileio import write_json_atomic, write_text_atomic
+from benchwright.nofollow import remove_tree
 from benchwright.protocols import Executor
 from benchwright.redaction import Redactor, is_redacted, restore
 from benchwright.runs.clock import utc_now
@@ -168,7 +169,7 @@ def execute(run_dir: Path, config: RunConfig, executor: Executor,
             _execute_remote(run_dir, config, executor, jobs, on_summary, on_record)
             summaries = saved_attempts(run_dir, config)
     finally:
-        shutil.rmtree(RunLayout(run_dir).root / ".work", ignore_errors=True)
+        remove_tree(RunLayout(run_dir).root / ".work", ignore_errors=True)
     if config.judge is not None:  # what was not judged as it finished (errors, a crash)
         from benchwright.coding.runs.judging.judge import judge_run  # only a judged run's cost
 

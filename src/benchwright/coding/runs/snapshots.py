@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from benchwright.nofollow import (
     copy_tree,
     open_regular,
     read_regular,
+    remove_tree,
     sha256_fd,
     shown,
 )
@@ -66,18 +66,18 @@ def take_snapshot(workspace: Path, dest: Path, exclude: set[str],
     `exclude` holds top-level paths (static assets placed for the agent) left out. Past a limit,
     raises SnapshotLimitError and leaves no `dest`."""
     tmp = dest.with_name(dest.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
+    remove_tree(tmp, ignore_errors=True)
     caps = CopyLimits(max_files=limits.max_files,
                       max_bytes=None if limits.max_mb is None else int(limits.max_mb * 2**20))
     try:
         check_limits(workspace, _pruner(exclude), caps)
         report = copy_tree(workspace, tmp, prune=_pruner(exclude), limits=caps)
     except LimitExceeded as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(dest, ignore_errors=True)
+        remove_tree(tmp, ignore_errors=True)
+        remove_tree(dest, ignore_errors=True)
         raise SnapshotLimitError(f"the workspace holds {exc}, over the snapshot limit",
                                  hint="raise --max-snapshot-mb / --max-snapshot-files") from None
-    shutil.rmtree(dest, ignore_errors=True)
+    remove_tree(dest, ignore_errors=True)
     tmp.rename(dest)
     return Snapshot(files=report.files, bytes=report.bytes, skipped=report.skipped)
 
