@@ -55,6 +55,18 @@ def test_a_checkout_records_origin_commit_branch_folder_and_hash(tmp_path: Path)
                                  f"content hash {source.content_sha256[:16]}")
 
 
+def test_a_folder_the_checkout_does_not_track_gets_no_commit(tmp_path: Path) -> None:
+    root = fake_repo(tmp_path)
+    problem = problem_in(root, "demo")
+    write_index(root, ["README.md", "demo/config.yaml"])
+    assert problem_source(problem.path).commit == COMMIT
+    write_index(root, ["README.md", "other/config.yaml"])  # e.g. a home folder's dotfiles
+    source = problem_source(problem.path)
+    assert (source.commit, source.origin, source.folder) == (None, None, None)
+    assert source.note == f"in the git checkout {root}, which does not track it"
+    assert source.content_sha256
+
+
 def test_credentials_in_the_origin_are_redacted(tmp_path: Path) -> None:
     root = fake_repo(tmp_path, files={"config": '[remote "origin"]\n\turl = '
                                       "https://bob:hunter2@example.org/set.git?token=abc\n"})

@@ -33,6 +33,7 @@ from benchwright.coding.problems.git_checkout import (
     head,
     index_paths,
 )
+from benchwright.coding.problems.loader import CONFIG_NAME
 from benchwright.errors import ProblemConfigError
 from benchwright.nofollow import Entry, TreeWalk, open_regular, sha256_fd, shown
 from benchwright.redaction import redact_url
@@ -148,7 +149,9 @@ def _entry_digest(entry: Entry) -> bytes:
 
 
 def problem_source(folder: Path) -> ProblemSource:
-    """The folder's origin, commit and content hash."""
+    """The folder's origin, commit and content hash. A folder inside a checkout that does not
+    track it (a problem set copied into some other repository's tree) gets no commit: the
+    commit would not be the problems'."""
     folder = folder.resolve()
     scan = scan_folder(folder, hash_content=True)
     source = ProblemSource(content_sha256=scan.sha256, note=scan.note)
@@ -160,9 +163,22 @@ def problem_source(folder: Path) -> ProblemSource:
         origin = config_values(checkout).get(("remote", "origin", "url"))
     except GitReadError as exc:
         return source.model_copy(update={"note": _joined(source.note, f"git: {exc}")})
+    inside = folder.relative_to(checkout.worktree).as_posix()
+    if _tracked(checkout, inside) is False:
+        return source.model_copy(update={"note": _joined(
+            source.note, f"in the git checkout {checkout.worktree}, which does not track it")})
     return source.model_copy(update={
         "origin": redact_url(origin, "ORIGIN") if origin else None, "commit": commit,
-        "ref": ref, "folder": folder.relative_to(checkout.worktree).as_posix()})
+        "ref": ref, "folder": inside})
+
+
+def _tracked(checkout: Checkout, inside: str) -> bool | None:
+    """Whether the index lists the folder's config.yaml; None when the index cannot be read."""
+    config = CONFIG_NAME if inside == "." else f"{inside}/{CONFIG_NAME}"
+    try:
+        return config in index_paths(checkout, _hash_length(checkout))
+    except GitReadError:
+        return None
 
 
 def _joined(first: str | None, second: str) -> str:
