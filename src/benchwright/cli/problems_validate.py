@@ -19,6 +19,7 @@ from benchwright.cli.option_checks import MAX_REPEAT
 from benchwright.cli.runtime_options import ImageOption, RuntimeOption
 from benchwright.coding.grading.grader import GradeOptions
 from benchwright.coding.grading.scratch import sweep_leftovers
+from benchwright.coding.report.sources import source_lines
 from benchwright.coding.validation.models import ValidationReport
 from benchwright.coding.validation.validate import (
     count_checkpoints,
@@ -64,6 +65,10 @@ def validate_cmd(
         for line in finding_lines(report):
             console.print(line, highlight=False)
         console.print(summary_line(report), highlight=False)
+        sources = {p.problem: p.source for p in report.problems if p.source is not None}
+        for origin in source_lines(sources):
+            console.print(f"problems from: {origin}", highlight=False, markup=False,
+                          soft_wrap=True)
     if not report.clean:
         raise typer.Exit(1)
 

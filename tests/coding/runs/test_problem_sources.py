@@ -82,6 +82,8 @@ def test_a_file_git_lists_but_a_copy_left_out_is_refused(tmp_path: Path) -> None
     assert text.returncode == 1
     assert "quick missing_data" in text.stdout
     assert "tests/test_checkpoint_4.py (listed by git, not on disk)" in text.stdout
+    assert f"problems from: `https://<redacted:ORIGIN_USER>:<redacted:ORIGIN_PASSWORD>@" \
+        f"example.org/scb-problems.git` commit `{COMMIT}` (main): quick" in text.stdout
     refused = run_cli("run", "coding", "--problems-dir", str(problems), "--agent", "oracle",
                       "--no-metrics", "--out", str(tmp_path / "run"))
     assert refused.returncode == 2

@@ -68,17 +68,6 @@ class ProblemSource(BaseModel):
     """What could not be read, and why (a `.git` that is a link, an unreadable ref, a
     folder too large to hash)."""
 
-    def describe(self) -> str:
-        """One line: `commit X (refs/heads/main) of ORIGIN, content hash Y`."""
-        parts = []
-        if self.commit:
-            branch = f" ({self.ref.removeprefix('refs/heads/')})" if self.ref else ""
-            parts.append(f"commit {self.commit[:12]}{branch}"
-                         + (f" of {self.origin}" if self.origin else ""))
-        parts.append(f"content hash {self.content_sha256[:16]}" if self.content_sha256
-                     else "content not hashed")
-        return ", ".join(parts) + (f" ({self.note})" if self.note else "")
-
 
 @dataclass
 class FolderScan:
