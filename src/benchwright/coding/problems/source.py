@@ -107,7 +107,10 @@ def scan_folder(folder: Path, hash_content: bool) -> FolderScan:
 def _file_size(entry: Entry) -> int | None:
     if entry.kind != "file":
         return None
-    return os.stat(entry.name, dir_fd=entry.dir_fd, follow_symlinks=False).st_size
+    try:
+        return os.stat(entry.name, dir_fd=entry.dir_fd, follow_symlinks=False).st_size
+    except FileNotFoundError:  # removed while we walk: as if never there
+        return None
 
 
 def _is_pointer(entry: Entry) -> bool:
