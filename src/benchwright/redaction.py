@@ -11,7 +11,9 @@ order.
 Secrets that are not variables join them: the credentials inside a URL (`url_secrets`: the
 user-info's name and password, and query parameters named like a key, `?key=`, `&api_key=`,
 `&token=`...) and the site passwords of the web track's configuration. Each value is also
-replaced in the forms files hold it in: URL-encoded (`%2F`, `+`) and JSON-escaped.
+replaced in the forms files hold it in: URL-encoded (`%2F`, `+`) and JSON-escaped. A URL that is
+itself recorded (a problem set's git origin) goes through `redact_url`, which marks its
+credentials whatever their length.
 
 Use: `Redactor.from_environ()` (or `Redactor({"NAME": value})`, `.with_secrets({...})`), then
 `.text(s)`, `.file(path)` or `.tree(folder)`. The coding run loop already sweeps every checkpoint
@@ -169,6 +171,36 @@ def url_secrets(url: str, name: str = "URL") -> dict[str, str]:
         if SECRET_PARAM.search(key):
             found[f"{name}_{_variable(key)}"] = value
     return {k: v for k, v in found.items() if len(v) >= MIN_LENGTH}
+
+
+def redact_url(url: str, name: str = "URL") -> str:
+    """A URL as it may be recorded: the user-info's password, and key-like query values
+    (`?token=`), replaced by marks whatever their length; the user name too when there is a
+    password or the URL is HTTP(S), where a token is often passed as the user name
+    (`https://TOKEN@host/`). An ssh user (`ssh://git@host/`, `git@host:path`) is kept."""
+    try:
+        parts = urlsplit(url) if "://" in url else None
+    except ValueError:  # not a URL urllib can take apart: nothing of it is kept
+        return _mark([name])
+    if parts is None:
+        return url
+    netloc = parts.netloc
+    if "@" in netloc:
+        user_info, host = netloc.rsplit("@", 1)
+        user, has_password, _password = user_info.partition(":")
+        if has_password or parts.scheme.lower() in ("http", "https"):
+            user = _mark([f"{name}_USER"])
+        netloc = user + (":" + _mark([f"{name}_PASSWORD"]) if has_password else "") + "@" + host
+    query = "&".join(_redacted_param(item, name) for item in parts.query.split("&")) \
+        if parts.query else ""
+    return parts._replace(netloc=netloc, query=query).geturl()
+
+
+def _redacted_param(item: str, name: str) -> str:
+    key, sep, _value = item.partition("=")
+    if sep and SECRET_PARAM.search(unquote(key)):
+        return f"{key}={_mark([f'{name}_{_variable(unquote(key))}'])}"
+    return item
 
 
 def restore(text: str, environ: Mapping[str, str] | None = None) -> str:

@@ -19,6 +19,7 @@ from benchwright.cli.option_checks import MAX_REPEAT
 from benchwright.cli.runtime_options import ImageOption, RuntimeOption
 from benchwright.coding.grading.grader import GradeOptions
 from benchwright.coding.grading.scratch import sweep_leftovers
+from benchwright.coding.report.sources import source_lines
 from benchwright.coding.validation.models import ValidationReport
 from benchwright.coding.validation.validate import (
     count_checkpoints,
@@ -64,6 +65,10 @@ def validate_cmd(
         for line in finding_lines(report):
             console.print(line, highlight=False)
         console.print(summary_line(report), highlight=False)
+        sources = {p.problem: p.source for p in report.problems if p.source is not None}
+        for origin in source_lines(sources):
+            console.print(f"problems from: {origin}", highlight=False, markup=False,
+                          soft_wrap=True)
     if not report.clean:
         raise typer.Exit(1)
 
@@ -97,6 +102,9 @@ def report_table(report: ValidationReport) -> Table:
     table = Table("problem", "checkpoint", "core pass", "all pass", "findings",
                   title=f"reference solutions graded {report.repeat}x")
     for problem in report.problems:
+        if problem.findings:
+            table.add_row(problem.problem, "-", "-", "-", ", ".join(
+                f"[red]{f.kind}[/]" for f in problem.findings))
         for checkpoint in problem.checkpoints:
             runs = checkpoint.runs
             kinds = Counter(str(f.kind) for f in checkpoint.findings)
@@ -112,6 +120,11 @@ def finding_lines(report: ValidationReport) -> list[Text]:
     """Each finding on its own line: `problem/checkpoint kind test: detail`."""
     lines = []
     for problem in report.problems:
+        for f in problem.findings:
+            line = Text(f"{problem.problem} ")
+            line.append(str(f.kind), style="red")
+            line.append(f" {f.detail}")
+            lines.append(line)
         for checkpoint in problem.checkpoints:
             for f in checkpoint.findings:
                 line = Text(f"{problem.problem}/{checkpoint.checkpoint} ")
@@ -125,6 +138,7 @@ def summary_line(report: ValidationReport) -> str:
     """One line: how many checkpoints, how many clean, the findings by kind."""
     checkpoints = [c for p in report.problems for c in p.checkpoints]
     kinds = Counter(str(f.kind) for c in checkpoints for f in c.findings)
+    kinds.update(str(f.kind) for p in report.problems for f in p.findings)
     clean = sum(not c.findings for c in checkpoints)
     found = ", ".join(f"{n} {k}" for k, n in kinds.most_common())
     return (f"{len(report.problems)} problem(s), {len(checkpoints)} checkpoint(s) graded "

@@ -45,6 +45,9 @@ class RunHeader(BaseModel):
     runtime: str | None = None
     """Where sandboxed steps ran, with the container image's reference and id when there was
     one (`podman, image localhost/x:y (sha256:...)`); None: bubblewrap (or not recorded)."""
+    sources: list[str] = []
+    """Where the problems came from (coding): one line per git origin and commit, or the
+    problems outside any checkout; empty when the run recorded none."""
     model_traffic: str | None = None
     """Where the agent's model calls went when a cassette was involved (`replayed from DIR`,
     `recorded into DIR`); None: straight to the endpoint."""
@@ -69,5 +72,6 @@ def header_lines(header: RunHeader) -> list[str]:
         f"- benchwright {header.benchwright_version} (run), {header.report_version} (report); "
         f"grader {', '.join(header.grader_versions) or '-'}",
         *([f"- sandbox: {header.runtime}"] if header.runtime else []),
+        *[f"- problems from: {line}" for line in header.sources],
         *([f"- model calls: {header.model_traffic}"] if header.model_traffic else []),
     ]

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from benchwright.coding.problems.config import Group
+from benchwright.coding.problems.source import ProblemSource
 from benchwright.coding.report.counterfactual import CounterfactualReport, compare_starts
 from benchwright.coding.report.failures import (
     AttemptFailure,
@@ -22,6 +23,7 @@ from benchwright.coding.report.failures import (
     rules_fired_on,
 )
 from benchwright.coding.report.scored_run import Picker, ScoredRun
+from benchwright.coding.report.sources import source_lines
 from benchwright.coding.runs.judging.summary import JudgeOverview, judge_overview
 from benchwright.coding.runs.models import CheckpointRecord, RunConfig, RunTotals
 from benchwright.coding.runs.tallies import ProblemTally
@@ -159,6 +161,8 @@ class CodingReport(BaseModel):
     """Problems scored in the baseline only (left out of the comparison)."""
     comparisons: list[Comparison] = Field(default_factory=list)
     """Paired differences against the baseline."""
+    problem_sources: dict[str, ProblemSource] = Field(default_factory=dict)
+    """Each problem's origin, commit and content hash, as the manifest recorded them."""
     judge: JudgeOverview | None = None
     """The LLM judge: checkpoints judged, errors, cost, the samples' agreement (None: not
     judged)."""
@@ -339,6 +343,7 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None,
                       for e in run.infra.values()],
         failures=_failures(run), trials=_trials(run), rules_fired=_rules_fired(run),
         judge=judge_overview(run_dir, run.manifest.config),
+        problem_sources=run.manifest.problem_sources,
     )
     if baseline_dir is not None:
         _add_comparison(report, run, ScoredRun(baseline_dir), baseline_dir)
@@ -360,7 +365,7 @@ def _header(run: ScoredRun) -> RunHeader:
         created_at=run.manifest.created_at,
         finished_at=last_finished(r for records in run.all_chains.values() for r in records),
         benchwright_version=run.manifest.benchwright_version, grader_versions=versions,
-        runtime=_runtime_line(config),
+        runtime=_runtime_line(config), sources=source_lines(run.manifest.problem_sources),
         model_traffic=config.llm.describe() if config.llm else None)
 
 

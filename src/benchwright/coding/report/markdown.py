@@ -12,6 +12,7 @@ from benchwright.coding.report.failures import (
     rule_line,
 )
 from benchwright.coding.report.figures import CodingReport, Comparison, Metric
+from benchwright.coding.report.sources import source_table
 from benchwright.coding.runs.judging.summary import JudgeOverview
 from benchwright.coding.runs.models import RunTotals
 from benchwright.pricing import format_cost
@@ -67,6 +68,7 @@ def render_markdown(report: CodingReport) -> str:
     out += _comparisons(report)
     out += counterfactual_lines(report.counterfactual) if report.counterfactual else []
     out += frontier_lines(report.frontier) if report.frontier else []
+    out += source_table(report.problem_sources)
     out += ["## Attempts", "", "| problem | trial | checkpoints |", "|---|---|---|"]
     out += [f"| {row.problem} | {row.trial} | {' '.join(_mark(c) for c in row.cells)} |"
             for row in report.problems]

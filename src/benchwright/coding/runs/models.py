@@ -14,6 +14,7 @@ from benchwright.coding.agents.toolchain import VERSION_PATTERN
 from benchwright.coding.grading.evaluation import GradeStatus, GradingRule
 from benchwright.coding.grading.policies import GroupCount, PassPolicy
 from benchwright.coding.problems.config import Group
+from benchwright.coding.problems.source import ProblemSource
 from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 from benchwright.judge.models import JudgeSettings
 from benchwright.llm.models import LlmTraffic
@@ -116,6 +117,10 @@ class Manifest(BaseModel):
     """The run's configuration."""
     problem_checksums: dict[str, str]
     """SHA-256 over each problem folder's files, at start (or last resume)."""
+    problem_sources: dict[str, ProblemSource] = Field(default_factory=dict)
+    """Each problem folder's origin and version, at start (or last resume): its git checkout's
+    origin URL and commit, when it is in one, and always its content hash (a working tree may
+    differ from its commit). Empty in runs made before it was recorded."""
     problem_checkpoints: dict[str, list[str]]
     """Each problem's checkpoints in order, so reports need only the run directory."""
     environment: dict[str, str]

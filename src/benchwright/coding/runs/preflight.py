@@ -18,6 +18,7 @@ from benchwright.coding.agents.chat_client import api_key, resolve_target
 from benchwright.coding.grading.workspace import asset_sources
 from benchwright.coding.problems.loader import load_problem, require_tests
 from benchwright.coding.problems.prompts import check_template, render_prompt, template_text
+from benchwright.coding.problems.source import require_data
 from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import RunConfig, runtime_of
 from benchwright.errors import UserInputError
@@ -44,9 +45,13 @@ def check_coding_run(config: RunConfig) -> None:
     _check_agent(config)
     resolve_python(config.python)
     check_template(config.prompt)  # a template that cannot compile or render: one line
-    for name in config.problems:  # a template that cannot render fails every attempt
-        problem = load_problem(config.problems_dir / name)
+    problems = [load_problem(config.problems_dir / name) for name in config.problems]
+    for problem in problems:
         require_tests(problem)
+    # data never fetched (Git LFS) or left out of a copy: every test needing it would fail
+    # as the agent's failure; all such problems named at once
+    require_data(problems)
+    for problem in problems:  # a template that cannot render fails every attempt
         asset_sources(problem)  # a missing asset breaks every attempt off at its first grading
         for index, checkpoint in enumerate(problem.ordered_checkpoints()):
             render_prompt(template_text(config.prompt), spec=problem.render_spec(checkpoint.name),
@@ -68,6 +73,7 @@ def check_resumable(config: RunConfig) -> None:
     template_text(config.prompt)
     runtime_of(config)
     _check_agent(config)
+    require_data([load_problem(config.problems_dir / name) for name in config.problems])
 
 
 def node_checks(config: RunConfig) -> list[Callable[[], object]]:

@@ -15,6 +15,7 @@ from typing import Any
 from benchwright.coding.agents.base import AgentStatus
 from benchwright.coding.problems.config import ProblemConfig
 from benchwright.coding.problems.loader import load_problem
+from benchwright.coding.problems.source import ProblemSource, problem_source
 from benchwright.coding.runs import journal
 from benchwright.coding.runs.chain import (
     ChainJob,
@@ -57,6 +58,7 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
                              hint=f"continue it with --resume {run_dir}, or pick another --out")
     manifest = Manifest(created_at=utc_now(), benchwright_version=__version__, config=config,
                         problem_checksums=_checksums(config),
+                        problem_sources=_sources(config),
                         problem_checkpoints=_checkpoint_names(config),
                         no_reference=_no_reference(config),
                         environment=_environment(config))
@@ -130,6 +132,7 @@ def refresh_checksums(run_dir: Path, manifest: Manifest) -> Manifest:
     """On resume: record the problems as they are now (edited specs invalidate checkpoints)."""
     updated = manifest.model_copy(update={
         "problem_checksums": _checksums(manifest.config),
+        "problem_sources": _sources(manifest.config),
         "problem_checkpoints": _checkpoint_names(manifest.config),
         "no_reference": _no_reference(manifest.config)})
     _redactor(manifest.config).write_json(RunLayout(run_dir).manifest,
@@ -314,6 +317,10 @@ def agent_error_line(record: CheckpointRecord) -> str:
 
 def _checksums(config: RunConfig) -> dict[str, str]:
     return {name: problem_checksum(config.problems_dir / name) for name in config.problems}
+
+
+def _sources(config: RunConfig) -> dict[str, ProblemSource]:
+    return {name: problem_source(config.problems_dir / name) for name in config.problems}
 
 
 def _no_reference(config: RunConfig) -> dict[str, dict[str, str]]:

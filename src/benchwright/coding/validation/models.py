@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from benchwright.coding.problems.source import ProblemSource
+
 VALIDATE_FORMAT = "benchwright.problems-validate/1"
 
 
@@ -24,7 +26,9 @@ class FindingKind(StrEnum):
     NEAR_TIMEOUT = "near_timeout"
     """A test's slowest run took at least half of the per-test timeout."""
     MISSING_DATA = "missing_data"
-    """The tests open a file that is not there."""
+    """The tests open a file that is not there; or (a finding of the problem, not of a
+    checkpoint) the problem folder lacks data files: Git LFS pointers never fetched, static
+    assets or files git lists that are absent. Such a problem is not graded."""
     MISSING_PROGRAM = "missing_program"
     """The tests run a program the sandbox does not have (e.g. `cargo`, `node`)."""
     NETWORK = "network"
@@ -89,7 +93,11 @@ class ProblemReport(BaseModel):
     path: str
     """Its folder."""
     checkpoints: list[CheckpointReport] = Field(default_factory=list)
-    """In run order."""
+    """In run order (none graded when the problem has findings of its own)."""
+    findings: list[Finding] = Field(default_factory=list)
+    """What is wrong with the problem as a whole (data files missing)."""
+    source: ProblemSource | None = None
+    """Where the folder came from: git origin and commit, content hash."""
 
 
 class ValidationReport(BaseModel):
@@ -105,4 +113,5 @@ class ValidationReport(BaseModel):
     @property
     def clean(self) -> bool:
         """No finding anywhere."""
-        return not any(c.findings for p in self.problems for c in p.checkpoints)
+        return not any(p.findings or any(c.findings for c in p.checkpoints)
+                       for p in self.problems)

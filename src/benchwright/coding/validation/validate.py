@@ -12,6 +12,7 @@ from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
 from benchwright.coding.grading.policies import PassPolicy
 from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
 from benchwright.coding.problems.loader import CONFIG_NAME, load_problem
+from benchwright.coding.problems.source import missing_files, problem_source
 from benchwright.coding.validation.checks import run_findings, static_findings
 from benchwright.coding.validation.conditions import condition_for, cpu_load, runtime_for
 from benchwright.coding.validation.models import (
@@ -59,10 +60,27 @@ def validate_problems(folders: Sequence[Path], repeat: int, options: GradeOption
     report = ValidationReport(repeat=repeat)
     for folder in folders:
         problem = load_problem(folder)
-        report.problems.append(ProblemReport(problem=problem.name, path=str(folder), checkpoints=[
-            validate_checkpoint(problem, c, repeat, options, advance)
-            for c in problem.ordered_checkpoints()]))
+        entry = ProblemReport(problem=problem.name, path=str(folder),
+                              source=problem_source(folder), findings=_data_findings(problem))
+        if entry.findings:  # its tests would fail for want of the data: nothing to learn
+            for _ in range(len(problem.checkpoints) * repeat):
+                advance(f"{problem.name}: not graded (data files missing)")
+        else:
+            entry.checkpoints = [validate_checkpoint(problem, c, repeat, options, advance)
+                                 for c in problem.ordered_checkpoints()]
+        report.problems.append(entry)
     return report
+
+
+def _data_findings(problem: ProblemConfig) -> list[Finding]:
+    """One finding naming every data file the folder lacks, if it lacks any."""
+    files = missing_files(problem).files
+    if not files:
+        return []
+    return [Finding(kind=FindingKind.MISSING_DATA,
+                    detail=f"{len(files)} data file(s) missing, checkpoints not graded: "
+                    f"{', '.join(files)}; fetch them (`git lfs pull` in the checkout for Git "
+                    "LFS pointers, `git checkout -- .` or a complete copy for the others)")]
 
 
 def validate_checkpoint(problem: ProblemConfig, checkpoint: CheckpointConfig, repeat: int,
