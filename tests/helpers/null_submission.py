@@ -18,6 +18,8 @@ import textwrap
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from tests.helpers.evil_package import write_evil_package
+
 # A pytest plugin that turns every test into a pass, whatever loads it.
 FORGE = textwrap.dedent('''\
     import pytest
@@ -117,12 +119,9 @@ def plant_startup(workspace: Path, python: Path | None = None) -> None:
 def plant_programs(workspace: Path) -> None:
     """Console scripts named after the programs tests run: in an environment the submission's
     requirements build (a local package whose wheel installs them), and loose in the workspace."""
-    package = workspace / "forgepkg"
-    package.mkdir(exist_ok=True)
-    (package / "pyproject.toml").write_text(_PYPROJECT)
-    (package / "backend.py").write_text(_BACKEND.format(programs=PROGRAMS,
-                                                        script=_FAKE_PROGRAM))
-    (workspace / "requirements.txt").write_text(f"forgepkg @ file://{package}\n")
+    package = write_evil_package(workspace / "forgepkg", "LOOT = ''", extra={
+        f"evilpkg-0.1.data/scripts/{name}": _FAKE_PROGRAM for name in PROGRAMS})
+    (workspace / "requirements.txt").write_text(f"evilpkg @ file://{package}\n")
     for folder in (workspace / "bin", workspace):
         folder.mkdir(exist_ok=True)
         for name in PROGRAMS:
@@ -195,45 +194,3 @@ def _compile(python: Path, workspace: Path) -> None:
         ''')
     names = [PLUGIN, "sitecustomize", "usercustomize"]
     subprocess.run([str(python), "-c", script, *names], cwd=workspace, check=True, timeout=60)
-
-
-_PYPROJECT = """\
-[build-system]
-requires = []
-build-backend = "backend"
-backend-path = ["."]
-
-[project]
-name = "forgepkg"
-version = "0.1"
-"""
-
-_BACKEND = '''\
-import base64, hashlib, os, zipfile
-
-PROGRAMS = {programs!r}
-SCRIPT = {script!r}
-
-
-def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    name = "forgepkg-0.1-py3-none-any.whl"
-    files = {{f"forgepkg-0.1.data/scripts/{{p}}": SCRIPT for p in PROGRAMS}}
-    files["forgepkg-0.1.dist-info/METADATA"] = (
-        "Metadata-Version: 2.1\\nName: forgepkg\\nVersion: 0.1\\n")
-    files["forgepkg-0.1.dist-info/WHEEL"] = (
-        "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")
-    record = []
-    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as zf:
-        for path, text in files.items():
-            data = text.encode()
-            zf.writestr(path, data)
-            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
-            record.append(f"{{path}},sha256={{digest.decode()}},{{len(data)}}")
-        record.append("forgepkg-0.1.dist-info/RECORD,,")
-        zf.writestr("forgepkg-0.1.dist-info/RECORD", "\\n".join(record) + "\\n")
-    return name
-
-
-def get_requires_for_build_wheel(config_settings=None):
-    return []
-'''

@@ -20,21 +20,10 @@ from benchwright.coding.grading.policies import PassPolicy
 from benchwright.coding.problems.config import Group
 from benchwright.coding.problems.loader import load_problem
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits
+from tests.helpers.problems import CONFTEST
 
 pytestmark = pytest.mark.sandbox
 
-_CONFTEST = '''
-import shlex
-import pytest
-
-def pytest_addoption(parser):
-    parser.addoption("--entrypoint", action="store", required=True)
-    parser.addoption("--checkpoint", action="store", required=True)
-
-@pytest.fixture(scope="session")
-def entrypoint_argv(request):
-    return shlex.split(request.config.getoption("--entrypoint"))
-'''
 _TESTS = '''
 import subprocess
 import pytest
@@ -62,7 +51,7 @@ def _problem(root: Path) -> Path:
           checkpoint_1: {version: 1, order: 1, timeout: 60}
         """))
     (problem / "checkpoint_1.md").write_text("Print hello; with `x`, print world.\n")
-    (problem / "tests" / "conftest.py").write_text(_CONFTEST)
+    (problem / "tests" / "conftest.py").write_text(CONFTEST)
     (problem / "tests" / "test_checkpoint_1.py").write_text(_TESTS)
     return problem
 
