@@ -5,7 +5,9 @@ a container per command, seeing the image and exactly the caller's mounts (the i
 of the grading interpreter stands in for the host's: the mount of a path the image's label says
 it provides is left out), as a fresh unprivileged host uid when the harness is root (writable
 mounts handed to it, taken back by `reclaim_tree` as for bubblewrap), with every capability
-dropped and no new privileges; no network (`--network none`: loopback only; the egress proxy's
+dropped and no new privileges (a container with `nosymfollow` mounts starts as root with four
+capabilities for bubblewrap's remount step, which drops to that uid before anything else runs:
+`_first_step`); no network (`--network none`: loopback only; the egress proxy's
 bridge is a mounted socket, as in bubblewrap); the memory limit as the container's cgroup
 (without swap), processes by the pids cgroup and RLIMIT_NPROC, file size and core by rlimits.
 The file descriptors the caller passes (the verdict channel) reach the command under the same
@@ -138,7 +140,7 @@ class ContainerRuntime:
                 *self._ulimits(limits), "--workdir", str(cwd)]
         args += ["--network", "bridge" if network else "none"]
         if admin:
-            args += _first_step(uid)
+            args += _first_step(uid, env)
         elif uid is not None:
             args += ["--user", f"{uid}:{uid}"]
         args += ["--interactive"] if interactive else []
@@ -292,10 +294,14 @@ def _ordered(mounts: Sequence[Mount]) -> list[Mount]:
 _FIRST_STEP_CAPS = ("SYS_ADMIN", "SETUID", "SETGID", "SETPCAP")
 
 
-def _first_step(uid: int | None) -> list[str]:
-    """The engine's options for a container whose first step remounts (`uid`: its drop)."""
+def _first_step(uid: int | None, env: Mapping[str, str]) -> list[str]:
+    """The engine's options for a container whose first step remounts (`uid`: its drop). HOME,
+    unless the command sets it, stays what the engine gives a uid the image does not know (`/`),
+    not root's."""
     assert uid is not None, "only a root harness remounts (bwrap._nosymfollow_targets)"
-    return ["--user", "0:0", *(arg for cap in _FIRST_STEP_CAPS for arg in ("--cap-add", cap))]
+    home = [] if "HOME" in env else ["--env", "HOME=/"]
+    return ["--user", "0:0", *home,
+            *(arg for cap in _FIRST_STEP_CAPS for arg in ("--cap-add", cap))]
 
 
 def _mount_spec(mount: Mount) -> str:
