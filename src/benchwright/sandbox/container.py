@@ -5,7 +5,9 @@ a container per command, seeing the image and exactly the caller's mounts (the i
 of the grading interpreter stands in for the host's: the mount of a path the image's label says
 it provides is left out), as a fresh unprivileged host uid when the harness is root (writable
 mounts handed to it, taken back by `reclaim_tree` as for bubblewrap), with every capability
-dropped and no new privileges; no network (`--network none`: loopback only; the egress proxy's
+dropped and no new privileges (a container with `nosymfollow` mounts starts as root with four
+capabilities for bubblewrap's remount step, which drops to that uid before anything else runs:
+`_first_step`); no network (`--network none`: loopback only; the egress proxy's
 bridge is a mounted socket, as in bubblewrap); the memory limit as the container's cgroup
 (without swap), processes by the pids cgroup and RLIMIT_NPROC, file size and core by rlimits.
 The file descriptors the caller passes (the verdict channel) reach the command under the same
@@ -37,7 +39,14 @@ from typing import IO
 from benchwright.errors import GradingInfrastructureError, PrerequisiteError
 from benchwright.owned_temp import OwnedTemp
 from benchwright.protocols import ExecResult, Limits, Mount
-from benchwright.sandbox.bwrap import _chown_tree, _host_uid_for_sandbox, memory_limit_mb
+from benchwright.sandbox.bwrap import (
+    _chown_tree,
+    _drop_to,
+    _host_uid_for_sandbox,
+    _nosymfollow_targets,
+    _remount_nosymfollow,
+    memory_limit_mb,
+)
 from benchwright.sandbox.images.engines import Engine, find_engine
 from benchwright.sandbox.images.recipe import LABEL_PREFIX
 from benchwright.sandbox.memory_cgroup import _pid_namespace
@@ -104,12 +113,14 @@ class ContainerRuntime:
                     _chown_tree(mount.path, uid)
         name = container_name()
         relay = _FdRelay(tuple(pass_fds), uid)
+        remount = _nosymfollow_targets(mounts, uid)
         try:
             command = self._command(name, list(argv), cwd, env, [*mounts, *relay.mounts()],
-                                    limits, network, uid, stdin is not None)
+                                    limits, network, uid, stdin is not None, bool(remount))
             deadline = int(limits.wall_clock_s) + ORPHAN_MARGIN_S
-            result = self._wait(name, [*command, *relay.wrap(list(argv), deadline)], env, limits,
-                                stdin, stdout, stderr, relay.folder)
+            first = [*_remount_nosymfollow(remount), *_drop_to(uid)] if remount else []
+            result = self._wait(name, [*command, *first, *relay.wrap(list(argv), deadline)],
+                                env, limits, stdin, stdout, stderr, relay.folder)
         finally:
             relay.finish()
         return result.model_copy(update={
@@ -118,8 +129,9 @@ class ContainerRuntime:
 
     def _command(self, name: str, argv: list[str], cwd: Path, env: Mapping[str, str],
                  mounts: Sequence[Mount], limits: Limits, network: bool, uid: int | None,
-                 interactive: bool) -> list[str]:
-        """`ENGINE run ...` up to the image (the command follows)."""
+                 interactive: bool, admin: bool = False) -> list[str]:
+        """`ENGINE run ...` up to the image (the command follows; `admin`: it starts with the
+        remount step, see `_first_step`)."""
         mem = memory_limit_mb(limits)
         args = ["run", "--name", name, "--label", "benchwright.runtime=1",
                 "--hostname", "sandbox", "--cap-drop", "all",
@@ -127,7 +139,10 @@ class ContainerRuntime:
                 "--memory-swap", f"{mem}m", "--pids-limit", str(limits.max_processes),
                 *self._ulimits(limits), "--workdir", str(cwd)]
         args += ["--network", "bridge" if network else "none"]
-        args += ["--user", f"{uid}:{uid}"] if uid is not None else []
+        if admin:
+            args += _first_step(uid, env)
+        elif uid is not None:
+            args += ["--user", f"{uid}:{uid}"]
         args += ["--interactive"] if interactive else []
         args += self._engine_specific(limits)
         for key in env:  # the values travel in the engine's environment, never on its argv
@@ -266,6 +281,27 @@ def _start_time(pid: int) -> str:
 def _ordered(mounts: Sequence[Mount]) -> list[Mount]:
     """Parents before children, a read-only child after a writable parent of the same path."""
     return sorted(mounts, key=lambda m: (len(m.inside.parts), m.writable))
+
+
+# The submission's folders nosymfollow (`Mount.nosymfollow`), as in bubblewrap: neither podman
+# 4.3.1 nor the docker CLI takes the option on a mount ("invalid mount option"), so the container
+# starts as root holding only what the first step needs, the remount of bwrap.py (/usr's sh, env
+# and mount, before any untrusted code exists in the container), which execs the same `setpriv`
+# drop to the fresh uid: SETUID/SETGID for the drop, SETPCAP to empty the bounding set (without
+# it setpriv leaves the three in CapBnd: measured). The default seccomp profile allows mount to a
+# holder of CAP_SYS_ADMIN and podman's masked paths are not among the mounts; the shell that
+# stays the container's init (`_FdRelay.wrap`) already runs as the fresh uid.
+_FIRST_STEP_CAPS = ("SYS_ADMIN", "SETUID", "SETGID", "SETPCAP")
+
+
+def _first_step(uid: int | None, env: Mapping[str, str]) -> list[str]:
+    """The engine's options for a container whose first step remounts (`uid`: its drop). HOME,
+    unless the command sets it, stays what the engine gives a uid the image does not know (`/`),
+    not root's."""
+    assert uid is not None, "only a root harness remounts (bwrap._nosymfollow_targets)"
+    home = [] if "HOME" in env else ["--env", "HOME=/"]
+    return ["--user", "0:0", *home,
+            *(arg for cap in _FIRST_STEP_CAPS for arg in ("--cap-add", cap))]
 
 
 def _mount_spec(mount: Mount) -> str:

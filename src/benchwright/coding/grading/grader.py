@@ -337,8 +337,9 @@ def _run_pytest(
 
 def links_refused(options: GradeOptions) -> bool:
     """Whether the tests never follow the submission's links: its folders are nosymfollow in
-    the bubblewrap sandbox started by root (`sandbox.bwrap`, `Mount.nosymfollow`)."""
-    return options.runtime.name == "bwrap" and os.geteuid() == 0
+    the grading sandbox started by root, bubblewrap's or a container's (`sandbox.bwrap`,
+    `sandbox.container`, `Mount.nosymfollow`)."""
+    return options.runtime.name in ("bwrap", "podman", "docker") and os.geteuid() == 0
 
 
 def _left_links(prepared: _Prepared, interpreter: Interpreter, envs: _Envs,
