@@ -61,14 +61,16 @@ def validate_cmd(
         typer.echo(json.dumps(report.model_dump(mode="json"), indent=2))
     else:
         console = Console()
-        console.print(report_table(report))
-        for line in finding_lines(report):
-            console.print(line, highlight=False)
-        console.print(summary_line(report), highlight=False)
+        # Where the problems came from heads the output, as in the run's report; the one-line
+        # summary stays last, where scripts read it.
         sources = {p.problem: p.source for p in report.problems if p.source is not None}
         for origin in source_lines(sources):
             console.print(f"problems from: {origin}", highlight=False, markup=False,
                           soft_wrap=True)
+        console.print(report_table(report))
+        for line in finding_lines(report):
+            console.print(line, highlight=False)
+        console.print(summary_line(report), highlight=False)
     if not report.clean:
         raise typer.Exit(1)
 
