@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel
 
 from benchwright.errors import UserInputError
-from benchwright.stats import MIN_CLUSTERS, Estimate
+from benchwright.stats import MIN_CLUSTERS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -192,13 +192,3 @@ def _check(difference: float, power: float, alpha: float) -> None:
         raise UserInputError(f"power {power:g} / alpha {alpha:g} out of range",
                              hint="use a power in [0.5, 1) and an alpha in (0, 0.5)")
 
-
-def mde(difference: Estimate, power: float = 0.8) -> float | None:
-    """The smallest difference a finished comparison could have detected with `power`: its
-    interval's half-width, read as z(1 - alpha/2) standard errors, times z(1 - alpha/2) +
-    z(power). None when the interval is unknown."""
-    if math.isnan(difference.low) or math.isnan(difference.high):
-        return None
-    half = z(1 - (1 - difference.confidence) / 2)
-    se = (difference.high - difference.low) / (2 * half)
-    return se * (half + z(power))

@@ -94,14 +94,14 @@ def look_alpha(alpha: float, max_rounds: int) -> float:
 
 
 def t_quantile(p: float, df: int) -> float:
-    """Student's t quantile (Cornish-Fisher expansion around the normal; within 0.5% of the
-    exact value from 5 degrees of freedom at the levels used here)."""
+    """Student's t quantile (Cornish-Fisher expansion around the normal, so no scipy: against
+    scipy.stats.t.ppf, within 2% at 5 degrees of freedom and 0.999, within 0.2% from 9)."""
     from statistics import NormalDist
 
     x = NormalDist().inv_cdf(p)
     terms = [(x ** 3 + x) / 4, (5 * x ** 5 + 16 * x ** 3 + 3 * x) / 96,
              (3 * x ** 7 + 19 * x ** 5 + 17 * x ** 3 - 15 * x) / 384]
-    return x + sum(t / df ** (i + 1) for i, t in enumerate(terms))
+    return float(x + sum(t / df ** (i + 1) for i, t in enumerate(terms)))
 
 
 def paired_se(a_num: np.ndarray, a_den: np.ndarray, b_num: np.ndarray,

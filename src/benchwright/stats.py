@@ -148,12 +148,37 @@ def judge(difference: Estimate, better: Direction, minimum: int = MIN_CLUSTERS) 
     return "improvement" if up == (better == "higher") else "regression"
 
 
-def verdict_text(verdict: str, n_clusters: int, unit: str = "problems") -> str:
+def verdict_text(verdict: str, n_clusters: int, unit: str = "problems",
+                 difference: Estimate | None = None, points: bool = True) -> str:
     """How a verdict (of any closed set holding `too few clusters`) reads in a report: `too few
-    problems to tell (n=1)` for a small sample."""
+    problems to tell (n=1)` for a small sample; `no significant change` with the smallest
+    difference the comparison could have detected (`mde`) when `difference` is given (in
+    points when `points`, else in the figure's own unit)."""
     if verdict == "too few clusters":
         return f"too few {unit} to tell (n={n_clusters})"
+    if verdict == "no significant change" and difference is not None:
+        smallest = mde(difference)
+        if smallest is not None:
+            size = f"{100 * smallest:.1f} points" if points else f"{smallest:.4g}"
+            return f"{verdict} (could detect +-{size} at {MDE_POWER:.0%} power)"
     return verdict
+
+
+MDE_POWER = 0.8
+"""The power a minimum detectable difference is quoted at."""
+
+
+def mde(difference: Estimate, power: float = MDE_POWER) -> float | None:
+    """The smallest difference a finished comparison could have detected with `power`: the
+    interval's half-width read as z(1 - alpha/2) standard errors, times z(1 - alpha/2) +
+    z(power). None when the interval is unknown."""
+    from statistics import NormalDist
+
+    if math.isnan(difference.low) or math.isnan(difference.high):
+        return None
+    half = NormalDist().inv_cdf(1 - (1 - difference.confidence) / 2)
+    se = (difference.high - difference.low) / (2 * half)
+    return se * (half + NormalDist().inv_cdf(power))
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

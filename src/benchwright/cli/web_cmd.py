@@ -211,7 +211,7 @@ def _footer(summary: WebEvalSummary, report: WebReport) -> str:
         lines.append(f"against {comp.baseline_dir} ({comp.n_paired} tasks paired): "
                      f"{100 * comp.difference.value:+.1f} points [{100 * comp.difference.low:+.1f}"
                      f", {100 * comp.difference.high:+.1f}] -> [bold]"
-                     f"{verdict_text(comp.verdict, comp.n_paired, 'tasks')}[/]")
+                     f"{verdict_text(comp.verdict, comp.n_paired, 'tasks', comp.difference)}[/]")
     return "\n".join(lines)
 
 

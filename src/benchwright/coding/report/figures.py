@@ -37,6 +37,7 @@ from benchwright.stats import (
     Estimate,
     Verdict,
     judge,
+    mde,
     paired_difference_ci,
     proportion_ci,
     ratio_ci,
@@ -66,6 +67,9 @@ class Comparison(BaseModel):
     verdict: Verdict
     """regression / improvement only with at least MIN_CLUSTERS paired problems and a CI
     that excludes zero, read in the figure's good direction."""
+    mde: float | None = None
+    """The smallest difference this comparison could have detected at 80% power, in the
+    figure's unit (stats.mde; None when the interval is unknown)."""
 
 
 class CheckpointRow(BaseModel):
@@ -444,5 +448,5 @@ def _compare(run: ScoredRun, base: ScoredRun, shared: list[str]) -> list[Compari
         diff = paired_difference_ci(ours[name], theirs[name])
         better = _BETTER.get(name, "higher")
         comparisons.append(Comparison(name=name, difference=diff, better=better,
-                                      verdict=judge(diff, better)))
+                                      verdict=judge(diff, better), mde=mde(diff)))
     return comparisons

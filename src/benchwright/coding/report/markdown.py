@@ -185,10 +185,16 @@ def _comparisons(report: CodingReport) -> list[str]:
              f"A verdict needs at least {report.min_clusters} paired problems and a 95% CI "
              "that excludes zero.", "",
              "| metric | better | difference [95% CI] | verdict |", "|---|---|---|---|"]
-    lines += [f"| {c.name} | {c.better} | {_difference(c)} | "
-              f"{verdict_text(c.verdict, c.difference.n_clusters)} |"
+    lines += [f"| {c.name} | {c.better} | {_difference(c)} | {_verdict(c)} |"
               for c in report.comparisons]
     return [*lines, ""]
+
+
+def _verdict(c: Comparison) -> str:
+    """The verdict, with the smallest difference it could have seen beside `no significant
+    change`."""
+    return verdict_text(c.verdict, c.difference.n_clusters, difference=c.difference,
+                        points=not c.name.startswith("cost"))
 
 
 def _difference(c: Comparison) -> str:
@@ -293,4 +299,5 @@ def _start_row(row: StartRow) -> str:
     return (f"| {label} | {row.n_problems} | {c.both_solved} / {c.chain_only} / "
             f"{c.reference_only} / {c.neither} | {_ci(row.chain, True)} | "
             f"{_ci(row.reference, True)} | {_ci(row.difference, True)} | "
-            f"{verdict_text(row.verdict, row.n_problems)} | {share} |")
+            f"{verdict_text(row.verdict, row.n_problems, difference=row.difference)} | "
+            f"{share} |")

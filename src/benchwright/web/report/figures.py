@@ -185,6 +185,10 @@ class BaselineComparison(BaseModel):
     """Current minus baseline, with a paired bootstrap CI resampling tasks."""
     verdict: Verdict
     """regression / improvement only when the CI excludes zero."""
+    by_template: Estimate | None = None
+    """The same difference with intent templates as the clusters (tasks of a template are
+    alike: resampling templates is the honest interval; `report --fail-if-worse` reads it).
+    None in reports written before it existed."""
     improved: list[TaskChange]
     """Tasks that scored higher now."""
     regressed: list[TaskChange]
@@ -431,9 +435,25 @@ def compare(current: WebEvalSummary, baseline: WebEvalSummary) -> BaselineCompar
         only_current=sorted(now.keys() - before.keys()),
         only_baseline=sorted(before.keys() - now.keys()),
         current_pass_rate=_ratio(a), baseline_pass_rate=_ratio(b), difference=difference,
-        verdict=judge(difference, "higher"),
+        verdict=judge(difference, "higher"), by_template=_by_template(now, before, paired),
         improved=[c for c in changes if c.current > c.baseline],
         regressed=[c for c in changes if c.current < c.baseline])
+
+
+def _by_template(now: dict[int, TaskScore], before: dict[int, TaskScore],
+                 paired: list[int]) -> Estimate:
+    """The paired difference resampling templates: each template sums its paired tasks' scores
+    and trials, on either side (the template is read from this folder's tasks)."""
+    sums: dict[int, list[float]] = {}
+    for i in paired:
+        cell = sums.setdefault(now[i].intent_template_id, [0.0, 0.0, 0.0, 0.0])
+        cell[0] += now[i].total
+        cell[1] += len(now[i].scores)
+        cell[2] += before[i].total
+        cell[3] += len(before[i].scores)
+    cells = list(sums.values())
+    return paired_difference_ci(([c[0] for c in cells], [c[1] for c in cells]),
+                                ([c[2] for c in cells], [c[3] for c in cells]))
 
 
 def _ratio(pair: tuple[list[float], list[int]]) -> float:
@@ -579,11 +599,22 @@ def _md_comparison(comp: BaselineComparison) -> str:
         f"- pass rate: {100 * comp.current_pass_rate:.1f}% now, "
         f"{100 * comp.baseline_pass_rate:.1f}% before",
         f"- difference: {_signed(comp.difference)} -> "
-        f"**{verdict_text(comp.verdict, comp.difference.n_clusters, 'tasks')}** (a verdict needs "
-        f"at least {MIN_CLUSTERS} paired tasks and a 95% CI that excludes zero)",
+        f"**{verdict_text(comp.verdict, comp.difference.n_clusters, 'tasks', comp.difference)}"
+        f"** (a verdict needs at least {MIN_CLUSTERS} paired tasks and a 95% CI that excludes "
+        "zero)", *_md_by_template(comp),
         f"- only here: {_ids(comp.only_current)}; only in the baseline: "
         f"{_ids(comp.only_baseline)}",
         f"- tasks that moved: {moved}"])
+
+
+def _md_by_template(comp: BaselineComparison) -> list[str]:
+    """The difference with templates as the clusters (tasks of one template move together)."""
+    diff = comp.by_template
+    if diff is None:
+        return []
+    verdict = verdict_text(judge(diff, "higher"), diff.n_clusters, "templates", diff)
+    return [f"- by template ({diff.n_clusters} templates resampled): {_signed(diff)} -> "
+            f"**{verdict}**"]
 
 
 def _ids(ids: list[int]) -> str:
