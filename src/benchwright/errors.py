@@ -4,7 +4,8 @@ Exit codes (documented in docs/cli.md):
 
 - 0: the command did what was asked (a graded checkpoint that fails its tests is still a success,
   and so is an agent that crashed: that is the agent's result, reported at the end);
-- 1: a bug in benchwright (a traceback is printed);
+- 1: a bug in benchwright (a traceback is printed); or `report --fail-if-worse` found the run
+  worse than its baseline (one line says by how much: `RegressionFound`, no traceback);
 - 2: bad input or a missing prerequisite: one line says what, where and how to fix it (also: the
   run folder is in use by another benchwright process, named by its pid);
 - 3: infrastructure failed (an environment could not be built, the grader itself broke, the
@@ -92,6 +93,13 @@ class RunIncomplete(BenchwrightError):
     """A run ended with attempts that broke off with errors; its result files are written."""
 
     exit_code = 4
+
+
+class RegressionFound(BenchwrightError):
+    """`report --fail-if-worse D`: the paired comparison shows the run worse than its baseline
+    by more than D points with the report's confidence (the gate a CI job reads)."""
+
+    exit_code = 1
 
 
 class WorkersLost(InfrastructureError):

@@ -73,11 +73,16 @@ class Plan(BaseModel):
     """The problems assumed."""
     rows: list[PlanRow]
     """One design per trial count."""
+    unit: str = "problems"
+    """What a cluster is: problems (coding) or templates (web: a row's trials are then the
+    attempts per template)."""
     available: int | None = None
-    """Problems available (the baseline's), when known."""
+    """Clusters in the baseline, when the plan was read from one."""
+    available_trials: int | None = None
+    """The baseline's attempts per cluster (the median), when read from one."""
     mde: float | None = None
-    """With `available` problems and the baseline's trials: the smallest difference detected
-    with this power."""
+    """With the baseline's clusters and attempts: the smallest difference detected with this
+    power."""
 
 
 def population_of(successes: Sequence[float], trials: Sequence[float],

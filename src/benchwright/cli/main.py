@@ -17,6 +17,7 @@ COMMANDS = {
     "run": "benchwright.cli.run_group:app",
     "eval": "benchwright.cli.eval_cmd:app",
     "report": "benchwright.cli.report_cmd:report_cmd",
+    "plan": "benchwright.cli.plan_cmd:plan_cmd",
     "metrics": "benchwright.cli.metrics_cmd:app",
     "problems": "benchwright.cli.problems_cmd:app",
     "agents": "benchwright.cli.agents_cmd:app",

@@ -9,6 +9,7 @@ import typer
 from pydantic import BaseModel
 
 from benchwright.coding.report.figures import build_report
+from benchwright.errors import UserInputError
 from benchwright.runs import open_run
 
 
@@ -28,8 +29,14 @@ def report_cmd(
         "problem).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of "
                                           "markdown.")] = False,
+    fail_if_worse: Annotated[float | None, typer.Option(
+        metavar="POINTS", help="With --baseline: exit 1 when the run is worse than the "
+        "baseline by more than POINTS with 95% confidence (a CI gate; docs/ci.md).")] = None,
 ) -> None:
     """Report a run: solve rates, pass rates by group, cost, tokens and time, with 95% CIs."""
+    if fail_if_worse is not None and baseline is None:
+        raise UserInputError("--fail-if-worse needs a --baseline to compare with",
+                             hint="add --baseline RUN_DIR")
     track = open_run(run_dir).track
     report = track.report(run_dir, baseline) if counterfactual is None else \
         _with_counterfactual(run_dir, baseline, counterfactual)
@@ -39,6 +46,17 @@ def report_cmd(
         typer.echo(report.model_dump_json(indent=2))
     else:
         typer.echo(track.render(report), nl=False)
+    if fail_if_worse is not None and baseline is not None:
+        _gate(run_dir, baseline, fail_if_worse)
+
+
+def _gate(run_dir: Path, baseline: Path, worse_by: float) -> None:
+    """The regression gate's line on stderr; exit 1 (`RegressionFound`) when it fails."""
+    from benchwright.api.decisions import enforce, gate, gate_line
+
+    result = gate(run_dir, baseline, worse_by)
+    enforce(result)
+    typer.echo(f"gate passed: {gate_line(result)}", err=True)
 
 
 def _with_frontier(run_dir: Path, report: BaseModel, others: list[Path]) -> BaseModel:

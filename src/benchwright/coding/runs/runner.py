@@ -140,6 +140,20 @@ def refresh_checksums(run_dir: Path, manifest: Manifest) -> Manifest:
     return updated
 
 
+def extend_trials(run_dir: Path, trials: int) -> Manifest:
+    """Raise the run's trials per problem to `trials` (`run coding --until-decided` adds a
+    round): the next resume runs the new trials and keeps every finished one. The caller holds
+    the run's lock."""
+    manifest = load_manifest(run_dir)
+    if trials < manifest.config.trials:
+        raise UserInputError(f"the run already has {manifest.config.trials} trials per problem",
+                             path=run_dir, hint="trials are only ever added")
+    config = manifest.config.model_copy(update={"trials": trials})
+    updated = manifest.model_copy(update={"config": config})
+    _redactor(config).write_json(RunLayout(run_dir).manifest, updated.model_dump(mode="json"))
+    return updated
+
+
 def jobs_for(run_dir: Path, config: RunConfig) -> list[ChainJob]:
     """One job per problem x trial."""
     return [ChainJob(run_dir=run_dir, config=config, problem=p, trial=t)
