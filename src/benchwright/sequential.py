@@ -59,11 +59,11 @@ class Look(BaseModel):
     """The round just finished, from 1."""
     n_clusters: int
     """Problems paired."""
-    difference: float
-    """This run minus the baseline (0-1)."""
-    low: float
-    """The look's interval, at level 1 - alpha_spent (NaN below MIN_CLUSTERS problems)."""
-    high: float
+    difference: float | None
+    """This run minus the baseline (0-1); None (unknown) below MIN_CLUSTERS problems."""
+    low: float | None
+    """The look's interval, at level 1 - alpha_spent (None below MIN_CLUSTERS problems)."""
+    high: float | None
     """Its upper bound."""
     alpha_spent: float
     """The level this look used."""
@@ -144,8 +144,8 @@ def look(settings: SequenceSettings, round_: int, a: tuple[list[float], list[flo
     n = len(a[0])
     alpha = look_alpha(settings.alpha, settings.max_rounds)
     if n < MIN_CLUSTERS or sum(a[1]) == 0 or sum(b[1]) == 0:
-        return Look(round=round_, n_clusters=n, difference=math.nan, low=math.nan,
-                    high=math.nan, alpha_spent=alpha, decision="undecided")
+        return Look(round=round_, n_clusters=n, difference=None, low=None, high=None,
+                    alpha_spent=alpha, decision="undecided")
     diff, se = paired_se(*(np.asarray(x, float) for x in (*a, *b)))
     low, high = interval(float(diff), float(se), n, alpha)
     return Look(round=round_, n_clusters=n, difference=float(diff), low=low, high=high,

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from benchwright.api.coding import CodingHooks, CodingOptions, judge_settings_of, run_coding
+from benchwright.api.until_decided import is_sequence
 from benchwright.cli.executor_options import (
     EXECUTOR_DEFAULTS,
     MAY_CHANGE,
@@ -36,6 +37,18 @@ from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.runtime_options import ImageOption, RuntimeOption
+from benchwright.cli.sequence_options import (
+    SEQUENCE_PARAMS,
+    BaselineOption,
+    BudgetMinutesOption,
+    BudgetUsdOption,
+    MarginOption,
+    MaxRoundsOption,
+    UntilDecidedOption,
+    look_line,
+    refuse_stray,
+    sequence_settings,
+)
 from benchwright.cli.verbosity import notes_console
 from benchwright.coding.agents.settings import AgentSettings, Thinking
 from benchwright.coding.grading.policies import PassPolicy
@@ -58,6 +71,7 @@ from benchwright.judge.models import JudgeSettings
 from benchwright.llm.replay_keys import first_divergence
 from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_saved
+from benchwright.sequential import Look
 
 BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
 JUDGE_OPTION_KEYS = [k for k in JudgeSettings.model_fields if k not in ("model", "rubric")]
@@ -200,14 +214,29 @@ def coding_cmd(
     ray_address: RayAddressOption = EXECUTOR_DEFAULTS.address,
     job_cpus: JobCpusOption = EXECUTOR_DEFAULTS.job_cpus,
     job_memory_mb: JobMemoryOption = EXECUTOR_DEFAULTS.job_memory_mb,
+    baseline: BaselineOption = None,
+    until_decided: UntilDecidedOption = False,
+    max_rounds: MaxRoundsOption = 10,
+    margin: MarginOption = None,
+    budget_usd: BudgetUsdOption = None,
+    budget_minutes: BudgetMinutesOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""
+    if until_decided or (resume is not None and is_sequence(resume)):
+        return _sequence(ctx, resume, workers, as_json)
+    _plain(ctx, resume, workers, as_json)
+
+
+def _plain(ctx: typer.Context, resume: Path | None, workers: int, as_json: bool) -> None:
+    """A run of the configured trials (new, or resumed)."""
+    refuse_stray(ctx.params)
     if resume is not None:
         _refuse_resume_conflicts(ctx, resume)
         call: dict[str, Any] = {"resume": resume, **placement(ctx.params)}
     else:
-        call = {"problems_dir": problems_dir, "out": out, **coding_options(ctx.params)}
+        call = {"problems_dir": ctx.params["problems_dir"], "out": ctx.params["out"],
+                **coding_options(ctx.params)}
     reports: list[CodingReport] = []
     with RunProgress("checkpoints", quiet=as_json) as bar:
         result = run_coding(workers=workers, hooks=_hooks(bar, reports.append), **call)
@@ -224,7 +253,7 @@ def coding_options(params: dict[str, Any]) -> CodingOptions:
     """The command line's options as `run_coding` takes them (unset ones left out)."""
     renamed = {"problem": "problems", "agent_mount": "agent_mounts"}
     skip = {"problems_dir", "out", "resume", "workers", "as_json", "agent_option",
-            "judge_option"}
+            "judge_option", *SEQUENCE_PARAMS}
     options: dict[str, Any] = {renamed.get(k, k): v for k, v in params.items()
                                if k not in skip and v is not None}
     options["agent_options"] = parse_agent_options(params.get("agent_option") or [])
@@ -232,6 +261,36 @@ def coding_options(params: dict[str, Any]) -> CodingOptions:
         options["judge_options"] = key_values(params["judge_option"], "judge",
                                               JUDGE_OPTION_KEYS)
     return options  # type: ignore[return-value]  # keys are CodingOptions' (a test checks)
+
+
+def _sequence(ctx: typer.Context, resume: Path | None, workers: int, as_json: bool) -> None:
+    """`--until-decided`: rounds until the comparison is decided, each look on stderr."""
+    from benchwright.api.until_decided import resume_until_decided, run_until_decided
+
+    notes = notes_console()
+    reports: list[CodingReport] = []
+
+    def on_look(look: Look) -> None:
+        notes.print(look_line(look))
+
+    with RunProgress("checkpoints", quiet=as_json) as bar:
+        hooks = _hooks(bar, reports.append)
+        if resume is not None:
+            _refuse_resume_conflicts(ctx, resume)
+            result, state = resume_until_decided(resume, workers, hooks, on_look)
+        else:
+            settings = sequence_settings(ctx.params)
+            result, state = run_until_decided(
+                ctx.params["problems_dir"], baseline=ctx.params["baseline"], settings=settings,
+                out=ctx.params["out"], workers=workers, hooks=hooks, on_look=on_look,
+                **coding_options(ctx.params))
+    if as_json:
+        echo_json({**result_fields(result), "sequence": state.model_dump(mode="json")})
+    else:
+        Console(soft_wrap=True).print(run_summary_view(result, reports[-1]))
+        notes.print(f"stopped after round {len(state.looks)}: {state.stopped}")
+        notes.print(f"[dim]report: {RunLayout(result.run_dir).report_md}[/]")
+    _end(result, result.run_dir)
 
 
 def parse_agent_options(options: list[str]) -> dict[str, str]:
@@ -274,7 +333,8 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              "agent_option": settings.model_dump(mode="json"), "out": resolved(run_dir),
              **_saved_traffic(config),
              **_saved_judge(config)}
-    refuse_conflicts(ctx, saved, may_change={"workers", "as_json", "resume", *MAY_CHANGE},
+    refuse_conflicts(ctx, saved, may_change={"workers", "as_json", "resume", "until_decided",
+                                             *MAY_CHANGE},
                      normalise={
         "problems_dir": resolved, "replay_from": resolved, "prompt": prompt_setting,
         "llm_record": resolved, "llm_replay": resolved,

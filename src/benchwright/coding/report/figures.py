@@ -30,7 +30,9 @@ from benchwright.coding.runs.tallies import ProblemTally
 from benchwright.coding.runs.totals import last_finished, run_totals
 from benchwright.report.frontier import Frontier
 from benchwright.report.header import RunHeader
+from benchwright.report.sequence import read_sequence
 from benchwright.report.trials import TrialStats, trial_stats
+from benchwright.sequential import SequenceState
 from benchwright.stats import (
     MIN_CLUSTERS,
     Direction,
@@ -172,6 +174,9 @@ class CodingReport(BaseModel):
     judged)."""
     counterfactual: CounterfactualReport | None = None
     """Chain against reference starts (`--counterfactual RUN2`), when asked for."""
+    sequence: SequenceState | None = None
+    """How an `--until-decided` run went: every look, and when and why it stopped (None: not
+    run so)."""
     frontier: Frontier | None = None
     """This run among others on the cost-accuracy frontier (`--frontier RUNS`), when asked
     for (`benchwright.frontier` gives the same)."""
@@ -347,7 +352,7 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None,
                       for e in run.infra.values()],
         failures=_failures(run), trials=_trials(run), rules_fired=_rules_fired(run),
         judge=judge_overview(run_dir, run.manifest.config),
-        problem_sources=run.manifest.problem_sources,
+        problem_sources=run.manifest.problem_sources, sequence=read_sequence(run_dir),
     )
     if baseline_dir is not None:
         _add_comparison(report, run, ScoredRun(baseline_dir), baseline_dir)

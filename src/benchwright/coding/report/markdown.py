@@ -18,6 +18,7 @@ from benchwright.coding.runs.models import RunTotals
 from benchwright.pricing import format_cost
 from benchwright.report.frontier import Frontier
 from benchwright.report.header import header_lines
+from benchwright.report.sequence import sequence_lines
 from benchwright.report.trials import TrialStats, fmt_rate, pass_k_lines
 from benchwright.stats import Estimate, few_clusters, verdict_text
 
@@ -66,6 +67,7 @@ def render_markdown(report: CodingReport) -> str:
     out += _infra_errors(report)
     out += _per_checkpoint(report)
     out += _comparisons(report)
+    out += sequence_lines(report.sequence) if report.sequence else []
     out += counterfactual_lines(report.counterfactual) if report.counterfactual else []
     out += frontier_lines(report.frontier) if report.frontier else []
     out += source_table(report.problem_sources)

@@ -1,0 +1,67 @@
+"""The options of `run coding --baseline RUN --until-decided` (docs/statistics.md): rounds of
+one trial per problem until the paired comparison is decided or a budget is spent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from benchwright.cli.option_checks import existing_dir
+from benchwright.errors import UserInputError
+from benchwright.sequential import Look
+
+BaselineOption = Annotated[Path | None, typer.Option(
+    parser=existing_dir, metavar="RUN_DIR",
+    help="With --until-decided: the coding run to compare with, paired by problem.")]
+UntilDecidedOption = Annotated[bool, typer.Option(
+    "--until-decided", help="Add one trial per problem a round until the comparison with "
+    "--baseline is decided (problems solved, alpha 0.05 spent over --max-rounds) or a budget "
+    "is spent; `--resume` continues the same sequence.")]
+MaxRoundsOption = Annotated[int, typer.Option(
+    min=1, max=100, metavar="N", help="The trial budget of --until-decided: at most N rounds "
+    "(trials per problem).")]
+MarginOption = Annotated[float | None, typer.Option(
+    min=0.1, max=50, metavar="POINTS", help="With --until-decided: also stop, as `no "
+    "difference`, once the interval lies within +-POINTS.")]
+BudgetUsdOption = Annotated[float | None, typer.Option(
+    min=0, metavar="USD", help="With --until-decided: start no round once the run has spent "
+    "this much.")]
+BudgetMinutesOption = Annotated[float | None, typer.Option(
+    min=0, metavar="MINUTES", help="With --until-decided: start no round after this long.")]
+
+SEQUENCE_PARAMS = ("baseline", "until_decided", "max_rounds", "margin", "budget_usd",
+                   "budget_minutes")
+"""The command's parameters that belong to the sequence, not to the run's configuration."""
+
+
+def sequence_settings(params: dict[str, Any]) -> dict[str, Any]:
+    """SequenceSettings' fields (but the baseline and the metric) from the command line."""
+    if params.get("baseline") is None:
+        raise UserInputError("--until-decided needs a --baseline to compare with",
+                             hint="add --baseline RUN_DIR (a finished coding run)")
+    minutes = params.get("budget_minutes")
+    margin = params.get("margin")
+    return {"max_rounds": params["max_rounds"], "max_cost_usd": params.get("budget_usd"),
+            "max_seconds": None if minutes is None else 60 * minutes,
+            "margin": None if margin is None else margin / 100}
+
+
+def refuse_stray(params: dict[str, Any]) -> None:
+    """The sequence's options without --until-decided are a mistake, not a no-op."""
+    given = [f"--{n.replace('_', '-')}" for n in SEQUENCE_PARAMS[2:]
+             if params.get(n) is not None and n != "max_rounds"]
+    if params.get("baseline") is not None or given:
+        raise UserInputError(f"{', '.join(['--baseline', *given][:1 + len(given)])} only "
+                             "go with --until-decided", hint="add --until-decided, or drop "
+                             "them (`benchwright report RUN --baseline BASE` compares runs)")
+
+
+def look_line(look: Look) -> str:
+    """One look, as printed after each round."""
+    if look.difference is None or look.low is None or look.high is None:
+        return f"round {look.round}: {look.n_clusters} problems paired, too few to decide"
+    return (f"round {look.round}: {100 * look.difference:+.1f} points [{100 * look.low:+.1f}, "
+            f"{100 * look.high:+.1f}] at {1 - look.alpha_spent:.2%} over {look.n_clusters} "
+            f"problems: {look.decision}")
