@@ -126,6 +126,15 @@ def interval(difference: float, se: float, n: int, alpha: float) -> tuple[float,
     return difference - half, difference + half
 
 
+def _unanimous(difference: float, n: int, alpha: float) -> tuple[float, float]:
+    """Every problem moved by the same amount: no spread, so no t interval. The exact sign
+    test decides instead: n problems all moving one way have p = 2 / 2^n; past the look's level
+    the interval is the point, else it reaches zero (not excluded)."""
+    if difference == 0 or 2 * 0.5 ** n > alpha:
+        return min(difference, 0.0), max(difference, 0.0)
+    return difference, difference
+
+
 def decide(low: float, high: float, margin: float | None) -> Decision:
     """A look's decision from its interval."""
     if low > 0 or high < 0:
@@ -147,7 +156,8 @@ def look(settings: SequenceSettings, round_: int, a: tuple[list[float], list[flo
         return Look(round=round_, n_clusters=n, difference=None, low=None, high=None,
                     alpha_spent=alpha, decision="undecided")
     diff, se = paired_se(*(np.asarray(x, float) for x in (*a, *b)))
-    low, high = interval(float(diff), float(se), n, alpha)
+    low, high = interval(float(diff), float(se), n, alpha) if se > 0 else \
+        _unanimous(float(diff), n, alpha)
     return Look(round=round_, n_clusters=n, difference=float(diff), low=low, high=high,
                 alpha_spent=alpha, decision=decide(low, high, settings.margin))
 

@@ -171,10 +171,12 @@ MDE_POWER = 0.8
 def mde(difference: Estimate, power: float = MDE_POWER) -> float | None:
     """The smallest difference a finished comparison could have detected with `power`: the
     interval's half-width read as z(1 - alpha/2) standard errors, times z(1 - alpha/2) +
-    z(power). None when the interval is unknown."""
+    z(power). None when the interval is unknown, or has no width (every problem moved alike:
+    the spread, and so the smallest detectable difference, is unknown, not 0)."""
     from statistics import NormalDist
 
-    if math.isnan(difference.low) or math.isnan(difference.high):
+    if math.isnan(difference.low) or math.isnan(difference.high) \
+            or difference.high <= difference.low:
         return None
     half = NormalDist().inv_cdf(1 - (1 - difference.confidence) / 2)
     se = (difference.high - difference.low) / (2 * half)
