@@ -243,6 +243,43 @@ def _eval_report_probes() -> list[Probe]:
     ]
 
 
+def _decision_probes() -> list[Probe]:
+    """`plan`, `report --fail-if-worse`, `run coding --until-decided` (issue 41)."""
+    run = ["run", "coding", "--problems-dir", "{tmp}/p", "--out", "{tmp}/o", "--no-metrics"]
+    return [
+        Probe("plan-nothing", ["plan", "--difference", "10"], {}, "--pass-rate"),
+        Probe("plan-both", ["plan", "--difference", "10", "--baseline", "{tmp}/r", "--pass-rate",
+                            "40", "--spread", "10"], {"r": RUN}, "both given"),
+        Probe("plan-difference-out", ["plan", "--difference", "150", "--pass-rate", "40",
+                                      "--spread", "10"], {}, "outside 0-100"),
+        Probe("plan-pass-rate-out", ["plan", "--difference", "10", "--pass-rate", "0",
+                                     "--spread", "10"], {}, "out of range"),
+        Probe("plan-one-problem", ["plan", "--difference", "10", "--baseline", "{tmp}/r"],
+              {"r": RUN}, "at least 2"),
+        Probe("plan-baseline-missing", ["plan", "--difference", "10", "--baseline",
+                                        "{tmp}/none"], {}, "not found"),
+        Probe("gate-no-baseline", ["report", "{tmp}/r", "--fail-if-worse", "5"], {"r": RUN},
+              "needs a --baseline"),
+        Probe("gate-too-few", ["report", "{tmp}/r", "--baseline", "{tmp}/r", "--fail-if-worse",
+                               "5"], {"r": RUN}, "the gate needs at least 6"),
+        Probe("gate-out-of-range", ["report", "{tmp}/r", "--baseline", "{tmp}/r",
+                                    "--fail-if-worse", "100"], {"r": RUN}, "outside 0-100"),
+        Probe("until-decided-no-baseline", [*run, "--until-decided"], {"p/quick": QUICK},
+              "needs a --baseline"),
+        Probe("baseline-without-until-decided", [*run, "--baseline", "{tmp}/r"],
+              {"p/quick": QUICK, "r": RUN}, "only with --until-decided"),
+        Probe("until-decided-trials", [*run, "--until-decided", "--baseline", "{tmp}/r",
+                                       "--trials", "3"], {"p/quick": QUICK, "r": RUN},
+              "--trials is set by --until-decided"),
+        Probe("until-decided-web-baseline", [*run, "--until-decided", "--baseline", "{tmp}/w"],
+              {"p/quick": QUICK, "w": WEB_RUN}, "a web run has no"),
+        Probe("sequence-file-deep", ["report", "{tmp}/r"],
+              {"r": RUN, "r/sequence.json": DEEP_JSON}, "sequence.json"),
+        Probe("sequence-file-not-a-sequence", ["run", "coding", "--resume", "{tmp}/r"],
+              {"r": RUN, "r/sequence.json": "{}"}, "not a benchwright sequence"),
+    ]
+
+
 def _metrics_probes() -> list[Probe]:
     base = ["metrics", "static", "--workspace", "{tmp}/w"]
     ws = {"w/a.py": "x = 1\n"}
@@ -532,7 +569,8 @@ PROBE_GROUPS = {
     "templates": _template_probes, "run-coding": _run_coding_probes,
     "eval-checkpoint": _eval_checkpoint_probes, "eval-report": _eval_report_probes,
     "metrics": _metrics_probes, "web": _web_probes, "run-web": _run_web_probes,
-    "fake-llm": _fake_llm_probes, "audit": _audit_probes, "records": _record_probes}
+    "fake-llm": _fake_llm_probes, "audit": _audit_probes, "records": _record_probes,
+    "decisions": _decision_probes}
 """Each group is one test (each under pytest's own timeout on a loaded machine)."""
 PROBES = [probe for group in PROBE_GROUPS.values() for probe in group()]
 

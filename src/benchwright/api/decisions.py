@@ -122,7 +122,7 @@ def gate(run_dir: Path, baseline: Path, worse_by_points: float,
     ours, theirs = paired(run, base)
     if len(ours[0]) < MIN_CLUSTERS:
         raise UserInputError(
-            f"{len(ours[0])} {run.unit} are scored in both runs: the gate needs at least "
+            f"{len(ours[0])} {run.unit} scored in both runs: the gate needs at least "
             f"{MIN_CLUSTERS} to decide", path=run_dir,
             hint=f"run at least {MIN_CLUSTERS} {run.unit} in both runs")
     difference = paired_difference_ci(ours, theirs)

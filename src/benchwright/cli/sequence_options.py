@@ -50,12 +50,12 @@ def sequence_settings(params: dict[str, Any]) -> dict[str, Any]:
 
 def refuse_stray(params: dict[str, Any]) -> None:
     """The sequence's options without --until-decided are a mistake, not a no-op."""
-    given = [f"--{n.replace('_', '-')}" for n in SEQUENCE_PARAMS[2:]
-             if params.get(n) is not None and n != "max_rounds"]
-    if params.get("baseline") is not None or given:
-        raise UserInputError(f"{', '.join(['--baseline', *given][:1 + len(given)])} only "
-                             "go with --until-decided", hint="add --until-decided, or drop "
-                             "them (`benchwright report RUN --baseline BASE` compares runs)")
+    given = [f"--{n.replace('_', '-')}" for n in ("baseline", *SEQUENCE_PARAMS[3:])
+             if params.get(n) is not None]
+    if given:
+        raise UserInputError(f"{', '.join(given)}: only with --until-decided",
+                             hint="add --until-decided, or drop them (`benchwright report RUN "
+                             "--baseline BASE` compares finished runs)")
 
 
 def look_line(look: Look) -> str:
