@@ -230,7 +230,7 @@ def coding_cmd(
 
 def _plain(ctx: typer.Context, resume: Path | None, workers: int, as_json: bool) -> None:
     """A run of the configured trials (new, or resumed)."""
-    refuse_stray(ctx.params)
+    refuse_stray(ctx)
     if resume is not None:
         _refuse_resume_conflicts(ctx, resume)
         call: dict[str, Any] = {"resume": resume, **placement(ctx.params)}

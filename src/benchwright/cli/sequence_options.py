@@ -48,10 +48,10 @@ def sequence_settings(params: dict[str, Any]) -> dict[str, Any]:
             "margin": None if margin is None else margin / 100}
 
 
-def refuse_stray(params: dict[str, Any]) -> None:
+def refuse_stray(ctx: typer.Context) -> None:
     """The sequence's options without --until-decided are a mistake, not a no-op."""
-    given = [f"--{n.replace('_', '-')}" for n in ("baseline", *SEQUENCE_PARAMS[3:])
-             if params.get(n) is not None]
+    given = [f"--{n.replace('_', '-')}" for n in ("baseline", *SEQUENCE_PARAMS[2:])
+             if getattr(ctx.get_parameter_source(n), "name", None) == "COMMANDLINE"]
     if given:
         raise UserInputError(f"{', '.join(given)}: only with --until-decided",
                              hint="add --until-decided, or drop them (`benchwright report RUN "
