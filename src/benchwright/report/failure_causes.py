@@ -119,8 +119,9 @@ def exception_type(text: str | None) -> str | None:
 def exception_line(text: str | None) -> tuple[str, str] | None:
     """The last exception a failure text names other than an assertion: its type and its
     line (`ValueError: boom`), or None."""
+    text = text or ""
     found = [(m.group(1).rsplit(".", 1)[-1], text[m.start(1):].split("\n", 1)[0].strip())
-             for m in _EXCEPTION.finditer(text or "")]
+             for m in _EXCEPTION.finditer(text)]
     found = [(name, line) for name, line in found if name not in _NOT_A_CRASH]
     return found[-1] if found else None
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from statistics import mean, pstdev
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, computed_field
 
 from benchwright.fileio import write_json_atomic
 from benchwright.nofollow import read_regular
@@ -64,11 +64,13 @@ class GradingNoise(BaseModel):
     rates: list[float] = Field(default_factory=list)
     """The run's pass rate over units at each grading (saved first)."""
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def changed_share(self) -> float | None:
         """Share of units whose verdict changed (None: no units)."""
         return len(self.changed) / self.n_units if self.n_units else None
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def rate_std(self) -> float | None:
         """Population std of the run's pass rate across gradings: the harness's noise."""
