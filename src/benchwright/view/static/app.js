@@ -542,7 +542,7 @@ function causesTable(t) {
   if (!t) return h("p", { class: "muted" }, "Causes appear once the run is scored.");
   if (!t.n_failed) return h("p", { class: "muted" }, "Nothing failed.");
   const moved = t.n_baseline_failed !== null && t.n_baseline_failed !== undefined;
-  const exc = (r) => Object.entries(r.exceptions).map(([k, v]) => k + " ×" + v).join(", ");
+  const exc = (r) => Object.entries(r.exceptions).map(([k, v]) => k + " x" + v).join(", ");
   return h("div", { id: "causes-box" }, h("p", { class: "small muted" }, t.n_failed + " failed, each given one cause by the rules of docs/failure-causes.md."),
     table("causes", [
       { key: "cause", label: "cause", render: (r) => h("span", {}, r.cause, r.count && Object.keys(r.exceptions).length ? h("span", { class: "muted" }, " (" + exc(r) + ")") : null) },
