@@ -43,6 +43,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "web" / "tasks" / "9001" / "trial_1" / "agent_response.json").write_text(json.dumps(
         {"task_type": "RETRIEVE", "status": "SUCCESS", "retrieved_data": [1.0],
          "error_details": None}))
+    assert run_cli("eval", str(root / "web"), env=FAKE).returncode == 0  # the answer changed
     assert run_cli("eval", str(root / "web"), "--repeat", "2", env=FAKE).returncode == 0
     return root
 
@@ -70,7 +71,7 @@ def test_a_coding_run_shows_causes_and_the_grading_noise(page: Page, viewer: str
     assert counts["wrong output"] == "1"
     crash = next(r for r in rows if r[0].startswith("crash"))
     assert "b/trial_1/checkpoint_1" in crash[2] and XSS in crash[2]  # shown as text
-    assert tab.inner_text("#noise-box .card:first-child .v") == "0.0 points"
+    assert tab.inner_text("#noise-box .card:first-child .v") == "23.6 points"  # 50%, 100%, 50%
     assert tab.inner_text("#noise-box .card:nth-child(2) .v") == "unknown"  # one trial
     assert _rows(tab, "flaky") == [[XSS, "a/trial_1/checkpoint_2", "fail pass fail"]]
     assert _rows(tab, "changed") == [["a/trial_1/checkpoint_2", "fail pass fail"]]

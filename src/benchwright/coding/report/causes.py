@@ -18,11 +18,10 @@ from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradeSta
 from benchwright.coding.report.failures import one_line, read_grading
 from benchwright.coding.report.scored_run import ScoredRun
 from benchwright.coding.runs.models import CheckpointRecord
+from benchwright.nofollow import read_regular
 from benchwright.report.failure_causes import (
-    CauseTable,
     FailedUnit,
     FailureCause,
-    cause_table,
     exception_line,
 )
 
@@ -31,21 +30,52 @@ _PER_TEST_TIMEOUT = "from pytest-timeout"
 _LIMIT_WORDS = ("step limit", "cost limit", "max-turns", "max_turns", "budget")
 
 
+MAX_TESTS = 5
+"""Failing tests sent to the LLM pass (docs/failure-causes.md)."""
+MAX_AGENT_FILE = 1 << 20
+"""Bytes read of the end of each agent log file for the LLM pass."""
+
+
 def run_failures(run_dir: Path) -> list[FailedUnit]:
-    """Every checkpoint of the run that failed its pass policy, with its cause."""
+    """Every checkpoint of the run that failed its pass policy, with its cause by the rules."""
+    return [unit for unit, _evaluation, _folder in _failed(run_dir)]
+
+
+def run_failure_evidence(run_dir: Path, units: list[FailedUnit] | None = None
+                         ) -> list[tuple[FailedUnit, str, str]]:
+    """Each failed checkpoint (those of `units` when given) with its first failing tests and
+    the agent's logs, as text, for the LLM pass."""
+    wanted = None if units is None else {u.unit: u for u in units}
+    found = []
+    for unit, evaluation, folder in _failed(run_dir):
+        if wanted is not None and unit.unit not in wanted:
+            continue
+        failing = [t for t in (evaluation.tests if evaluation else []) if not t.passed]
+        tests = "\n".join(f"- {t.id} ({t.outcome}): {(t.message or '')[:600]}"
+                          for t in failing[:MAX_TESTS])
+        found.append((wanted[unit.unit] if wanted else unit, tests, _agent_logs(folder)))
+    return found
+
+
+def _failed(run_dir: Path) -> list[tuple[FailedUnit, CheckpointEvaluation | None, Path]]:
     run = ScoredRun(run_dir)
     found = []
     for (problem, trial), records in run.all_chains.items():
         for record in (r for r in records if not r.passed):
             folder = run.layout.checkpoint_dir(problem, trial, record.checkpoint)
-            found.append(checkpoint_failure(record, read_grading(folder)))
+            evaluation = read_grading(folder)
+            found.append((checkpoint_failure(record, evaluation), evaluation, folder))
     return found
 
 
-def run_causes(run_dir: Path, baseline_dir: Path | None = None) -> CauseTable:
-    """The run's failures by cause, against the baseline run's when given."""
-    baseline = run_failures(baseline_dir) if baseline_dir is not None else None
-    return cause_table(run_failures(run_dir), baseline)
+def _agent_logs(folder: Path) -> str:
+    """The agent's trajectory.json, stdout.txt and stderr.txt, read through no link."""
+    parts = []
+    for name in ("trajectory.json", "stdout.txt", "stderr.txt"):
+        data = read_regular(folder / "agent", name, limit=MAX_AGENT_FILE, last=True)
+        if data:
+            parts.append(f"--- {name}\n" + data.decode("utf-8", "replace"))
+    return "\n".join(parts)
 
 
 def checkpoint_failure(record: CheckpointRecord,

@@ -12,7 +12,6 @@ from pydantic import BaseModel, Field
 
 from benchwright.coding.problems.config import Group
 from benchwright.coding.problems.source import ProblemSource
-from benchwright.coding.report.causes import run_causes
 from benchwright.coding.report.counterfactual import CounterfactualReport, compare_starts
 from benchwright.coding.report.failures import (
     AttemptFailure,
@@ -23,6 +22,7 @@ from benchwright.coding.report.failures import (
     read_grading,
     rules_fired_on,
 )
+from benchwright.coding.report.refine_causes import run_causes
 from benchwright.coding.report.scored_run import Picker, ScoredRun
 from benchwright.coding.report.sources import source_lines
 from benchwright.coding.runs.judging.summary import JudgeOverview, judge_overview
