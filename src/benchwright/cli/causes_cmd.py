@@ -25,6 +25,7 @@ def causes_cmd(
     protocol: Annotated[Protocol | None, typer.Option(
         help="The endpoint's protocol; default: the run judge's, else openai.")] = None,
     base_url: Annotated[str | None, typer.Option(
+        envvar="BENCHWRIGHT_LLM_BASE_URL",
         help="An OpenAI- or Anthropic-compatible endpoint; default: the run judge's.")] = None,
     api_key_env: Annotated[str | None, typer.Option(
         metavar="VAR", help="The variable holding the key.")] = None,
