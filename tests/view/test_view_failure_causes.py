@@ -18,7 +18,7 @@ from benchwright.report.failure_causes import CAUSES
 from benchwright.report.grading_noise import measure, save_noise
 from tests.helpers import run_cli
 from tests.helpers.coding_runs import write_run
-from tests.helpers.view_runs import TITLE, XSS, Page, rid, serving, settled
+from tests.helpers.view_runs import TITLE, XSS, Page, cut_off, rid, serving, settled
 
 pytestmark = pytest.mark.browser
 FAKE = {**os.environ, "BENCHWRIGHT_WEB_TRIAL_RUNNER": "fake"}
@@ -76,6 +76,7 @@ def test_a_coding_run_shows_causes_and_the_grading_noise(page: Page, viewer: str
     assert _rows(tab, "flaky") == [[XSS, "a/trial_1/checkpoint_2", "fail pass fail"]]
     assert _rows(tab, "changed") == [["a/trial_1/checkpoint_2", "fail pass fail"]]
     assert tab.title() == TITLE
+    assert cut_off(tab) == []
     assert page.errors == []
 
 
