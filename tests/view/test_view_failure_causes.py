@@ -27,6 +27,7 @@ FAKE = {**os.environ, "BENCHWRIGHT_WEB_TRIAL_RUNNER": "fake"}
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("causes-view") / "runs"
+    write_run(root / "coding_b", {"a": ["SS"], "b": ["F"]}, n_failing=1)
     run = write_run(root / "coding", {"a": ["SF"], "b": ["F"]}, n_failing=1)
     grading = run / "b" / "trial_1" / "checkpoint_1" / "grading.json"
     evaluation = CheckpointEvaluation.model_validate_json(grading.read_text())
@@ -76,6 +77,15 @@ def test_a_coding_run_shows_causes_and_the_grading_noise(page: Page, viewer: str
     assert _rows(tab, "flaky") == [[XSS, "a/trial_1/checkpoint_2", "fail pass fail"]]
     assert _rows(tab, "changed") == [["a/trial_1/checkpoint_2", "fail pass fail"]]
     assert tab.title() == TITLE
+    assert cut_off(tab) == []
+    assert page.errors == []
+
+
+def test_head_to_head_shows_how_the_causes_moved(page: Page, viewer: str, root: Path) -> None:
+    tab = settled(page, f"{viewer}#/cmp/{rid(root / 'coding')}/{rid(root / 'coding_b')}")
+    rows = {r[0]: r[1:4] for r in _rows(tab, "causes")}
+    assert rows["crash (KeyError x1)"] == ["1", "0", "+1"]  # B's b/checkpoint_1 kept its message
+    assert rows["wrong output"] == ["1", "1", "0"]
     assert cut_off(tab) == []
     assert page.errors == []
 

@@ -1116,6 +1116,7 @@ function codingCompare(d) {
       ], r.comparisons, { filter: false }),
       r.only_run.length || r.only_baseline.length ? h("div", { class: "notice" }, r.only_run.length ? "Only in A (left out): " + r.only_run.join(", ") + ". " : "", r.only_baseline.length ? "Only in B (left out): " + r.only_baseline.join(", ") + "." : "")
         : h("p", { class: "small muted" }, "Both runs scored the same problems.")),
+    section("Causes", h("p", { class: "small muted" }, "A's failed checkpoints by cause; the baseline column is B's."), causesTable(r.failure_causes)),
     section("Checkpoints", h("div", { class: "grid2" }, overlapChart(d.overlap, "solved"), scatter("cost", "Cost (USD)"), scatter("tokens", "Tokens"), scatter("loc", "LOC"))),
     section("Problems", table("cmp-problems", [
       { key: "problem", label: "problem", get: (p) => p },
@@ -1133,6 +1134,7 @@ function webCompare(d) {
       ["A − B [95% CI]", (c.difference.value > 0 ? "+" : "") + ciText(c.difference)], ["verdict", badge(verdictText(c.verdict, c.n_paired, "tasks"), c.verdict === "improvement" ? "solved" : c.verdict === "regression" ? "failed" : "none")], ["paired tasks", String(c.n_paired)]]),
     c.only_current.length || c.only_baseline.length ? h("div", { class: "notice" }, c.only_current.length ? "Only in A (left out): " + c.only_current.join(", ") + ". " : "", c.only_baseline.length ? "Only in B (left out): " + c.only_baseline.join(", ") + "." : "") : null]
       : h("p", { class: "muted" }, "One of the runs is not scored yet.")),
+    d.report ? section("Causes", h("p", { class: "small muted" }, "A's failed attempts by cause; the baseline column is B's."), causesTable(d.report.failure_causes)) : null,
     section("Tasks", h("div", { class: "grid2" }, overlapChart(d.overlap, "passed")),
       table("cmp-tasks", [
         { key: "task_id", label: "task", num: true },
