@@ -322,3 +322,6 @@ class RegradeSettings:
     """Called with a short line as each unit is graded (a status display), or None."""
     executor: Executor | None = None
     """Where the grading jobs run (None: one after another in this process)."""
+    repeat: int = 1
+    """Gradings of every unit (`eval --repeat N`); above 1 the grader's noise is measured
+    and saved (report/grading_noise.py)."""

@@ -34,6 +34,10 @@ from benchwright.errors import GradingInfrastructureError, SandboxKilled, UserIn
 # `benchwright eval checkpoint`, whose start-up is part of the grading time measured against
 # plain pytest (bench/grade_overhead.py).
 
+MAX_REPEAT = 100
+"""`eval --repeat`'s bound: each repeat grades the whole run again."""
+
+
 class _EvalGroup(TyperGroup):
     """`eval RUN_DIR` and `eval checkpoint ...` side by side: a path means the `run` command."""
 
@@ -69,6 +73,11 @@ def run_dir_cmd(
     ray_address: RayAddressOption = EXECUTOR_DEFAULTS.address,
     job_cpus: JobCpusOption = EXECUTOR_DEFAULTS.job_cpus,
     job_memory_mb: JobMemoryOption = EXECUTOR_DEFAULTS.job_memory_mb,
+    repeat: Annotated[int, typer.Option(
+        min=1, max=MAX_REPEAT, metavar="N",
+        help="Grade every checkpoint (or score every web trial) N times and report the "
+        "grader's own noise: each verdict that changed, the flaky tests "
+        "(grading_noise.json; report.md says it).")] = 1,
 ) -> None:
     """`eval RUN_DIR`: re-grade every saved snapshot of a run offline (or re-score a web run)
     and list each verdict that changed."""
@@ -79,6 +88,10 @@ def run_dir_cmd(
 
     where = make_executor(locals(), workers)
     if _is_web_layout(run_dir):
+        if repeat > 1:
+            raise UserInputError("--repeat needs a run folder (a coding or web run), not a "
+                                 "folder of agent logs", path=run_dir,
+                                 hint="leave out --repeat, or give the run's folder")
         from benchwright.cli.web_cmd import eval_cmd as web_eval
 
         web_eval(logs_dir=run_dir, config=config, as_json=as_json, baseline=None, force=True,
@@ -86,7 +99,7 @@ def run_dir_cmd(
         return
     with notes_console().status("re-grading") as status:  # the kernel opens, locks, sweeps
         track, outcome = regrade(run_dir, RegradeSettings(config=config, progress=status.update,
-                                                          executor=where))
+                                                          executor=where, repeat=repeat))
     REGRADE_VIEWS.get(track.name)(run_dir, outcome, as_json)
 
 

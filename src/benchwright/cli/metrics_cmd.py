@@ -9,6 +9,7 @@ import typer
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 
+from benchwright.cli.causes_cmd import causes_cmd
 from benchwright.cli.judge_cmd import judge_cmd
 from benchwright.errors import UserInputError
 from benchwright.metrics.models import SnapshotMetrics
@@ -16,6 +17,7 @@ from benchwright.metrics.static import analyze_snapshot
 
 app = typer.Typer(help="Code-quality and erosion metrics.", no_args_is_help=True)
 app.command("judge")(judge_cmd)
+app.command("causes")(causes_cmd)
 
 
 @app.command("static")

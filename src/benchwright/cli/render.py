@@ -175,9 +175,13 @@ def changes_view(changes: list[VerdictChange], n_checkpoints: int) -> Renderable
         return Text(f"re-graded {n_checkpoints} checkpoints: no verdict changed", style="green")
     table = Table(title=f"re-graded {n_checkpoints} checkpoints: {len(changes)} changes",
                   title_justify="left", show_edge=False)
+    repeated = any(c.grading > 1 for c in changes)  # `eval --repeat`: which grading changed it
     for column in ("problem", "trial", "checkpoint", "what", "before", "after"):
         table.add_column(column)
+    if repeated:
+        table.add_column("grading")
     for c in changes:
-        table.add_row(c.problem, str(c.trial), c.checkpoint, c.what, c.before, c.after)
+        table.add_row(c.problem, str(c.trial), c.checkpoint, c.what, c.before, c.after,
+                      *([str(c.grading)] if repeated else []))
     return table
 

@@ -27,6 +27,7 @@ from benchwright.coding.runs.runner import (
 )
 from benchwright.errors import PrerequisiteError
 from benchwright.protocols import ExecutorSetup, RegradeSettings, StartedRun, Track
+from benchwright.report.grading_noise import GradingNoise, save_noise
 
 if TYPE_CHECKING:
     from benchwright.coding.report.figures import CodingReport
@@ -60,6 +61,8 @@ class Regraded(BaseModel):
     """Every verdict that changed."""
     result: RunResult
     """The run's result, rewritten (report.md too)."""
+    noise: GradingNoise | None = None
+    """With `--repeat N` above 1: the grader's noise measured (also in grading_noise.json)."""
 
 
 class CodingTrack:
@@ -145,6 +148,14 @@ class CodingTrack:
         from benchwright.coding.report.run_report import write_run_report
 
         tell = settings.progress or (lambda _line: None)
+        if settings.repeat > 1:
+            from benchwright.coding.runs.repeat import repeat_regrade
+
+            noise, changes, result = repeat_regrade(
+                run_dir, settings.repeat, lambda s: tell(f"re-grading {s}"), settings.executor)
+            save_noise(run_dir, noise)
+            write_run_report(run_dir, result)
+            return Regraded(changes=changes, result=result, noise=noise)
         changes, result = regrade_run(run_dir, on_checkpoint=lambda s: tell(f"re-grading {s}"),
                                       executor=settings.executor)
         write_run_report(run_dir, result)

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from benchwright.protocols import ExecutorSetup, RegradeSettings, StartedRun, Track
+from benchwright.report.grading_noise import GradingNoise, save_noise
 from benchwright.web.evaluation.scoring import WebEvalSummary
 from benchwright.web.report.figures import WebReport
 from benchwright.web.runs.models import WebManifest, WebRunConfig, WebRunResult
@@ -25,6 +26,8 @@ class Rescored(BaseModel):
     """Every trial's verdict."""
     report: WebReport
     """The statistics of report.md."""
+    noise: GradingNoise | None = None
+    """With `--repeat N` above 1: the scoring's noise measured (also in grading_noise.json)."""
 
 
 class WebTrack:
@@ -106,6 +109,8 @@ class WebTrack:
         """Score every trial again offline (against `settings.config`'s site URLs if given)."""
         from benchwright.web.runs.runner import finish
 
+        if settings.repeat > 1:
+            return _rescored_repeatedly(run_dir, settings)
         scored = finish(run_dir, settings.progress, force=True, config=settings.config)
         return Rescored(result=scored.result, summary=scored.summary, report=scored.report)
 
@@ -135,6 +140,20 @@ class WebTrack:
     def interrupted(self, run_dir: Path) -> str:
         """Every journaled trial stays."""
         return "interrupted; finished trials are kept"
+
+
+def _rescored_repeatedly(run_dir: Path, settings: RegradeSettings) -> Rescored:
+    """`eval --repeat N`: scored N times, the noise saved, report.md written again with it."""
+    from benchwright.fileio import write_text_atomic
+    from benchwright.web.report.figures import render_markdown
+    from benchwright.web.runs.layout import WebRunLayout
+    from benchwright.web.runs.repeat import repeat_rescore
+
+    noise, scored = repeat_rescore(run_dir, settings)
+    save_noise(run_dir, noise)
+    report = scored.report.model_copy(update={"grading_noise": noise})
+    write_text_atomic(WebRunLayout(run_dir).report_md, render_markdown(report))
+    return Rescored(result=scored.result, summary=scored.summary, report=report, noise=noise)
 
 
 def _tasks_dir(folder: Path) -> Path:

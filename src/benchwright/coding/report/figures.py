@@ -22,13 +22,16 @@ from benchwright.coding.report.failures import (
     read_grading,
     rules_fired_on,
 )
+from benchwright.coding.report.refine_causes import run_causes
 from benchwright.coding.report.scored_run import Picker, ScoredRun
 from benchwright.coding.report.sources import source_lines
 from benchwright.coding.runs.judging.summary import JudgeOverview, judge_overview
 from benchwright.coding.runs.models import CheckpointRecord, RunConfig, RunTotals
 from benchwright.coding.runs.tallies import ProblemTally
 from benchwright.coding.runs.totals import last_finished, run_totals
+from benchwright.report.failure_causes import CauseTable
 from benchwright.report.frontier import Frontier
+from benchwright.report.grading_noise import GradingNoise, read_noise
 from benchwright.report.header import RunHeader
 from benchwright.report.sequence import read_sequence
 from benchwright.report.trials import TrialStats, trial_stats
@@ -180,6 +183,10 @@ class CodingReport(BaseModel):
     frontier: Frontier | None = None
     """This run among others on the cost-accuracy frontier (`--frontier RUNS`), when asked
     for (`benchwright.frontier` gives the same)."""
+    failure_causes: CauseTable | None = None
+    """Every failed checkpoint by cause, against the baseline's (coding/report/causes.py)."""
+    grading_noise: GradingNoise | None = None
+    """What `eval RUN --repeat N` measured of the grader's own noise (None: not measured)."""
 
 
 
@@ -354,6 +361,8 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None,
         judge=judge_overview(run_dir, run.manifest.config),
         problem_sources=run.manifest.problem_sources, sequence=read_sequence(run_dir),
     )
+    report.failure_causes = run_causes(run_dir, baseline_dir)
+    report.grading_noise = read_noise(run_dir)
     if baseline_dir is not None:
         _add_comparison(report, run, ScoredRun(baseline_dir), baseline_dir)
     if counterfactual_dir is not None:

@@ -16,7 +16,9 @@ from benchwright.coding.report.sources import source_table
 from benchwright.coding.runs.judging.summary import JudgeOverview
 from benchwright.coding.runs.models import RunTotals
 from benchwright.pricing import format_cost
+from benchwright.report.failure_causes import cause_lines
 from benchwright.report.frontier import Frontier
+from benchwright.report.grading_noise import noise_lines
 from benchwright.report.header import header_lines
 from benchwright.report.sequence import sequence_lines
 from benchwright.report.trials import TrialStats, fmt_rate, pass_k_lines
@@ -63,6 +65,9 @@ def render_markdown(report: CodingReport) -> str:
     out += _judge(report.judge)
     out += _trials(report.trials)
     out += _failures(report.failures, report.header.start_from == "reference")
+    out += cause_lines(report.failure_causes) if report.failure_causes else []
+    out += noise_lines(report.grading_noise,
+                       report.trials.between_trial_std if report.trials else None, "checkpoint")
     out += _rules(report.rules_fired)
     out += _infra_errors(report)
     out += _per_checkpoint(report)

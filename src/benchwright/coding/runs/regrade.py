@@ -34,6 +34,9 @@ class VerdictChange(BaseModel):
     """The saved value."""
     after: str
     """The new value."""
+    grading: int = 1
+    """Which grading changed it: 1, or with `eval --repeat N` 1 to N (each against the one
+    before it)."""
 
 
 def regrade_run(

@@ -460,7 +460,7 @@ function codingRunPage(d) {
       card("model cost", money(t.cost_usd, t.cost_unknown > 0), tokens(t.input_tokens) + " in · " + tokens(t.output_tokens) + " out"),
       card("agent time", secs(t.agent_time_s), t.steps + " steps"),
       card("grading time", secs(t.grading_time_s))),
-    tabsNav(["Attempts", "Solve rates", "By checkpoint", "Failures", r.judge ? "LLM judge" : null, "Compare"].filter(Boolean)),
+    tabsNav(["Attempts", "Solve rates", "By checkpoint", "Failures", "Causes", r.grading_noise ? "Grading noise" : null, r.judge ? "LLM judge" : null, "Compare"].filter(Boolean)),
     section("Attempts", h("div", { class: "legend" }, legend()), gridTable(d)),
     section("Solve rates", metricTable("solve", r.solve_rates, true), h("h3", {}, "Tests passed by group"), metricTable("groups", r.group_pass_rates, true),
       r.quality.length ? [h("h3", {}, "Code quality (mean per checkpoint)"), metricTable("quality", r.quality, false)] : null,
@@ -468,6 +468,8 @@ function codingRunPage(d) {
       r.trials ? trialsTable(r.trials) : null),
     section("By checkpoint", h("div", { class: "grid2" }, perCheckpointCharts(r.per_checkpoint))),
     section("Failures", failures(d)),
+    section("Causes", causesTable(r.failure_causes)),
+    r.grading_noise ? section("Grading noise", gradingNoise(r.grading_noise, r.trials ? r.trials.between_trial_std : null, "checkpoint")) : null,
     d.result && (d.result.errors.length || d.result.agent_errors.length) ? section("Errors", d.result.errors.map((e) => pre(e)), d.result.agent_errors.map((e) => pre(e))) : null,
     r.judge ? section("LLM judge", judgeRun(r.judge, d.judge_criteria)) : null,
     section("Compare", compareWith(d)));
@@ -532,6 +534,42 @@ function failures(d) {
     f.detail ? pre(f.detail) : null,
     f.tests.listed.length ? h("div", {}, h("div", { class: "small muted" }, f.tests.n_failing + " failing test(s)" + (f.tests.n_failing > f.tests.listed.length ? ", the first " + f.tests.listed.length + ":" : ":")),
       f.tests.listed.map((t) => h("div", { class: "small" }, badge(t.group, "none"), " ", h("span", { class: "mono" }, t.name), t.message ? h("span", { class: "msg mono muted" }, " — " + t.message) : null))) : null));
+}
+
+// Failures by cause (issue 41): every cause of the closed set, its count, the baseline's when
+// the report has one, a few examples; crashes with their exception types.
+function causesTable(t) {
+  if (!t) return h("p", { class: "muted" }, "Causes appear once the run is scored.");
+  if (!t.n_failed) return h("p", { class: "muted" }, "Nothing failed.");
+  const moved = t.n_baseline_failed !== null && t.n_baseline_failed !== undefined;
+  const exc = (r) => Object.entries(r.exceptions).map(([k, v]) => k + " x" + v).join(", ");
+  return h("div", { id: "causes-box" }, h("p", { class: "small muted" }, t.n_failed + " failed, each given one cause by the rules of docs/failure-causes.md."),
+    table("causes", [
+      { key: "cause", label: "cause", render: (r) => h("span", {}, r.cause, r.count && Object.keys(r.exceptions).length ? h("span", { class: "muted" }, " (" + exc(r) + ")") : null) },
+      { key: "count", label: "failed", num: true },
+      ...(moved ? [{ key: "baseline", label: "baseline", num: true }, { key: "change", label: "change", num: true, get: (r) => r.count - (r.baseline || 0), fmt: (v) => (v > 0 ? "+" : "") + v }] : []),
+      { key: "examples", label: "examples", nosort: true, text: (r) => r.examples.map((u) => u.unit).join(" "), render: (r) => h("div", {}, r.examples.map((u) => h("div", { class: "small" }, h("span", { class: "mono" }, u.unit), u.detail ? h("span", { class: "msg mono muted" }, " — " + u.detail) : null))) },
+    ], t.rows, { filter: false, pageSize: 100 }));
+}
+
+// `eval --repeat N` (grading_noise.json): the grader's own noise beside the agent's spread,
+// every flaky test and every verdict that changed between gradings.
+function gradingNoise(n, agentStd, unit) {
+  const pts = (v) => isNum(v) ? (100 * v).toFixed(1) + " points" : "unknown";
+  const marks = (o) => o.map((x) => x ? "pass" : "fail").join(" ");
+  return h("div", { id: "noise-box" },
+    h("div", { class: "cards" }, card("harness noise", pts(n.rate_std), "std of the pass rate over " + (n.repeats + 1) + " gradings"),
+      card("agent spread", pts(agentStd), "std of the pass rate across trials"),
+      card("flaky tests", String(n.flaky_tests.length), n.changed.length + " of " + n.n_units + " " + unit + "s changed verdict")),
+    n.flaky_tests.length ? table("flaky", [
+      { key: "test", label: "flaky test", render: (t) => h("span", { class: "mono" }, t.test) },
+      { key: "unit", label: unit },
+      { key: "outcomes", label: "outcome at each grading", nosort: true, text: (t) => marks(t.outcomes), render: (t) => marks(t.outcomes) },
+    ], n.flaky_tests, { filter: false, pageSize: 100 }) : h("p", { class: "muted" }, "No test changed its outcome."),
+    n.changed.length ? table("changed", [
+      { key: "unit", label: unit + " whose verdict changed" },
+      { key: "verdicts", label: "verdict at each grading", nosort: true, text: (c) => marks(c.verdicts), render: (c) => marks(c.verdicts) },
+    ], n.changed, { filter: false }) : null);
 }
 
 function compareWith(d) {
@@ -767,7 +805,7 @@ function webRunPage(d) {
       card("tasks", String(r.n_tasks), r.n_attempts + " attempts"),
       card("model cost", money(r.totals.cost_usd, r.totals.cost_unknown > 0), tokens(r.totals.input_tokens) + " in · " + tokens(r.totals.output_tokens) + " out"),
       card("agent time", secs(r.totals.agent_time_s), r.totals.steps + " steps")) : h("div", { class: "notice" }, "Not scored yet: the figures appear once the run's trials are scored."),
-    tabsNav(["Trials", "Sites", "Failure modes", "Unpassable", "Compare"]),
+    tabsNav(["Trials", "Sites", "Failure modes", "Causes", r && r.grading_noise ? "Grading noise" : null, "Unpassable", "Compare"].filter(Boolean)),
     section("Trials", webTrials(d)),
     r ? [
       section("Sites", webSites(r)),
@@ -775,6 +813,8 @@ function webRunPage(d) {
         const counts = r.failure_modes[k];
         return Object.keys(counts).length ? chart(t, [{ type: "bar", x: Object.keys(counts).map(pt), y: Object.values(counts), marker: { color: "#7a3fb8" } }], {}, { height: 260 }) : null;
       }).filter(Boolean)), webFailing(d)),
+      section("Causes", causesTable(r.failure_causes)),
+      r.grading_noise ? section("Grading noise", gradingNoise(r.grading_noise, r.trials.between_trial_std, "attempt")) : null,
       section("Unpassable", unpassable(r)),
       r.pass_k ? trialsTable(r.pass_k) : null,
     ] : null,
@@ -1076,6 +1116,7 @@ function codingCompare(d) {
       ], r.comparisons, { filter: false }),
       r.only_run.length || r.only_baseline.length ? h("div", { class: "notice" }, r.only_run.length ? "Only in A (left out): " + r.only_run.join(", ") + ". " : "", r.only_baseline.length ? "Only in B (left out): " + r.only_baseline.join(", ") + "." : "")
         : h("p", { class: "small muted" }, "Both runs scored the same problems.")),
+    section("Causes", h("p", { class: "small muted" }, "A's failed checkpoints by cause; the baseline column is B's."), causesTable(r.failure_causes)),
     section("Checkpoints", h("div", { class: "grid2" }, overlapChart(d.overlap, "solved"), scatter("cost", "Cost (USD)"), scatter("tokens", "Tokens"), scatter("loc", "LOC"))),
     section("Problems", table("cmp-problems", [
       { key: "problem", label: "problem", get: (p) => p },
@@ -1093,6 +1134,7 @@ function webCompare(d) {
       ["A − B [95% CI]", (c.difference.value > 0 ? "+" : "") + ciText(c.difference)], ["verdict", badge(verdictText(c.verdict, c.n_paired, "tasks"), c.verdict === "improvement" ? "solved" : c.verdict === "regression" ? "failed" : "none")], ["paired tasks", String(c.n_paired)]]),
     c.only_current.length || c.only_baseline.length ? h("div", { class: "notice" }, c.only_current.length ? "Only in A (left out): " + c.only_current.join(", ") + ". " : "", c.only_baseline.length ? "Only in B (left out): " + c.only_baseline.join(", ") + "." : "") : null]
       : h("p", { class: "muted" }, "One of the runs is not scored yet.")),
+    d.report ? section("Causes", h("p", { class: "small muted" }, "A's failed attempts by cause; the baseline column is B's."), causesTable(d.report.failure_causes)) : null,
     section("Tasks", h("div", { class: "grid2" }, overlapChart(d.overlap, "passed")),
       table("cmp-tasks", [
         { key: "task_id", label: "task", num: true },

@@ -23,6 +23,8 @@ from typing import Final, Literal
 from pydantic import BaseModel, Field
 
 from benchwright.pricing import CostSum, format_cost
+from benchwright.report.failure_causes import CauseTable, cause_lines
+from benchwright.report.grading_noise import GradingNoise, noise_lines
 from benchwright.report.header import RunHeader, header_lines
 from benchwright.report.trials import TrialStats, pass_k_lines, trial_stats
 from benchwright.stats import (
@@ -41,6 +43,7 @@ from benchwright.web.evaluation.mismatch import Mismatch
 from benchwright.web.evaluation.outcomes import Cause, cause_counts
 from benchwright.web.evaluation.scoring import Amount, Count, TaskMetrics, TaskRow, WebEvalSummary
 from benchwright.web.evaluation.tasks import Unpassable
+from benchwright.web.report.causes import summary_causes
 
 REPORT_FORMAT: Final = "benchwright.web-report/2"
 FEW = "†"
@@ -277,6 +280,10 @@ class WebReport(BaseModel):
     """Every attempt that did not pass, with the evaluator's expected and got values."""
     comparison: BaselineComparison | None = None
     """Against --baseline, when given."""
+    failure_causes: CauseTable | None = None
+    """Every attempt that did not pass by cause, against the baseline's (web/report/causes.py)."""
+    grading_noise: GradingNoise | None = None
+    """What `eval RUN --repeat N` measured of the scoring's own noise (None: not measured)."""
 
 
 def task_scores(rows: Iterable[TaskRow]) -> list[TaskScore]:
@@ -316,7 +323,7 @@ def build_report(summary: WebEvalSummary, baseline: WebEvalSummary | None = None
         per_site=site_table(summary.tasks), failure_modes=failure_modes(summary.tasks),
         unpassable=unpassable_view(tasks), trials=trial_variance(tasks),
         pass_k=_pass_k(tasks), failing=failing_attempts(summary.tasks),
-        totals=web_totals(summary.tasks),
+        totals=web_totals(summary.tasks), failure_causes=summary_causes(summary, baseline),
         comparison=compare(summary, baseline) if baseline is not None else None)
 
 
@@ -476,7 +483,8 @@ def _num(value: float | None, digits: int = 1) -> str:
 def render_markdown(report: WebReport) -> str:
     """The report as Markdown."""
     parts = [_md_header(report), _md_totals(report.totals), _md_sites(report),
-             _md_failures(report.failure_modes), _md_failing(report.failing),
+             _md_failures(report.failure_modes), *_md_causes(report),
+             _md_failing(report.failing),
              _md_unpassable(report.unpassable), _md_trials(report.trials, report.pass_k)]
     if report.comparison is not None:
         parts.append(_md_comparison(report.comparison))
@@ -484,6 +492,15 @@ def render_markdown(report: WebReport) -> str:
                  f"average). {FEW}: fewer than {report.min_clusters} tasks (or templates) "
                  "behind the interval, too few for it to be trusted (see docs/runs.md).")
     return "\n\n".join(parts) + "\n"
+
+
+def _md_causes(report: WebReport) -> list[str]:
+    """Failures by cause (issue 41's closed set) and, once measured, the scoring's noise."""
+    spread = report.trials.between_trial_std
+    parts = ["\n".join(cause_lines(report.failure_causes)).strip()] \
+        if report.failure_causes else []
+    noise = noise_lines(report.grading_noise, spread, "attempt")
+    return [*parts, "\n".join(noise).strip()] if noise else parts
 
 
 def _md_totals(totals: WebTotals) -> str:

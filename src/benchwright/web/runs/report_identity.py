@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from benchwright.report.grading_noise import read_noise
 from benchwright.report.header import RunHeader
 from benchwright.web.evaluation.scoring import WebEvalSummary
 from benchwright.web.report.figures import WebReport
@@ -34,7 +35,7 @@ def with_identity(report: WebReport, run_dir: Path, manifest: WebManifest,
     """The report with the run's header, and the scoring time in its totals."""
     totals = report.totals.model_copy(update={"grading_time_s": grading_time_s})
     return report.model_copy(update={"header": web_header(run_dir, manifest, summary),
-                                     "totals": totals})
+                                     "totals": totals, "grading_noise": read_noise(run_dir)})
 
 
 def saved_grading_time(run_dir: Path) -> float | None:

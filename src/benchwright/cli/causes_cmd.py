@@ -1,0 +1,74 @@
+"""`benchwright metrics causes RUN_DIR`: the optional LLM pass over a coding run's failures
+(coding/report/refine_causes.py), with the judge's model and options; report.md then shows the
+refined causes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import typer
+
+from benchwright.cli.json_output import echo_json
+
+if TYPE_CHECKING:
+    from benchwright.judge.models import JudgeSettings
+
+Protocol = Literal["openai", "anthropic"]
+
+
+def causes_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="The coding run whose failures to sort.")],
+    model: Annotated[str | None, typer.Option(
+        "--model", "-m", help="The model; default: the run's judge model (`--judge-model`).")
+    ] = None,
+    protocol: Annotated[Protocol | None, typer.Option(
+        help="The endpoint's protocol; default: the run judge's, else openai.")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        envvar="BENCHWRIGHT_LLM_BASE_URL",
+        help="An OpenAI- or Anthropic-compatible endpoint; default: the run judge's.")] = None,
+    api_key_env: Annotated[str | None, typer.Option(
+        metavar="VAR", help="The variable holding the key.")] = None,
+    llm_record: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Record every request into this cassette folder.")] = None,
+    llm_replay: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Answer every request from this cassette: no network, no key.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the answers as JSON.")] = False,
+) -> None:
+    """Sort each failed checkpoint's cause again with an LLM reading its failing tests and the
+    agent's transcript (answers kept in failure_causes.json; docs/failure-causes.md)."""
+    from benchwright.coding.report.refine_causes import refine_run
+    from benchwright.llm.cassette import traffic_setting
+    from benchwright.runs import open_run
+    from benchwright.runs.lock import run_lock
+
+    run = open_run(run_dir, expect="coding")
+    settings = _settings(run_dir, model, protocol, base_url, api_key_env)
+    with run_lock(run_dir):
+        refined = refine_run(run_dir, settings, traffic_setting(llm_record, llm_replay))
+        run.track.finish(run_dir)  # report.md shows the refined causes
+    if as_json:
+        echo_json(refined.model_dump(mode="json"))
+        return
+    typer.echo(f"{len(refined.answers)} failed checkpoint(s) sorted by {refined.model}; "
+               f"report.md rewritten")
+    for error in refined.errors:
+        typer.echo(f"  not answered: {error}", err=True)
+
+
+def _settings(run_dir: Path, model: str | None, protocol: Protocol | None,
+              base_url: str | None, api_key_env: str | None) -> JudgeSettings:
+    """The judge's settings of the run, with what the options change."""
+    from benchwright.coding.runs.runner import load_manifest
+    from benchwright.errors import UserInputError
+    from benchwright.judge.models import JudgeSettings
+
+    judge = load_manifest(run_dir).config.judge
+    if model is None and judge is None:
+        raise UserInputError("no model to sort the failures with", path=run_dir,
+                             hint="pass --model (the run was not judged, so it has none)")
+    base = judge if judge is not None else JudgeSettings(model=model or "")
+    changes = {k: v for k, v in {"model": model, "protocol": protocol, "base_url": base_url,
+                                 "api_key_env": api_key_env}.items() if v is not None}
+    return JudgeSettings.model_validate({**base.model_dump(), **changes})
