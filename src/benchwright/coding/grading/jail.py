@@ -3,16 +3,19 @@
 Inside the grading sandbox, pytest and the submission would otherwise share one view, in which the
 tests folder (`.evaluation_tests/` beside the workspace: case data and expected outputs) is
 readable. The harness hands
-pytest an `--entrypoint` that starts with this file (`python -I -S jail.py python entry.py`), so
-whatever way the tests start the submission, it goes through here, and it runs under a nested
-bubblewrap that sees:
+pytest the `--entrypoint` `python-in-jail entry.py`: a launcher program (`write_launcher`: it runs
+`python -I -S jail.py python ARGS`) standing for `python`, so whatever way the tests start the
+submission, it goes through here, and it runs under a nested bubblewrap that sees:
 
 - `/usr`, the grading sandbox's short `/etc`, a minimal `/dev`, a private `/tmp`; the interpreter
   and the submission's environment (read-only);
 - the workspace (the submission's own files, writable as in the grading sandbox); the tests
   folder, beside it, is an empty read-only folder;
-- the working folder the test gave it, and the paths named in its arguments (`ARG`, or what
-  follows the first `=` in it: `--opt=ARG`, `name=ARG`; absolute or relative to that folder):
+- what the test handed it: the working folder, the paths named in its arguments (`ARG`, or what
+  follows the first `=` in it: `--opt=ARG`, `name=ARG`; absolute or relative to that folder),
+  and the absolute paths in the environment variables it set or changed from pytest's own
+  (`HOME`, a config file; never a folder of the tests, `/tmp` or pytest's shared folders), and
+  a test's whole own temporary folder (`tmp_path`) when any of these lies in it:
   inside the tests folder, the file or folder named and nothing beside it, read-only; elsewhere,
   a folder named, or the folder of a file named (existing or not yet: an output file), writable
   as in the grading sandbox, so a program can replace a file as programs do. A path reached
@@ -36,9 +39,10 @@ not hold it.
 
 This module runs inside the grading sandbox with the tests' interpreter and imports only the
 standard library. Loaded as a pytest plugin (`-p benchwright.coding.grading.jail`) it rewrites, in
-pytest's process, the `subprocess.Popen` calls that start the launcher into the bubblewrap command
-directly (one Python start-up less per call); any other way of starting the launcher (a shell,
-`os.system`, `os.posix_spawn`) runs it as a program, which does the same. The harness writes
+pytest's process, the `subprocess.Popen` calls that start the launcher (by name or path) into the
+bubblewrap command directly (no start-up of its own), and sends the signals a test gives such a
+Popen (or its pid, with `os.kill`) to the program; any other way of starting the launcher (a
+shell, `os.system`, `os.posix_spawn`) runs it as a program, which does the same. The harness writes
 `jail.json` beside it (`write_config`).
 """
 
