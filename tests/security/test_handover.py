@@ -2,7 +2,8 @@
 points 1 to 3 and 5): the `handover` fixture problem's conftest makes the entry script absolute
 against pytest's working folder as newer SCBench conftests do, its tests run the program from a
 folder of their own, set `HOME`, name a config file (which names a file beside it) in a variable,
-write to its stdin, and signal it by Popen, by pid and by process group. The reference passes
+start it through a shell, write to its stdin, and signal it by Popen, by pid and by process
+group. The reference passes
 every test on each runtime, a program that does nothing passes none. Needs bubblewrap.
 """
 
@@ -49,14 +50,14 @@ def test_the_reference_gets_everything_its_tests_hand_it(tmp_path: Path,
                                                          runtime: Runtime) -> None:
     evaluation = _grade(HANDOVER / "solutions" / "checkpoint_1" / "main.py", tmp_path, runtime)
     assert evaluation.grader.jailed
-    assert evaluation.pytest_collected == 11
+    assert evaluation.pytest_collected == 12
     assert _failed(evaluation) == {}
 
 
 def test_a_program_that_does_nothing_passes_no_test(tmp_path: Path, runtime: Runtime) -> None:
     evaluation = _grade(HANDOVER / "broken" / "main.py", tmp_path, runtime)
-    assert evaluation.pytest_collected == 11
-    assert len(_failed(evaluation)) == 11
+    assert evaluation.pytest_collected == 12
+    assert len(_failed(evaluation)) == 12
 
 
 # ---- the rule, as an attacker would probe it (no sandbox needed to compute it) -------------
