@@ -3,8 +3,8 @@ points 1 to 3 and 5): the `handover` fixture problem's conftest makes the entry 
 against pytest's working folder as newer SCBench conftests do, its tests run the program from a
 folder of their own, set `HOME`, name a config file (which names a file beside it) in a variable,
 start it through a shell, write to its stdin, and signal it by Popen, by pid and by process
-group. The reference passes
-every test on each runtime, a program that does nothing passes none. Needs bubblewrap.
+group. The reference passes every test on each runtime, a program that does nothing passes none.
+Needs bubblewrap.
 """
 
 from __future__ import annotations
