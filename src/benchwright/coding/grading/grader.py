@@ -262,7 +262,9 @@ def pytest_args(problem: ProblemConfig, checkpoint: CheckpointConfig, report: Pa
     `grading.jail`); without `anyio` (`wants_anyio`) the test environment's anyio plugin is not
     loaded."""
     timeout = problem.timeout_for(checkpoint)
-    entrypoint = shlex.join([*jail, *shlex.split(entrypoint_command(problem))])
+    # Jailed, the launcher stands for `python`: `python-in-jail X.py` (see `jail.write_launcher`).
+    entrypoint = shlex.join([*jail, problem.entry_filename] if jail
+                            else shlex.split(entrypoint_command(problem)))
     tests = scratch / ws.TESTS_DIR
     return [
         # Only this config is read (pytest.toml, pyproject.toml, ... are not searched for); the
@@ -301,13 +303,13 @@ def _run_pytest(
     options: GradeOptions,
 ) -> _Ran:
     out = prepared.scratch / "out"
-    jail_command, jail_mounts = _jail(prepared, interpreter, envs, options)
+    env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path,
+                       interpreter.executable.parent)
+    jail_command, jail_mounts = _jail(prepared, interpreter, envs, options, env)
     argv = [str(envs.test.python), "-P", "-m", "pytest",
             *graded_pytest_args(problem, checkpoint, out / "report.json",
                                 options.reverse_files, jail_command,
                                 anyio=prepared.anyio, scratch=prepared.scratch)]
-    env = _sandbox_env(problem, checkpoint, prepared, options, envs.solution.path,
-                       interpreter.executable.parent)
     mounts = [*_mounts(prepared, interpreter, [envs.test.path, envs.solution.path]),
               *uv_mounts(), *jail_mounts]
     limits = options.limits
@@ -404,20 +406,22 @@ def jailed(options: GradeOptions) -> bool:
 
 
 def _jail(prepared: _Prepared, interpreter: Interpreter, envs: _Envs,
-          options: GradeOptions) -> tuple[list[str], list[Mount]]:
+          options: GradeOptions, env: Mapping[str, str]) -> tuple[list[str], list[Mount]]:
     """Set up the jail in the plugin tree: the launcher's command ([] when not jailed) and the
-    mount bubblewrap needs when it lives outside /usr."""
+    mount bubblewrap needs when it lives outside /usr. `env` is pytest's environment."""
     if not jailed(options):
         return [], []
     inside_image = options.runtime.name in CONTAINER_RUNTIMES  # the image's own bubblewrap
     bwrap = Path("/usr/bin/bwrap") if inside_image else \
         Path(getattr(options.runtime, "bwrap", None) or "/usr/bin/bwrap").resolve()
-    command = jail.launcher(str(envs.test.python), prepared.plugin_path)
+    jail.write_launcher(prepared.plugin_path, str(envs.test.python))
     jail.write_config(prepared.plugin_path, bwrap=str(bwrap), workspace=prepared.workspace,
                       tests=prepared.tests, solution=envs.solution.path,
-                      readonly=[interpreter.prefix, envs.solution.path], launcher_argv=command,
+                      readonly=[interpreter.prefix, envs.solution.path], env=env,
+                      tmp=env["TMPDIR"],
                       log=prepared.scratch / "out" / "jail.jsonl" if options.jail_log else None)
-    return command, [] if inside_image or bwrap.is_relative_to("/usr") else [Mount(path=bwrap)]
+    return [jail.LAUNCHER], [] if inside_image or bwrap.is_relative_to("/usr") \
+        else [Mount(path=bwrap)]
 
 
 def _keep_jail_log(prepared: _Prepared, options: GradeOptions) -> None:
@@ -442,7 +446,7 @@ def _sandbox_env(
         **prepared.asset_env,
         # For pytest only: the plugin takes itself off before any test runs.
         "PYTHONPATH": os.pathsep.join(path),
-        **_trusted_programs(solution, interpreter_bin, jailed(options)),
+        **_trusted_programs(solution, interpreter_bin, jailed(options), prepared.plugin_path),
         "HOME": tmp, "TMPDIR": tmp,
         "LANG": "C.UTF-8", "TZ": "UTC", "PYTHONHASHSEED": "0",
         # Tests may call `uv run` (SCBench's environments have uv): offline, cache in /tmp.
@@ -460,7 +464,8 @@ def _tests_pythonpath(value: str, tests: Path) -> list[str]:
             for entry in value.split(os.pathsep) if entry]
 
 
-def _trusted_programs(solution: Path, interpreter_bin: Path, jailed: bool) -> dict[str, str]:
+def _trusted_programs(solution: Path, interpreter_bin: Path, jailed: bool,
+                      plugin: Path) -> dict[str, str]:
     """PATH of the programs the tests start, unjailed: nothing the submission or its environment
     built is on it (the jail puts the solution environment's `bin/` first for the jailed command
     alone). The interpreter's own folder comes first: a test's bare `python` (`uv run`'s too) is
@@ -468,11 +473,13 @@ def _trusted_programs(solution: Path, interpreter_bin: Path, jailed: bool) -> di
     PYTHONSAFEPATH is not set: a test's own script must import its siblings (dynamic_buffer's
     `uv run run.py` imports the module the submission generated beside it; with it, 15 of 30
     reference cases failed). Without the jail (`--unsafe-no-sandbox`) everything runs on the
-    host anyway, as it did: the solution's `bin/` first."""
+    host anyway, as it did: the solution's `bin/` first. Jailed, the jail's launcher folder
+    (`jail.write_launcher`: the harness's, read-only) comes last."""
     system = f"/usr/local/bin:/usr/bin:/bin:{Path(uv_binary()).parent}"
     if not jailed:
         return {"PATH": f"{solution}/bin:{system}", "VIRTUAL_ENV": str(solution)}
-    return {"PATH": f"{interpreter_bin}:{system}", "PYTHONNOUSERSITE": "1"}
+    launchers = jail.launcher_path(plugin).parent
+    return {"PATH": f"{interpreter_bin}:{system}:{launchers}", "PYTHONNOUSERSITE": "1"}
 
 
 def uv_mounts() -> list[Mount]:
@@ -533,7 +540,7 @@ def _evaluate(
             entrypoint=entrypoint_command(problem), jailed=jailed(options),
             pytest_args=graded_pytest_args(
                 problem, checkpoint, Path("report.json"), options.reverse_files,
-                jail.launcher("python", Path("plugin")) if jailed(options) else (),
+                [jail.LAUNCHER] if jailed(options) else (),
                 anyio=ran.anyio, scratch=Path("..")),
             test_env=_info(envs.test), solution_env=_info(envs.solution, envs.solution_error),
         ),
@@ -665,7 +672,7 @@ def _collection_key(problem: ProblemConfig, checkpoint: CheckpointConfig, prepar
     pytest runs, from the tests as laid out and what shapes what pytest collects."""
     recorded = graded_pytest_args(
         problem, checkpoint, Path("report.json"), False,
-        jail.launcher("python", Path("plugin")) if jailed(options) else (), anyio=prepared.anyio,
+        [jail.LAUNCHER] if jailed(options) else (), anyio=prepared.anyio,
         scratch=Path(".."))  # as recorded: the real scratch folder would change every key
     shaping = [__version__, options.runtime.name, envs.test.key, checkpoint.name,
                sorted(problem.env_for(checkpoint).items()), sorted(prepared.asset_env.items()),
@@ -698,8 +705,7 @@ def _collect_pass(problem: ProblemConfig, checkpoint: CheckpointConfig, prepared
     empty.mkdir()
     laid = _prepare(problem, checkpoint, empty, options.scratch_root)
     try:
-        command = jail.launcher(str(envs.test.python), laid.plugin_path) if jailed(options) \
-            else []
+        command = [jail.LAUNCHER] if jailed(options) else []
         argv = [str(envs.test.python), "-P", "-m", "pytest", *ex.collect_args(graded_pytest_args(
             problem, checkpoint, laid.scratch / "out" / "report.json", False, command,
             anyio=laid.anyio, scratch=laid.scratch))]

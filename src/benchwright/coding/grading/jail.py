@@ -3,16 +3,19 @@
 Inside the grading sandbox, pytest and the submission would otherwise share one view, in which the
 tests folder (`.evaluation_tests/` beside the workspace: case data and expected outputs) is
 readable. The harness hands
-pytest an `--entrypoint` that starts with this file (`python -I -S jail.py python entry.py`), so
-whatever way the tests start the submission, it goes through here, and it runs under a nested
-bubblewrap that sees:
+pytest the `--entrypoint` `python-in-jail entry.py`: a launcher program (`write_launcher`: it runs
+`python -I -S jail.py python ARGS`) standing for `python`, so whatever way the tests start the
+submission, it goes through here, and it runs under a nested bubblewrap that sees:
 
 - `/usr`, the grading sandbox's short `/etc`, a minimal `/dev`, a private `/tmp`; the interpreter
   and the submission's environment (read-only);
 - the workspace (the submission's own files, writable as in the grading sandbox); the tests
   folder, beside it, is an empty read-only folder;
-- the working folder the test gave it, and the paths named in its arguments (`ARG`, or what
-  follows the first `=` in it: `--opt=ARG`, `name=ARG`; absolute or relative to that folder):
+- what the test handed it: the working folder, the paths named in its arguments (`ARG`, or what
+  follows the first `=` in it: `--opt=ARG`, `name=ARG`; absolute or relative to that folder),
+  and the absolute paths in the environment variables it set or changed from pytest's own
+  (`HOME`, a config file; never a folder of the tests, `/tmp` or pytest's shared folders), and
+  a test's whole own temporary folder (`tmp_path`) when any of these lies in it:
   inside the tests folder, the file or folder named and nothing beside it, read-only; elsewhere,
   a folder named, or the folder of a file named (existing or not yet: an output file), writable
   as in the grading sandbox, so a program can replace a file as programs do. A path reached
@@ -36,9 +39,10 @@ not hold it.
 
 This module runs inside the grading sandbox with the tests' interpreter and imports only the
 standard library. Loaded as a pytest plugin (`-p benchwright.coding.grading.jail`) it rewrites, in
-pytest's process, the `subprocess.Popen` calls that start the launcher into the bubblewrap command
-directly (one Python start-up less per call); any other way of starting the launcher (a shell,
-`os.system`, `os.posix_spawn`) runs it as a program, which does the same. The harness writes
+pytest's process, the `subprocess.Popen` calls that start the launcher (by name or path) into the
+bubblewrap command directly (no start-up of its own), and sends the signals a test gives such a
+Popen (or its pid, with `os.kill`) to the program; any other way of starting the launcher (a
+shell, `os.system`, `os.posix_spawn`) runs it as a program, which does the same. The harness writes
 `jail.json` beside it (`write_config`).
 """
 
@@ -50,14 +54,18 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import stat
 import subprocess
 import sys
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 CONFIG_NAME = "jail.json"
+# The launcher program: what the tests see in place of `python`.
+LAUNCHER = "python-in-jail"
 HIDDEN_PREFIXES = ("PYTEST_", "BENCHWRIGHT_", "SCBENCH_")
 # pytest's, not the submission's: with them `python entry.py` could not import its siblings.
 HARDENING = ("PYTHONSAFEPATH", "PYTHONNOUSERSITE")
@@ -65,6 +73,8 @@ _FLAGS = ("-I", "-S")
 _JAILED = "_benchwright_jailed"
 _SENT = "_benchwright_signal"
 _PATH = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+# The jailed Popen objects by pid (bubblewrap's monitor), for `os.kill`.
+_STARTED: weakref.WeakValueDictionary[int, subprocess.Popen[Any]] = weakref.WeakValueDictionary()
 
 
 class Jailed(NamedTuple):
@@ -81,21 +91,46 @@ class Jailed(NamedTuple):
 
 
 def launcher(python: str, tree: Path) -> list[str]:
-    """The command that starts a program in the jail: prefix it to the program's argv."""
+    """The interpreter command the launcher program runs: `python` and its arguments follow."""
     return [python, *_FLAGS, str(tree / "benchwright" / "coding" / "grading" / "jail.py")]
 
 
+def launcher_path(tree: Path) -> Path:
+    """Where `write_launcher` puts the launcher program (its folder goes on pytest's PATH)."""
+    return tree / "bin" / LAUNCHER
+
+
+def write_launcher(tree: Path, python: str) -> Path:
+    """Write the launcher program: a shell script that runs `python ARGS...` in the jail.
+
+    The tests get `python-in-jail X.py` as `--entrypoint`: a bare name, no `.py` and no
+    absolute file before the entry script, so that conftests which make the first `*.py` token
+    (or the first existing file) absolute against pytest's working folder find the entry script,
+    as they do with SCBench's `uv run X.py`, and the name starts with `python` for those that
+    check it. Returns the folder to put on PATH."""
+    path = launcher_path(tree)
+    path.parent.mkdir(exist_ok=True)
+    command = shlex.join([*launcher(python, tree), "python"])
+    path.write_text(f'#!/bin/sh\nexec {command} "$@"\n')
+    path.chmod(0o755)
+    path.parent.chmod(0o755)
+    return path.parent
+
+
 def write_config(tree: Path, *, bwrap: str, workspace: Path, tests: Path, solution: Path,
-                 readonly: Sequence[Path], launcher_argv: Sequence[str],
+                 readonly: Sequence[Path], env: Mapping[str, str], tmp: str = "/tmp",
                  log: Path | None = None) -> None:
     """Write the jail's settings beside its copy in the plugin tree (paths as the grading sandbox
-    sees them). `solution` is the solution environment the jailed command runs in. With `log`,
-    every jailed command is appended to it (a JSON line: command, cwd, the paths exposed beyond
-    the workspace)."""
+    sees them). `solution` is the solution environment the jailed command runs in; `env` is
+    the environment pytest starts with (a test hands over what it changes in it: `_env_paths`);
+    `tmp` the grading sandbox's temporary folder, where pytest makes each test's own. With
+    `log`, every jailed command is appended to it (a JSON line: command, cwd, the paths exposed
+    beyond the workspace)."""
     config = {"bwrap": bwrap, "workspace": str(workspace), "tests": str(tests),
               "solution": str(solution),
               "readonly": [str(p) for p in readonly], "system": system_args(),
-              "launcher": list(launcher_argv), "log": str(log) if log else None}
+              "launcher": [LAUNCHER, str(launcher_path(tree))], "env": dict(env), "tmp": tmp,
+              "log": str(log) if log else None}
     path = tree / "benchwright" / "coding" / "grading" / CONFIG_NAME
     path.write_text(json.dumps(config))
     path.chmod(0o644)
@@ -208,15 +243,72 @@ def _open_at(folder: int, name: str) -> int | None:
     return None
 
 
-def _exposure(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> list[tuple[str, int]]:
-    """The working folder and the paths the arguments name that the jail must add, each with
-    its descriptor, sorted so that a folder comes before what is inside it."""
+def _env_paths(config: Mapping[str, Any], env: Mapping[str, str] | None) -> Iterator[str]:
+    """The absolute paths the test handed over in the environment: each entry (of a
+    `:`-separated value too) of a variable it set or changed from pytest's own (`HOME` set to a
+    folder of its own, `APP_CONFIG=/tmp/.../app.env`, a folder put before `PATH`). What pytest
+    started with (its `HOME`, `PATH`) hands nothing over."""
+    if env is None:
+        return
+    baseline = config.get("env") or {}
+    for name, value in env.items():
+        if not isinstance(value, str) or not isinstance(name, str) or "\0" in value \
+                or name.startswith(HIDDEN_PREFIXES):
+            continue
+        before = set(baseline.get(name, "").split(os.pathsep))
+        yield from (part for part in value.split(os.pathsep)
+                    if part.startswith("/") and part not in before)
+
+
+def _test_folder(path: str, tmp: str) -> str | None:
+    """The test's own temporary folder `path` is in or is (pytest's `tmp_path`:
+    `TMP/pytest-of-USER/pytest-N/NAME`), or None."""
+    if not _within(path, tmp):
+        return None
+    parts = path[len(tmp.rstrip("/")) + 1:].split("/")
+    if len(parts) < 3 or not (parts[0].startswith("pytest-of-")
+                               and parts[1].startswith("pytest-")):
+        return None
+    return "/".join([tmp.rstrip("/"), *parts[:3]])
+
+
+def _from_env(candidate: str, config: Mapping[str, Any], cwd: str) -> tuple[str, int] | None:
+    """`_as_exposed` for a path the environment names, stricter: never a folder of the tests
+    (a file there, read-only, alone), and in the temporary folder only a test's own folder or
+    what is in it (never /tmp or pytest's folders holding every test's)."""
+    found = _as_exposed(candidate, cwd, config["tests"])
+    tmp = config.get("tmp", "/tmp")
+    if found is None:
+        return None
+    path, fd = found
+    refused = ((_within(path, config["tests"]) and _is_dir(fd))
+               or (_within(path, tmp) and _test_folder(path, tmp) is None))
+    if refused:
+        os.close(fd)
+        return None
+    return found
+
+
+def _widened(found: list[tuple[str, int]], tmp: str) -> list[tuple[str, int] | None]:
+    """The tests' own temporary folders that hold a path found: the test wrote what is there
+    for the program (a config file naming its sibling, a data folder beside the working one)."""
+    tops = {_test_folder(path, tmp) for path, _fd in found} - {None}
+    return [_opened(top, folder=True) for top in sorted(t for t in tops if t is not None)]
+
+
+def _exposure(config: Mapping[str, Any], command: Sequence[str], cwd: str,
+              env: Mapping[str, str] | None = None) -> list[tuple[str, int]]:
+    """The working folder, the paths the arguments and the environment name (`env`: the one
+    the command gets), and the tests' own temporary folders holding them, that the jail must
+    add, each with its descriptor, sorted so that a folder comes before what is inside it."""
     tests, workspace = config["tests"], config["workspace"]
     visible = [*config["readonly"]]
-    opened = [_opened(cwd, folder=True),
-              *(_as_exposed(c, cwd, tests) for c in _candidates(command))]
+    found = list(filter(None, [
+        _opened(cwd, folder=True), *(_as_exposed(c, cwd, tests) for c in _candidates(command)),
+        *(_from_env(c, config, cwd) for c in _env_paths(config, env))]))
+    found += filter(None, _widened(found, config.get("tmp", "/tmp")))
     wanted: dict[str, int] = {}
-    for path, fd in filter(None, opened):
+    for path, fd in found:
         if path in wanted:
             os.close(fd)
         else:
@@ -234,9 +326,10 @@ def _exposure(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> li
     return keep
 
 
-def exposed_paths(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> list[str]:
-    """The paths `jail_command` adds for `command` run from `cwd`."""
-    found = _exposure(config, command, cwd)
+def exposed_paths(config: Mapping[str, Any], command: Sequence[str], cwd: str,
+                  env: Mapping[str, str] | None = None) -> list[str]:
+    """The paths `jail_command` adds for `command` run from `cwd` with `env`."""
+    found = _exposure(config, command, cwd, env)
     for _path, fd in found:
         os.close(fd)
     return [path for path, _fd in found]
@@ -251,8 +344,9 @@ def _bind(flag: str, path: str, fds: list[int]) -> list[str]:
     return [flag, str(fd), path]
 
 
-def jail_command(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> Jailed:
-    """The bubblewrap command that runs `command` (from `cwd`) in the jail, with the
+def jail_command(config: Mapping[str, Any], command: Sequence[str], cwd: str,
+                 env: Mapping[str, str] | None = None) -> Jailed:
+    """The bubblewrap command that runs `command` (from `cwd`, with `env`) in the jail, with the
     descriptors it binds. The system's folders (`system_args`) are bound by name: nothing in
     the grading sandbox can write them or what holds them."""
     tests, workspace = config["tests"], config["workspace"]
@@ -263,7 +357,7 @@ def jail_command(config: Mapping[str, Any], command: Sequence[str], cwd: str) ->
         for path in config["readonly"]:
             args += _bind("--ro-bind-fd", path, fds)
         args += [*_bind("--bind-fd", workspace, fds), "--tmpfs", tests]
-        for path, fd in _exposure(config, command, cwd):
+        for path, fd in _exposure(config, command, cwd, env):
             fds.append(fd)
             args += ["--ro-bind-fd" if _within(path, tests) else "--bind-fd", str(fd), path]
     except BaseException:
@@ -273,10 +367,11 @@ def jail_command(config: Mapping[str, Any], command: Sequence[str], cwd: str) ->
     return Jailed([*args, "--chdir", cwd, "--", *command], fds)
 
 
-def _log(config: Mapping[str, Any], command: Sequence[str], cwd: str) -> None:
+def _log(config: Mapping[str, Any], command: Sequence[str], cwd: str,
+         env: Mapping[str, str]) -> None:
     if config.get("log"):
         record = {"command": list(command), "cwd": cwd,
-                  "exposed": exposed_paths(config, command, cwd)}
+                  "exposed": exposed_paths(config, command, cwd, env)}
         with open(config["log"], "a", encoding="utf-8") as log:
             log.write(json.dumps(record) + "\n")
 
@@ -296,8 +391,8 @@ def main(argv: Sequence[str]) -> None:
     config = _load(Path(__file__).parent)
     if not argv:
         sys.exit("jail.py: no command given")
-    full = jail_command(config, list(argv), os.getcwd())
-    _log(config, list(argv), os.getcwd())
+    full = jail_command(config, list(argv), os.getcwd(), os.environ)
+    _log(config, list(argv), os.getcwd(), os.environ)
     for fd in full.fds:  # bubblewrap binds them, then closes them before the program starts
         os.set_inheritable(fd, True)
     os.execve(full.argv[0], full.argv, jail_env(config, os.environ))
@@ -308,21 +403,19 @@ def main(argv: Sequence[str]) -> None:
 
 def _rewritten(config: Mapping[str, Any], args: Any, kwargs: dict[str, Any]) -> Jailed | None:
     """The jailed command for `args` (and `kwargs` with the jail's env and its descriptors
-    passed), or None to run `args` unchanged."""
-    prefix = config["launcher"]
-    if (not isinstance(args, list | tuple) or kwargs.get("shell")
+    passed), or None to run `args` unchanged. The launcher is named bare or by its path (a
+    conftest may resolve it on PATH)."""
+    if (not isinstance(args, list | tuple) or not args or kwargs.get("shell")
             or kwargs.get("executable") is not None
-            or [os.fspath(a) if isinstance(a, os.PathLike) else a
-                for a in args[:len(prefix)]] != prefix):
+            or not isinstance(args[0], str | bytes | os.PathLike)
+            or os.fsdecode(args[0]) not in config["launcher"]):
         return None
-    command = [os.fsdecode(a) for a in args[len(prefix):]]
-    if not command:
-        return None
+    command = ["python", *(os.fsdecode(a) for a in args[1:])]
     cwd = os.path.abspath(os.fsdecode(kwargs.get("cwd") or os.getcwd()))
-    env = kwargs.get("env")
-    kwargs["env"] = jail_env(config, os.environ if env is None else env)
-    _log(config, command, cwd)
-    jailed = jail_command(config, command, cwd)
+    given = os.environ if kwargs.get("env") is None else kwargs["env"]
+    kwargs["env"] = jail_env(config, given)
+    _log(config, command, cwd, given)
+    jailed = jail_command(config, command, cwd, given)
     kwargs["pass_fds"] = (*kwargs.get("pass_fds", ()), *jailed.fds)
     return jailed
 
@@ -385,6 +478,28 @@ def _install_signals() -> None:
 
     subprocess.Popen.send_signal = send_signal  # type: ignore[method-assign]
     subprocess.Popen._handle_exitstatus = handle_exitstatus  # type: ignore[attr-defined]
+    _install_kill()
+
+
+def _install_kill() -> None:
+    """`os.kill(process.pid, sig)` on a jailed Popen still running goes to the program too, as
+    `send_signal` does (a test that signals the pid it started, not through Popen). Any other
+    pid, and `os.killpg` (the program is in bubblewrap's process group), are unchanged."""
+    kill = os.kill
+
+    def os_kill(pid: int, sig: int) -> None:
+        process = _STARTED.get(pid)
+        program = _program(pid) if process is not None and process.returncode is None else None
+        if program is None:
+            kill(pid, sig)
+            return
+        setattr(process, _SENT, int(sig))
+        try:
+            kill(program, sig)
+        except ProcessLookupError:
+            kill(pid, sig)
+
+    os.kill = os_kill
 
 
 def _install() -> None:
@@ -402,6 +517,8 @@ def _install() -> None:
             if jailed is not None:
                 jailed.close()
         setattr(self, _JAILED, jailed is not None)
+        if jailed is not None:
+            _STARTED[self.pid] = self
 
     subprocess.Popen.__init__ = __init__  # type: ignore[method-assign]
     _install_signals()
