@@ -168,11 +168,12 @@ def test_metrics_static_cli(tmp_path: Path) -> None:
                    "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["format"] == "benchwright.metrics/1"
+    assert data["format"] == "benchwright.metrics/2"
+    assert set(data["scbench"]["figures"]) >= {"verbosity", "erosion", "cog_erosion"}
     assert data["lint"] and data["astgrep"]["safety"] >= 1
     assert set(data["tools"]) == {"radon", "ruff", "ast-grep"}
     table = run_cli("metrics", "static", "--workspace", str(tmp_path))
-    assert "maintainability" in table.stdout
+    assert "maintainability" in table.stdout and "scb-check" in table.stdout
     bad = run_cli("metrics", "static", "--workspace", str(tmp_path / "nope"))
     assert bad.returncode == 2 and "workspace not found" in bad.stderr
 

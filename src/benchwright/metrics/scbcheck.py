@@ -4,8 +4,8 @@ scb-check (PyPI, Python >= 3.12) defines verbosity, erosion and cognitive erosio
 publishes them. Rather than re-implement it and chase its every rule, benchwright runs it: in a uv
 environment of its own (`ensure_env`, cached by content hash, so runs stay offline once it is
 built), with a 3.12+ interpreter found on the machine, inside the bubblewrap sandbox (it parses
-untrusted code, and ast-grep runs on it), on a read-only view of the snapshot whose links are
-never followed. Its working folder is an empty scratch folder, so a configuration file the
+untrusted code, and ast-grep runs on it), on a copy of the snapshot whose links are never
+followed. Its working folder is an empty scratch folder, so a configuration file the
 submission ships (`scb-check.toml`, `[tool.ruff] exclude` in a pyproject.toml, both of which
 scb-check honours from its working folder) cannot take code out of the count.
 
@@ -26,6 +26,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.errors import BenchwrightError
+from benchwright.nofollow import copy_tree
 from benchwright.owned_temp import OwnedTemp
 from benchwright.protocols import Limits, Mount, Runtime
 from benchwright.sandbox.environments import BuiltEnv, ensure_env
@@ -177,20 +178,24 @@ def _run(env: BuiltEnv, root: Path, runtime: Runtime
     """Run scb-check; its figures (or why there are none) and the files it could not parse."""
     with OwnedTemp("benchwright-scbcheck-") as scratch:
         (scratch / "tmp").mkdir()
+        # A copy (links kept as links, never followed inside): the sandbox's fresh uid owns it,
+        # so it can read what the harness's user alone could read.
+        copy_tree(root, scratch / "code")
         out, err = scratch / "stdout", scratch / "stderr"
         # The host runtime (--unsafe-no-sandbox) has no mounts: the real paths there.
         host = runtime.name == "unsafe-local"
-        argv = [str(env.path / "bin" / "python"), "-I", "-c", _MAIN, "check",
-                str(root if host else INSIDE), "--report", "--include-all"]
+        where = scratch / "code" if host else INSIDE
+        argv = [str(env.path / "bin" / "python"), "-I", "-c", _MAIN, "check", str(where),
+                "--report", "--include-all"]
         with out.open("wb") as stdout, err.open("wb") as stderr:
             result = runtime.run(argv, cwd=scratch / "tmp" if host else Path("/tmp"),
-                                 env=_env(env), mounts=_mounts(env, root, scratch / "tmp"),
-                                 limits=LIMITS, stdout=stdout, stderr=stderr)
+                                 env=_env(env), mounts=_mounts(env, scratch), limits=LIMITS,
+                                 stdout=stdout, stderr=stderr)
         if result.timed_out:
             return f"scb-check ran past {LIMITS.wall_clock_s:.0f} s and was stopped", []
         if result.exit_code not in (0, 1):  # 1: it found something, as it does on most code
             return f"scb-check exited {result.exit_code}: {_last_line(err) or 'no output'}", []
-        return _parse(out), _unparsed(err, root if host else INSIDE)
+        return _parse(out), _unparsed(err, where)
 
 
 # The console script's body: run through the environment's python with -I, so neither the
@@ -204,11 +209,11 @@ def _env(env: BuiltEnv) -> dict[str, str]:
             "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
 
 
-def _mounts(env: BuiltEnv, root: Path, tmp: Path) -> list[Mount]:
+def _mounts(env: BuiltEnv, scratch: Path) -> list[Mount]:
     prefix = Path(os.path.realpath(env.python)).parents[1]
     return [Mount(path=prefix), Mount(path=env.path),
-            Mount(path=root, target=INSIDE, nosymfollow=True),
-            Mount(path=tmp, writable=True, target=Path("/tmp"))]
+            Mount(path=scratch / "code", writable=True, target=INSIDE, nosymfollow=True),
+            Mount(path=scratch / "tmp", writable=True, target=Path("/tmp"))]
 
 
 def _parse(out: Path) -> ScbCheckFigures | str:
@@ -235,7 +240,9 @@ def _unparsed(err: Path, base: Path) -> list[str]:
 
 
 def _last_line(path: Path, limit: int = 64 * 1024) -> str:
+    """The last line that says something (typer draws its errors in a box)."""
     with path.open("rb") as file:
         file.seek(max(0, path.stat().st_size - limit))
-        lines = file.read().decode(errors="replace").strip().splitlines()
-    return lines[-1][:300] if lines else ""
+        lines = file.read().decode(errors="replace").splitlines()
+    said = [line.strip(" │╭╮╰╯─") for line in lines if any(c.isalnum() for c in line)]
+    return said[-1][:300] if said else ""
