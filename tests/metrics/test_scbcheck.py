@@ -150,3 +150,40 @@ def test_version_1_records_read_our_own_composites_under_their_own_names() -> No
                "graph": {"entry": None}, "verbosity": 0.5, "erosion": 0.25}
     read = SnapshotMetrics.model_validate(metrics)
     assert (read.bw_verbosity, read.bw_erosion, read.scbench) == (0.5, 0.25, None)
+
+
+def _with_erosion(run_dir: Path, problem: str, trial: int, erosion: list[float | None]) -> None:
+    """The attempt's records with SCBench's erosion (None: unknown) and its change."""
+    layout = RunLayout(run_dir)
+    records = journal.read_records(layout.journal(problem, trial))
+    lines = []
+    for index, record in enumerate(records):
+        now, before = erosion[index], erosion[index - 1] if index else None
+        values = {"loc": 10.0} | ({"erosion": now} if now is not None else {})
+        delta = {"erosion": now - before} if now is not None and before is not None else {}
+        quality = QualitySummary(values=values, delta=delta)
+        lines.append(record.model_copy(update={"quality": quality}).model_dump_json())
+    layout.journal(problem, trial).write_text("".join(line + "\n" for line in lines))
+
+
+def test_report_gives_erosion_over_checkpoints_per_problem_and_in_aggregate(
+        tmp_path: Path) -> None:
+    from benchwright.coding.report.figures import build_report
+    from benchwright.coding.report.markdown import render_markdown
+
+    run_dir = write_run(tmp_path / "run", {"a": ["SSS", "SSS"], "b": ["SSS"]})
+    _with_erosion(run_dir, "a", 1, [0.1, 0.3, 0.2])  # rose once, fell once
+    _with_erosion(run_dir, "a", 2, [0.1, 0.2, 0.4])  # rose twice
+    _with_erosion(run_dir, "b", 1, [0.5, None, 0.6])  # unknown at 2: no change known
+    report = build_report(run_dir)
+    by_problem = {p.problem: {m.name: m.estimate for m in p.metrics}
+                  for p in report.quality_by_problem}
+    assert set(by_problem) == {"a"}  # b has no known change: left out, not 0
+    assert by_problem["a"]["erosion increased"].value == pytest.approx(3 / 4)
+    assert by_problem["a"]["erosion change"].value == pytest.approx(0.4 / 4)
+    assert by_problem["a"]["erosion increased"].n_clusters == 2  # trials as clusters
+    overall = {m.name: m.estimate for m in report.quality}
+    assert overall["checkpoints where erosion increased (share)"].value == pytest.approx(3 / 4)
+    assert overall["erosion"].n_clusters == 2  # problems as clusters
+    text = render_markdown(report)
+    assert "## Erosion over checkpoints, per problem (SCBench's figures)" in text
