@@ -187,3 +187,18 @@ def test_report_gives_erosion_over_checkpoints_per_problem_and_in_aggregate(
     assert overall["erosion"].n_clusters == 2  # problems as clusters
     text = render_markdown(report)
     assert "## Erosion over checkpoints, per problem (SCBench's figures)" in text
+
+
+@pytest.mark.sandbox
+def test_other_languages_measured_where_scb_check_reads_them_else_named(tmp_path: Path) -> None:
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js" / "a.js").write_text(
+        "function add(a, b) {\n  if (a > b) {\n    return a - b;\n  }\n  return a + b;\n}\n")
+    measured = scbcheck.measure(tmp_path / "js")
+    assert measured.figures is not None and measured.figures.total_functions == 1
+    assert set(measured.model_dump()["figures"]["syntax_by_language"]) == {"javascript"}
+    (tmp_path / "go").mkdir()
+    (tmp_path / "go" / "main.go").write_text("package main\n\nfunc main() {}\n")
+    unmeasured = scbcheck.measure(tmp_path / "go")
+    assert unmeasured.figures is None
+    assert unmeasured.reason and unmeasured.reason.startswith("not measured for .go")

@@ -193,8 +193,11 @@ def _run(env: BuiltEnv, root: Path, runtime: Runtime
                                  stdout=stdout, stderr=stderr)
         if result.timed_out:
             return f"scb-check ran past {LIMITS.wall_clock_s:.0f} s and was stopped", []
+        said = _last_line(err)
+        if result.exit_code == 2 and "no supported source files" in said:
+            return _not_measured(scratch / "code"), []
         if result.exit_code not in (0, 1):  # 1: it found something, as it does on most code
-            return f"scb-check exited {result.exit_code}: {_last_line(err) or 'no output'}", []
+            return f"scb-check exited {result.exit_code}: {said or 'no output'}", []
         return _parse(out), _unparsed(err, where)
 
 
@@ -226,6 +229,15 @@ def _parse(out: Path) -> ScbCheckFigures | str:
             except ValueError as exc:
                 return f"scb-check's report could not be read: {str(exc).splitlines()[0]}"
     return "scb-check printed no report"
+
+
+def _not_measured(code: Path) -> str:
+    """A snapshot with no file of a language scb-check reads: which kinds of file it holds."""
+    kinds = sorted({Path(name).suffix or name for _dir, _subdirs, names in os.walk(code)
+                    for name in names})
+    shown = ", ".join(kinds[:8]) + (", ..." if len(kinds) > 8 else "") if kinds else "no files"
+    return (f"not measured for {shown}: scb-check {SCB_CHECK_VERSION} reads none of these "
+            "(it reads Python, JavaScript, TypeScript, Rust, C++, Haskell and Zig)")
 
 
 _PARSE_FAILURE = re.compile(r"failed to parse `([^`]+)` as ")
