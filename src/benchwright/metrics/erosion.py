@@ -82,7 +82,7 @@ class QualitySummary(BaseModel):
             return data
         renamed = {key: {_RENAMED.get(k, k): v for k, v in data[key].items()}
                    for key in ("values", "delta") if isinstance(data.get(key), dict)}
-        return data | renamed
+        return data | renamed | {"format": "benchwright.quality/2"}  # read, it is version 2
 
 
 def tracked_values(metrics: SnapshotMetrics) -> dict[str, float]:
