@@ -2,7 +2,7 @@
 
 Usage:
     python scripts/scb_check_parity.py PROBLEMS_DIR --reference /path/to/bin/scb-check
-        [--only NAME | --start NAME]
+        [--only NAME | --start NAME --stop NAME]
 
 PROBLEMS_DIR holds SCBench problems (`<problem>/solutions/checkpoint_N/`), e.g. a checkout of the
 scb-problems repository (SCBench v1.0). `--reference` is scb-check installed on its own, e.g.
@@ -33,11 +33,13 @@ FIGURES = ("verbosity", "erosion", "cog_erosion", "total_loc", "clone_loc",
            "total_mass", "high_cc_mass", "total_cog_mass", "high_cog_mass")
 
 
-def checkpoints(problems: Path, only: str | None, start: str = "") -> list[Path]:
+def checkpoints(problems: Path, only: str | None, start: str = "",
+                stop: str | None = None) -> list[Path]:
     """Every `<problem>/solutions/checkpoint_N` folder, by problem then N (`only` one problem;
-    `start`: problems from this name on, to split the run in parts)."""
+    `start`, `stop`: problems from `start` on and before `stop`, to split the run in parts)."""
     found = [p for p in problems.glob("*/solutions/checkpoint_*") if p.is_dir()
-             and (only is None or p.parts[-3] == only) and p.parts[-3] >= start]
+             and (only is None or p.parts[-3] == only) and p.parts[-3] >= start
+             and (stop is None or p.parts[-3] < stop)]
     return sorted(found, key=lambda p: (p.parts[-3], int(p.name.rpartition("_")[2])))
 
 
@@ -82,8 +84,9 @@ def main() -> int:
     parser.add_argument("--reference", required=True, help="scb-check 0.2.0's executable")
     parser.add_argument("--only", help="one problem")
     parser.add_argument("--start", default="", help="problems from this name on")
+    parser.add_argument("--stop", help="problems before this name")
     args = parser.parse_args()
-    folders = checkpoints(args.problems, args.only, args.start)
+    folders = checkpoints(args.problems, args.only, args.start, args.stop)
     print("| checkpoint | verbosity (scb-check / ours) | erosion | cognitive erosion | "
           "all figures to 4 decimals | scb-check s | ours s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
