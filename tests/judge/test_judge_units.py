@@ -294,14 +294,16 @@ def test_a_request_that_keeps_failing_is_an_error_not_zero_flags(tmp_path: Path)
 
 
 def test_rubric_metrics_enter_the_quality_once() -> None:
-    base = QualitySummary(values={"loc": 100.0, "verbosity": 0.5}, delta={"loc": 10.0})
+    base = QualitySummary(values={"loc": 100.0, "bw_verbosity": 0.5, "verbosity": 0.3},
+                          delta={"loc": 10.0})
     counts = RubricCounts(total_flags=5, carried_over=2, verbosity_flags=1, erosion_flags=4,
                           per_loc=0.05, new_violations_per_loc=0.03)
-    previous = with_rubric(QualitySummary(values={"loc": 90.0, "verbosity": 0.4}), count_flags(
+    previous = with_rubric(QualitySummary(values={"loc": 90.0, "bw_verbosity": 0.4}), count_flags(
         [_rubric_flag("a", 1, 1)], 90.0), None)
     judged = with_rubric(base, counts, previous)
-    assert judged.values["verbosity"] == pytest.approx(0.55)
-    assert judged.values["verbosity_static"] == 0.5 and judged.values["rubric_total_flags"] == 5
+    assert judged.values["bw_verbosity"] == pytest.approx(0.55)
+    assert judged.values["verbosity"] == 0.3  # SCBench's (scb-check's) has no rubric part
+    assert judged.values["bw_verbosity_static"] == 0.5 and judged.values["rubric_total_flags"] == 5
     assert judged.delta["rubric_total_flags"] == 4 and "new_violations_per_loc" not in judged.delta
     assert with_rubric(judged, counts, previous) == judged  # judging again replaces, never adds
 

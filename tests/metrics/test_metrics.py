@@ -89,13 +89,13 @@ def test_clone_detector_finds_planted_clones_and_nothing_in_clean_code(tmp_path:
     (tmp_path / "planted").mkdir()
     (tmp_path / "planted" / "a.py").write_text(PLANTED)
     (tmp_path / "planted" / "b.py").write_text(PLANTED.split("def unrelated")[0])
-    metrics = analyze_snapshot(tmp_path / "planted")
+    metrics = analyze_snapshot(tmp_path / "planted", scbench=False)
     functions = [c for c in metrics.clones if c.kind == "functiondef"]
     assert len(functions) == 1 and len(functions[0].instances) == 4
     assert not any(c.kind == "for" for c in metrics.clones)  # nested blocks are not re-counted
     (tmp_path / "clean").mkdir()
     (tmp_path / "clean" / "a.py").write_text(CLEAN)
-    assert analyze_snapshot(tmp_path / "clean").clones == []
+    assert analyze_snapshot(tmp_path / "clean", scbench=False).clones == []
 
 
 WASTE = '''
@@ -123,7 +123,7 @@ def main():
 
 def test_waste(tmp_path: Path) -> None:
     (tmp_path / "w.py").write_text(WASTE)
-    metrics = analyze_snapshot(tmp_path)
+    metrics = analyze_snapshot(tmp_path, scbench=False)
     assert "w.py:wrapper" in metrics.trivial_wrappers
     assert "w.py:main" not in metrics.trivial_wrappers
     assert set(metrics.single_use_functions) >= {"w.py:helper", "w.py:wrapper"}
@@ -146,7 +146,7 @@ def test_snapshot_imports_resolve_from_the_entry_file(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "core.py").write_text("from . import util\n")
     (tmp_path / "pkg" / "util.py").write_text("from .core import x\n")
-    graph = analyze_snapshot(tmp_path, entry="main.py").graph
+    graph = analyze_snapshot(tmp_path, entry="main.py", scbench=False).graph
     assert graph.modules == 4
     assert graph.cyclic_dependency_mass > 0  # core <-> util
 
@@ -168,11 +168,12 @@ def test_metrics_static_cli(tmp_path: Path) -> None:
                    "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["format"] == "benchwright.metrics/1"
+    assert data["format"] == "benchwright.metrics/2"
+    assert set(data["scbench"]["figures"]) >= {"verbosity", "erosion", "cog_erosion"}
     assert data["lint"] and data["astgrep"]["safety"] >= 1
     assert set(data["tools"]) == {"radon", "ruff", "ast-grep"}
     table = run_cli("metrics", "static", "--workspace", str(tmp_path))
-    assert "maintainability" in table.stdout
+    assert "maintainability" in table.stdout and "scb-check" in table.stdout
     bad = run_cli("metrics", "static", "--workspace", str(tmp_path / "nope"))
     assert bad.returncode == 2 and "workspace not found" in bad.stderr
 

@@ -124,7 +124,7 @@ def measured_run(tmp_path: Path) -> Path:
         folder = RunLayout(run_dir).checkpoint_dir("p", 1, f"checkpoint_{index}")
         (folder / "snapshot").mkdir()
         (folder / "snapshot" / "a.py").write_text(source)
-        metrics = analyze_snapshot(folder / "snapshot", entry="a.py")
+        metrics = analyze_snapshot(folder / "snapshot", entry="a.py", scbench=False)
         (folder / "quality_analysis").mkdir()
         (folder / "quality_analysis" / "metrics.json").write_text(metrics.model_dump_json())
         (folder / "diff.json").write_text(json.dumps(

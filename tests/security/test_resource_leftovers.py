@@ -209,7 +209,7 @@ def test_every_walker_survives_a_tree_2000_levels_deep(tmp_path: Path) -> None:
     snapshot = take_snapshot(work, tmp_path / "snapshot", set())  # deeper than 128: skipped
     assert snapshot.files == 1 and snapshot.skipped
     assert diff_snapshots(None, tmp_path / "snapshot")["added"]
-    analyze_snapshot(tmp_path / "snapshot", entry="main.py")
+    analyze_snapshot(tmp_path / "snapshot", entry="main.py", scbench=False)
     assert usage([work]).entries == 2000 + 2  # the folders, the log, main.py
     assert Redactor({"KEY": secret}).tree(work) == 1  # the agent's log at the bottom: swept
     remove_tree(work)

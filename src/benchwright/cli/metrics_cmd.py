@@ -52,6 +52,17 @@ def _check_entry(workspace: Path, entry: str) -> None:
                              hint="give it relative to --workspace")
 
 
+def _scbench(m: SnapshotMetrics) -> str:
+    """SCBench's three figures, or unknown and why."""
+    if m.scbench is None:
+        return "not measured"
+    f = m.scbench.figures
+    if f is None:
+        return f"unknown: {m.scbench.reason}"
+    return (f"{f.verbosity:.4f} / {f.erosion:.4f} / {f.cog_erosion:.4f} "
+            f"(scb-check {m.scbench.version})")
+
+
 def metrics_view(m: SnapshotMetrics) -> RenderableType:
     """The snapshot's figures, then the most complex callables."""
     summary = Table("measure", "value", title="snapshot", title_justify="left", show_edge=False)
@@ -71,9 +82,14 @@ def metrics_view(m: SnapshotMetrics) -> RenderableType:
         ("import graph: modules / cyclic mass / propagation / entropy",
          f"{m.graph.modules} / {m.graph.cyclic_dependency_mass} / "
          f"{m.graph.propagation_cost} / {m.graph.dependency_entropy}"),
-        ("verbosity / erosion", f"{m.verbosity} / {m.erosion}"),
+        ("SCBench verbosity / erosion / cognitive erosion (scb-check)", _scbench(m)),
+        ("benchwright's own verbosity / erosion composites", f"{m.bw_verbosity} / {m.bw_erosion}"),
         ("seconds", f"{m.seconds}"),
     ]
+    rows += [("could not be parsed", f.path + ": " + f.parse_error)
+             for f in m.files if f.parse_error is not None]
+    rows += [("scb-check could not parse (left out of SCBench's figures)", path)
+             for path in (m.scbench.unparsed if m.scbench else [])]
     for name, value in rows:
         summary.add_row(name, value)
     top = Table("callable", "file", "CC", "band", title="most complex", title_justify="left",

@@ -5,12 +5,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from benchwright.metrics.models import SnapshotMetrics
 
 _TRACKED = ("loc", "sloc", "lint", "lint_weighted", "astgrep", "astgrep_weighted", "cc_high",
-            "cc_extreme", "clone_ratio", "verbosity", "erosion", "mi_mean")
+            "cc_extreme", "clone_ratio", "bw_verbosity", "bw_erosion", "mi_mean")
+SCBENCH_VALUES = ("verbosity", "erosion", "cog_erosion", "total_loc", "verbosity_flagged_loc",
+                  "clone_loc", "ast_grep_flagged_loc", "total_mass", "high_cc_mass",
+                  "total_cog_mass", "high_cog_mass")
+"""SCBench's figures (scb-check's report keys) kept in `QualitySummary.values` when known."""
+# Version 1 kept benchwright's own composites under SCBench's names.
+_RENAMED = {"verbosity": "bw_verbosity", "erosion": "bw_erosion",
+            "verbosity_static": "bw_verbosity_static"}
 
 
 class RubricCounts(BaseModel):
@@ -43,10 +50,13 @@ RUBRIC_VALUES = {"rubric_total_flags": "total_flags", "rubric_carried_over": "ca
 class QualitySummary(BaseModel):
     """A checkpoint's code quality, kept in its journal record and in `quality.json`."""
 
-    format: Literal["benchwright.quality/1"] = "benchwright.quality/1"
-    """The record's format and version."""
+    format: Literal["benchwright.quality/1", "benchwright.quality/2"] = "benchwright.quality/2"
+    """The record's format and version (2: `verbosity`, `erosion` and `cog_erosion` are SCBench's,
+    by scb-check; version 1's, benchwright's own composites, are read as `bw_verbosity` and
+    `bw_erosion`)."""
     values: dict[str, float]
-    """The tracked figures of this snapshot (loc, lint, ast-grep, CC high, erosion, ...)."""
+    """The tracked figures of this snapshot (loc, lint, ast-grep, CC high, ...), and SCBench's
+    (`SCBENCH_VALUES`) when scb-check measured them: absent when unknown, never 0."""
     mass: dict[str, float] = Field(default_factory=dict)
     """Mass per measure (complexity, branches, comparisons)."""
     delta: dict[str, float] = Field(default_factory=dict)
@@ -61,8 +71,18 @@ class QualitySummary(BaseModel):
     """Callables and classes whose body changed."""
     rubric: RubricCounts | None = None
     """The LLM judge's flags, once the checkpoint is judged; `values` then also holds them
-    (`RUBRIC_VALUES`), `verbosity` includes rubric flags per LOC and `verbosity_static` keeps
-    the composite without them."""
+    (`RUBRIC_VALUES`), `bw_verbosity` includes rubric flags per LOC and `bw_verbosity_static`
+    keeps the composite without them."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_1(cls, data: Any) -> Any:
+        """Version 1's own composites under their own names."""
+        if not isinstance(data, dict) or data.get("format") != "benchwright.quality/1":
+            return data
+        renamed = {key: {_RENAMED.get(k, k): v for k, v in data[key].items()}
+                   for key in ("values", "delta") if isinstance(data.get(key), dict)}
+        return data | renamed | {"format": "benchwright.quality/2"}  # read, it is version 2
 
 
 def tracked_values(metrics: SnapshotMetrics) -> dict[str, float]:
@@ -70,7 +90,11 @@ def tracked_values(metrics: SnapshotMetrics) -> dict[str, float]:
     flat: dict[str, Any] = {"loc": metrics.lines.loc, "sloc": metrics.lines.sloc,
                             "lint": sum(metrics.lint.values()),
                             "astgrep": sum(metrics.astgrep_rules.values())}
-    return {k: float(flat[k] if k in flat else getattr(metrics, k)) for k in _TRACKED}
+    values = {k: float(flat[k] if k in flat else getattr(metrics, k)) for k in _TRACKED}
+    figures = metrics.scbench.figures if metrics.scbench is not None else None
+    if figures is not None:
+        values |= {k: float(getattr(figures, k)) for k in SCBENCH_VALUES}
+    return values
 
 
 def summarise(current: SnapshotMetrics, previous: SnapshotMetrics | None,
@@ -81,7 +105,7 @@ def summarise(current: SnapshotMetrics, previous: SnapshotMetrics | None,
     if previous is None:
         return summary
     before = tracked_values(previous)
-    delta = {k: round(values[k] - before[k], 4) for k in values}
+    delta = {k: round(values[k] - before[k], 4) for k in values if k in before}
     delta |= {f"mass.{k}": round(v - previous.mass.get(k, 0.0), 3)
               for k, v in current.mass.items()}
     changed = int(diff.get("lines_added", 0)) + int(diff.get("lines_removed", 0))
@@ -101,14 +125,14 @@ def _symbols(metrics: SnapshotMetrics) -> dict[str, str]:
 
 def with_rubric(summary: QualitySummary, counts: RubricCounts,
                 previous: QualitySummary | None) -> QualitySummary:
-    """The summary with the judge's flags: their values, the verbosity composite with rubric
-    flags per LOC added (SCBench's definition), and their change since `previous` (none at
-    the first checkpoint). Applying it again replaces the earlier flags."""
+    """The summary with the judge's flags: their values, our own verbosity composite with
+    rubric flags per LOC added (SCBench's pre-1.0 definition), and their change since
+    `previous` (none at the first checkpoint). Applying it again replaces the earlier flags."""
     values = dict(summary.values)
-    static = values.get("verbosity_static" if summary.rubric else "verbosity")
+    static = values.get("bw_verbosity_static" if summary.rubric else "bw_verbosity")
     if static is not None:
-        values["verbosity_static"] = static
-        values["verbosity"] = round(static + (counts.per_loc or 0.0), 4)
+        values["bw_verbosity_static"] = static
+        values["bw_verbosity"] = round(static + (counts.per_loc or 0.0), 4)
     for key, field in RUBRIC_VALUES.items():
         value = getattr(counts, field)
         if value is not None:
@@ -117,7 +141,7 @@ def with_rubric(summary: QualitySummary, counts: RubricCounts,
             values.pop(key, None)
     delta = dict(summary.delta)
     if previous is not None:
-        for key in ("verbosity", *RUBRIC_VALUES):
+        for key in ("bw_verbosity", *RUBRIC_VALUES):
             if key != "new_violations_per_loc" and key in values and key in previous.values:
                 delta[key] = round(values[key] - previous.values[key], 4)
     return summary.model_copy(update={"values": values, "delta": delta, "rubric": counts})

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
+
+from benchwright.metrics.scbcheck import ScbCheckResult
 
 CCBand = Literal["A", "B", "C", "D", "E", "F"]
 
@@ -153,8 +155,10 @@ class GraphMetrics(BaseModel):
 class SnapshotMetrics(BaseModel):
     """`quality_analysis/metrics.json`: every metric of one snapshot."""
 
-    format: Literal["benchwright.metrics/1"] = "benchwright.metrics/1"
-    """The file's format and version."""
+    format: Literal["benchwright.metrics/1", "benchwright.metrics/2"] = "benchwright.metrics/2"
+    """The file's format and version (2: SCBench's figures by scb-check in `scbench`; our own
+    composites renamed `bw_verbosity` and `bw_erosion`, read from version 1's `verbosity` and
+    `erosion`)."""
     tools: dict[str, str]
     """Versions of the tools used (radon, ruff, ast-grep)."""
     files: list[FileMetrics]
@@ -203,10 +207,16 @@ class SnapshotMetrics(BaseModel):
     """Classes with exactly one method (besides `__init__`)."""
     graph: GraphMetrics
     """Import graph metrics from the entry file."""
-    verbosity: float
-    """ast-grep findings / LOC + trivial wrappers / callables + single-use / callables."""
-    erosion: float
-    """(cc_high + 2 cc_extreme) / callables + ruff findings / LOC."""
+    bw_verbosity: float = Field(validation_alias=AliasChoices("bw_verbosity", "verbosity"))
+    """benchwright's own composite (SCBench's pre-1.0 definition): ast-grep findings / LOC +
+    trivial wrappers / callables + single-use / callables. Not SCBench's verbosity: see
+    `scbench`."""
+    bw_erosion: float = Field(validation_alias=AliasChoices("bw_erosion", "erosion"))
+    """benchwright's own composite: (cc_high + 2 cc_extreme) / callables + ruff findings / LOC.
+    Not SCBench's erosion: see `scbench`."""
+    scbench: ScbCheckResult | None = None
+    """SCBench's figures (verbosity, erosion, cognitive erosion and their parts) by scb-check,
+    or why they are unknown; None in metrics written before version 2, or not asked for."""
     mass: dict[str, float] = Field(default_factory=dict)
     """Sum over callables of max(0, value - baseline) * sqrt(statements), per measure."""
     seconds: float = 0.0

@@ -6,6 +6,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Collection
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from benchwright.metrics import astgrep, graph, lint, waste
@@ -19,8 +20,10 @@ from benchwright.metrics.models import (
     SnapshotMetrics,
     SymbolMetrics,
 )
+from benchwright.metrics.scbcheck import ScbCheckResult, measure
 from benchwright.metrics.tools import versions
 from benchwright.nofollow import CACHE_FOLDERS, TreeWalk, read_regular
+from benchwright.protocols import Runtime
 from benchwright.stats import gini
 
 # Mass: how far callables exceed a healthy value, weighted by their size.
@@ -43,9 +46,22 @@ def files_with_suffixes(root: Path, suffixes: Collection[str]) -> list[str]:
                   if entry.kind == "file" and PurePosixPath(entry.rel).suffix in suffixes)
 
 
-def analyze_snapshot(root: Path, entry: str | None = None) -> SnapshotMetrics:
-    """Every metric of the snapshot at `root`; `entry` (relative) roots the import graph."""
+def analyze_snapshot(root: Path, entry: str | None = None, *, scbench: bool = True,
+                     runtime: Runtime | None = None) -> SnapshotMetrics:
+    """Every metric of the snapshot at `root`; `entry` (relative) roots the import graph.
+    `scbench`: also SCBench's figures, by scb-check in the sandbox (`runtime`; None: bubblewrap),
+    which runs in its own process while our own analysis runs here."""
     started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        scb = pool.submit(measure, root, runtime) if scbench else None
+        result = _combine(root, *_analyses(root), entry)
+        figures: ScbCheckResult | None = scb.result() if scb is not None else None
+    return result.model_copy(update={"scbench": figures,
+                                     "seconds": round(time.perf_counter() - started, 3)})
+
+
+def _analyses(root: Path) -> tuple[list[str], list[FileAnalysis]]:
+    """Each source file's analysis, by the analyser of its language."""
     analyses: list[FileAnalysis] = []
     files: list[str] = []
     for analyzer in analyzers():
@@ -56,8 +72,7 @@ def analyze_snapshot(root: Path, entry: str | None = None) -> SnapshotMetrics:
             text = data.decode("utf-8", errors="replace")
             analyses.append(analyzer.analyze(rel, text))
             files.append(rel)
-    result = _combine(root, files, analyses, entry)
-    return result.model_copy(update={"seconds": round(time.perf_counter() - started, 3)})
+    return files, analyses
 
 
 def _combine(root: Path, files: list[str], analyses: list[FileAnalysis],
@@ -93,9 +108,9 @@ def _combine(root: Path, files: list[str], analyses: list[FileAnalysis],
         single_method_classes=waste.single_method_classes([c for a in analyses
                                                             for c in a.classes]),
         graph=_graph(analyses, entry),
-        verbosity=round(sum(ag.by_rule.values()) / loc + len(wrappers) / n_callables
+        bw_verbosity=round(sum(ag.by_rule.values()) / loc + len(wrappers) / n_callables
                         + len(single_use) / n_callables, 4),
-        erosion=round((cc_high + 2 * cc_extreme) / n_callables
+        bw_erosion=round((cc_high + 2 * cc_extreme) / n_callables
                       + sum(lint_counts.values()) / loc, 4),
         mass=_mass(callables),
     )

@@ -251,6 +251,7 @@ def _figures(digest: RunDigest, result: RunResult | None) -> dict[str, Any]:
         "time_per_cp": agent_s / done if done else None,
         "erosion": digest.quality_means.get("erosion"),
         "verbosity": digest.quality_means.get("verbosity"),
+        "cog_erosion": digest.quality_means.get("cog_erosion"),
         "problems_solved": result.n_problems_solved if result else None,
         "errors": len(result.errors) if result else 0}
 

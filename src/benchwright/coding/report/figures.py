@@ -104,6 +104,15 @@ class ProblemRow(BaseModel):
     checkpoint before: not attempted), or `-` (not reached)."""
 
 
+class ProblemQuality(BaseModel):
+    """How SCBench's figures moved over one problem's checkpoints (`TREND`)."""
+
+    problem: str
+    """The problem."""
+    metrics: list[Metric]
+    """Each trend figure, its trials as clusters (one trial: no interval)."""
+
+
 class InfraErrorRow(BaseModel):
     """An attempt stopped by an infrastructure error, and so left out of every score."""
 
@@ -149,6 +158,8 @@ class CodingReport(BaseModel):
     """Cost, tokens, time, erosion and verbosity by checkpoint position."""
     quality: list[Metric] = Field(default_factory=list)
     """Code quality means over graded checkpoints (erosion, verbosity, churn, ...)."""
+    quality_by_problem: list[ProblemQuality] = Field(default_factory=list)
+    """Per problem, how SCBench's erosion and verbosity moved from checkpoint to checkpoint."""
     problems: list[ProblemRow]
     """Every attempt."""
     infra_errors: list[InfraErrorRow] = Field(default_factory=list)
@@ -242,6 +253,15 @@ def _quality_delta(key: str) -> OptionalPicker:
     return lambda r: r.quality.delta.get(key) if r.quality and r.quality.delta else None
 
 
+def _increased(key: str) -> OptionalPicker:
+    """1 when the figure rose since the previous checkpoint, 0 when not; None when either is
+    unknown (a mean of it is the share of checkpoints where it rose)."""
+    def pick(r: CheckpointRecord) -> float | None:
+        change = _quality_delta(key)(r)
+        return None if change is None else float(change > 0)
+    return pick
+
+
 _COST = "cost (USD)"
 _PER_CHECKPOINT: dict[str, OptionalPicker] = {
     "solved rate": lambda r: float(r.solved),
@@ -251,13 +271,25 @@ _PER_CHECKPOINT: dict[str, OptionalPicker] = {
     "grading time (s)": lambda r: r.grade_duration_s,
     "erosion": _quality("erosion"),
     "verbosity": _quality("verbosity"),
+    "cognitive erosion": _quality("cog_erosion"),
+    "erosion change": _quality_delta("erosion"),
+    "verbosity change": _quality_delta("verbosity"),
     "churn ratio": lambda r: r.quality.churn_ratio if r.quality and r.index > 1 else None,
     "rubric flags per LOC": _quality("rubric_per_loc"),
 }
-# Run-level code quality: means over every graded checkpoint that has metrics.
+# Run-level code quality: means over every graded checkpoint that has metrics. `erosion`,
+# `verbosity` and `cognitive erosion` are SCBench's (scb-check's); a checkpoint where they are
+# unknown is left out, never counted as 0.
 _QUALITY: dict[str, OptionalPicker] = {
     "erosion": _quality("erosion"),
     "verbosity": _quality("verbosity"),
+    "cognitive erosion": _quality("cog_erosion"),
+    "verbosity change per checkpoint": _quality_delta("verbosity"),
+    "cognitive erosion change per checkpoint": _quality_delta("cog_erosion"),
+    "checkpoints where erosion increased (share)": _increased("erosion"),
+    "checkpoints where verbosity increased (share)": _increased("verbosity"),
+    "benchwright verbosity composite": _quality("bw_verbosity"),
+    "benchwright erosion composite": _quality("bw_erosion"),
     "LOC": _quality("loc"),
     "CC high callables": _quality("cc_high"),
     "ruff findings": _quality("lint"),
@@ -292,6 +324,27 @@ def _mean_metric(name: str, pick: OptionalPicker,
             num.append(float(sum(values)))
             den.append(float(len(values)))
     return Metric(name=name, estimate=ratio_ci(num, den)) if den else None
+
+
+# SCBench's headline: per problem, the per-checkpoint change and whether it was a rise.
+TREND: dict[str, OptionalPicker] = {
+    "erosion change": _quality_delta("erosion"),
+    "verbosity change": _quality_delta("verbosity"),
+    "erosion increased": _increased("erosion"),
+    "verbosity increased": _increased("verbosity"),
+}
+
+
+def _quality_by_problem(run: ScoredRun) -> list[ProblemQuality]:
+    """TREND per problem, its trials as clusters; problems with no known change left out."""
+    found = []
+    for problem in run.scored_problems():
+        trials = {f"{p}/{t}": records for (p, t), records in run.chains.items() if p == problem}
+        metrics = [m for m in (_mean_metric(n, pick, trials) for n, pick in TREND.items())
+                   if m is not None]
+        if metrics:
+            found.append(ProblemQuality(problem=problem, metrics=metrics))
+    return found
 
 
 def _quality_metrics(run: ScoredRun) -> list[Metric]:
@@ -353,7 +406,7 @@ def build_report(run_dir: Path, baseline_dir: Path | None = None,
         group_pass_rates=[Metric(name=k, estimate=proportion_ci(*v, what=k))
                           for k, v in _group_inputs(run, problems).items()],
         per_checkpoint=_checkpoint_rows(run, problems), problems=_problem_rows(run),
-        quality=_quality_metrics(run),
+        quality=_quality_metrics(run), quality_by_problem=_quality_by_problem(run),
         infra_errors=[InfraErrorRow(problem=e.problem, trial=e.trial, checkpoint=e.checkpoint,
                                     attempts=e.attempts, error=e.agent.error)
                       for e in run.infra.values()],

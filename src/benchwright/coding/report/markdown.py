@@ -11,7 +11,13 @@ from benchwright.coding.report.failures import (
     FailingTests,
     rule_line,
 )
-from benchwright.coding.report.figures import CodingReport, Comparison, Metric
+from benchwright.coding.report.figures import (
+    TREND,
+    CodingReport,
+    Comparison,
+    Metric,
+    ProblemQuality,
+)
 from benchwright.coding.report.sources import source_table
 from benchwright.coding.runs.judging.summary import JudgeOverview
 from benchwright.coding.runs.models import RunTotals
@@ -47,6 +53,20 @@ def _metric_table(metrics: list[Metric], percent: bool) -> list[str]:
     return lines
 
 
+def _quality_by_problem(rows: list[ProblemQuality]) -> list[str]:
+    """SCBench's erosion and verbosity over checkpoints, per problem (mean change per
+    checkpoint; share of checkpoints where it rose), trials as clusters."""
+    if not rows:
+        return []
+    lines = ["## Erosion over checkpoints, per problem (SCBench's figures)", "",
+             "| problem | " + " | ".join(TREND) + " |", "|---|" + "---|" * len(TREND)]
+    for row in rows:
+        by_name = {m.name: m.estimate for m in row.metrics}
+        cells = [_ci(by_name[n], False) if n in by_name else "unknown" for n in TREND]
+        lines.append(f"| {row.problem} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
 def _cell(text: str | None) -> str:
     """Text from test output made safe for a table cell or a code span."""
     return (text or "-").replace("|", "/").replace("`", "'")
@@ -62,6 +82,7 @@ def render_markdown(report: CodingReport) -> str:
     if report.quality:
         out += ["## Code quality (mean per checkpoint)", "",
                 *_metric_table(report.quality, False), ""]
+    out += _quality_by_problem(report.quality_by_problem)
     out += _judge(report.judge)
     out += _trials(report.trials)
     out += _failures(report.failures, report.header.start_from == "reference")

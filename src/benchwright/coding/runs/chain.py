@@ -45,6 +45,7 @@ from benchwright.fileio import write_json_atomic, write_text_atomic
 from benchwright.metrics.erosion import QualitySummary, summarise
 from benchwright.metrics.models import SnapshotMetrics
 from benchwright.nofollow import copy_tree, remove_tree, shown
+from benchwright.protocols import Runtime
 from benchwright.redaction import Redactor
 from benchwright.runs.clock import utc_now
 
@@ -361,13 +362,22 @@ def _quality(chain: _Chain, folder: Path, start: Path | None) -> QualitySummary 
 
     if not chain.job.config.metrics:
         return None
-    metrics = analyze_snapshot(folder / "snapshot", entry=chain.problem.entry_filename)
+    metrics = analyze_snapshot(folder / "snapshot", entry=chain.problem.entry_filename,
+                               runtime=_scb_check_runtime(chain))
     before = _metrics_before(chain, folder, start)
     diff = json.loads((folder / "diff.json").read_text())
     summary = summarise(metrics, before, diff)
     write_json_atomic(folder / "quality_analysis" / "metrics.json", metrics.model_dump(mode="json"))
     write_json_atomic(folder / "quality_analysis" / "quality.json", summary.model_dump(mode="json"))
     return summary
+
+
+def _scb_check_runtime(chain: _Chain) -> Runtime | None:
+    """Where scb-check runs: the run's runtime when it is bubblewrap or the host (asked for with
+    --unsafe-no-sandbox); under a container runtime, bubblewrap (its environment is built for
+    this machine's interpreter, not the image's)."""
+    runtime = chain.options.runtime
+    return runtime if runtime.name in ("bwrap", "unsafe-local") else None
 
 
 def _metrics_before(chain: _Chain, folder: Path, start: Path | None) -> SnapshotMetrics | None:
@@ -377,7 +387,8 @@ def _metrics_before(chain: _Chain, folder: Path, start: Path | None) -> Snapshot
     if chain.reference_start:
         from benchwright.metrics.static import analyze_snapshot
 
-        before = analyze_snapshot(start, entry=chain.problem.entry_filename)
+        before = analyze_snapshot(start, entry=chain.problem.entry_filename,
+                                  runtime=_scb_check_runtime(chain))
         write_json_atomic(folder / "quality_analysis" / "start_metrics.json",
                           before.model_dump(mode="json"))
         return before

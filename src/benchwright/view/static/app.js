@@ -370,8 +370,9 @@ function heatmap(runs) {
 }
 
 function scatters(runs) {
+  // erosion, verbosity, cognitive erosion: SCBench's (scb-check's); runs without them get no point
   const axes = [["erosion", "erosion (mean per checkpoint)"], ["verbosity", "verbosity (mean per checkpoint)"],
-    ["cost_per_cp", "cost per checkpoint (USD)"], ["time_per_cp", "agent time per checkpoint (s)"]];
+    ["cog_erosion", "cognitive erosion (mean per checkpoint)"], ["cost_per_cp", "cost per checkpoint (USD)"], ["time_per_cp", "agent time per checkpoint (s)"]];
   return axes.map(([key, label]) => {
     const pts = runs.filter((r) => isNum(r[key]) && isNum(r.rate));
     return chart("Solve rate vs " + label, [{ type: "scatter", mode: "markers+text", x: pts.map((r) => r[key]), y: pts.map((r) => r.rate),

@@ -19,6 +19,7 @@ from benchwright.metrics.models import (
     SnapshotMetrics,
     SymbolMetrics,
 )
+from benchwright.metrics.scbcheck import report_keys
 from benchwright.metrics.spread import HIGH_CC, spread
 
 OVERALL, FILES, SYMBOLS, AST_GREP = ("overall_quality.json", "files.jsonl", "symbols.jsonl",
@@ -69,6 +70,7 @@ def overall_quality(metrics: SnapshotMetrics) -> dict[str, Any]:
                        "files_with_clones": len({_clone_file(i) for c in metrics.clones
                                                  for i in c.instances})},
         "ast_grep": _ast_grep(metrics),
+        "scb_check": report_keys(metrics.scbench),
         "graph": {"node_count": metrics.graph.modules, "edge_count": metrics.graph.edges,
                   "cyclic_dependency_mass": metrics.graph.cyclic_dependency_mass,
                   "propagation_cost": metrics.graph.propagation_cost,

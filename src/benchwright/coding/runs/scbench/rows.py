@@ -21,10 +21,13 @@ from benchwright.metrics.astgrep import CATEGORIES
 from benchwright.metrics.mass import snapshot_mass
 from benchwright.metrics.mass_delta import mass_delta
 from benchwright.metrics.models import SnapshotMetrics
+from benchwright.metrics.scbcheck import report_keys
 from benchwright.metrics.spread import spread
 
 Row = dict[str, Any]
 PERCENT_DELTAS = ("loc", "lint_errors", "ast_grep_violations", "cc_high_count", "comparisons")
+SCBENCH_FIGURES = ("verbosity", "erosion", "cog_erosion")
+"""SCBench v1.0's headline figures (scb-check's keys); their parts keep scb-check's keys too."""
 RUBRIC_KEYS = ("rubric_total_flags", "rubric_carried_over", "rubric_verbosity_flags",
                "rubric_erosion_flags")
 
@@ -144,7 +147,8 @@ def quality(metrics: SnapshotMetrics, diff: dict[str, Any] | None) -> Row:
     }
     if loc > 0:
         row |= {"ast_grep_per_loc": violations / loc, "lint_per_loc": lint / loc}
-    return row | _graph(metrics) | _changes(metrics, diff, callables) | snapshot_mass(callables)
+    return (row | _graph(metrics) | _changes(metrics, diff, callables) | snapshot_mass(callables)
+            | report_keys(metrics.scbench))
 
 
 def _graph(metrics: SnapshotMetrics) -> Row:
@@ -187,11 +191,14 @@ def percent_change(before: float | None, after: float | None) -> float:
 
 
 def deltas(before: Row, after: Row) -> Row:
-    """The percent changes, the churn ratio and the new rubric flags per line of code."""
+    """The percent changes, the churn ratio, the change of SCBench's figures (absolute: they are
+    shares already; only when both are known) and the new rubric flags per line of code."""
     found: Row = {f"delta.{k}": percent_change(before.get(k), after.get(k))
                   for k in PERCENT_DELTAS}
     churn = after["lines_added"] + after["lines_removed"]
     found["delta.churn_ratio"] = _ratio_or_inf(churn, before["total_lines"])
+    found |= {f"delta.{k}": after[k] - before[k] for k in SCBENCH_FIGURES
+              if k in after and k in before}
     if "rubric_total_flags" in after:
         new_flags = after["rubric_total_flags"] - after["rubric_carried_over"]
         found["delta.new_violations_per_loc"] = _ratio_or_inf(new_flags, after["loc"])

@@ -126,7 +126,10 @@ def _composites(rows: list[Row]) -> dict[str, MetricStats]:
         if callables > 0:
             high = row.get("cc_high_count", 0) + 2 * row.get("cc_extreme_count", 0)
             erosion.append(high / callables + (row.get("lint_per_loc") or 0.0))
-    return {"verbosity": metric_stats(verbosity), "erosion": metric_stats(erosion)}
+    scbench = {key: metric_stats(_values(rows, key))
+               for key in ("verbosity", "erosion", "cog_erosion")}
+    return scbench | {"bw_verbosity": metric_stats(verbosity),
+                      "bw_erosion": metric_stats(erosion)}
 
 
 def scbench_summary(identity: dict[str, Any], rows: list[Row]) -> ScbenchSummary:

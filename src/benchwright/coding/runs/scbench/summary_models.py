@@ -188,7 +188,15 @@ class ScbenchSummary(BaseModel):
     delta: Deltas = Field(default_factory=Deltas)
     """Changes between checkpoints."""
     verbosity: MetricStats = Field(default_factory=MetricStats)
-    """(ast-grep + rubric findings) / LOC + trivial wrappers / callables + single-use / callables,
-    over rows with code and callables."""
+    """SCBench v1.0's verbosity (scb-check's, per checkpoint), over rows where it is known."""
     erosion: MetricStats = Field(default_factory=MetricStats)
-    """(callables above 10 + 2 x above 30) / callables + ruff findings / LOC."""
+    """SCBench v1.0's erosion (scb-check's), over rows where it is known."""
+    cog_erosion: MetricStats = Field(default_factory=MetricStats)
+    """SCBench v1.0's cognitive erosion (scb-check's), over rows where it is known."""
+    bw_verbosity: MetricStats = Field(default_factory=MetricStats)
+    """benchwright's own composite (the pre-1.0 harness's `verbosity`): (ast-grep + rubric
+    findings) / LOC + trivial wrappers / callables + single-use / callables, over rows with code
+    and callables."""
+    bw_erosion: MetricStats = Field(default_factory=MetricStats)
+    """benchwright's own composite (the pre-1.0 harness's `erosion`): (callables above 10 + 2 x
+    above 30) / callables + ruff findings / LOC."""
