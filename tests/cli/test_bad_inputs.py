@@ -444,6 +444,20 @@ def _audit_probes() -> list[Probe]:
               {"d/1/agent_response.json": "{}"}, "--out"),
         Probe("audit-package-empty-folder", ["web", "package", "{tmp}/d", "--out", "{tmp}/o"],
               {"d": DIR}, "d"),
+        # The official packager's trimming reads each entry's request url and header names: a
+        # wrong type there was its traceback, exit 3.
+        *[Probe(f"audit-package-har-entry-{name}", ["web", "package", "{tmp}/d", "--out",
+                                                     "{tmp}/o"],
+                {"d/1/agent_response.json": "{}",
+                 "d/1/network.har": json.dumps({"log": {"entries": [entry]}})}, fragment)
+          for name, entry, fragment in [
+              ("number", 5, "HAR entry 1: a int"),
+              ("request-list", {"request": [], "response": {}}, "request object"),
+              ("url-number", {"request": {"url": 3, "method": "GET"}}, "url string"),
+              ("header-number", {"request": {"url": "http://h/", "headers": [7]}},
+               "request headers"),
+              ("response-string", {"request": {"url": "http://h/"}, "response": "x"},
+               "response is not")]],
         Probe("audit-web-eval-response-fifo", ["web", "eval", "{tmp}/o"],
               {"o/7001/agent_response.json": FIFO}, "agent_response.json"),
         Probe("audit-web-eval-response-deep", ["web", "eval", "{tmp}/o"],
