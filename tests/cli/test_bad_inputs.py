@@ -97,6 +97,12 @@ def _problem_probes() -> list[Probe]:
         ("timeout-zero", {"config.yaml": QUICK_CONFIG.replace("timeout: 10", "timeout: 0")},
          "timeout"),
         ("checkpoint-name-newline", {"config.yaml": nl}, "checkpoint"),
+        # A NUL byte reached a path or a process's environment: a traceback before.
+        ("entry-nul", {"config.yaml": QUICK_CONFIG.replace("entry_file: calc",
+                                                           'entry_file: "ca\\0lc"')},
+         "entry_file"),
+        ("env-nul", {"config.yaml": QUICK_CONFIG + 'env: {A: "x\\0y"}\n'}, "NUL"),
+        ("env-name-equals", {"config.yaml": QUICK_CONFIG + 'env: {"A=B": "x"}\n'}, "A=B"),
     ]
     spec_cases: list[tuple[str, dict[str, object], str]] = [
         ("spec-missing", {"checkpoint_2.md": None}, "checkpoint_2.md"),
