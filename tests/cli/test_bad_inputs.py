@@ -258,6 +258,12 @@ def _metrics_probes() -> list[Probe]:
               "--entry"),
         Probe("metrics-entry-folder", [*base, "--entry", "d"], ws | {"w/d": DIR}, "--entry"),
         Probe("metrics-entry-empty", [*base, "--entry", ""], ws, "--entry"),
+        # The workspace may be an agent's: a link loop (or a link out) is never followed.
+        Probe("metrics-entry-link-loop", [*base, "--entry", "l.py"],
+              ws | {"w/l.py": lambda p: p.symlink_to(p.name)}, "symbolic link"),
+        Probe("metrics-entry-link-out", [*base, "--entry", "o.py"],
+              ws | {"f.py": "y = 2\n", "w/o.py": lambda p: p.symlink_to("../f.py")},
+              "symbolic link"),
         Probe("metrics-workspace-file", ["metrics", "static", "--workspace", "{tmp}/f"],
               {"f": "x"}, "workspace"),
         Probe("metrics-workspace-missing", ["metrics", "static", "--workspace", "{tmp}/none"],
