@@ -34,12 +34,12 @@ from benchwright.errors import (
 )
 from benchwright.fileio import write_text_atomic
 from benchwright.protocols import Runtime
-from benchwright.sandbox import localpaths
+from benchwright.sandbox import caches, localpaths
 from benchwright.sandbox.bwrap import require_bwrap
 from benchwright.sandbox.interpreters import Interpreter
 from benchwright.user_paths import check_user_path
 
-MARKER = ".benchwright-env.json"
+MARKER = caches.ENV_MARKER
 # 3: benchwright's own environments (test, evaluator, agents) come with their bytecode. Every
 # grading starts pytest from the read-only test environment: without .pyc files each start
 # compiled pytest and its plugins anew (~0.3 s CPU; 13% of an oracle run's CPU).
@@ -130,14 +130,19 @@ def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str]
     with file_lock(root / f"{label}-{key}.lock"):
         reused = _reusable(path)
         if reused is not None:
+            caches.hold(path)  # under the build lock: `benchwright cache prune` takes it too
             return reused
         if sandboxed is None:
             sandboxed = _bwrap_works()
         compiled = source is None  # not a submission's (see above)
         if not sandboxed:
-            return _build(path, key, interpreter, list(requirements), compiled)
-        return _build_sandboxed(path, key, interpreter, list(requirements), source, named,
-                                runtime, compiled)
+            built = _build(path, key, interpreter, list(requirements), compiled)
+        else:
+            built = _build_sandboxed(path, key, interpreter, list(requirements), source, named,
+                                     runtime, compiled)
+        caches.hold(path)
+    caches.enforce_env_cap(cache_base())
+    return built
 
 
 def _reusable(path: Path) -> BuiltEnv | None:
