@@ -97,6 +97,12 @@ def _problem_probes() -> list[Probe]:
         ("timeout-zero", {"config.yaml": QUICK_CONFIG.replace("timeout: 10", "timeout: 0")},
          "timeout"),
         ("checkpoint-name-newline", {"config.yaml": nl}, "checkpoint"),
+        # A NUL byte reached a path or a process's environment: a traceback before.
+        ("entry-nul", {"config.yaml": QUICK_CONFIG.replace("entry_file: calc",
+                                                           'entry_file: "ca\\0lc"')},
+         "entry_file"),
+        ("env-nul", {"config.yaml": QUICK_CONFIG + 'env: {A: "x\\0y"}\n'}, "NUL"),
+        ("env-name-equals", {"config.yaml": QUICK_CONFIG + 'env: {"A=B": "x"}\n'}, "A=B"),
     ]
     spec_cases: list[tuple[str, dict[str, object], str]] = [
         ("spec-missing", {"checkpoint_2.md": None}, "checkpoint_2.md"),
@@ -289,6 +295,12 @@ def _metrics_probes() -> list[Probe]:
               "--entry"),
         Probe("metrics-entry-folder", [*base, "--entry", "d"], ws | {"w/d": DIR}, "--entry"),
         Probe("metrics-entry-empty", [*base, "--entry", ""], ws, "--entry"),
+        # The workspace may be an agent's: a link loop (or a link out) is never followed.
+        Probe("metrics-entry-link-loop", [*base, "--entry", "l.py"],
+              ws | {"w/l.py": lambda p: p.symlink_to(p.name)}, "symbolic link"),
+        Probe("metrics-entry-link-out", [*base, "--entry", "o.py"],
+              ws | {"f.py": "y = 2\n", "w/o.py": lambda p: p.symlink_to("../f.py")},
+              "symbolic link"),
         Probe("metrics-workspace-file", ["metrics", "static", "--workspace", "{tmp}/f"],
               {"f": "x"}, "workspace"),
         Probe("metrics-workspace-missing", ["metrics", "static", "--workspace", "{tmp}/none"],
@@ -390,7 +402,13 @@ def _run_web_probes() -> list[Probe]:
                      {"s.json": content}, fragment) for name, content, fragment in suites]
     cookies: list[tuple[str, object, str]] = [
         ("not-utf8", b"[\xff]", "UTF-8"), ("folder", DIR, "k.json"), ("fifo", FIFO, "k.json"),
-        ("deep", DEEP_JSON, "k.json"), ("missing", None, "k.json")]
+        ("deep", DEEP_JSON, "k.json"), ("missing", None, "k.json"),
+        # Each would reach the browser and be dropped or mangled: the trial runs logged out.
+        ("number-name", '[{"name": 7, "value": "v", "domain": "h"}]', "name is 7"),
+        ("no-value", '[{"name": "sid", "domain": "h"}]', "no value"),
+        ("nan-expiry", '[{"name": "sid", "value": "v", "domain": "h", "expires": NaN}]',
+         "expiry is nan"),
+        ("empty-domain", '[{"name": "sid", "value": "v", "domain": ""}]', "domain is ''")]
     probes += [Probe(f"run-web-cookies-{name}", [*base, "--cookies", "{tmp}/k.json"],
                      {} if content is None else {"k.json": content}, fragment)
                for name, content, fragment in cookies]
@@ -475,6 +493,20 @@ def _audit_probes() -> list[Probe]:
               {"d/1/agent_response.json": "{}"}, "--out"),
         Probe("audit-package-empty-folder", ["web", "package", "{tmp}/d", "--out", "{tmp}/o"],
               {"d": DIR}, "d"),
+        # The official packager's trimming reads each entry's request url and header names: a
+        # wrong type there was its traceback, exit 3.
+        *[Probe(f"audit-package-har-entry-{name}", ["web", "package", "{tmp}/d", "--out",
+                                                     "{tmp}/o"],
+                {"d/1/agent_response.json": "{}",
+                 "d/1/network.har": json.dumps({"log": {"entries": [entry]}})}, fragment)
+          for name, entry, fragment in [
+              ("number", 5, "HAR entry 1: a int"),
+              ("request-list", {"request": [], "response": {}}, "request object"),
+              ("url-number", {"request": {"url": 3, "method": "GET"}}, "url string"),
+              ("header-number", {"request": {"url": "http://h/", "headers": [7]}},
+               "request headers"),
+              ("response-string", {"request": {"url": "http://h/"}, "response": "x"},
+               "response is not")]],
         Probe("audit-web-eval-response-fifo", ["web", "eval", "{tmp}/o"],
               {"o/7001/agent_response.json": FIFO}, "agent_response.json"),
         Probe("audit-web-eval-response-deep", ["web", "eval", "{tmp}/o"],

@@ -27,6 +27,7 @@ COMMANDS = {
     "export": "benchwright.cli.export_cmd:app",
     "llm": "benchwright.cli.llm_cmd:app",
     "images": "benchwright.cli.images_cmd:app",
+    "cache": "benchwright.cli.cache_cmd:app",
 }
 
 app = typer.Typer(

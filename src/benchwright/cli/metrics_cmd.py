@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated
 
 import typer
@@ -14,6 +14,7 @@ from benchwright.cli.judge_cmd import judge_cmd
 from benchwright.errors import UserInputError
 from benchwright.metrics.models import SnapshotMetrics
 from benchwright.metrics.static import analyze_snapshot
+from benchwright.nofollow import read_regular
 
 app = typer.Typer(help="Code-quality and erosion metrics.", no_args_is_help=True)
 app.command("judge")(judge_cmd)
@@ -41,15 +42,16 @@ def static_cmd(
 
 
 def _check_entry(workspace: Path, entry: str) -> None:
-    """--entry names a file inside the workspace, relative to it (not /etc/passwd, not ../x)."""
-    root = workspace.resolve()
-    target = (root / entry).resolve()
-    if Path(entry).is_absolute() or not target.is_relative_to(root) or target == root:
+    """--entry names a regular file inside the workspace, relative to it (not /etc/passwd, not
+    ../x). The workspace may be an agent's: its links are never followed (a loop, or a way out)."""
+    parts = PurePosixPath(entry).parts
+    if not parts or PurePosixPath(entry).is_absolute() or ".." in parts or "\0" in entry:
         raise UserInputError(f"--entry {entry!r} is not a file path inside the workspace",
                              path=workspace, hint="give it relative to --workspace")
-    if not target.is_file():
-        raise UserInputError(f"--entry {entry!r}: no such file in the workspace", path=workspace,
-                             hint="give it relative to --workspace")
+    if read_regular(workspace, "/".join(parts), limit=0) is None:
+        raise UserInputError(f"--entry {entry!r}: no such regular file in the workspace (a "
+                             "missing file, a folder, or a path through a symbolic link)",
+                             path=workspace, hint="give a file's path relative to --workspace")
 
 
 def _scbench(m: SnapshotMetrics) -> str:

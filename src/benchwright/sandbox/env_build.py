@@ -35,6 +35,9 @@ _SCRIPT = """
 if [ -s /tmp/requirements.in ]; then
   "$1" pip install --quiet ${4:+--compile-bytecode} --python "$3/bin/python" \\
     -r /tmp/requirements.in || exit 11
+  # A submission's environment: bytecode by the base interpreter without `site` (so no .pth
+  # runs); else each jailed start, the environment read-only, compiles every import anew.
+  [ -n "$4" ] || "$2" -S -m compileall -q "$3/lib" >/dev/null 2>&1 || true
 fi
 "$1" pip freeze --python "$3/bin/python" || exit 12
 """

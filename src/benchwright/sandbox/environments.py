@@ -34,12 +34,12 @@ from benchwright.errors import (
 )
 from benchwright.fileio import write_text_atomic
 from benchwright.protocols import Runtime
-from benchwright.sandbox import localpaths
+from benchwright.sandbox import caches, localpaths
 from benchwright.sandbox.bwrap import require_bwrap
 from benchwright.sandbox.interpreters import Interpreter
 from benchwright.user_paths import check_user_path
 
-MARKER = ".benchwright-env.json"
+MARKER = caches.ENV_MARKER
 # 3: benchwright's own environments (test, evaluator, agents) come with their bytecode. Every
 # grading starts pytest from the read-only test environment: without .pyc files each start
 # compiled pytest and its plugins anew (~0.3 s CPU; 13% of an oracle run's CPU).
@@ -118,10 +118,15 @@ def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str]
     is part of the key, so an environment built in one image is never used in another.
     Bytecode is compiled at install, except in a submission's environment (`source` given):
     uv compiles with the environment's own python, whose start would run the packages' .pth
-    files during the build, which pip (SCBench's installer) never does.
+    files during the build, which pip (SCBench's installer) never does; there the base
+    interpreter compiles it after the install, without `site` (no .pth runs). Without bytecode
+    every jailed start recompiled each import (the environment is read-only there): a FastAPI
+    server took 3-4 s to start, past a test's 5 s under load.
     """
     named = localpaths.named_paths(requirements, source) if source is not None else []
     local = localpaths.digest(source, named) if source is not None and named else None
+    if source is not None:  # a submission's: bytecode since format "pyc" (see env_build)
+        local = f"pyc:{local}"
     image = getattr(runtime, "image", None)
     key = env_key(interpreter, requirements, local if image is None else f"{local}@{image}")
     root = cache_root()
@@ -130,14 +135,19 @@ def ensure_env(label: str, interpreter: Interpreter, requirements: Sequence[str]
     with file_lock(root / f"{label}-{key}.lock"):
         reused = _reusable(path)
         if reused is not None:
+            caches.hold(path)  # under the build lock: `benchwright cache prune` takes it too
             return reused
         if sandboxed is None:
             sandboxed = _bwrap_works()
         compiled = source is None  # not a submission's (see above)
         if not sandboxed:
-            return _build(path, key, interpreter, list(requirements), compiled)
-        return _build_sandboxed(path, key, interpreter, list(requirements), source, named,
-                                runtime, compiled)
+            built = _build(path, key, interpreter, list(requirements), compiled)
+        else:
+            built = _build_sandboxed(path, key, interpreter, list(requirements), source, named,
+                                     runtime, compiled)
+        caches.hold(path)
+    caches.enforce_env_cap(cache_base())
+    return built
 
 
 def _reusable(path: Path) -> BuiltEnv | None:
@@ -214,6 +224,9 @@ def _build(path: Path, key: str, interpreter: Interpreter, requirements: list[st
         try:
             _uv(["pip", "install", "--quiet", *(["--compile-bytecode"] if compiled else []),
                  "--python", str(path / "bin/python"), "-r", str(req_file)])
+            if not compiled:  # as the sandboxed build does (env_build's script)
+                subprocess.run([str(interpreter.executable), "-S", "-m", "compileall", "-q",
+                                str(path / "lib")], capture_output=True, check=False)
         except EnvironmentBuildError:
             shutil.rmtree(path, ignore_errors=True)
             raise

@@ -231,6 +231,7 @@ def test_a_harness_failure_in_a_trial_is_an_infrastructure_error_not_the_agents(
     folder = layout.trial_dir(7004, 1)
     assert not (folder / "agent_response.json").exists()
     assert "No space left" in (folder / "infra_error.json").read_text()
+    assert not (folder / "trajectory.atif.json").exists()  # no step ran: no trajectory
     statuses = {json.loads(line)["task_id"]: json.loads(line)["status"]
                 for line in layout.journal.read_text().splitlines()}
     assert statuses[7004] == statuses[7002] == "infra_error"

@@ -44,6 +44,8 @@ class StaticAsset(BaseModel):
     def _relative(cls, value: str | None) -> str | None:
         if value is not None and (Path(value).is_absolute() or ".." in Path(value).parts):
             raise ValueError("must be a relative path inside the problem folder")
+        if value is not None and not value.isprintable():  # a NUL byte is no path at all
+            raise ValueError("must be a path without control characters")
         return value
 
 
@@ -63,6 +65,17 @@ class MarkerConfig(BaseModel):
         if any(ord(c) < 32 and c != "\t" for c in value):  # a newline adds pytest.ini lines
             raise ValueError("must be one line without control characters")
         return value
+
+
+def _environment(value: dict[str, str]) -> dict[str, str]:
+    """Variables a process can be given: the kernel takes no NUL byte, and a name with `=` or
+    nothing in it sets another variable or none."""
+    for key, item in value.items():
+        if not key or "=" in key or "\0" in key:
+            raise ValueError(f"{key!r} is not an environment variable name")
+        if "\0" in item:
+            raise ValueError(f"{key}: the value holds a NUL byte, which no process can be given")
+    return value
 
 
 def _not_a_bool(value: object) -> object:
@@ -97,6 +110,11 @@ class CheckpointConfig(BaseModel):
     @classmethod
     def _numbers(cls, value: object) -> object:
         return _not_a_bool(value)
+
+    @field_validator("env")
+    @classmethod
+    def _env(cls, value: dict[str, str]) -> dict[str, str]:
+        return _environment(value)
 
 
 class ProblemConfig(BaseModel):
@@ -145,6 +163,11 @@ class ProblemConfig(BaseModel):
     def _numbers(cls, value: object) -> object:
         return _not_a_bool(value)
 
+    @field_validator("env")
+    @classmethod
+    def _env(cls, value: dict[str, str]) -> dict[str, str]:
+        return _environment(value)
+
     @field_validator("test_dependencies")
     @classmethod
     def _plain_requirements(cls, value: list[str]) -> list[str]:
@@ -170,7 +193,8 @@ class ProblemConfig(BaseModel):
     @field_validator("entry_file")
     @classmethod
     def _bare_stem(cls, value: str) -> str:
-        if not value or "/" in value or value.endswith(".py"):
+        if not value or "/" in value or value.endswith(".py") or not value.isprintable() \
+                or value in (".", ".."):
             raise ValueError("must be a bare module name such as `backup_scheduler`")
         return value
 

@@ -7,6 +7,7 @@ first request already carries them. The file holds CDP cookie objects (what
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -51,11 +52,41 @@ def load_cookies(path: Path) -> list[dict[str, Any]]:
     """The cookies in a cookie file, a bare JSON list, or a Playwright storage state."""
     data = read_untrusted_json(path, what="the cookie file", max_bytes=16 * 2**20)
     cookies = data.get("cookies") if isinstance(data, dict) else data
-    if not isinstance(cookies, list) or not all(isinstance(c, dict) and "name" in c
-                                                for c in cookies):
+    if not isinstance(cookies, list) or not all(isinstance(c, dict) for c in cookies):
         raise UserInputError("no list of cookies found", path=path,
                              hint="write it with `benchwright web auth capture`")
+    for index, cookie in enumerate(cookies):
+        if (problem := cookie_problem(cookie)) is not None:
+            raise UserInputError(f"cookie {index + 1} of {len(cookies)}: {problem}", path=path,
+                                 hint="fix or drop that entry, or capture the cookies again "
+                                      "with `benchwright web auth capture`")
     return cookies
+
+
+def cookie_problem(cookie: dict[str, Any]) -> str | None:
+    """What makes a stored cookie unusable, or None. The browser would reject (or silently
+    mangle) these, and the trial would run logged out, charged to the agent."""
+    name, value = cookie.get("name"), cookie.get("value")
+    if not isinstance(name, str) or not name:
+        return f"its name is {name!r}, not a non-empty string"
+    if not isinstance(value, str):
+        return f"cookie {name!r} has no value (a string)" if value is None else \
+            f"cookie {name!r}: its value is {value!r}, not a string"
+    if "domain" in cookie and (not isinstance(cookie["domain"], str) or not cookie["domain"]):
+        return f"cookie {name!r}: its domain is {cookie['domain']!r}, not a host name"
+    if "domain" not in cookie and not isinstance(cookie.get("url"), str):
+        return f"cookie {name!r} has neither a domain nor a url"
+    return _expiry_problem(name, cookie.get("expires"))
+
+
+def _expiry_problem(name: str, expires: object) -> str | None:
+    if expires is None:
+        return None
+    # bool is an int to Python, and NaN/inf pass float(): neither is a time.
+    if isinstance(expires, bool) or not isinstance(expires, int | float) \
+            or not math.isfinite(expires):
+        return f"cookie {name!r}: its expiry is {expires!r}, not a number of seconds"
+    return None
 
 
 def cookie_param(cookie: dict[str, Any]) -> dict[str, Any]:

@@ -110,6 +110,13 @@ def agent_error(outcome: TrialOutcome) -> str | None:
     return next((e for e in outcome.errors if e.startswith(INVALID_RESPONSE)), None)
 
 
+def _atif(request: TrialRequest, job: TrialJob, outcome: TrialOutcome) -> None:
+    write_trial_atif(request.trial_dir, f"{job.task.task_id}/{TRIAL_PREFIX}{job.trial}",
+                     TrialIdentity(request.agent.name, request.agent.model, request.task.intent,
+                                   outcome.final_text),
+                     outcome.step_usage, None)
+
+
 def run_trial_files(runner: TrialRunner, request: TrialRequest, job: TrialJob,
                     extractor: Extractor | None, reset_before: frozenset[str]) -> TrialRecord:
     """Run one trial into its (fresh) folder and return its journal record."""
@@ -124,11 +131,10 @@ def run_trial_files(runner: TrialRunner, request: TrialRequest, job: TrialJob,
     else:
         status = write_trial_files(request.trial_dir, request.task, outcome,
                                    extractor).response.status
-    # the trial's steps in ATIF; the caller's sweep redacts it with the trial's other files
-    write_trial_atif(request.trial_dir, f"{job.task.task_id}/{TRIAL_PREFIX}{job.trial}",
-                     TrialIdentity(request.agent.name, request.agent.model, request.task.intent,
-                                   outcome.final_text),
-                     outcome.step_usage, None)
+    # the trial's steps in ATIF; the caller's sweep redacts it with the trial's other files.
+    # A harness failure before any step has no trajectory: an ATIF file would show an agent run.
+    if outcome.status is not TrialStatus.INFRA_ERROR or outcome.steps:
+        _atif(request, job, outcome)
     return TrialRecord(
         task_id=job.task.task_id, trial=job.trial, group=job.task.group, status=outcome.status,
         response_status=status, steps=outcome.steps,

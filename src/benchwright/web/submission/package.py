@@ -27,9 +27,11 @@ from typing import TYPE_CHECKING
 
 from benchwright.errors import InfrastructureError, UserInputError
 from benchwright.owned_temp import OwnedTemp
+from benchwright.untrusted_files import read_untrusted_json
 from benchwright.web.evaluation.scoring import (
     AGENT_RESPONSE,
     EVAL_RESULT,
+    MAX_HAR_BYTES,
     NETWORK_HAR,
     TRIAL_PREFIX,
     check_har,
@@ -137,9 +139,41 @@ def _refuse_bad_har(path: Path) -> None:
     """A HAR the packager cannot read (not JSON, `log` not an object) is bad input, named
     here, not the packager's failure (an empty one it packages as it is)."""
     problem = check_har(path)
+    if problem is None:
+        problem = _bad_entry(path)
     if problem is not None and not problem.endswith("(the evaluator needs at least one)"):
         raise UserInputError(problem.removeprefix(f"{path}: "), path=path,
                              hint="package another trial (--trial), or remove this task's folder")
+
+
+def _bad_entry(path: Path) -> str | None:
+    har = read_untrusted_json(path, what=NETWORK_HAR, max_bytes=MAX_HAR_BYTES)
+    for number, entry in enumerate(har["log"]["entries"], start=1):
+        if (problem := har_entry_problem(entry)) is not None:
+            return f"{path}: HAR entry {number}: {problem}"
+    return None
+
+
+def har_entry_problem(entry: object) -> str | None:
+    """What in one HAR entry the packager's trimming would trip on, or None: it reads each
+    entry's request URL and the names of its request and response headers."""
+    if not isinstance(entry, dict):
+        return f"a {type(entry).__name__}, not an object"
+    request = entry.get("request")
+    if not isinstance(request, dict) or not isinstance(request.get("url"), str):
+        return "no request object with a url string"
+    for side in ("request", "response"):
+        part = entry.get(side)
+        if part is None:
+            continue
+        if not isinstance(part, dict):
+            return f"its {side} is not an object"
+        headers = part.get("headers", [])
+        if not isinstance(headers, list) or not all(
+                isinstance(h, dict) and isinstance(h.get("name"), str)
+                and isinstance(h.get("value", ""), str) for h in headers):
+            return f"its {side} headers are not a list of {{name, value}} strings"
+    return None
 
 
 def pick_trial(task_folder: Path, choice: TrialChoice) -> Path | None:
