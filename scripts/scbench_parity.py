@@ -2,6 +2,7 @@
 
 Usage: python scripts/scbench_parity.py PROBLEMS_DIR [--problem NAME ...] [--out FILE.jsonl]
        [--runtime bwrap|podman|docker] [--image IMAGE] [--expected FILE.jsonl] [--diffs FILE.md]
+       python scripts/scbench_parity.py --compare-saved OUT.jsonl --expected FILE.jsonl [--diffs FILE.md]
 
 PROBLEMS_DIR is the `problems/` folder of a SlopCodeBench checkout (not part of this repo).
 The expected figures are those SCBench's PytestRunner produced (docs/scbench-parity.md); for
@@ -114,12 +115,12 @@ def write_diff(diffs: Path, key: str, why: list[str], ours: dict[str, str]) -> N
                 sink.write(f"- `{test}`\n      {message}\n")
 
 
-def compare_reference(key: str, row: tuple[object, ...], ev: CheckpointEvaluation,
+def compare_reference(key: str, row: tuple[object, ...], ours: dict[str, str],
                       reference: dict[str, dict[str, Any]], diffs: Path | None) -> str:
-    """'same', 'n/a' (no reference line) or 'DIFFERENT: ...', noted in `diffs`."""
+    """'same', 'n/a' (no reference line) or 'DIFFERENT: ...', noted in `diffs`; `ours` maps
+    the tests failing under benchwright to their messages."""
     if key not in reference:
         return "n/a"
-    ours = failed_ids(ev)
     why = differences(row, reference[key], ours)
     if not why:
         return "same"
@@ -153,7 +154,7 @@ def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | Non
                 if expected is not None:
                     # read again each time: the reference may still be being written
                     reference = reference_rows(expected)
-                    verdict = compare_reference(key, row, ev, reference, diffs)
+                    verdict = compare_reference(key, row, failed_ids(ev), reference, diffs)
                     wanted = reference_row(reference[key]) if key in reference else None
                 else:
                     wanted = EXPECTED.get(key) or table.get(key)
@@ -172,9 +173,22 @@ def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | Non
     return mismatches
 
 
+def compare_saved(saved: Path, expected: Path, diffs: Path | None) -> int:
+    """Compare the lines an earlier run wrote (--out) with the reference, without grading."""
+    reference = reference_rows(expected)
+    mismatches = 0
+    for text in saved.read_text().splitlines():
+        record = json.loads(text)
+        verdict = compare_reference(record["key"], tuple(record["row"]), record.get("failed", {}),
+                                    reference, diffs)
+        mismatches += verdict.startswith("DIFFERENT")
+        print(f"{record['key']}: {verdict}", flush=True)
+    return mismatches
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("problems_dir", type=Path)
+    parser.add_argument("problems_dir", type=Path, nargs="?", default=None)
     parser.add_argument("--problem", action="append", default=[])
     parser.add_argument("--out", type=Path, default=Path("scbench-parity.jsonl"))
     parser.add_argument("--python", default=None)
@@ -186,7 +200,15 @@ def main() -> None:
                         help="scbench_v1_reference.py's lines to compare with (SCBench v1.0)")
     parser.add_argument("--diffs", type=Path, default=None,
                         help="append each differing checkpoint's failing tests here (Markdown)")
+    parser.add_argument("--compare-saved", type=Path, default=None, metavar="OUT",
+                        help="do not grade: compare an earlier --out file with --expected")
     args = parser.parse_args()
+    if args.compare_saved is not None:
+        if args.expected is None:
+            parser.error("--compare-saved needs --expected")
+        sys.exit(1 if compare_saved(args.compare_saved, args.expected, args.diffs) else 0)
+    if args.problems_dir is None:
+        parser.error("PROBLEMS_DIR is needed to grade")
     names = args.problem or sorted(p.name for p in args.problems_dir.iterdir()
                                    if (p / "config.yaml").is_file())
     sys.exit(1 if grade_all(args.problems_dir, names, args.out, args.python, args.jail_log,
