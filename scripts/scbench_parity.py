@@ -2,7 +2,7 @@
 
 Usage: python scripts/scbench_parity.py PROBLEMS_DIR [--problem NAME ...] [--out FILE.jsonl]
        [--runtime bwrap|podman|docker] [--image IMAGE] [--expected FILE.jsonl] [--diffs FILE.md]
-       python scripts/scbench_parity.py --compare-saved OUT.jsonl --expected FILE.jsonl [--diffs FILE.md]
+       python scripts/scbench_parity.py --compare-saved OUT.jsonl --expected FILE.jsonl [--diffs MD]
 
 PROBLEMS_DIR is the `problems/` folder of a SlopCodeBench checkout (not part of this repo).
 The expected figures are those SCBench's PytestRunner produced (docs/scbench-parity.md); for
