@@ -132,7 +132,7 @@ def compare_reference(key: str, row: tuple[object, ...], ours: dict[str, str],
 def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | None,
               jail_log: Path | None = None, runtime: str = "bwrap",
               image: str | None = None, expected: Path | None = None,
-              diffs: Path | None = None) -> int:
+              diffs: Path | None = None, orders: tuple[int, ...] = ()) -> int:
     mismatches = 0
     image_id = image_for_runtime(runtime, image)
     options = GradeOptions(runtime=get_runtime(False, runtime, image_id), python=python,
@@ -142,6 +142,8 @@ def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | Non
         for name in names:
             problem = load_problem(problems_dir / name)
             for checkpoint in problem.ordered_checkpoints():
+                if orders and checkpoint.order not in orders:
+                    continue
                 snapshot = problem.solution_dir(checkpoint.name)
                 if not snapshot.is_dir():
                     print(f"{name}/{checkpoint.name}: no reference solution", flush=True)
@@ -190,6 +192,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("problems_dir", type=Path, nargs="?", default=None)
     parser.add_argument("--problem", action="append", default=[])
+    parser.add_argument("--checkpoint", action="append", type=int, default=[],
+                        help="grade only this checkpoint (its order, 1...) of each problem")
     parser.add_argument("--out", type=Path, default=Path("scbench-parity.jsonl"))
     parser.add_argument("--python", default=None)
     parser.add_argument("--jail-log", type=Path, default=None,
@@ -212,7 +216,8 @@ def main() -> None:
     names = args.problem or sorted(p.name for p in args.problems_dir.iterdir()
                                    if (p / "config.yaml").is_file())
     sys.exit(1 if grade_all(args.problems_dir, names, args.out, args.python, args.jail_log,
-                            args.runtime, args.image, args.expected, args.diffs) else 0)
+                            args.runtime, args.image, args.expected, args.diffs,
+                            tuple(args.checkpoint)) else 0)
 
 
 if __name__ == "__main__":
