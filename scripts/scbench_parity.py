@@ -76,7 +76,7 @@ def reference_rows(path: Path) -> dict[str, dict[str, Any]]:
     """problem/checkpoint -> a line of scripts/scbench_v1_reference.py's output (those with
     counts; a problem listed with missing files has none)."""
     rows: dict[str, dict[str, Any]] = {}
-    for text in path.read_text().splitlines():
+    for text in path.read_text().splitlines() if path.is_file() else []:
         line = json.loads(text) if text.strip() else {}
         if "checkpoint" in line:
             rows[f"{line['problem']}/{line['checkpoint'].removeprefix('checkpoint_')}"] = line
