@@ -87,9 +87,13 @@ def reference_row(line: dict[str, Any]) -> tuple[object, ...]:
     return (line["collected"], *(line["groups"].get(g, "") for g in GROUPS), line["exit_code"])
 
 
+def first_lines(text: str, count: int) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()][:count]
+
+
 def failed_ids(ev: CheckpointEvaluation) -> dict[str, str]:
     """test id (file name::node) -> the first lines of its failure message."""
-    return {f"{Path(t.file).name}::{t.id}": "\n".join((t.message or "").splitlines()[:3])
+    return {f"{Path(t.file).name}::{t.id}": "\n".join(first_lines(t.message or "", 6))
             for t in ev.tests if not t.passed and t.outcome not in ("skipped", "xfailed")}
 
 
