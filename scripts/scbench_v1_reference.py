@@ -260,14 +260,17 @@ def pytest_command(problem: Problem, checkpoint: Checkpoint, box: Path, setup: S
 
 def user_env(box: Path, setup: Setup) -> dict[str, str]:
     """The environment test.sh's pytest gets under Harbor, with this machine's paths; the
-    certificate variables only let uv and pip reach PyPI through this machine's proxy."""
+    certificate variables only let uv, pip and npm reach their registries through this machine's
+    proxy."""
     cache = setup.work / "cache"
     return {**IMAGE_ENV, "PATH": f"{setup.python_bin}:{Path(setup.uv).parent}:"
             "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             "HOME": str(box / "home"), "USER": setup.user, "LOGNAME": setup.user,
             "UV_CACHE_DIR": str(cache / "uv"), "PIP_CACHE_DIR": str(cache / "pip"),
             "SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt",
-            "PIP_CERT": "/etc/ssl/certs/ca-certificates.crt", "PIP_CONFIG_FILE": "/dev/null"}
+            "PIP_CERT": "/etc/ssl/certs/ca-certificates.crt", "PIP_CONFIG_FILE": "/dev/null",
+            # npx fetches ts-node for test_translator's TypeScript cases, as in Harbor's image
+            "NODE_EXTRA_CA_CERTS": "/etc/ssl/certs/ca-certificates.crt"}
 
 
 def as_user(setup: Setup, argv: list[str]) -> list[str]:
