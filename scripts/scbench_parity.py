@@ -1,12 +1,17 @@
 """Grade SCBench reference solutions with benchwright and compare with SCBench's own runner.
 
 Usage: python scripts/scbench_parity.py PROBLEMS_DIR [--problem NAME ...] [--out FILE.jsonl]
-       [--runtime bwrap|podman|docker] [--image IMAGE]
+       [--runtime bwrap|podman|docker] [--image IMAGE] [--expected FILE.jsonl] [--diffs FILE.md]
+       python scripts/scbench_parity.py --compare-saved OUT.jsonl --expected FILE.jsonl [--diffs MD]
 
 PROBLEMS_DIR is the `problems/` folder of a SlopCodeBench checkout (not part of this repo).
 The expected figures are those SCBench's PytestRunner produced (docs/scbench-parity.md); for
 the problems without them here, the rows of docs/scbench-parity.md's table (equal to SCBench's
-runner's).
+runner's). With --expected (the SCBench v1.0 problems), the figures are the lines
+scripts/scbench_v1_reference.py wrote (SCBench's Harbor grading, docs/scbench-v1-reference.jsonl);
+each differing checkpoint then says which counts differ and which tests failed on one side only,
+and --diffs appends them, with the first lines of benchwright's failure messages, to a Markdown
+file.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
+from benchwright.coding.grading.evaluation import CheckpointEvaluation
 from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
 from benchwright.coding.grading.policies import PassPolicy
 from benchwright.coding.problems.loader import load_problem
@@ -65,9 +72,71 @@ def table_rows(path: Path = TABLE) -> dict[str, tuple[object, ...]]:
     return rows
 
 
+def reference_rows(path: Path) -> dict[str, dict[str, Any]]:
+    """problem/checkpoint -> a line of scripts/scbench_v1_reference.py's output (those with
+    counts; a problem listed with missing files has none)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for text in path.read_text().splitlines() if path.is_file() else []:
+        line = json.loads(text) if text.strip() else {}
+        if "checkpoint" in line:
+            rows[f"{line['problem']}/{line['checkpoint'].removeprefix('checkpoint_')}"] = line
+    return rows
+
+
+def reference_row(line: dict[str, Any]) -> tuple[object, ...]:
+    return (line["collected"], *(line["groups"].get(g, "") for g in GROUPS), line["exit_code"])
+
+
+def first_lines(text: str, count: int) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()][:count]
+
+
+def failed_ids(ev: CheckpointEvaluation) -> dict[str, str]:
+    """test id (file name::node) -> the first lines of its failure message."""
+    return {f"{Path(t.file).name}::{t.id}": "\n".join(first_lines(t.message or "", 6))
+            for t in ev.tests if not t.passed and t.outcome not in ("skipped", "xfailed")}
+
+
+def differences(row: tuple[object, ...], ref: dict[str, Any],
+                ours: dict[str, str]) -> list[str]:
+    """Why benchwright's row is not the reference's: the fields, then the tests."""
+    names = ("collected", *GROUPS, "exit")
+    why = [f"{n}: ours {a!r}, SCBench {b!r}"
+           for n, a, b in zip(names, row, reference_row(ref), strict=True) if a != b]
+    theirs = set(ref.get("failed", []))
+    why += [f"fails only here: {t}" for t in sorted(set(ours) - theirs)]
+    why += [f"fails only in SCBench: {t}" for t in sorted(theirs - set(ours))]
+    return why
+
+
+def write_diff(diffs: Path, key: str, why: list[str], ours: dict[str, str]) -> None:
+    with diffs.open("a") as sink:
+        sink.write(f"\n## {key}\n\n")
+        sink.write("".join(f"- {w}\n" for w in why if not w.startswith("fails only here")))
+        for test in sorted(ours):
+            if f"fails only here: {test}" in why:
+                message = ours[test].replace("\n", "\n      ")
+                sink.write(f"- `{test}`\n      {message}\n")
+
+
+def compare_reference(key: str, row: tuple[object, ...], ours: dict[str, str],
+                      reference: dict[str, dict[str, Any]], diffs: Path | None) -> str:
+    """'same', 'n/a' (no reference line) or 'DIFFERENT: ...', noted in `diffs`; `ours` maps
+    the tests failing under benchwright to their messages."""
+    if key not in reference:
+        return "n/a"
+    why = differences(row, reference[key], ours)
+    if not why:
+        return "same"
+    if diffs is not None:
+        write_diff(diffs, key, why, ours)
+    return "DIFFERENT: " + "; ".join(why[:6])
+
+
 def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | None,
               jail_log: Path | None = None, runtime: str = "bwrap",
-              image: str | None = None) -> int:
+              image: str | None = None, expected: Path | None = None,
+              diffs: Path | None = None, orders: tuple[int, ...] = ()) -> int:
     mismatches = 0
     image_id = image_for_runtime(runtime, image)
     options = GradeOptions(runtime=get_runtime(False, runtime, image_id), python=python,
@@ -77,6 +146,8 @@ def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | Non
         for name in names:
             problem = load_problem(problems_dir / name)
             for checkpoint in problem.ordered_checkpoints():
+                if orders and checkpoint.order not in orders:
+                    continue
                 snapshot = problem.solution_dir(checkpoint.name)
                 if not snapshot.is_dir():
                     print(f"{name}/{checkpoint.name}: no reference solution", flush=True)
@@ -86,36 +157,71 @@ def grade_all(problems_dir: Path, names: list[str], out: Path, python: str | Non
                 row = (ev.pytest_collected, *(counts.get(g, "") for g in GROUPS),
                        ev.pytest_exit_code)
                 key = f"{name}/{checkpoint.name.removeprefix('checkpoint_')}"
-                expected = EXPECTED.get(key) or table.get(key)
-                verdict = "n/a" if expected is None else ("same" if tuple(expected) == row
-                                                          else "DIFFERENT")
-                mismatches += verdict == "DIFFERENT"
-                record = {"key": key, "runtime": runtime, "row": row, "expected": expected,
+                if expected is not None:
+                    # read again each time: the reference may still be being written
+                    reference = reference_rows(expected)
+                    verdict = compare_reference(key, row, failed_ids(ev), reference, diffs)
+                    wanted = reference_row(reference[key]) if key in reference else None
+                else:
+                    wanted = EXPECTED.get(key) or table.get(key)
+                    verdict = "n/a" if wanted is None else ("same" if tuple(wanted) == row
+                                                            else "DIFFERENT")
+                mismatches += verdict.startswith("DIFFERENT")
+                record = {"key": key, "runtime": runtime, "row": row, "expected": wanted,
                           "verdict": verdict,
                           "core_cases": ev.verdicts[PassPolicy.CORE_CASES], "status": ev.status,
                           "reason": ev.infrastructure_reason, "seconds": ev.total_duration_s,
-                          "rules_fired": [str(r.rule) for r in ev.rules_fired]}
+                          "rules_fired": [str(r.rule) for r in ev.rules_fired],
+                          "failed": failed_ids(ev)}
                 sink.write(json.dumps(record) + "\n")
                 sink.flush()
                 print(json.dumps(record), flush=True)
     return mismatches
 
 
+def compare_saved(saved: Path, expected: Path, diffs: Path | None) -> int:
+    """Compare the lines an earlier run wrote (--out) with the reference, without grading."""
+    reference = reference_rows(expected)
+    mismatches = 0
+    for text in saved.read_text().splitlines():
+        record = json.loads(text)
+        verdict = compare_reference(record["key"], tuple(record["row"]), record.get("failed", {}),
+                                    reference, diffs)
+        mismatches += verdict.startswith("DIFFERENT")
+        print(f"{record['key']}: {verdict}", flush=True)
+    return mismatches
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("problems_dir", type=Path)
+    parser.add_argument("problems_dir", type=Path, nargs="?", default=None)
     parser.add_argument("--problem", action="append", default=[])
+    parser.add_argument("--checkpoint", action="append", type=int, default=[],
+                        help="grade only this checkpoint (its order, 1...) of each problem")
     parser.add_argument("--out", type=Path, default=Path("scbench-parity.jsonl"))
     parser.add_argument("--python", default=None)
     parser.add_argument("--jail-log", type=Path, default=None,
                         help="append every jailed command and the paths it was shown here")
     parser.add_argument("--runtime", default="bwrap", help="bwrap, podman or docker")
     parser.add_argument("--image", default=None, help="the container image (podman/docker)")
+    parser.add_argument("--expected", type=Path, default=None,
+                        help="scbench_v1_reference.py's lines to compare with (SCBench v1.0)")
+    parser.add_argument("--diffs", type=Path, default=None,
+                        help="append each differing checkpoint's failing tests here (Markdown)")
+    parser.add_argument("--compare-saved", type=Path, default=None, metavar="OUT",
+                        help="do not grade: compare an earlier --out file with --expected")
     args = parser.parse_args()
+    if args.compare_saved is not None:
+        if args.expected is None:
+            parser.error("--compare-saved needs --expected")
+        sys.exit(1 if compare_saved(args.compare_saved, args.expected, args.diffs) else 0)
+    if args.problems_dir is None:
+        parser.error("PROBLEMS_DIR is needed to grade")
     names = args.problem or sorted(p.name for p in args.problems_dir.iterdir()
                                    if (p / "config.yaml").is_file())
     sys.exit(1 if grade_all(args.problems_dir, names, args.out, args.python, args.jail_log,
-                            args.runtime, args.image) else 0)
+                            args.runtime, args.image, args.expected, args.diffs,
+                            tuple(args.checkpoint)) else 0)
 
 
 if __name__ == "__main__":
