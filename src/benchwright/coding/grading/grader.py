@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shlex
@@ -129,6 +130,8 @@ class _Ran(BaseModel):
     written: Usage = Field(default_factory=Usage)
     """What the sandbox added to its writable folders, counted once pytest ended (at most a
     little past the caps: the count stops there)."""
+    disk_free: int | None = None
+    """Bytes free on the grading folder's file system when pytest ended (None: unknown)."""
 
 
 class Grader(Protocol):
@@ -334,7 +337,15 @@ def _run_pytest(
                 cut=OutputCut(stdout_bytes=stdout.cut, stderr_bytes=stderr.cut,
                               verdict_bytes=pipe.cut_bytes, **_message_cuts(pipe)),
                 anyio=prepared.anyio, links=_left_links(prepared, interpreter, envs, options),
-                written=_written(prepared, before, limits))
+                written=_written(prepared, before, limits), disk_free=_free(prepared.scratch))
+
+
+def _free(folder: Path) -> int | None:
+    try:
+        info = os.statvfs(folder)
+    except OSError:
+        return None
+    return info.f_bavail * info.f_frsize
 
 
 def links_refused(options: GradeOptions) -> bool:
@@ -552,6 +563,9 @@ def _in_force(limits: Limits) -> Limits:
     return limits.model_copy(update={"memory_mb": memory_limit_mb(limits)})
 
 
+DISK_SLACK = 2**20
+"""Less free space than this when pytest ended without its report: the disk filled up."""
+
 # pytest's exit status when SIGKILL ended it (directly, or as a shell reports it)
 _KILLED = (-signal.SIGKILL, 128 + signal.SIGKILL)
 
@@ -584,6 +598,7 @@ def _status(result: ExecResult, ran: _Ran, collected: int,
             "(max_report_mb); raise it for a problem this big")
     forged = _tampering(result, ran)
     if forged is not None:
+        _unless_disk_full(ran, options)
         return GradeStatus.TAMPERED, forged
     if not pr.is_infrastructure_failure(result.exit_code, collected):
         return GradeStatus.COMPLETED, None
@@ -624,6 +639,15 @@ def _signal_name(number: int) -> str:
         return f"{signal.Signals(number).name} ({number})"
     except ValueError:
         return f"signal {number}"
+
+
+def _unless_disk_full(ran: _Ran, options: GradeOptions) -> None:
+    """A full disk cuts pytest's report as tampering would: the machine's failure, not the
+    submission's (its writes are capped, max_write_mb). Raised as the write failure it is: the
+    run stops with one line, and --resume redoes the checkpoint."""
+    if ran.disk_free is not None and ran.disk_free < DISK_SLACK:
+        raise OSError(errno.ENOSPC, "No space left on device",
+                      str(options.scratch_root or "the grading folder"))
 
 
 def _tampering(result: ExecResult, ran: _Ran) -> str | None:
