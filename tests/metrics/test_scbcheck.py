@@ -202,3 +202,31 @@ def test_other_languages_measured_where_scb_check_reads_them_else_named(tmp_path
     unmeasured = scbcheck.measure(tmp_path / "go")
     assert unmeasured.figures is None
     assert unmeasured.reason and unmeasured.reason.startswith("not measured for .go")
+
+
+# Runs in scb-check's environment: every bundled rule file read by scb-check's own reader, with
+# PyYAML's pure-Python loader and with the libyaml one that benchwright swaps in.
+_SAME_RULES = """
+import json, sys, yaml
+from importlib import resources
+from scb_check.resources import _rule_documents_from_text, rule_texts
+assert yaml.__with_libyaml__, "no libyaml"
+texts = list(rule_texts())
+pure = [_rule_documents_from_text(text) for _name, text in texts]
+yaml.SafeLoader = yaml.CSafeLoader
+fast = [_rule_documents_from_text(text) for _name, text in texts]
+print(json.dumps({"files": len(texts), "documents": sum(map(len, pure)),
+                  "same": json.dumps(pure, sort_keys=True) == json.dumps(fast, sort_keys=True)}))
+"""
+
+
+@pytest.mark.sandbox
+def test_scb_check_rules_read_the_same_with_libyaml() -> None:
+    import subprocess
+
+    env = scbcheck.scb_check_env()
+    assert scbcheck._FAST_YAML in scbcheck._MAIN
+    out = subprocess.run([str(env.path / "bin" / "python"), "-I", "-c", _SAME_RULES],
+                         capture_output=True, text=True, check=True).stdout
+    found = json.loads(out)
+    assert found["same"] and found["files"] >= 1 and found["documents"] >= 100, found
