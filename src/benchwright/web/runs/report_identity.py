@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from benchwright.report.grading_noise import read_noise
 from benchwright.report.header import RunHeader
+from benchwright.report.sequence import read_sequence
 from benchwright.web.evaluation.scoring import WebEvalSummary
 from benchwright.web.report.figures import WebReport
 from benchwright.web.runs.layout import WebRunLayout
@@ -32,10 +33,12 @@ def web_header(run_dir: Path, manifest: WebManifest, summary: WebEvalSummary) ->
 
 def with_identity(report: WebReport, run_dir: Path, manifest: WebManifest,
                   summary: WebEvalSummary, grading_time_s: float | None) -> WebReport:
-    """The report with the run's header, and the scoring time in its totals."""
+    """The report with the run's header, the scoring time in its totals, and what the run's
+    own files add: the grading noise measured, the `--until-decided` sequence."""
     totals = report.totals.model_copy(update={"grading_time_s": grading_time_s})
     return report.model_copy(update={"header": web_header(run_dir, manifest, summary),
-                                     "totals": totals, "grading_noise": read_noise(run_dir)})
+                                     "totals": totals, "grading_noise": read_noise(run_dir),
+                                     "sequence": read_sequence(run_dir)})
 
 
 def saved_grading_time(run_dir: Path) -> float | None:
