@@ -39,6 +39,9 @@ class SequenceSettings(BaseModel):
     """The baseline run compared with."""
     metric: str
     """The figure compared (the report's name for it)."""
+    unit: str = "problems"
+    """What a cluster is: `problems` (coding) or `templates` (web: tasks of one intent
+    template)."""
     alpha: float = 0.05
     """Total two-sided level over every look."""
     max_rounds: int
@@ -58,7 +61,7 @@ class Look(BaseModel):
     round: int
     """The round just finished, from 1."""
     n_clusters: int
-    """Problems paired."""
+    """Clusters (problems, templates) paired."""
     difference: float | None
     """This run minus the baseline (0-1); None (unknown) below MIN_CLUSTERS problems."""
     low: float | None

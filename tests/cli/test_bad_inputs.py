@@ -250,8 +250,9 @@ def _eval_report_probes() -> list[Probe]:
 
 
 def _decision_probes() -> list[Probe]:
-    """`plan`, `report --fail-if-worse`, `run coding --until-decided` (issue 41)."""
+    """`plan`, `report --fail-if-worse`, `run coding|web --until-decided` (issue 41)."""
     run = ["run", "coding", "--problems-dir", "{tmp}/p", "--out", "{tmp}/o", "--no-metrics"]
+    web = ["run", "web", "--out", "{tmp}/o"]
     return [
         Probe("plan-nothing", ["plan", "--difference", "10"], {}, "--pass-rate"),
         Probe("plan-both", ["plan", "--difference", "10", "--baseline", "{tmp}/r", "--pass-rate",
@@ -279,6 +280,17 @@ def _decision_probes() -> list[Probe]:
               "--trials is set by --until-decided"),
         Probe("until-decided-web-baseline", [*run, "--until-decided", "--baseline", "{tmp}/w"],
               {"p/quick": QUICK, "w": WEB_RUN}, "a web run has no"),
+        Probe("web-until-decided-no-baseline", [*web, "--until-decided"], {},
+              "needs a --baseline"),
+        Probe("web-max-rounds-without-until-decided", [*web, "--max-rounds", "3"], {},
+              "only with --until-decided"),
+        Probe("web-until-decided-trials", [*web, "--until-decided", "--baseline", "{tmp}/w",
+                                           "--trials", "2"], {"w": WEB_RUN},
+              "--trials is set by --until-decided"),
+        Probe("web-until-decided-coding-baseline", [*web, "--until-decided", "--baseline",
+                                                    "{tmp}/r"], {"r": RUN}, "a coding run has no"),
+        Probe("web-sequence-file-not-a-sequence", ["run", "web", "--resume", "{tmp}/w"],
+              {"w": WEB_RUN, "w/sequence.json": "{}"}, "not a benchwright sequence"),
         Probe("sequence-file-deep", ["report", "{tmp}/r"],
               {"r": RUN, "r/sequence.json": DEEP_JSON}, "sequence.json"),
         Probe("sequence-file-not-a-sequence", ["run", "coding", "--resume", "{tmp}/r"],

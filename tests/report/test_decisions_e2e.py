@@ -1,10 +1,15 @@
-"""Deciding a comparison through the CLI (issue 41): `plan`, `run coding --until-decided` and
-`report --fail-if-worse`, with the `mini` agent answered by the fake LLM server.
+"""Deciding a comparison through the CLI on the bundled problems (issue 41): `plan`, `run coding
+--until-decided`, `report --fail-if-worse` and `eval --repeat`, with the `mini` agent answered by
+the fake LLM server.
 
-The problems are eight copies of the quick calculator's first checkpoint: a verdict needs at
-least MIN_CLUSTERS (6) paired problems, and an unanimous change needs 8 to pass the sign test at
-a look's level (0.05 / 3), while the bundled folder holds two problems. The good agent writes
-the reference calc.py; the agent made worse on purpose writes one that prints -1.
+A verdict needs at least MIN_CLUSTERS (6) paired problems, and an unanimous change needs 7 to
+pass the sign test at a look's level (0.05 / 3), while the package bundles two problems: the
+problems folder holds seven copies of them (their own statements, tests and samples), cut to
+checkpoint 1 to keep the suite fast: six of kv_server (graded in about 3 s) and one of
+ledger_cli (about 13 s: each of its tests starts the program in the jail). The good agent writes
+each problem's reference solution; the agent made worse on purpose writes a program that prints
+-1. For `eval --repeat`, a copy of kv_server gets planted coin tests (os.urandom: the grading
+sandbox keeps nothing between gradings), so flaky tests are there to be named.
 """
 
 from __future__ import annotations
@@ -20,38 +25,64 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
+from benchwright.coding.problems.examples import example_problem_dir
 from benchwright.testing import FakeLLMServer, Script
-from tests.helpers import FIXTURES, run_cli
+from tests.helpers import run_cli
 from tests.helpers.mini_runs import FAKE_KEY
 
 pytestmark = [pytest.mark.e2e, pytest.mark.sandbox]
-QUICK = FIXTURES / "runs" / "quick"
-GOOD = (QUICK / "solutions" / "checkpoint_1" / "calc.py").read_text()
+BUNDLED = {"ledger_cli": ("Ledger balances from a CSV file", "ledger.py"),
+           "kv_server": ("A JSON key-value server", "kv_server.py")}
+COPIES = {"kv_server": 6, "ledger_cli": 1}
 BAD = "import sys\nprint(-1)\n"
+DONE = "I will write the program now."
+COINS = """
+
+@pytest.mark.functionality
+@pytest.mark.parametrize("coin", range(16))
+def test_planted_coin(coin):
+    # 16 coins over 4 gradings: the chance that none changes is 8**-16
+    assert __import__("os").urandom(1)[0] % 2 == 0, f"coin {coin} came up odd"
+"""
 
 
-def _script(calc: str) -> Script:
-    """mini writes calc.py with bash, then says it is done (the second call sees the first)."""
-    write = f"cat > calc.py <<'BENCHWRIGHT_EOF'\n{calc}BENCHWRIGHT_EOF"
-    return Script.model_validate({"rules": [
-        {"match": ["I will write calc.py now."], "replies": [{"text": "Done: calc.py works."}]},
-        {"match": ["calc"], "replies": [{"text": "I will write calc.py now.", "tool_calls": [
-            {"name": "bash", "arguments": {"command": write}}]}]}]})
+def _script(bad: bool) -> Script:
+    """mini writes the problem's program with bash (the reference solution of checkpoint 1, or
+    one that prints -1), then says it is done (the second call sees the first)."""
+    rules: list[dict[str, object]] = [{"match": [DONE], "replies": [{"text": "Done."}]}]
+    for name, (title, entry) in BUNDLED.items():
+        code = BAD if bad else (example_problem_dir(name) / "solutions" / "checkpoint_1" /
+                                entry).read_text()
+        write = f"cat > {entry} <<'BENCHWRIGHT_EOF'\n{code}BENCHWRIGHT_EOF"
+        rules.append({"match": [title], "replies": [{"text": DONE, "tool_calls": [
+            {"name": "bash", "arguments": {"command": write}}]}]})
+    return Script.model_validate({"rules": rules})
 
 
-def _problems(root: Path, count: int = 8) -> Path:
-    for i in range(1, count + 1):
-        folder = root / f"q{i}"
-        (folder / "tests").mkdir(parents=True)
-        (folder / "config.yaml").write_text(
-            f"name: q{i}\nentry_file: calc\ntimeout: 10\n"
-            "checkpoints:\n  checkpoint_1: {version: 1, order: 1}\n")
-        shutil.copy(QUICK / "checkpoint_1.md", folder / "checkpoint_1.md")
-        for name in ("conftest.py", "test_checkpoint_1.py"):
-            shutil.copy(QUICK / "tests" / name, folder / "tests" / name)
-        shutil.copytree(QUICK / "solutions" / "checkpoint_1", folder / "solutions" /
-                        "checkpoint_1")
+def _copy(name: str, target: Path) -> None:
+    """A bundled problem under another name, with checkpoint 1 only."""
+    shutil.copytree(example_problem_dir(name), target,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    config = yaml.safe_load((target / "config.yaml").read_text())
+    config["name"] = target.name
+    config["checkpoints"] = {"checkpoint_1": config["checkpoints"]["checkpoint_1"]}
+    (target / "config.yaml").write_text(yaml.safe_dump(config))
+
+
+def _problems(root: Path) -> Path:
+    for name, copies in COPIES.items():
+        for i in range(1, copies + 1):
+            _copy(name, root / f"{name}_{i}")
+    return root
+
+
+def _flaky_problem(root: Path) -> Path:
+    """kv_server with coin tests planted beside its own (Functionality: Core still holds)."""
+    _copy("kv_server", root / "kv_server")
+    tests = root / "kv_server" / "tests" / "test_checkpoint_1.py"
+    tests.write_text(tests.read_text() + COINS)
     return root
 
 
@@ -69,7 +100,7 @@ def _mini(problems: Path, out: Path, base_url: str, *more: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def servers() -> Iterator[dict[str, str]]:
-    with FakeLLMServer(_script(GOOD)) as good, FakeLLMServer(_script(BAD)) as bad:
+    with FakeLLMServer(_script(False)) as good, FakeLLMServer(_script(True)) as bad:
         yield {"good": good.base_url, "bad": bad.base_url}
 
 
@@ -98,10 +129,10 @@ def test_plan_from_assumptions_and_from_the_baseline(setup: tuple[Path, Path]) -
     read = run_cli("plan", "--baseline", str(base), "--difference", "-30", "--json")
     assert read.returncode == 0, read.stderr
     plan = json.loads(read.stdout)
-    assert plan["available"] == 8 and plan["population"]["pass_rate"] == 1.0
+    assert plan["available"] == sum(COPIES.values()) and plan["population"]["pass_rate"] == 1.0
     assert plan["mde"] is not None and str(base) in plan["population"]["source"]
     shown = run_cli("plan", "--baseline", str(base), "--difference", "-30")
-    assert "problems needed" in shown.stdout and "the baseline's 8 problems" in shown.stdout
+    assert "problems needed" in shown.stdout and "the baseline's 7 problems" in shown.stdout
     bad = run_cli("plan", "--difference", "10")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--pass-rate" in bad.stderr
 
@@ -170,3 +201,20 @@ def _has_look(run: Path) -> bool:
         return bool(_sequence(run)["looks"])
     except (OSError, ValueError):
         return False
+
+
+def test_eval_repeat_names_the_planted_flaky_tests(servers: dict[str, str],
+                                                   tmp_path: Path) -> None:
+    problems = _flaky_problem(tmp_path / "problems")
+    run = tmp_path / "flaky"
+    done = run_cli(*_mini(problems, run, servers["good"]), env=_env())
+    assert done.returncode == 0, done.stderr[-2000:]
+    done = run_cli("eval", str(run), "--repeat", "3", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    noise = json.loads(done.stdout)["grading_noise"]
+    assert (noise["repeats"], noise["n_units"]) == (3, 1)
+    flaky = {t["test"] for t in noise["flaky_tests"]}
+    assert flaky and all(t.startswith("test_planted_coin[") for t in flaky)
+    assert noise["changed"] == []  # Core passes every time: the verdict holds
+    report = (run / "report.md").read_text()
+    assert "## Grading noise" in report and "- flaky: `test_planted_coin[" in report

@@ -1,6 +1,7 @@
-"""`benchwright metrics causes RUN_DIR`: the optional LLM pass over a coding run's failures
-(coding/report/refine_causes.py), with the judge's model and options; report.md then shows the
-refined causes."""
+"""`benchwright metrics causes RUN_DIR`: the optional LLM pass over a run's failures
+(coding/report/refine_causes.py; a web run's evidence from web/runs/refine.py), with the
+judge's model and options (a web run has no judge: --model); report.md then shows the refined
+causes."""
 
 from __future__ import annotations
 
@@ -12,13 +13,15 @@ import typer
 from benchwright.cli.json_output import echo_json
 
 if TYPE_CHECKING:
+    from benchwright.coding.report.refine_causes import Prompts
     from benchwright.judge.models import JudgeSettings
 
 Protocol = Literal["openai", "anthropic"]
 
 
 def causes_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="The coding run whose failures to sort.")],
+    run_dir: Annotated[Path, typer.Argument(help="The run (coding or web) whose failures to "
+                                                 "sort.")],
     model: Annotated[str | None, typer.Option(
         "--model", "-m", help="The model; default: the run's judge model (`--judge-model`).")
     ] = None,
@@ -36,35 +39,44 @@ def causes_cmd(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the answers as JSON.")] = False,
 ) -> None:
-    """Sort each failed checkpoint's cause again with an LLM reading its failing tests and the
-    agent's transcript (answers kept in failure_causes.json; docs/failure-causes.md)."""
+    """Sort each failed checkpoint's (web attempt's) cause again with an LLM reading its failing
+    tests or the evaluator's verdict and the agent's transcript (answers kept in
+    failure_causes.json; docs/failure-causes.md)."""
     from benchwright.coding.report.refine_causes import refine_run
     from benchwright.llm.cassette import traffic_setting
     from benchwright.runs import open_run
     from benchwright.runs.lock import run_lock
 
-    run = open_run(run_dir, expect="coding")
-    settings = _settings(run_dir, model, protocol, base_url, api_key_env)
+    run = open_run(run_dir)
+    web = run.track.name == "web"
+    settings = _settings(run_dir, model, protocol, base_url, api_key_env, web)
     with run_lock(run_dir):
-        refined = refine_run(run_dir, settings, traffic_setting(llm_record, llm_replay))
+        refined = refine_run(run_dir, settings, traffic_setting(llm_record, llm_replay),
+                             _web_prompts() if web else None)
         run.track.finish(run_dir)  # report.md shows the refined causes
     if as_json:
         echo_json(refined.model_dump(mode="json"))
         return
-    typer.echo(f"{len(refined.answers)} failed checkpoint(s) sorted by {refined.model}; "
+    typer.echo(f"{len(refined.answers)} failure(s) sorted by {refined.model}; "
                f"report.md rewritten")
     for error in refined.errors:
         typer.echo(f"  not answered: {error}", err=True)
 
 
+def _web_prompts() -> Prompts:
+    from benchwright.web.runs.refine import web_prompts
+
+    return web_prompts
+
+
 def _settings(run_dir: Path, model: str | None, protocol: Protocol | None,
-              base_url: str | None, api_key_env: str | None) -> JudgeSettings:
-    """The judge's settings of the run, with what the options change."""
+              base_url: str | None, api_key_env: str | None, web: bool) -> JudgeSettings:
+    """The judge's settings of the run (a web run has none), with what the options change."""
     from benchwright.coding.runs.runner import load_manifest
     from benchwright.errors import UserInputError
     from benchwright.judge.models import JudgeSettings
 
-    judge = load_manifest(run_dir).config.judge
+    judge = None if web else load_manifest(run_dir).config.judge
     if model is None and judge is None:
         raise UserInputError("no model to sort the failures with", path=run_dir,
                              hint="pass --model (the run was not judged, so it has none)")

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from benchwright.api.until_decided import is_sequence
 from benchwright.api.web import RUNNER_ENV, WebOptions, absolute, run_web
 from benchwright.api.web import prompt as prompt_setting
 from benchwright.cli import executor_options as placement
@@ -24,11 +25,24 @@ from benchwright.cli.option_checks import (
 )
 from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.resume_options import refuse_conflicts
+from benchwright.cli.sequence_options import (
+    SEQUENCE_PARAMS,
+    BaselineOption,
+    BudgetMinutesOption,
+    BudgetUsdOption,
+    MarginOption,
+    MaxRoundsOption,
+    UntilDecidedOption,
+    look_line,
+    refuse_stray,
+    sequence_settings,
+)
 from benchwright.cli.verbosity import notes_console
 from benchwright.errors import InfrastructureError, ReplayDivergence
 from benchwright.llm.replay_keys import first_divergence
 from benchwright.registry import WEB_AGENTS, WEB_SUITES
 from benchwright.runs import open_saved
+from benchwright.sequential import Look
 from benchwright.web.browser.prompts import STRUCTURED
 from benchwright.web.evaluation.tasks import parse_task_ids
 from benchwright.web.runs.layout import WebRunLayout
@@ -119,9 +133,18 @@ def run_web_cmd(
     ray_address: placement.RayAddressOption = placement.EXECUTOR_DEFAULTS.address,
     job_cpus: placement.JobCpusOption = placement.EXECUTOR_DEFAULTS.job_cpus,
     job_memory_mb: placement.JobMemoryOption = placement.EXECUTOR_DEFAULTS.job_memory_mb,
+    baseline: BaselineOption = None,
+    until_decided: UntilDecidedOption = False,
+    max_rounds: MaxRoundsOption = 10,
+    margin: MarginOption = None,
+    budget_usd: BudgetUsdOption = None,
+    budget_minutes: BudgetMinutesOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
+    if until_decided or (resume is not None and is_sequence(resume)):
+        return _sequence(ctx, resume, suite, as_json)
+    refuse_stray(ctx)
     if resume is not None:
         _refuse_resume_conflicts(ctx, resume)
         call: dict[str, Any] = {"resume": resume, **placement.placement(ctx.params)}
@@ -129,8 +152,37 @@ def run_web_cmd(
         call = {"suite": suite, "out": out, **web_options(ctx.params)}
     with RunProgress("trials", quiet=as_json) as progress:
         result = run_web(hooks=_hooks(progress), **call)
+    _end(result, as_json)
+
+
+def _sequence(ctx: typer.Context, resume: Path | None, suite: str, as_json: bool) -> None:
+    """`--until-decided`: rounds until the comparison is decided, each look on stderr."""
+    from benchwright.api.until_decided import resume_web_until_decided, run_web_until_decided
+
+    notes = notes_console()
+
+    def on_look(look: Look) -> None:
+        notes.print(look_line(look, "templates"))
+
+    with RunProgress("trials", quiet=as_json) as progress:
+        if resume is not None:
+            _refuse_resume_conflicts(ctx, resume)
+            result, state = resume_web_until_decided(
+                resume, _hooks(progress), on_look, **placement.placement(ctx.params))
+        else:
+            result, state = run_web_until_decided(
+                suite, baseline=ctx.params["baseline"], settings=sequence_settings(ctx.params),
+                out=ctx.params["out"], hooks=_hooks(progress), on_look=on_look,
+                **web_options(ctx.params))
+    if state.stopped is not None and not as_json:
+        notes.print(f"stopped after round {len(state.looks)}: {state.stopped}")
+    _end(result, as_json, {"sequence": state.model_dump(mode="json")})
+
+
+def _end(result: WebRunResult, as_json: bool, more: dict[str, Any] | None = None) -> None:
+    """The summary (or JSON), then exit 3 when the harness failed trials."""
     if as_json:
-        echo_json(result_fields(result))
+        echo_json({**result_fields(result), **(more or {})})
     else:
         Console().print(_summary_line(result), highlight=False)
         notes_console().print(f"[dim]report: {result.report}[/]")
@@ -147,7 +199,7 @@ def run_web_cmd(
 
 def web_options(params: dict[str, Any]) -> WebOptions:
     """The command line's options as `run_web` takes them (unset ones left out)."""
-    skip = {"suite", "out", "resume", "as_json"}
+    skip = {"suite", "out", "resume", "as_json", *SEQUENCE_PARAMS}
     options = {k: v for k, v in params.items() if k not in skip and v is not None}
     return options  # type: ignore[return-value]  # keys are WebOptions' (a test checks)
 
@@ -170,7 +222,8 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
              else None,
              "llm_replay": config.llm.cassette if config.llm and config.llm.mode == "replay"
              else None}
-    refuse_conflicts(ctx, saved, may_change={"resume", "as_json", *placement.MAY_CHANGE},
+    refuse_conflicts(ctx, saved, may_change={"resume", "as_json", "until_decided",
+                                             *placement.MAY_CHANGE},
                      normalise={
         "suite": lambda name: name if name in WEB_SUITES else str(absolute(Path(name))),
         "task_ids": lambda ids: sorted(parse_task_ids(ids)),

@@ -1,5 +1,6 @@
-"""The options of `run coding --baseline RUN --until-decided` (docs/statistics.md): rounds of
-one trial per problem until the paired comparison is decided or a budget is spent."""
+"""The options of `run coding|web --baseline RUN --until-decided` (docs/statistics.md): rounds
+of one trial per problem (web task) until the paired comparison is decided or a budget is
+spent."""
 
 from __future__ import annotations
 
@@ -14,14 +15,16 @@ from benchwright.sequential import Look
 
 BaselineOption = Annotated[Path | None, typer.Option(
     parser=existing_dir, metavar="RUN_DIR",
-    help="With --until-decided: the coding run to compare with, paired by problem.")]
+    help="With --until-decided: the run of the same track to compare with, paired by problem "
+    "(coding) or intent template (web).")]
 UntilDecidedOption = Annotated[bool, typer.Option(
-    "--until-decided", help="Add one trial per problem a round until the comparison with "
-    "--baseline is decided (problems solved, alpha 0.05 spent over --max-rounds) or a budget "
-    "is spent; `--resume` continues the same sequence.")]
+    "--until-decided", help="Add one trial per problem (web task) a round until the "
+    "comparison with --baseline is decided (problems solved, or the web pass rate by template; "
+    "alpha 0.05 spent over --max-rounds) or a budget is spent; `--resume` continues the same "
+    "sequence.")]
 MaxRoundsOption = Annotated[int, typer.Option(
     min=1, max=100, metavar="N", help="The trial budget of --until-decided: at most N rounds "
-    "(trials per problem).")]
+    "(trials per problem or task).")]
 MarginOption = Annotated[float | None, typer.Option(
     min=0.1, max=50, metavar="POINTS", help="With --until-decided: also stop, as `no "
     "difference`, once the interval lies within +-POINTS.")]
@@ -40,7 +43,7 @@ def sequence_settings(params: dict[str, Any]) -> dict[str, Any]:
     """SequenceSettings' fields (but the baseline and the metric) from the command line."""
     if params.get("baseline") is None:
         raise UserInputError("--until-decided needs a --baseline to compare with",
-                             hint="add --baseline RUN_DIR (a finished coding run)")
+                             hint="add --baseline RUN_DIR (a finished run of the same track)")
     minutes = params.get("budget_minutes")
     margin = params.get("margin")
     return {"max_rounds": params["max_rounds"], "max_cost_usd": params.get("budget_usd"),
@@ -58,10 +61,10 @@ def refuse_stray(ctx: typer.Context) -> None:
                              "--baseline BASE` compares finished runs)")
 
 
-def look_line(look: Look) -> str:
+def look_line(look: Look, unit: str = "problems") -> str:
     """One look, as printed after each round."""
     if look.difference is None or look.low is None or look.high is None:
-        return f"round {look.round}: {look.n_clusters} problems paired, too few to decide"
+        return f"round {look.round}: {look.n_clusters} {unit} paired, too few to decide"
     return (f"round {look.round}: {100 * look.difference:+.1f} points [{100 * look.low:+.1f}, "
             f"{100 * look.high:+.1f}] at {1 - look.alpha_spent:.2%} over {look.n_clusters} "
-            f"problems: {look.decision}")
+            f"{unit}: {look.decision}")

@@ -38,11 +38,13 @@ def sequence_lines(state: SequenceState) -> list[str]:
     if s.max_seconds is not None:
         budget.append(f"{s.max_seconds / 60:g} minutes")
     margin = f"; no difference inside +-{100 * s.margin:g} points" if s.margin else ""
+    per = "problem" if s.unit == "problems" else "task"
+    clustered = "" if s.unit == "problems" else f", {s.unit} as clusters"
     lines = ["## Stopping when decided", "",
-             f"`--until-decided` against {s.baseline} on {s.metric}: one trial per problem a "
-             f"round, a look after each, alpha {s.alpha:g} spent evenly over the budget "
+             f"`--until-decided` against {s.baseline} on {s.metric}{clustered}: one trial per "
+             f"{per} a round, a look after each, alpha {s.alpha:g} spent evenly over the budget "
              f"({', '.join(budget)}){margin}. {_stopped(state)}", "",
-             "| round | problems | difference | interval | level | decision |",
+             f"| round | {s.unit} | difference | interval | level | decision |",
              "|---|---|---|---|---|---|"]
     lines += [_row(look) for look in state.looks]
     return [*lines, ""]
@@ -58,7 +60,7 @@ def _stopped(state: SequenceState) -> str:
 
 def _row(look: Look) -> str:
     if look.difference is None or look.low is None or look.high is None:
-        return (f"| {look.round} | {look.n_clusters} | - | too few problems | "
+        return (f"| {look.round} | {look.n_clusters} | - | too few to decide | "
                 f"{1 - look.alpha_spent:.4f} | {look.decision} |")
     return (f"| {look.round} | {look.n_clusters} | {100 * look.difference:+.1f} | "
             f"[{100 * look.low:+.1f}, {100 * look.high:+.1f}] | {1 - look.alpha_spent:.4f} | "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,6 +42,11 @@ SCHEMA: dict[str, Any] = {
                    "reason": {"type": "string"}}}
 
 
+Prompts = Callable[[Path, list[FailedUnit] | None], list[tuple[FailedUnit, str]]]
+"""A track's failed units (those given, else all) and the text sent about each: the coding
+track's below, the web track's in web/runs/refine.py."""
+
+
 class RefinedCause(BaseModel):
     """The model's answer for one failed checkpoint."""
 
@@ -69,10 +75,11 @@ class RefinedCauses(BaseModel):
     """Checkpoints the model could not answer for (their rule-based cause stays)."""
 
 
-def refine_run(run_dir: Path, settings: JudgeSettings,
-               traffic: LlmTraffic | None = None) -> RefinedCauses:
-    """Ask the model about every failed checkpoint whose evidence it has not seen; save and
-    return every answer (kept ones included)."""
+def refine_run(run_dir: Path, settings: JudgeSettings, traffic: LlmTraffic | None = None,
+               prompts: Prompts | None = None) -> RefinedCauses:
+    """Ask the model about every failed checkpoint (web attempt, with the web track's
+    `prompts`) whose evidence it has not seen; save and return every answer (kept ones
+    included)."""
     from benchwright.judge.providers import make_client
 
     kept = {a.evidence: a for a in (read_refined(run_dir) or _empty(settings)).answers}
@@ -80,7 +87,7 @@ def refine_run(run_dir: Path, settings: JudgeSettings,
     with judge_proxy(settings, traffic, run_dir) as url:
         client = make_client(settings.model_copy(update={"base_url": url})
                              if url else settings)
-        for unit, prompt in _prompts(run_dir):
+        for unit, prompt in (prompts or _prompts)(run_dir, None):
             evidence = _digest(settings, prompt)
             try:
                 answer = kept.get(evidence) or _ask(client, unit, prompt, evidence)
@@ -101,16 +108,17 @@ def run_causes(run_dir: Path, baseline_dir: Path | None = None) -> CauseTable:
     return cause_table(apply_refined(run_dir, run_failures(run_dir)), baseline)
 
 
-def apply_refined(run_dir: Path, units: list[FailedUnit]) -> list[FailedUnit]:
+def apply_refined(run_dir: Path, units: list[FailedUnit],
+                  prompts: Prompts | None = None) -> list[FailedUnit]:
     """The units with the saved answers whose evidence is unchanged put in (marked refined)."""
     saved = read_refined(run_dir)
     if saved is None:
         return units
     by_unit = {a.unit: a for a in saved.answers}
-    prompts = {u.unit: p for u, p in _prompts(run_dir, units)}
+    texts = {u.unit: p for u, p in (prompts or _prompts)(run_dir, units)}
     out = []
     for unit in units:
-        answer, prompt = by_unit.get(unit.unit), prompts.get(unit.unit)
+        answer, prompt = by_unit.get(unit.unit), texts.get(unit.unit)
         if answer is None or prompt is None or not answer.evidence.endswith(_digest_tail(prompt)):
             out.append(unit)  # never asked, or its evidence changed since (a re-grade)
             continue

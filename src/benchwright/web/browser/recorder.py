@@ -32,6 +32,12 @@ class _Pending:
     post_data: dict[int, asyncio.Task[None]] = field(default_factory=dict)
 
 
+REFUSED_ERROR = "net::ERR_NAME_NOT_RESOLVED"
+"""How Chromium fails a request to a host its resolver rule refuses."""
+MAX_REFUSED = 20
+MAX_URL = 500
+
+
 class NetworkRecorder:
     """Records one trial's traffic into a HarWriter; `start()` it before the first navigation."""
 
@@ -44,6 +50,9 @@ class NetworkRecorder:
         self._chains: dict[Key, RequestChain] = {}
         self._pending = _Pending()
         self.origins: set[str] = set()
+        self.refused: list[str] = []
+        """Pages the harness refused to open (their host is not a site's: the resolver maps
+        every other name to NOTFOUND, launch.py), each once, in order, the first MAX_REFUSED."""
         for method, handler in self._handlers().items():
             connection.on(method, handler)
 
@@ -203,6 +212,12 @@ class NetworkRecorder:
         if ending is not None:
             key, hop = ending
             hop.error = params.get("errorText") or "failed"
+            # a page the agent (or a link it followed) tried to open off the sites; a site's own
+            # sub-resources from elsewhere (fonts, analytics) are no action of the agent's
+            url = str(hop.request.get("url", ""))[:MAX_URL]
+            if hop.error == REFUSED_ERROR and hop.resource_type == "Document" \
+                    and url not in self.refused and len(self.refused) < MAX_REFUSED:
+                self.refused.append(url)  # once: browser-use tries a failed page again
             if params.get("canceled"):
                 hop.error += " (canceled)"
             self._finish_later(hop, fetch_body=False, key=key)

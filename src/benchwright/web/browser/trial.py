@@ -246,6 +246,7 @@ def _outcome(run: _Run) -> TrialOutcome:
         cost_usd=cost, duration_s=time.perf_counter() - run.started,
         model_time_s=run.model.seconds if run.model else 0.0, harness_s=run.own_s,
         errors=errors, har_entries=len(run.recorder.writer) if run.recorder else 0,
+        refused_requests=run.recorder.refused if run.recorder else [],
         urls=visited_urls(history), step_usage=step_usage(
             history, run.model.calls if run.model else [],
             lambda p, c, o: cost_usd(prices, request.agent.model, p, c, o)))

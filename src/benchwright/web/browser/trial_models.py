@@ -201,6 +201,8 @@ class TrialOutcome(BaseModel):
     """Errors of the agent's steps (failed actions included) and of the harness."""
     har_entries: int = 0
     """Entries written to network.har."""
+    refused_requests: list[str] = Field(default_factory=list)
+    """Requests the harness refused: to a host that is none of the sites' (the first 20)."""
     urls: list[str] = Field(default_factory=list)
     """Pages the agent was on, step by step."""
     structured_response: dict[str, Any] | None = None

@@ -29,6 +29,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StringConstraints,
     ValidationError,
     computed_field,
     model_validator,
@@ -175,6 +176,10 @@ class TaskMetrics(BaseModel):
     trial_status: str | None = None
     """How the trial ended (step_limit, agent_error, ...), when a benchwright run wrote the
     file: part of the attempt's cause (`web/evaluation/outcomes.py`)."""
+    refused_requests: list[Annotated[str, StringConstraints(max_length=500)]] = Field(
+        default_factory=list, max_length=20)
+    """URLs the harness refused to reach (a host none of the sites'), when a benchwright run
+    wrote the file: the attempt's failure cause is then a refused action."""
 
 
 class TaskUnit(BaseModel):

@@ -1,6 +1,8 @@
 """The cause of every web attempt that did not pass (`report/failure_causes.py`'s closed set),
 by deterministic rules from its evaluator verdict and the trial's metrics.json, the most telling
-first: an evaluator or infrastructure error -> environment error; the trial's time ran out ->
+first: an evaluator or infrastructure error -> environment error; a request the harness refused
+(a host none of the sites': the browser resolves only theirs) -> refused action; the trial's
+time ran out ->
 timeout; the step limit (or a cost limit the agent named) -> step or cost limit; no final answer
 (none written, or an invalid one) -> no answer; an agent error naming an exception -> crash
 (with its type); another agent error -> agent error; else (an answer the evaluator did not
@@ -51,6 +53,10 @@ def _cause(row: TaskRow) -> Found:
     status = row.metrics.trial_status if row.metrics else None
     if row.cause in (Cause.EVALUATOR_ERROR, Cause.INFRASTRUCTURE):
         return FailureCause.ENVIRONMENT, row.error_msg or agent_error or str(row.cause), None
+    refused = row.metrics.refused_requests if row.metrics else []
+    if refused:
+        return FailureCause.REFUSED, (f"the harness refused {len(refused)} request(s) to a host "
+                                      f"none of the sites', first {refused[0]}"), None
     if status == "timeout":
         return FailureCause.TIMEOUT, agent_error or "the trial's wall-clock limit ran out", None
     if row.cause is Cause.STEP_LIMIT or "cost limit" in (agent_error or "").lower():

@@ -26,7 +26,9 @@ from benchwright.pricing import CostSum, format_cost
 from benchwright.report.failure_causes import CauseTable, cause_lines
 from benchwright.report.grading_noise import GradingNoise, noise_lines
 from benchwright.report.header import RunHeader, header_lines
+from benchwright.report.sequence import sequence_lines
 from benchwright.report.trials import TrialStats, pass_k_lines, trial_stats
+from benchwright.sequential import SequenceState
 from benchwright.stats import (
     MIN_CLUSTERS,
     Estimate,
@@ -284,6 +286,8 @@ class WebReport(BaseModel):
     """Every attempt that did not pass by cause, against the baseline's (web/report/causes.py)."""
     grading_noise: GradingNoise | None = None
     """What `eval RUN --repeat N` measured of the scoring's own noise (None: not measured)."""
+    sequence: SequenceState | None = None
+    """`run web --until-decided`: every look and why it stopped (None: not such a run)."""
 
 
 def task_scores(rows: Iterable[TaskRow]) -> list[TaskScore]:
@@ -488,6 +492,8 @@ def render_markdown(report: WebReport) -> str:
              _md_unpassable(report.unpassable), _md_trials(report.trials, report.pass_k)]
     if report.comparison is not None:
         parts.append(_md_comparison(report.comparison))
+    if report.sequence is not None:
+        parts.append("\n".join(sequence_lines(report.sequence)).strip())
     parts.append(f"CIs: 95% percentile bootstrap resampling tasks (templates for the macro "
                  f"average). {FEW}: fewer than {report.min_clusters} tasks (or templates) "
                  "behind the interval, too few for it to be trusted (see docs/runs.md).")

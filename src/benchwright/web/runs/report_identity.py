@@ -6,8 +6,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from benchwright.report.failure_causes import CauseTable, cause_table
 from benchwright.report.grading_noise import read_noise
 from benchwright.report.header import RunHeader
+from benchwright.report.sequence import read_sequence
 from benchwright.web.evaluation.scoring import WebEvalSummary
 from benchwright.web.report.figures import WebReport
 from benchwright.web.runs.layout import WebRunLayout
@@ -32,10 +34,30 @@ def web_header(run_dir: Path, manifest: WebManifest, summary: WebEvalSummary) ->
 
 def with_identity(report: WebReport, run_dir: Path, manifest: WebManifest,
                   summary: WebEvalSummary, grading_time_s: float | None) -> WebReport:
-    """The report with the run's header, and the scoring time in its totals."""
+    """The report with the run's header, the scoring time in its totals, and what the run's
+    own files add: the grading noise measured, the `--until-decided` sequence."""
     totals = report.totals.model_copy(update={"grading_time_s": grading_time_s})
     return report.model_copy(update={"header": web_header(run_dir, manifest, summary),
-                                     "totals": totals, "grading_noise": read_noise(run_dir)})
+                                     "totals": totals, "grading_noise": read_noise(run_dir),
+                                     "sequence": read_sequence(run_dir),
+                                     "failure_causes": _refined(report, run_dir, summary)})
+
+
+def _refined(report: WebReport, run_dir: Path, summary: WebEvalSummary) -> CauseTable | None:
+    """The failures by cause with the LLM pass's answers put in while their evidence holds
+    (`metrics causes`; the baseline's counts kept as they were)."""
+    from benchwright.coding.report.refine_causes import apply_refined, read_refined
+    from benchwright.web.report.causes import summary_failures
+    from benchwright.web.runs.refine import web_prompts
+
+    table = report.failure_causes
+    if table is None or read_refined(run_dir) is None:
+        return table
+    refined = cause_table(apply_refined(run_dir, summary_failures(summary), web_prompts))
+    before = {row.cause: row.baseline for row in table.rows}
+    rows = [row.model_copy(update={"baseline": before.get(row.cause)}) for row in refined.rows]
+    return refined.model_copy(update={"rows": rows,
+                                      "n_baseline_failed": table.n_baseline_failed})
 
 
 def saved_grading_time(run_dir: Path) -> float | None:

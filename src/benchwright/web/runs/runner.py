@@ -166,6 +166,20 @@ def load_web_manifest(run_dir: Path) -> WebManifest:
                          invalid="manifest.json is not a web run's")
 
 
+def extend_web_trials(run_dir: Path, trials: int) -> WebManifest:
+    """Raise the run's trials per task to `trials` (`run web --until-decided` adds a round):
+    the next resume runs the new trials and keeps every finished one. The caller holds the
+    run's lock. The manifest is written back as it was read (already redacted)."""
+    manifest = load_web_manifest(run_dir)
+    if trials < manifest.config.trials:
+        raise UserInputError(f"the run already has {manifest.config.trials} trials per task",
+                             path=run_dir, hint="trials are only ever added")
+    config = manifest.config.model_copy(update={"trials": trials})
+    updated = manifest.model_copy(update={"config": config})
+    write_json_atomic(WebRunLayout(run_dir).manifest, updated.model_dump(mode="json"))
+    return updated
+
+
 def finished_trials(layout: WebRunLayout, manifest: WebManifest) -> list[TrialRecord]:
     """The journal's valid records (infrastructure failures dropped), the journal rewritten to
     them, and every trial folder without a record deleted."""

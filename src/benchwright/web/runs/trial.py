@@ -98,7 +98,8 @@ def write_trial_files(folder: Path, task: WebTask, outcome: TrialOutcome,
         model_time_s=outcome.model_time_s, harness_s=outcome.harness_s, trial_status=outcome.status,
         errors=outcome.errors + adapted.notes, response_status=adapted.response.status,
         answer_parse=adapted.method, answer_ambiguous=adapted.ambiguous,
-        response_source=source, agent_error=agent_error(outcome))
+        response_source=source, agent_error=agent_error(outcome),
+        refused_requests=outcome.refused_requests)
     write_json_atomic(folder / METRICS, metrics.model_dump(mode="json"))
     return adapted
 
