@@ -27,14 +27,17 @@ def quick(param: Any) -> None:
     checker = _checker_class()
     if checker is None or descriptor is None or getattr(param, "_runtime_param", 0) is not None:
         return
-    info = descriptor.parameter_info
-    kind = descriptor.annotation
+    info = getattr(descriptor, "parameter_info", None)
+    kind = getattr(descriptor, "annotation", None)
     plain = kind in _PLAIN or (isinstance(kind, type) and issubclass(kind, Enum))
-    if not plain or descriptor.file_annotation is not None or any(
+    if not plain or getattr(descriptor, "file_annotation", None) is not None or any(
             getattr(info, name, None) is not None for name in ("parser", "click_type")):
         kind = None  # only None is taken as it is
-    param._runtime_param = checker(parameter_info=info, annotation=descriptor.annotation,
-                                   descriptor=descriptor, kind=kind)
+    try:
+        param._runtime_param = checker(parameter_info=info, annotation=descriptor.annotation,
+                                       descriptor=descriptor, kind=kind)
+    except (TypeError, AttributeError):  # a typer whose internals moved: its own checker
+        return
 
 
 @functools.cache
