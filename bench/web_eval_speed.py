@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from perf_row import print_row
+
 from benchwright.web.evaluation.evaluator import evaluator_env, official_cli
 from benchwright.web.evaluation.synthetic import build_batch, har_entry, local_config
 from benchwright.web.evaluation.tasks import load_env_dataset
@@ -101,6 +103,10 @@ def main() -> None:
     print(f"per attempt: official {official_s / n * 1000:.1f} ms, benchwright first scoring "
           f"{first_s / n * 1000:.1f} ms (both including start-up)")
     print(f"verdicts agree: {agree}")
+    print_row("web_eval_speed.py", f"`web eval`, {n} attempts, HARs ~{args.har_kb} KB, first "
+              "scoring and re-scoring", "`webarena-verified eval-tasks`",
+              f"{official_s / first_s:.1f}x first, {official_s / again_s:.1f}x re-scoring, "
+              f"verdicts agree: {agree}", ">= 15x first scoring, per core")
     if args.keep is None:
         shutil.rmtree(work, ignore_errors=True)
 

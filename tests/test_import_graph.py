@@ -196,11 +196,11 @@ def test_eval_checkpoint_loads_only_what_grading_needs() -> None:
     loaded = _loaded_by("from benchwright.cli.main import app\n"
                         "from benchwright.cli.entry import command\n"
                         "command(app).commands['eval'].commands['checkpoint']")
-    assert loaded == ["benchwright.api", "benchwright.api.placement"]  # --executor's names
+    assert loaded == []  # not even the API (--executor's choices come from the registry)
     wanted = ("import benchwright.cli.eval_cmd, benchwright.api.grading, "
               "benchwright.coding.grading.grader")
     assert _loaded_by(wanted) == ["benchwright.api", "benchwright.api.grading",
-                                  "benchwright.api.placement", "benchwright.coding"]
+                                  "benchwright.coding"]
     code = f"import sys\n{wanted}\nprint(sorted(sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})

@@ -19,14 +19,17 @@ is an error naming it and its distribution, never skipped (docs/write-an-agent.m
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from benchwright.errors import PluginError, UserInputError
-from benchwright.protocols import AnyTrack, Executor, ExecutorSetup, FromSetup, Runtime
+
+if TYPE_CHECKING:  # types only: the CLI reads the tables at start-up (pydantic is not needed)
+    import importlib.metadata
+
+    from benchwright.protocols import AnyTrack, Executor, ExecutorSetup, FromSetup, Runtime
 
 T = TypeVar("T")
 BUILT_IN = "built-in"
@@ -109,6 +112,8 @@ class Kind(Generic[T]):
     def _plugins(self) -> list[importlib.metadata.EntryPoint]:
         if self.group is None:
             return []
+        import importlib.metadata  # not at start-up: a command names its plugins only in use
+
         return list(importlib.metadata.entry_points(group=self.group))
 
     def _dotted(self, name: str) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from typer.core import TyperArgument, TyperOption
 
-from benchwright.cli import run_cmd
+from benchwright.api import coding as coding_api
 from benchwright.cli.defaults import default_map
 from benchwright.cli.entry import command
 from benchwright.cli.main import app
@@ -188,7 +188,7 @@ def _parsed_options(monkeypatch: pytest.MonkeyPatch, args: list[str],
         seen.update(kwargs)
         raise _Captured
 
-    monkeypatch.setattr(run_cmd, "run_coding", fake_run_coding)
+    monkeypatch.setattr(coding_api, "run_coding", fake_run_coding)  # imported when it runs
     with pytest.raises(_Captured):
         ROOT.main(["run", "coding", *args], prog_name="benchwright", standalone_mode=False,
                   default_map=defaults)

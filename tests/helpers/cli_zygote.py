@@ -26,13 +26,20 @@ import signal
 import socket
 import sys
 
-# what most commands import before doing anything (each command's own module is in cli/);
+# what most commands import before doing anything (each command's own module is in cli/, and
+# the modules its functions import when it runs: `--help` alone loads none of those);
 # no module that starts a thread or loads a native thread pool when imported (numpy, browser-use)
 PRELOAD = (
     "benchwright.cli.main", "benchwright.cli.run_group", "benchwright.cli.eval_cmd",
     "benchwright.cli.report_cmd", "benchwright.cli.metrics_cmd", "benchwright.cli.problems_cmd",
     "benchwright.cli.web_cmd", "benchwright.cli.view_cmd", "benchwright.cli.testing_cmd",
+    "benchwright.cli.run_cmd", "benchwright.cli.run_web_cmd",
     "benchwright.api.coding", "benchwright.api.web", "benchwright.cli.render",
+    "benchwright.coding.problems.scaffold", "benchwright.coding.report.figures",
+    "benchwright.coding.runs.judging.judge", "benchwright.coding.validation.validate",
+    "benchwright.metrics.static", "benchwright.runs", "benchwright.web.evaluation.scoring",
+    "benchwright.web.sites.control", "benchwright.web.submission.package",
+    "rich.console", "rich.progress", "rich.table",
 )
 
 

@@ -5,11 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from benchwright.api.coding import pinned_version
 from benchwright.cli.json_output import echo_json
 from benchwright.errors import PluginError
 from benchwright.registry import BUILT_IN, CODING_AGENTS, PLUGIN_KINDS, Entry, Kind
@@ -35,6 +31,10 @@ def list_cmd(
     if as_json:
         echo_json(rows)
         return
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
     table = Table("kind", "name", "from", "version", "status", show_edge=False)
     table.add_column("where", overflow="fold")
     for row in rows:
@@ -56,6 +56,8 @@ def _row(label: str, kind: Kind[Any], entry: Entry) -> dict[str, Any]:
 
 def _pinned(kind: Kind[Any], entry: Entry) -> str | None:
     """The version a CLI agent installs by default (`--agent-version` picks another)."""
+    from benchwright.api.coding import pinned_version
+
     return pinned_version(entry.name) if kind is CODING_AGENTS else None
 
 

@@ -6,17 +6,16 @@ causes."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from benchwright.cli.json_output import echo_json
+from benchwright.cli.option_values import JudgeProtocol as Protocol
 
 if TYPE_CHECKING:
     from benchwright.coding.report.refine_causes import Prompts
     from benchwright.judge.models import JudgeSettings
-
-Protocol = Literal["openai", "anthropic"]
 
 
 def causes_cmd(

@@ -18,7 +18,6 @@ command warns about it on stderr and goes on (one typo under `[run.coding]` does
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +84,8 @@ def invoked_path(root: Any, args: list[str]) -> tuple[str, ...]:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    import tomllib  # only when there is a file: not at every start
+
     data = read_untrusted_bytes(path, what="the defaults file", max_bytes=MAX_BYTES)
     try:
         return tomllib.loads(decode_untrusted(data, path, what="the defaults file"))

@@ -9,6 +9,7 @@ Ctrl-C; only the exit code differs (143 instead of 130, as shells expect).
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -16,10 +17,10 @@ from types import FrameType
 from typing import Any, NoReturn
 
 import typer
-from rich.console import Console
 from typer.core import TyperOption
 
 from benchwright.cli.option_checks import user_path
+from benchwright.cli.quick_coercion import quick
 from benchwright.errors import BenchwrightError, disk_error
 
 try:  # recent typer ships its own copy of click; older ones use click itself
@@ -45,12 +46,16 @@ def command(app: typer.Typer) -> Any:
 
 
 def prepared(root: Any) -> Any:
-    """`root` and the subcommands it has loaded, with flags shown without a `<bool>` type and
-    every path parameter checked by `option_checks.user_path` before its own parser runs."""
+    """`root` and the subcommands it has loaded, with flags shown without a `<bool>` type,
+    every path parameter checked by `option_checks.user_path` before its own parser runs, and
+    click's plain `--help` (typer's rich one imports ~0.2 s of modules: rich's tables, markdown,
+    syntax highlighting; bench/cli_startup.py)."""
     for each in _commands(root):
+        each.rich_markup_mode = None
         for option in each.params:
             _no_bool_type(option)
             _check_paths(option)
+            quick(option)
         each.get_help_option = _help_option(each.get_help_option)
     return root
 
@@ -95,8 +100,16 @@ def _no_bool_type(option: Any) -> Any:
 
 
 def _help_option(make: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """click makes `--help` when it is first asked for: clear its type then."""
-    return lambda ctx: _no_bool_type(make(ctx))
+    """click makes `--help` when it is first asked for: clear its type then (and check its
+    value without pydantic, `quick_coercion.py`)."""
+
+    def made(ctx: Any) -> Any:
+        option = _no_bool_type(make(ctx))
+        if option is not None:
+            quick(option)
+        return option
+
+    return made
 
 
 def run_app(app: typer.Typer, prefix: tuple[str, ...] = ()) -> None:
@@ -162,8 +175,15 @@ def _printable(line: str) -> str:
 
 
 def _fail(line: str, code: int) -> NoReturn:
-    # markup only in the prefix: a message may hold brackets (paths, user input)
-    console = Console(stderr=True, highlight=False)
-    console.print("[bold red]error:[/] ", end="")
-    console.print(_printable(line), soft_wrap=True, markup=False)
+    sys.stderr.write(f"{_error_prefix()} {_printable(line)}\n")
+    sys.stderr.flush()
     sys.exit(code)
+
+
+def _error_prefix() -> str:
+    """`error:`, bold red on a terminal as rich would draw it (rich itself is not imported for
+    one line: importing it costs more than the rest of a failed command's start-up)."""
+    forced = bool(os.environ.get("FORCE_COLOR"))
+    if not forced and (not sys.stderr.isatty() or os.environ.get("TERM") == "dumb"):
+        return "error:"
+    return "\x1b[1merror:\x1b[0m" if "NO_COLOR" in os.environ else "\x1b[1;31merror:\x1b[0m"

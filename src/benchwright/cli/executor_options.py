@@ -5,16 +5,18 @@ as the Python API does (`api/placement.py`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from benchwright.api.placement import Placement
-from benchwright.api.placement import make_executor as placed
-from benchwright.protocols import EXECUTOR_DEFAULTS, Executor
+from benchwright.cli.option_values import EXECUTOR_DEFAULTS
 from benchwright.registry import EXECUTORS
 
-__all__ = ["EXECUTOR_DEFAULTS"]  # the commands' option defaults, from protocols
+if TYPE_CHECKING:
+    from benchwright.api.placement import Placement
+    from benchwright.protocols import Executor
+
+__all__ = ["EXECUTOR_DEFAULTS"]  # the commands' option defaults (protocols' own, copied)
 
 # option names the commands' `--resume` lets change: where jobs run is not part of a run
 MAY_CHANGE = {"executor", "ray_address", "job_cpus", "job_memory_mb"}
@@ -42,4 +44,6 @@ def placement(params: dict[str, Any]) -> Placement:
 def make_executor(params: dict[str, Any], workers: int,
                   on_event: Callable[[Any], None] | None = None) -> Executor:
     """The executor a command's options name."""
+    from benchwright.api.placement import make_executor as placed
+
     return placed(placement(params), workers, on_event)

@@ -3,28 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console, Group, RenderableType
-from rich.markup import escape
-from rich.table import Table
 
-from benchwright.api.coding import judge_settings_of
 from benchwright.cli import option_checks
 from benchwright.cli.json_output import echo_json
 from benchwright.cli.option_checks import MAX_COST_USD
+from benchwright.cli.option_values import MAX_JUDGE_SAMPLES, JudgeProtocol
 from benchwright.cli.progress_bar import RunProgress
-from benchwright.coding.runs.judging.judge import judge_run
-from benchwright.coding.runs.judging.summary import JudgedCheckpoint, JudgeRunSummary
-from benchwright.coding.runs.runner import load_manifest
 from benchwright.errors import RunIncomplete, UserInputError
-from benchwright.judge.models import MAX_SAMPLES, JudgeSettings, Protocol
-from benchwright.llm.cassette import traffic_setting
-from benchwright.llm.models import LlmTraffic
-from benchwright.pricing import format_cost, price_of
-from benchwright.runs import open_run
-from benchwright.runs.lock import run_lock
+
+# The judge, the run and rich are imported when the command runs: not for --help or a bad option.
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from rich.table import Table
+
+    from benchwright.coding.runs.judging.summary import JudgeRunSummary
+    from benchwright.judge.models import JudgeSettings
+    from benchwright.llm.models import LlmTraffic
 
 SHOWN = 10
 JUDGE_BASE_URL_ENV = "BENCHWRIGHT_JUDGE_BASE_URL"
@@ -44,13 +41,13 @@ def judge_cmd(
     api_key_env: Annotated[str | None, typer.Option(
         help="The variable holding the key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).")
     ] = None,
-    protocol: Annotated[Protocol, typer.Option(
+    protocol: Annotated[JudgeProtocol, typer.Option(
         help="openai (any Chat Completions endpoint) or anthropic (Messages API).")
     ] = "openai",
     problem: Annotated[list[str] | None, typer.Option(
         "--problem", "-p", help="Judge only this problem (repeatable).")] = None,
     samples: Annotated[int, typer.Option(
-        min=1, max=MAX_SAMPLES, help="Judge each request K times; report agreement.")] = 1,
+        min=1, max=MAX_JUDGE_SAMPLES, help="Judge each request K times; report agreement.")] = 1,
     concurrency: Annotated[int, typer.Option(
         "--concurrency", "-c", min=1, max=256, help="Requests in flight at once.")] = 8,
     max_cost: Annotated[float | None, typer.Option(
@@ -94,6 +91,13 @@ _RENAMED = {"retry_backoff": "retry_backoff_s", "timeout": "request_timeout_s"}
 
 
 def _run_judge(params: dict[str, Any]) -> None:
+    from rich.console import Console
+
+    from benchwright.api.coding import judge_settings_of
+    from benchwright.llm.cassette import traffic_setting
+    from benchwright.runs import open_run
+    from benchwright.runs.lock import run_lock
+
     run_dir: Path = params["run_dir"]
     run = open_run(run_dir, expect="coding")
     settings = judge_settings_of({_RENAMED.get(k, k): v for k, v in params.items()
@@ -113,6 +117,8 @@ def _run_judge(params: dict[str, Any]) -> None:
 def _check_max_cost(settings: JudgeSettings, max_cost: float | None) -> None:
     """--max-cost needs each call's cost: the Messages API reports none, so the model needs a
     price (an OpenAI-compatible endpoint may report it; a call that does not stops the run)."""
+    from benchwright.pricing import price_of
+
     if max_cost is not None and settings.protocol == "anthropic" \
             and price_of(settings.model) is None:
         raise UserInputError(f"--max-cost {max_cost:g} cannot be enforced: model "
@@ -124,6 +130,11 @@ def _check_max_cost(settings: JudgeSettings, max_cost: float | None) -> None:
 def _judge(run_dir: Path, settings: JudgeSettings, problems: list[str] | None,
            max_cost: float | None, overwrite: bool, quiet: bool,
            traffic: LlmTraffic | None = None) -> JudgeRunSummary:
+    from benchwright.coding.runs.judging.judge import judge_run
+    from benchwright.coding.runs.judging.summary import JudgedCheckpoint
+    from benchwright.coding.runs.runner import load_manifest
+    from benchwright.pricing import format_cost
+
     _check_max_cost(settings, max_cost)
     spent = [0.0, 0.0]  # known dollars, requests of unknown cost
     with RunProgress("judging", quiet) as progress:
@@ -140,6 +151,12 @@ def _judge(run_dir: Path, settings: JudgeSettings, problems: list[str] | None,
 
 def summary_view(summary: JudgeRunSummary) -> RenderableType:
     """Each checkpoint, the totals, why it stopped, the errors and the agreement."""
+    from rich.console import Group
+    from rich.markup import escape
+    from rich.table import Table
+
+    from benchwright.pricing import format_cost
+
     table = Table(title=f"judge {summary.model} ({summary.protocol})", title_justify="left",
                   show_edge=False)
     names = {"problem": [r.problem for r in summary.checkpoints],
@@ -165,6 +182,8 @@ def summary_view(summary: JudgeRunSummary) -> RenderableType:
 
 
 def _totals(summary: JudgeRunSummary) -> str:
+    from benchwright.pricing import format_cost
+
     return (f"judged {summary.n_judged}, already judged {summary.n_skipped}, errors "
             f"{summary.n_errors}, left unjudged {summary.n_unjudged}; requests sent "
             f"{summary.requests_made}, from the cache {summary.requests_cached}; "
@@ -173,6 +192,8 @@ def _totals(summary: JudgeRunSummary) -> str:
 
 def agreement_view(summary: JudgeRunSummary) -> Table:
     """Per rubric item: Krippendorff's alpha over lines and the flags' stability."""
+    from rich.table import Table
+
     table = Table("item", "alpha", "stability", "flags (kept)", "lines flagged / judged",
                   title=f"agreement across {summary.samples} samples", title_justify="left",
                   show_edge=False)

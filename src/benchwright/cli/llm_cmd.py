@@ -6,12 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from benchwright.cli.json_output import echo_json
-from benchwright.pricing import format_cost
 
 app = typer.Typer(help="Model traffic: cassettes recorded with --llm-record.",
                   no_args_is_help=True)
@@ -26,7 +22,12 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
 @cassette_app.command("show")
 def show_cmd(cassette: CassetteArgument, as_json: JsonOption = False) -> None:
     """Every conversation: who talked, the model, calls, tokens, cost and model time."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
     from benchwright.llm.stats import cassette_stats
+    from benchwright.pricing import format_cost
 
     stats = cassette_stats(cassette)
     if as_json:
@@ -48,7 +49,12 @@ def show_cmd(cassette: CassetteArgument, as_json: JsonOption = False) -> None:
 @cassette_app.command("stats")
 def stats_cmd(cassette: CassetteArgument, as_json: JsonOption = False) -> None:
     """Totals per agent: conversations, calls, tokens, the cost recorded and model time."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
     from benchwright.llm.stats import cassette_stats
+    from benchwright.pricing import format_cost
 
     stats = cassette_stats(cassette)
     if as_json:

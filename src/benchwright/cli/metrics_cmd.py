@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console, Group, RenderableType
-from rich.table import Table
 
 from benchwright.cli.causes_cmd import causes_cmd
 from benchwright.cli.judge_cmd import judge_cmd
 from benchwright.errors import UserInputError
-from benchwright.metrics.models import SnapshotMetrics
-from benchwright.metrics.static import analyze_snapshot
 from benchwright.nofollow import read_regular
+
+if TYPE_CHECKING:  # the metrics and rich are imported when a command runs, not for --help
+    from rich.console import RenderableType
+
+    from benchwright.metrics.models import SnapshotMetrics
 
 app = typer.Typer(help="Code-quality and erosion metrics.", no_args_is_help=True)
 app.command("judge")(judge_cmd)
@@ -34,10 +35,14 @@ def static_cmd(
                              hint="pass the folder holding the code")
     if entry is not None:
         _check_entry(workspace, entry)
+    from benchwright.metrics.static import analyze_snapshot
+
     metrics = analyze_snapshot(workspace, entry)
     if as_json:
         typer.echo(metrics.model_dump_json(indent=2))
     else:
+        from rich.console import Console
+
         Console().print(metrics_view(metrics))
 
 
@@ -67,6 +72,9 @@ def _scbench(m: SnapshotMetrics) -> str:
 
 def metrics_view(m: SnapshotMetrics) -> RenderableType:
     """The snapshot's figures, then the most complex callables."""
+    from rich.console import Group
+    from rich.table import Table
+
     summary = Table("measure", "value", title="snapshot", title_justify="left", show_edge=False)
     rows = [
         ("files / LOC / SLOC", f"{len(m.files)} / {m.lines.loc} / {m.lines.sloc}"),

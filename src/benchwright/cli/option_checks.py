@@ -7,7 +7,6 @@ A failed check raises typer.BadParameter, which cli/entry.py prints as one line 
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import os
 import re
@@ -17,7 +16,6 @@ from pathlib import Path
 import typer
 
 from benchwright.errors import UserInputError
-from benchwright.urls import check_base_url
 from benchwright.user_paths import check_user_path
 
 MAX_TRIALS = 1000
@@ -115,6 +113,8 @@ def new_file(raw: str) -> Path:
 def host_name(raw: str) -> str:
     """A parser for an address to listen on: an IP address or a host name (an empty one would
     listen on every interface)."""
+    import ipaddress  # only for --host
+
     text = raw.strip()
     try:
         ipaddress.ip_address(text)
@@ -131,6 +131,8 @@ def host_name(raw: str) -> str:
 def base_url(raw: str) -> str:
     """A parser for a model endpoint's URL (`urls.check_base_url`), from its option or its
     environment variable alike (click names the variable a bad value came from)."""
+    from benchwright.urls import check_base_url  # urllib.request: not at start-up
+
     try:
         return check_base_url(raw)
     except ValueError as exc:

@@ -4,16 +4,18 @@ difference (docs/statistics.md, Planning)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from benchwright.api.decisions import Metric, assumed_plan, plan_from_run
 from benchwright.cli.option_checks import existing_dir
 from benchwright.errors import UserInputError
-from benchwright.planning import Plan
+
+if TYPE_CHECKING:  # the API and rich are imported when the command runs, not for --help
+    from rich.table import Table
+
+    from benchwright.api.decisions import Metric
+    from benchwright.planning import Plan
 
 
 def plan_cmd(
@@ -40,6 +42,8 @@ def plan_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
 ) -> None:
     """Problems and trials needed to detect a difference with a given power (paired design)."""
+    from benchwright.api.decisions import assumed_plan, plan_from_run
+
     if baseline is not None:
         if pass_rate is not None or spread is not None:
             raise UserInputError("--baseline and --pass-rate/--spread both given",
@@ -53,6 +57,8 @@ def plan_cmd(
     if as_json:
         typer.echo(made.model_dump_json(indent=2))
     else:
+        from rich.console import Console
+
         Console(soft_wrap=True).print(plan_view(made))
 
 
@@ -65,6 +71,8 @@ def _metric(name: str | None) -> Metric | None:
 
 def plan_view(made: Plan) -> Table:
     """The plan as a table, with its assumptions in the caption."""
+    from rich.table import Table
+
     pop = made.population
     unit = made.unit
     table = Table(title=f"Detecting {100 * made.difference:+.1f} points with "

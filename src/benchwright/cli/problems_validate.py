@@ -7,28 +7,19 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
 
 from benchwright.cli.option_checks import MAX_REPEAT
 from benchwright.cli.runtime_options import ImageOption, RuntimeOption
-from benchwright.coding.grading.grader import GradeOptions
-from benchwright.coding.grading.scratch import sweep_leftovers
-from benchwright.coding.report.sources import source_lines
-from benchwright.coding.validation.models import ValidationReport
-from benchwright.coding.validation.validate import (
-    count_checkpoints,
-    problem_folders,
-    validate_problems,
-)
 from benchwright.errors import UserInputError
-from benchwright.sandbox.bwrap import get_runtime
-from benchwright.sandbox.images.resolve import image_for_runtime
+
+if TYPE_CHECKING:  # the track and rich are imported when the command runs, not for --help
+    from rich.table import Table
+    from rich.text import Text
+
+    from benchwright.coding.validation.models import ValidationReport
 
 
 def validate_cmd(
@@ -50,6 +41,16 @@ def validate_cmd(
     placeholders and tests visible too early. Exit 0 clean, 1 findings."""
     if repeat < 1:
         raise UserInputError("--repeat must be at least 1", hint="e.g. --repeat 5")
+    from benchwright.coding.grading.grader import GradeOptions
+    from benchwright.coding.grading.scratch import sweep_leftovers
+    from benchwright.coding.validation.validate import (
+        count_checkpoints,
+        problem_folders,
+        validate_problems,
+    )
+    from benchwright.sandbox.bwrap import get_runtime
+    from benchwright.sandbox.images.resolve import image_for_runtime
+
     image_id = image_for_runtime(runtime, image)
     folders = problem_folders(problems_dir, problem or [])
     total = count_checkpoints(folders) * repeat
@@ -60,24 +61,40 @@ def validate_cmd(
     if as_json:
         typer.echo(json.dumps(report.model_dump(mode="json"), indent=2))
     else:
-        console = Console()
-        # Where the problems came from heads the output, as in the run's report; the one-line
-        # summary stays last, where scripts read it.
-        sources = {p.problem: p.source for p in report.problems if p.source is not None}
-        for origin in source_lines(sources):
-            console.print(f"problems from: {origin}", highlight=False, markup=False,
-                          soft_wrap=True)
-        console.print(report_table(report))
-        for line in finding_lines(report):
-            console.print(line, highlight=False)
-        console.print(summary_line(report), highlight=False)
+        _print_report(report)
     if not report.clean:
         raise typer.Exit(1)
+
+
+def _print_report(report: ValidationReport) -> None:
+    """Where the problems came from heads the output, as in the run's report; the table and
+    the findings follow; the one-line summary stays last, where scripts read it."""
+    from rich.console import Console
+
+    from benchwright.coding.report.sources import source_lines
+
+    console = Console()
+    sources = {p.problem: p.source for p in report.problems if p.source is not None}
+    for origin in source_lines(sources):
+        console.print(f"problems from: {origin}", highlight=False, markup=False, soft_wrap=True)
+    console.print(report_table(report))
+    for line in finding_lines(report):
+        console.print(line, highlight=False)
+    console.print(summary_line(report), highlight=False)
 
 
 @contextlib.contextmanager
 def _progress(total: int, quiet: bool) -> Iterator[Callable[[str], None]]:
     """A bar on a terminal; piped, a line per graded run on stderr (`[3/15] kv_server/...`)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     err = Console(stderr=True)
     if not err.is_terminal:
         done = [0]
@@ -101,6 +118,8 @@ def _progress(total: int, quiet: bool) -> Iterator[Callable[[str], None]]:
 def report_table(report: ValidationReport) -> Table:
     """One row per checkpoint: Core and all-tests passes over the runs, its findings' kinds
     (each finding is a line below the table: `finding_lines`)."""
+    from rich.table import Table
+
     table = Table("problem", "checkpoint", "core pass", "all pass", "findings",
                   title=f"reference solutions graded {report.repeat}x")
     for problem in report.problems:
@@ -120,6 +139,8 @@ def report_table(report: ValidationReport) -> Table:
 
 def finding_lines(report: ValidationReport) -> list[Text]:
     """Each finding on its own line: `problem/checkpoint kind test: detail`."""
+    from rich.text import Text
+
     lines = []
     for problem in report.problems:
         for f in problem.findings:

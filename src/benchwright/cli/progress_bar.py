@@ -5,24 +5,26 @@ ends the work erases it: the error line is the last thing on the terminal. It is
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from typing import TYPE_CHECKING, Any
 
 from benchwright.cli.verbosity import notes_console
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 
 class RunProgress:
     """A bar counting one kind of unit (checkpoints, trials); use it as a context manager."""
 
     def __init__(self, unit: str, quiet: bool) -> None:
+        from rich.progress import (  # when a command starts its work, not at start-up
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         self.unit = unit
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TimeElapsedColumn(), console=notes_console(), disable=quiet)

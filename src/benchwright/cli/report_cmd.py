@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import BaseModel
 
-from benchwright.coding.report.figures import build_report
 from benchwright.errors import UserInputError
-from benchwright.runs import open_run
+
+if TYPE_CHECKING:  # the runs and the tracks are imported when the command runs, not for --help
+    from pydantic import BaseModel
 
 
 def report_cmd(
@@ -37,6 +37,8 @@ def report_cmd(
     if fail_if_worse is not None and baseline is None:
         raise UserInputError("--fail-if-worse needs a --baseline to compare with",
                              hint="add --baseline RUN_DIR")
+    from benchwright.runs import open_run
+
     track = open_run(run_dir).track
     report = track.report(run_dir, baseline) if counterfactual is None else \
         _with_counterfactual(run_dir, baseline, counterfactual)
@@ -62,6 +64,7 @@ def _gate(run_dir: Path, baseline: Path, worse_by: float) -> None:
 def _with_frontier(run_dir: Path, report: BaseModel, others: list[Path]) -> BaseModel:
     """The coding report with the frontier of this run and the others (`benchwright.frontier`)."""
     from benchwright.api.frontier import frontier
+    from benchwright.runs import open_run
 
     open_run(run_dir, expect="coding")
     return report.model_copy(update={"frontier": frontier([run_dir, *others])})
@@ -69,6 +72,9 @@ def _with_frontier(run_dir: Path, report: BaseModel, others: list[Path]) -> Base
 
 def _with_counterfactual(run_dir: Path, baseline: Path | None, other: Path) -> BaseModel:
     """The coding report with the chain-against-reference-start section (both runs coding)."""
+    from benchwright.coding.report.figures import build_report
+    from benchwright.runs import open_run
+
     open_run(run_dir, expect="coding")
     open_run(other, expect="coding")
     return build_report(run_dir, baseline, other)

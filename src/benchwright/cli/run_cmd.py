@@ -3,15 +3,11 @@ parses its options and calls `benchwright.run_coding` (`api/coding.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
-from benchwright.api.coding import CodingHooks, CodingOptions, judge_settings_of, run_coding
-from benchwright.api.until_decided import is_sequence
 from benchwright.cli.executor_options import (
     EXECUTOR_DEFAULTS,
     MAY_CHANGE,
@@ -33,8 +29,19 @@ from benchwright.cli.option_checks import (
     key_values,
     new_dir,
 )
+from benchwright.cli.option_values import (
+    MAX_SNAPSHOT_FILES as DEFAULT_MAX_SNAPSHOT_FILES,
+)
+from benchwright.cli.option_values import (
+    MAX_SNAPSHOT_MB as DEFAULT_MAX_SNAPSHOT_MB,
+)
+from benchwright.cli.option_values import (
+    PassPolicyChoice,
+    StartFromChoice,
+    ThinkingChoice,
+    plain,
+)
 from benchwright.cli.progress_bar import RunProgress
-from benchwright.cli.render import run_summary_view
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.runtime_options import ImageOption, RuntimeOption
 from benchwright.cli.sequence_options import (
@@ -50,31 +57,20 @@ from benchwright.cli.sequence_options import (
     sequence_settings,
 )
 from benchwright.cli.verbosity import notes_console
-from benchwright.coding.agents.settings import AgentSettings, Thinking
-from benchwright.coding.grading.policies import PassPolicy
-from benchwright.coding.report.figures import CodingReport
-from benchwright.coding.report.run_report import print_run_problems
-from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import (
-    ChainSummary,
-    CheckpointRecord,
-    InfraErrorRecord,
-    RunConfig,
-    RunResult,
-    StartFrom,
-)
-from benchwright.coding.runs.preflight import prompt_setting, resolved
-from benchwright.coding.runs.progress import CheckpointTally
-from benchwright.coding.runs.snapshots import DEFAULT_MAX_SNAPSHOT_FILES, DEFAULT_MAX_SNAPSHOT_MB
 from benchwright.errors import ReplayDivergence, RunIncomplete
-from benchwright.judge.models import JudgeSettings
-from benchwright.llm.replay_keys import first_divergence
 from benchwright.registry import CODING_AGENTS
-from benchwright.runs import open_saved
-from benchwright.sequential import Look
+
+# The track and the API are imported inside the functions that run a command: `--help` and a
+# bad option load neither (bench/cli_startup.py, tests/cli/test_startup.py).
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from benchwright.api.coding import CodingHooks, CodingOptions
+    from benchwright.coding.report.figures import CodingReport
+    from benchwright.coding.runs.models import RunConfig, RunResult
+    from benchwright.sequential import Look
 
 BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
-JUDGE_OPTION_KEYS = [k for k in JudgeSettings.model_fields if k not in ("model", "rubric")]
 
 ProblemsDirOption = Annotated[Path | None, typer.Option(
     parser=existing_dir, metavar="DIR",
@@ -98,7 +94,7 @@ ReplayFromOption = Annotated[Path | None, typer.Option(
     metavar="RUN_DIR", help="Run directory whose snapshots the `replay` agent re-applies.")]
 ModelOption = Annotated[str | None, typer.Option(metavar="MODEL",
     help="Model name passed to the agent.")]
-ThinkingOption = Annotated[Thinking | None, typer.Option(
+ThinkingOption = Annotated[ThinkingChoice | None, typer.Option(
     help="SCBench's thinking preset: none (the agent's default), disabled, low (4,000 "
     "tokens), medium (10,000), high (31,999); effort-level agents read low, medium, high.")]
 ThinkingBudgetOption = Annotated[int | None, typer.Option(
@@ -112,9 +108,10 @@ PromptOption = Annotated[str, typer.Option(
     help="Prompt template: just-solve, plan-first or a .jinja file.")]
 TrialsOption = Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Attempts per problem.")]
 WorkersOption = Annotated[int, typer.Option(min=1, max=MAX_WORKERS, help="Attempts run at once.")]
-PassPolicyOption = Annotated[PassPolicy, typer.Option(
-    help="A checkpoint failing it ends the attempt.")]
-StartFromOption = Annotated[StartFrom, typer.Option(
+PassPolicyOption = Annotated[PassPolicyChoice, typer.Option(
+    metavar="POLICY",  # the six choices in the help's text: as the option's term, too wide
+    help=f"A checkpoint failing it ends the attempt: {', '.join(PassPolicyChoice)}.")]
+StartFromOption = Annotated[StartFromChoice, typer.Option(
     help="What checkpoints 2+ start from: chain (the agent's own code) or reference (the "
     "previous checkpoint's reference solution; every checkpoint is attempted).")]
 OutOption = Annotated[Path | None, typer.Option(
@@ -188,8 +185,8 @@ def coding_cmd(
     prompt: PromptOption = "just-solve",
     trials: TrialsOption = 1,
     workers: WorkersOption = 1,
-    pass_policy: PassPolicyOption = PassPolicy.CORE_CASES,
-    start_from: StartFromOption = StartFrom.CHAIN,
+    pass_policy: PassPolicyOption = PassPolicyChoice.CORE_CASES,
+    start_from: StartFromOption = StartFromChoice.CHAIN,
     out: OutOption = None,
     resume: ResumeOption = None,
     python: PythonOption = None,
@@ -223,14 +220,25 @@ def coding_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run an agent through every checkpoint of each problem, grade each, and report."""
-    if until_decided or (resume is not None and is_sequence(resume)):
+    if until_decided or (resume is not None and _is_sequence(resume)):
         return _sequence(ctx, resume, workers, as_json)
     _plain(ctx, resume, workers, as_json)
+
+
+def _is_sequence(run_dir: Path) -> bool:
+    """Whether the run to resume is an `--until-decided` sequence."""
+    from benchwright.api.until_decided import is_sequence
+
+    return is_sequence(run_dir)
 
 
 def _plain(ctx: typer.Context, resume: Path | None, workers: int, as_json: bool) -> None:
     """A run of the configured trials (new, or resumed)."""
     refuse_stray(ctx)
+    if resume is None:
+        CODING_AGENTS.check(ctx.params["agent"])  # as run_coding would, before importing it
+    from benchwright.api.coding import run_coding
+
     if resume is not None:
         _refuse_resume_conflicts(ctx, resume)
         call: dict[str, Any] = {"resume": resume, **placement(ctx.params)}
@@ -243,10 +251,22 @@ def _plain(ctx: typer.Context, resume: Path | None, workers: int, as_json: bool)
     if as_json:
         echo_json(result_fields(result))
     else:
-        Console(soft_wrap=True).print(run_summary_view(result, reports[-1]))
-        notes_console().print(f"[dim]report: {RunLayout(result.run_dir).report_md}[/]")
+        _print_summary(result, reports[-1])
         print_look_next(result.run_dir)
     _end(result, result.run_dir)
+
+
+def _print_summary(result: RunResult, report: CodingReport, *notes: str) -> None:
+    """The run's summary table on stdout; `notes`, then the report's path, on stderr."""
+    from rich.console import Console
+
+    from benchwright.cli.render import run_summary_view
+    from benchwright.coding.runs.layout import RunLayout
+
+    Console(soft_wrap=True).print(run_summary_view(result, report))
+    for line in notes:
+        notes_console().print(line)
+    notes_console().print(f"[dim]report: {RunLayout(result.run_dir).report_md}[/]")
 
 
 def coding_options(params: dict[str, Any]) -> CodingOptions:
@@ -254,13 +274,20 @@ def coding_options(params: dict[str, Any]) -> CodingOptions:
     renamed = {"problem": "problems", "agent_mount": "agent_mounts"}
     skip = {"problems_dir", "out", "resume", "workers", "as_json", "agent_option",
             "judge_option", *SEQUENCE_PARAMS}
-    options: dict[str, Any] = {renamed.get(k, k): v for k, v in params.items()
+    options: dict[str, Any] = {renamed.get(k, k): plain(v) for k, v in params.items()
                                if k not in skip and v is not None}
     options["agent_options"] = parse_agent_options(params.get("agent_option") or [])
     if params.get("judge_option"):
         options["judge_options"] = key_values(params["judge_option"], "judge",
-                                              JUDGE_OPTION_KEYS)
+                                              _judge_option_keys())
     return options  # type: ignore[return-value]  # keys are CodingOptions' (a test checks)
+
+
+def _judge_option_keys() -> list[str]:
+    """The judge settings `--judge-option` may set."""
+    from benchwright.judge.models import JudgeSettings
+
+    return [k for k in JudgeSettings.model_fields if k not in ("model", "rubric")]
 
 
 def _sequence(ctx: typer.Context, resume: Path | None, workers: int, as_json: bool) -> None:
@@ -287,19 +314,25 @@ def _sequence(ctx: typer.Context, resume: Path | None, workers: int, as_json: bo
     if as_json:
         echo_json({**result_fields(result), "sequence": state.model_dump(mode="json")})
     else:
-        Console(soft_wrap=True).print(run_summary_view(result, reports[-1]))
-        notes.print(f"stopped after round {len(state.looks)}: {state.stopped}")
-        notes.print(f"[dim]report: {RunLayout(result.run_dir).report_md}[/]")
+        _print_summary(result, reports[-1],
+                       f"stopped after round {len(state.looks)}: {state.stopped}")
     _end(result, result.run_dir)
 
 
 def parse_agent_options(options: list[str]) -> dict[str, str]:
     """`-A KEY=VALUE` options as a dict (the values are validated by `AgentSettings`)."""
+    from benchwright.coding.agents.settings import AgentSettings
+
     return key_values(options, "agent", list(AgentSettings.model_fields))
 
 
 def _end(result: RunResult, run_dir: Path) -> None:
     """Name agent failures and broken-off attempts; the latter make the exit code 4."""
+    from rich.console import Console
+
+    from benchwright.coding.report.run_report import print_run_problems
+    from benchwright.llm.replay_keys import first_divergence
+
     print_run_problems(result, Console(stderr=True, highlight=False))
     diverged = first_divergence(result.infra_errors)
     if diverged is not None:
@@ -312,7 +345,10 @@ def _end(result: RunResult, run_dir: Path) -> None:
 
 def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
     """The command line must not contradict the saved configuration of the run to continue."""
+    from benchwright.coding.agents.settings import AgentSettings
+    from benchwright.coding.runs.preflight import prompt_setting, resolved
     from benchwright.coding.track import TRACK
+    from benchwright.runs import open_saved
 
     config = open_saved(TRACK, run_dir).config  # a web run folder: say so, how to continue it
     settings = config.agent_settings
@@ -363,16 +399,22 @@ def _saved_judge(config: RunConfig) -> dict[str, Any]:
 
 def _judge_options(config: RunConfig, options: list[str]) -> dict[str, Any] | None:
     """`--judge-option`s given on resume, over the saved judge's settings."""
+    from benchwright.api.coding import judge_settings_of
+
     if config.judge is None:
         return {"given": options}  # never equal to the saved None: a conflict
     given = judge_settings_of({"model": config.judge.model,
-                               **key_values(options, "judge", JUDGE_OPTION_KEYS)})
+                               **key_values(options, "judge", _judge_option_keys())})
     return {**config.judge.model_dump(mode="json"),
             **given.model_dump(mode="json", exclude_unset=True, exclude={"model", "rubric"})}
 
 
 def _hooks(progress: RunProgress, on_report: Callable[[CodingReport], None]) -> CodingHooks:
     """The run's progress bar on stderr: it counts only checkpoints that will run."""
+    from benchwright.api.coding import CodingHooks
+    from benchwright.coding.runs.models import ChainSummary, CheckpointRecord, InfraErrorRecord
+    from benchwright.coding.runs.progress import CheckpointTally
+
     tally = CheckpointTally()  # counts only checkpoints that will run, after resume trimming
 
     def show(description: str | None = None) -> None:

@@ -5,14 +5,10 @@ no options: the local suite, served on loopback, with the scripted agent."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
-from benchwright.api.until_decided import is_sequence
-from benchwright.api.web import RUNNER_ENV, WebOptions, absolute, run_web
-from benchwright.api.web import prompt as prompt_setting
 from benchwright.cli import executor_options as placement
 from benchwright.cli.json_output import echo_json, result_fields
 from benchwright.cli.look_next import print_look_next
@@ -23,6 +19,7 @@ from benchwright.cli.option_checks import (
     base_url,
     new_dir,
 )
+from benchwright.cli.option_values import LOCAL_SUITE, STRUCTURED_PROMPT
 from benchwright.cli.progress_bar import RunProgress
 from benchwright.cli.resume_options import refuse_conflicts
 from benchwright.cli.sequence_options import (
@@ -39,19 +36,17 @@ from benchwright.cli.sequence_options import (
 )
 from benchwright.cli.verbosity import notes_console
 from benchwright.errors import InfrastructureError, ReplayDivergence
-from benchwright.llm.replay_keys import first_divergence
 from benchwright.registry import WEB_AGENTS, WEB_SUITES
-from benchwright.runs import open_saved
-from benchwright.sequential import Look
-from benchwright.web.browser.prompts import STRUCTURED
-from benchwright.web.evaluation.tasks import parse_task_ids
-from benchwright.web.runs.layout import WebRunLayout
-from benchwright.web.runs.models import TrialRecord, WebRunResult
-from benchwright.web.runs.runner import RunHooks, require_kinds
-from benchwright.web.runs.suites import LOCAL
+
+# The track and the API are imported inside the functions that run the command: `--help` and a
+# bad option load neither (bench/cli_startup.py, tests/cli/test_startup.py).
+if TYPE_CHECKING:
+    from benchwright.api.web import WebOptions
+    from benchwright.sequential import Look
+    from benchwright.web.runs.models import WebRunResult
+    from benchwright.web.runs.runner import RunHooks
 
 BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
-__all__ = ["RUNNER_ENV", "run_web_cmd", "web_options"]
 
 
 SuiteOption = Annotated[str, typer.Option(
@@ -105,7 +100,7 @@ ConcurrencyPerSiteOption = Annotated[int, typer.Option(
 
 def run_web_cmd(
     ctx: typer.Context,
-    suite: SuiteOption = LOCAL,
+    suite: SuiteOption = LOCAL_SUITE,
     task_ids: TaskIdsOption = None,
     sites: SitesOption = None,
     agent: AgentOption = "scripted",
@@ -121,7 +116,7 @@ def run_web_cmd(
     config: ConfigOption = None,
     keep_browser_files: KeepBrowserFilesOption = False,
     cookies: CookiesOption = None,
-    prompt: PromptOption = STRUCTURED,
+    prompt: PromptOption = STRUCTURED_PROMPT,
     concurrency_per_site: ConcurrencyPerSiteOption = 1,
     llm_record: Annotated[Path | None, typer.Option(
         metavar="DIR", help="Record every model call into this cassette folder "
@@ -142,9 +137,13 @@ def run_web_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Run a browser agent through web tasks (N trials each), score every trial, and report."""
+    from benchwright.api.until_decided import is_sequence
+
     if until_decided or (resume is not None and is_sequence(resume)):
         return _sequence(ctx, resume, suite, as_json)
     refuse_stray(ctx)
+    from benchwright.api.web import run_web
+
     if resume is not None:
         _refuse_resume_conflicts(ctx, resume)
         call: dict[str, Any] = {"resume": resume, **placement.placement(ctx.params)}
@@ -184,9 +183,13 @@ def _end(result: WebRunResult, as_json: bool, more: dict[str, Any] | None = None
     if as_json:
         echo_json({**result_fields(result), **(more or {})})
     else:
+        from rich.console import Console
+
         Console().print(_summary_line(result), highlight=False)
         notes_console().print(f"[dim]report: {result.report}[/]")
         print_look_next(result.run_dir)
+    from benchwright.llm.replay_keys import first_divergence
+
     diverged = first_divergence(result.infra_errors)
     if diverged is not None:
         raise ReplayDivergence(diverged)
@@ -205,6 +208,12 @@ def web_options(params: dict[str, Any]) -> WebOptions:
 
 
 def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
+    from benchwright.api.web import absolute
+    from benchwright.api.web import prompt as prompt_setting
+    from benchwright.runs import open_saved
+    from benchwright.web.evaluation.tasks import parse_task_ids
+    from benchwright.web.runs.layout import WebRunLayout
+    from benchwright.web.runs.runner import require_kinds
     from benchwright.web.track import TRACK
 
     manifest = open_saved(TRACK, run_dir)  # a coding run folder: say so, how to continue it
@@ -237,6 +246,8 @@ def _hooks(progress: RunProgress) -> RunHooks:
     """The run's progress bar on stderr: the runner counts the finished trials itself
     (counting them here first would clear unfinished trial folders before it sees which sites
     they may have changed)."""
+    from benchwright.web.runs.models import TrialRecord
+    from benchwright.web.runs.runner import RunHooks
 
     def on_trial(record: TrialRecord) -> None:
         progress.update(advance=1, description=f"task {record.task_id} trial "

@@ -5,13 +5,15 @@ spent."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from benchwright.cli.option_checks import existing_dir
 from benchwright.errors import UserInputError
-from benchwright.sequential import Look
+
+if TYPE_CHECKING:
+    from benchwright.sequential import Look
 
 BaselineOption = Annotated[Path | None, typer.Option(
     parser=existing_dir, metavar="RUN_DIR",

@@ -7,9 +7,10 @@ stderr; -vv at DEBUG.
 
 from __future__ import annotations
 
-import logging
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _state = {"quiet": False}
 
@@ -18,6 +19,8 @@ def set_verbosity(verbose: int, quiet: bool) -> None:
     """Apply the root command's -v/-q (called once, before any subcommand)."""
     _state["quiet"] = quiet
     if verbose and not quiet:
+        import logging  # only with -v: not at every start
+
         logging.basicConfig(level=logging.DEBUG if verbose > 1 else logging.INFO,
                             format="%(levelname)s %(name)s: %(message)s")
 
@@ -29,4 +32,6 @@ def quiet() -> bool:
 
 def notes_console() -> Console:
     """The stderr console for progress bars, spinners and notes: silent under -q."""
+    from rich.console import Console  # not at start-up: `--help` prints none
+
     return Console(stderr=True, quiet=quiet())

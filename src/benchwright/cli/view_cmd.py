@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from benchwright.cli.option_checks import host_name
 from benchwright.cli.progress_bar import RunProgress
@@ -33,6 +32,8 @@ def view_cmd(
     if bundle is not None:
         _bundle(folders, bundle)
         return
+    from rich.console import Console
+
     from benchwright.view.server import is_loopback, serve_forever, start
 
     if not is_loopback(host):
@@ -47,6 +48,8 @@ def view_cmd(
 
 
 def _bundle(folders: list[Path], out: Path) -> None:
+    from rich.console import Console
+
     from benchwright.view.bundle import write_bundle
 
     with RunProgress("bundling", quiet=False) as progress:

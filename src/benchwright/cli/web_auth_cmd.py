@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +10,6 @@ import typer
 from benchwright.cli.json_output import echo_json
 from benchwright.cli.option_checks import new_file
 from benchwright.errors import UserInputError
-from benchwright.web.sites.config import Site, load_web_config
 
 app = typer.Typer(help="Site logins: capture cookies for trials.", no_args_is_help=True)
 
@@ -29,10 +27,13 @@ def capture_cmd(
     = False,
 ) -> None:
     """Log in with the web config's credentials in headless Chromium; save the cookies."""
+    import asyncio
+
     from benchwright.web.browser.auth import capture_cookies, live_login
     from benchwright.web.browser.cdp import CdpConnection
     from benchwright.web.browser.cookies import save_cookies
     from benchwright.web.browser.shared_browser import SharedBrowser
+    from benchwright.web.sites.config import Site, load_web_config
 
     target = Site.parse(site)
     if target is None:

@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from benchwright.cli.entry import run_app
 from benchwright.cli.option_checks import (
@@ -18,35 +16,23 @@ from benchwright.cli.option_checks import (
     new_dir,
     seconds,
 )
+from benchwright.cli.option_values import WEBARENA_SUITE, SubsetChoice
 from benchwright.cli.verbosity import notes_console
 from benchwright.cli.web_auth_cmd import app as auth_app
 from benchwright.cli.web_package_cmd import package_cmd
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_text_atomic
-from benchwright.web.evaluation.scoring import WebEvalSummary, load_summary, score_output_dir
-from benchwright.web.evaluation.tasks import (
-    Subset,
-    TaskFilter,
-    WebTask,
-    load_env_dataset,
-    parse_sites,
-    parse_task_ids,
-    require_known_ids,
-    select,
-)
-from benchwright.web.runs.suites import WEBARENA, open_suite
-from benchwright.web.sites.config import Site, WebEnvConfig, load_web_config
-from benchwright.web.sites.control import (
-    SiteHealth,
-    SiteState,
-    reset_site,
-    site_status,
-    start_site,
-    stop_site,
-)
 
+# The track and rich are imported inside the commands: `--help` and a bad option load neither
+# (bench/cli_startup.py, tests/cli/test_startup.py).
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from benchwright.web.evaluation.scoring import WebEvalSummary
+    from benchwright.web.evaluation.tasks import WebTask
     from benchwright.web.report.figures import WebReport
+    from benchwright.web.sites.config import Site, WebEnvConfig
+    from benchwright.web.sites.control import SiteHealth
 
 REPORT_MD = "eval_report.md"
 REPORT_JSON = "eval_report.json"
@@ -98,6 +84,10 @@ def eval_cmd(
         f"{EVAL_FOLDER}/<run>-<time>, never inside the run.")] = None,
 ) -> None:
     """Score every task folder with the official evaluator; per-site table and macro average."""
+    from rich.console import Console
+
+    from benchwright.fileio import write_text_atomic
+    from benchwright.web.evaluation.scoring import load_summary, score_output_dir
     from benchwright.web.evaluation.tasks import load_task_file
     from benchwright.web.report.figures import build_report, render_markdown
 
@@ -144,6 +134,8 @@ def _scoring_inputs(config: Path | None, dataset: Path | None,
                     run: Path | None) -> tuple[WebEnvConfig, Path | None]:
     """The sites' settings and the dataset: from --config and --dataset, or from --run's
     manifest (two sources of the same settings are refused)."""
+    from benchwright.web.sites.config import load_web_config
+
     if run is None:
         return load_web_config(config), dataset
     given = [name for name, value in (("--config", config), ("--dataset", dataset)) if value]
@@ -175,6 +167,8 @@ def print_report(console: Console, summary: WebEvalSummary, report: WebReport,
                  title: str | None = None) -> None:
     """The scored folder's tables (per site, failure modes, totals) under TITLE (default: the
     folder scored)."""
+    from rich.table import Table
+
     from benchwright.pricing import format_cost
     from benchwright.web.report.figures import pct
 
@@ -220,6 +214,8 @@ def _num(value: float | None, digits: int = 1) -> str:
 
 
 def _site(name: str | None) -> Site | None:
+    from benchwright.web.sites.config import Site
+
     if name is None:
         return None
     site = Site.parse(name)
@@ -256,12 +252,19 @@ def env_status_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Health-check each site over HTTP: up or down, status code, latency."""
+    from benchwright.web.sites.config import load_web_config
+    from benchwright.web.sites.control import site_status
+
     chosen = _site(site)
     _print_health(site_status(load_web_config(config), [chosen] if chosen else None, timeout),
                   as_json)
 
 
 def _health_table(results: list[SiteHealth]) -> Table:
+    from rich.table import Table
+
+    from benchwright.web.sites.control import SiteState
+
     table = Table(show_edge=False)
     for name in ("site", "url", "state", "http", "latency ms", "detail"):
         table.add_column(name)
@@ -276,6 +279,9 @@ def _health_table(results: list[SiteHealth]) -> Table:
 def env_start_cmd(site: SiteOpt = None, config: ConfigOpt = None,
                   timeout: TimeoutOpt = 120.0, as_json: JsonOpt = False) -> None:
     """Start the site's container (unless it runs) and wait until it answers (Docker or podman)."""
+    from benchwright.web.sites.config import load_web_config
+    from benchwright.web.sites.control import start_site
+
     env_config = load_web_config(config)
     results = [start_site(env_config, s, timeout) for s in _control_targets(env_config, site)]
     _print_health(results, as_json)
@@ -285,6 +291,9 @@ def env_start_cmd(site: SiteOpt = None, config: ConfigOpt = None,
 def env_stop_cmd(site: SiteOpt = None, config: ConfigOpt = None,
                  as_json: JsonOpt = False) -> None:
     """Remove the site's container (Docker or podman)."""
+    from benchwright.web.sites.config import load_web_config
+    from benchwright.web.sites.control import stop_site
+
     env_config = load_web_config(config)
     stopped = []
     for target in _control_targets(env_config, site):
@@ -300,6 +309,9 @@ def env_stop_cmd(site: SiteOpt = None, config: ConfigOpt = None,
 def env_reset_cmd(site: SiteOpt = None, config: ConfigOpt = None,
                   timeout: TimeoutOpt = 120.0, as_json: JsonOpt = False) -> None:
     """Recreate the site's container in its initial state and wait for it (Docker or podman)."""
+    from benchwright.web.sites.config import load_web_config
+    from benchwright.web.sites.control import reset_site
+
     env_config = load_web_config(config)
     results = [reset_site(env_config, s, timeout) for s in _control_targets(env_config, site)]
     _print_health(results, as_json)
@@ -309,6 +321,8 @@ def _print_health(results: list[SiteHealth], as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
     else:
+        from rich.console import Console
+
         Console().print(_health_table(results))
 
 
@@ -319,17 +333,31 @@ def tasks_list_cmd(
     = None,
     template: Annotated[int | None, typer.Option(
         min=0, max=MAX_TEMPLATE_ID, help="Only this intent template id.")] = None,
-    subset: Annotated[Subset | None, typer.Option(help="hard or non-hard.")] = None,
+    subset: Annotated[SubsetChoice | None, typer.Option(help="hard or non-hard.")] = None,
     suite: Annotated[str, typer.Option(
         metavar="NAME|FILE", help="webarena-verified, local, or a tasks JSON file in the "
-        "WebArena Verified format (as `run web --suite`).")] = WEBARENA,
+        "WebArena Verified format (as `run web --suite`).")] = WEBARENA_SUITE,
     as_json: JsonOpt = False,
     python: PythonOpt = None,
 ) -> None:
     """List a suite's tasks, filtered; known-unpassable ones are flagged."""
+    from rich.console import Console
+
+    from benchwright.web.evaluation.tasks import (
+        Subset,
+        TaskFilter,
+        load_env_dataset,
+        parse_sites,
+        parse_task_ids,
+        require_known_ids,
+        select,
+    )
+    from benchwright.web.runs.suites import WEBARENA, open_suite
+
     task_filter = TaskFilter(task_ids=parse_task_ids(task_ids) if task_ids is not None else None,
                              sites=parse_sites(sites) if sites is not None else None,
-                             template_id=template, subset=subset)
+                             template_id=template,
+                             subset=None if subset is None else Subset(subset.value))
     dataset = load_env_dataset(python) if suite == WEBARENA else open_suite(suite).dataset
     if subset is not None and not any(dataset.subsets.values()):
         raise UserInputError(f"the suite {suite} has no subsets",
@@ -352,6 +380,8 @@ def _task_json(task: WebTask, hard: bool) -> dict[str, Any]:
 
 
 def _tasks_table(tasks: list[WebTask], hard: frozenset[int]) -> Table:
+    from rich.table import Table
+
     table = Table(title=f"{len(tasks)} tasks", title_justify="left", show_edge=False)
     for name in ("id", "sites", "template", "type", "hard", "unpassable", "intent"):
         table.add_column(name, justify="right" if name in ("id", "template") else "left")

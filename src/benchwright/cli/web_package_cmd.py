@@ -6,12 +6,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from benchwright.cli.json_output import echo_json
+from benchwright.cli.option_values import TrialChoice
 from benchwright.cli.verbosity import notes_console
-from benchwright.runs.layout import MANIFEST
-from benchwright.web.submission.package import TrialChoice
 
 
 def package_cmd(
@@ -30,10 +28,14 @@ def package_cmd(
 ) -> None:
     """Package a run for the WebArena Verified leaderboard with the official tools (one trial
     per task; HARs trimmed of static resources)."""
+    from rich.console import Console
+
+    from benchwright.runs.layout import MANIFEST
+    from benchwright.web.submission.package import TrialChoice as Choice
     from benchwright.web.submission.package import package
 
     with notes_console().status("packaging"):
-        result = package(run_dir, out.expanduser().resolve(), trial, python)
+        result = package(run_dir, out.expanduser().resolve(), Choice(trial.value), python)
     if as_json:
         echo_json({"path": str(result.path), "trials": result.trials,
                    "packaged": result.packaged, "har_bytes_before": result.har_bytes_before,

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from benchwright.api.web import RUNNER_ENV
 from benchwright.cli.main import app
-from benchwright.cli.run_web_cmd import RUNNER_ENV
 from benchwright.errors import UserInputError
 from tests.helpers import run_cli
 from tests.helpers.web_suites import write_suite

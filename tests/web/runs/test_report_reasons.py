@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.cli.run_web_cmd import RUNNER_ENV
+from benchwright.api.web import RUNNER_ENV
 from tests.helpers import run_cli
 from tests.helpers.web_suites import write_suite
 

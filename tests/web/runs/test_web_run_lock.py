@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.cli.run_web_cmd import RUNNER_ENV
+from benchwright.api.web import RUNNER_ENV
 from benchwright.runs.lock import run_lock
 from benchwright.web.runs.fake_runner import DELAY_ENV
 from benchwright.web.runs.layout import WebRunLayout

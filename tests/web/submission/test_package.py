@@ -9,7 +9,7 @@ import shutil
 import tarfile
 from pathlib import Path
 
-from benchwright.cli.run_web_cmd import RUNNER_ENV
+from benchwright.api.web import RUNNER_ENV
 from benchwright.web.evaluation.tasks import WebDataset
 from benchwright.web.submission.package import TrialChoice, pick_trial
 from tests.helpers import run_cli
