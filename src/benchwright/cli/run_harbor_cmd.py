@@ -35,10 +35,10 @@ def run_harbor_cmd(
     from benchwright.errors import UserInputError
     from benchwright.harbor.runner import HarborRunConfig
     from benchwright.harbor.track import TRACK
+    from benchwright.protocols import ExecutorSetup
     from benchwright.registry import EXECUTORS
     from benchwright.runs import start
     from benchwright.runs.clock import folder_stamp
-    from benchwright.protocols import ExecutorSetup
 
     executor = EXECUTORS.get("local").from_setup(ExecutorSetup())
     if resume is not None:
@@ -53,8 +53,8 @@ def run_harbor_cmd(
         if agent not in ("oracle", "command") or runtime not in ("podman", "docker"):
             raise UserInputError(f"unsupported --agent {agent!r} or --runtime {runtime!r}",
                                  hint="--agent oracle|command, --runtime podman|docker")
-        config = HarborRunConfig(tasks=tasks.resolve(), agent=agent,  # type: ignore[arg-type]
-                                 agent_command=agent_command, runtime=runtime,  # type: ignore[arg-type]
+        config = HarborRunConfig(tasks=tasks.resolve(), agent=agent,
+                                 agent_command=agent_command, runtime=runtime,
                                  trials=trials)
         result = start(TRACK, out or Path("runs") / f"harbor-{folder_stamp()}", config,
                        executor=executor)

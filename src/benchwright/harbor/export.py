@@ -100,7 +100,8 @@ def dockerfile(problem: ProblemConfig, base_image: str) -> str:
     return (f"FROM {base_image}\n"
             f"RUN python3 -m venv {VERIFIER_ENV} \\\n"
             f" && {VERIFIER_ENV}/bin/python -m pip install --no-cache-dir {pins}\n"
-            "RUN useradd --create-home --uid 1000 agent && mkdir -p /app && chown agent:agent /app\n"
+            "RUN useradd --create-home --uid 1000 agent \\\n"
+            " && mkdir -p /app && chown agent:agent /app\n"
             "WORKDIR /app\n")
 
 
@@ -131,7 +132,7 @@ def _write_step(problem: ProblemConfig, checkpoint: CheckpointConfig, step: Path
         (step / "solution" / "reference").mkdir()
     workdir = step / "workdir"
     workdir.mkdir()
-    for key, asset in problem.static_assets.items():
+    for asset in problem.static_assets.values():
         ws.copy_asset(problem.path / asset.path, workdir, asset.save_path or asset.path)
     if not any(workdir.iterdir()):
         workdir.rmdir()

@@ -30,7 +30,6 @@ from benchwright.runs.layout import RunFiles
 from benchwright.runs.manifest import read_manifest
 from benchwright.version import __version__
 
-FORMAT = "benchwright.harbor-run/1"
 JOURNAL = "trials.jsonl"
 TRIALS = "trials"
 AGENTS = ("oracle", "command")
@@ -54,7 +53,7 @@ class HarborRunConfig(BaseModel):
 class HarborManifest(BaseModel):
     """manifest.json of a Harbor run."""
 
-    format: Literal["benchwright.harbor-run/1"] = FORMAT
+    format: Literal["benchwright.harbor-run/1"] = "benchwright.harbor-run/1"
     """The manifest's format."""
     track: Literal["harbor"] = "harbor"
     """The owning track."""
