@@ -1,8 +1,9 @@
 """`benchwright export harbor PROBLEM_DIR --out DIR`: an SCBench-format problem written as a
 Harbor multi-step task, one step per checkpoint (docs/harbor.md).
 
-The task folder: `task.toml` (the steps in checkpoint order, `artifacts = ["/app"]`, the verifier
-in a separate container, `multi_step_reward_strategy = "mean"`), `environment/Dockerfile` (FROM
+The task folder: `task.toml` (the steps in checkpoint order, each gated by `min_reward = 1.0` on
+`reward` as a failed checkpoint ends benchwright's chain, `artifacts = ["/app"]`, the verifier in
+a separate container, `multi_step_reward_strategy = "mean"`), `environment/Dockerfile` (FROM
 a base image with Python, plus the verifier's environment at benchwright's pytest pins), and per
 step `instruction.md` (the rendered spec), `workdir/` (the static assets where the agent finds
 them), `tests/` (the checkpoint's tests laid out as benchwright's grader lays them out, its
@@ -90,7 +91,8 @@ def task_toml(problem: ProblemConfig) -> str:
              "[agent]", 'user = "agent"', f"timeout_sec = {AGENT_TIMEOUT_S}", "",
              "[verifier]", 'environment_mode = "separate"', f"timeout_sec = {VERIFIER_TIMEOUT_S}"]
     for checkpoint in problem.ordered_checkpoints():
-        lines += ["", "[[steps]]", f"name = {json.dumps(checkpoint.name)}"]
+        # a checkpoint that fails benchwright's default pass policy ends the chain, as ours do
+        lines += ["", "[[steps]]", f"name = {json.dumps(checkpoint.name)}", "min_reward = 1.0"]
     return "\n".join(lines) + "\n"
 
 
