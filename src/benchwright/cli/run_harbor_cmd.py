@@ -45,7 +45,8 @@ def run_harbor_cmd(
         saved = TRACK.read(resume).config.model_dump()
         refuse_conflicts(ctx, {**saved, "tasks": saved["tasks"]}, {"resume", "as_json"},
                          {"tasks": lambda p: p.resolve()}, command=TRACK.command)
-        result = start(TRACK, resume, None, executor=executor)
+        run_dir = resume
+        result = start(TRACK, run_dir, None, executor=executor)
     else:
         if tasks is None:
             raise UserInputError("give --tasks (or --resume RUN_DIR)",
@@ -56,9 +57,9 @@ def run_harbor_cmd(
         config = HarborRunConfig(tasks=tasks.resolve(), agent=agent,
                                  agent_command=agent_command, runtime=runtime,
                                  trials=trials)
-        result = start(TRACK, out or Path("runs") / f"harbor-{folder_stamp()}", config,
-                       executor=executor)
+        run_dir = out or Path("runs") / f"harbor-{folder_stamp()}"
+        result = start(TRACK, run_dir, config, executor=executor)
     if as_json:
         echo_json(result.model_dump(mode="json"))
         return
-    typer.echo(TRACK.outcome(resume or out or Path("runs"), result))
+    typer.echo(TRACK.outcome(run_dir.resolve(), result))

@@ -34,6 +34,8 @@ class _Phase(BaseModel):
     """The verifier's container: the agent's (`shared`) or a fresh one (`separate`)."""
     env: dict[str, str] = Field(default_factory=dict)
     """Variables the phase gets."""
+    environment: dict[str, object] | None = None
+    """A separate verifier's own environment (refused: not supported yet)."""
 
 
 class _Step(BaseModel):
@@ -47,6 +49,8 @@ class _Step(BaseModel):
     """The step's agent settings over the task's."""
     verifier: _Phase = Field(default_factory=_Phase)
     """The step's verifier settings over the task's."""
+    healthcheck: dict[str, object] | None = None
+    """A step's healthcheck (refused: not supported yet)."""
 
 
 class _Environment(BaseModel):
@@ -58,6 +62,8 @@ class _Environment(BaseModel):
     """The agent's working folder (None: the image's)."""
     env: dict[str, str] = Field(default_factory=dict)
     """Variables every phase gets."""
+    healthcheck: dict[str, object] | None = None
+    """The environment's healthcheck (refused: not supported yet)."""
 
 
 class _TaskToml(BaseModel):
@@ -168,6 +174,12 @@ def load_task(folder: Path) -> HarborTask:
                              hint="check it with `harbor lint`") from None
     _refuse_unsupported(folder, raw)
     steps = _steps(folder, raw)
+    for step in steps:
+        instruction = (step.folder or folder) / "instruction.md"
+        if instruction.is_symlink() or not instruction.is_file():
+            raise UserInputError(f"step {step.name!r} has no instruction.md (or it is a link)",
+                                 path=instruction, hint="give every step a plain "
+                                 "instruction.md")
     return HarborTask(path=folder, name=str(raw.task.get("name") or folder.name), steps=steps,
                       multi_step=raw.steps is not None, strategy=raw.multi_step_reward_strategy
                       or "mean", workdir=raw.environment.workdir, env=raw.environment.env,
@@ -211,10 +223,30 @@ def _refuse_unsupported(folder: Path, raw: _TaskToml) -> None:
         raise UserInputError(f"the task has {what}: benchwright builds a task's image from "
                              "environment/Dockerfile only", path=folder,
                              hint="docs/harbor.md lists what is not supported yet")
-    for name in ("steps", "tests", "solution"):
+    for name in ("steps", "tests", "solution", "instruction.md"):
         if (folder / name).is_symlink():
             raise UserInputError(f"{name} is a link", path=folder / name,
                                  hint="a task's folders must be real folders inside it")
+    _refuse_features(folder, raw)
+
+
+def _refuse_features(folder: Path, raw: _TaskToml) -> None:
+    """What benchwright would otherwise run differently from Harbor: refused by name."""
+    steps = raw.steps or []
+    found = [("a healthcheck", raw.environment.healthcheck is not None
+              or any(s.healthcheck is not None for s in steps)),
+             ("a verifier environment of its own", raw.verifier.environment is not None
+              or any(s.verifier.environment is not None for s in steps)),
+             ("a verifier image (tests/Dockerfile)", (folder / "tests" / "Dockerfile").exists()
+              or any((folder / "steps" / s.name / "tests" / "Dockerfile").exists()
+                     for s in steps)),
+             ("a step's setup.sh", any((folder / "steps" / s.name / "setup.sh").exists()
+                                       for s in steps))]
+    for what, present in found:
+        if present:
+            raise UserInputError(f"the task has {what}, which benchwright does not run yet",
+                                 path=folder, hint="docs/harbor.md lists what is not "
+                                 "supported yet")
 
 
 def _real_dir(path: Path) -> bool:

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from benchwright.errors import GradingInfrastructureError
+from benchwright.errors import GradingInfrastructureError, UserInputError
 from benchwright.harbor import containers as ct
 from benchwright.harbor.rewards import (
     Rewards,
@@ -29,10 +29,12 @@ from benchwright.harbor.rewards import (
     trial_rewards,
 )
 from benchwright.harbor.tasks import HarborTask, StepSpec
+from benchwright.nofollow import read_regular
 from benchwright.sandbox.images.engines import Engine
 
 TrialStatus = Literal["completed", "verifier_error", "infrastructure"]
 StepStatus = Literal["verified", "verifier_error", "infrastructure"]
+MAX_INSTRUCTION_BYTES = 4 << 20
 VERIFY = ("chmod +x /tests/test.sh 2>/dev/null; mkdir -p /logs/verifier; "
           "bash /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1")
 
@@ -160,8 +162,7 @@ def _agent_inputs(ctx: TrialContext, step: StepSpec, name: str) -> None:
     with tempfile.TemporaryDirectory(prefix="bw-harbor-") as scratch:
         staged = Path(scratch) / "logs"
         (staged / "agent").mkdir(parents=True)
-        (staged / "agent" / "instruction.md").write_bytes(
-            ctx.task.instruction(step).read_bytes())
+        (staged / "agent" / "instruction.md").write_bytes(_instruction(ctx.task, step))
         ct.copy_in(ctx.engine, name, staged, "/", contents=False)
     files = ctx.task.workdir_files(step)
     if files is not None:
@@ -169,6 +170,17 @@ def _agent_inputs(ctx: TrialContext, step: StepSpec, name: str) -> None:
     solution = ctx.task.solution(step)
     if ctx.agent.name == "oracle" and solution is not None:
         ct.copy_in(ctx.engine, name, solution, "/solution")
+
+
+def _instruction(task: HarborTask, step: StepSpec) -> bytes:
+    """The step's instruction.md, read through no link (a task folder is hostile)."""
+    rel = task.instruction(step).relative_to(task.path).as_posix()
+    data = read_regular(task.path, rel, MAX_INSTRUCTION_BYTES + 1)
+    if data is None or len(data) > MAX_INSTRUCTION_BYTES:
+        raise UserInputError("instruction.md is missing, a link, special or over 4 MiB",
+                             path=task.instruction(step), hint="give the step a plain "
+                             "instruction.md")
+    return data
 
 
 def _verify(ctx: TrialContext, step: StepSpec, after: str, folder: Path) -> Rewards:
