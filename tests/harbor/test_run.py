@@ -99,3 +99,25 @@ def _wait_for(ready: object, proc: subprocess.Popen[bytes]) -> None:
         assert proc.poll() is None, "the run ended before it could be killed"
         time.sleep(0.1)
     raise AssertionError("the run never reached its second trial")
+
+
+def test_the_mini_agent_on_the_fake_llm_works_in_the_steps_container(tmp_path: Path,
+                                                                     image: str) -> None:
+    from benchwright.testing import FakeLLMServer, Script
+
+    script = Script.model_validate({"turns": [
+        {"text": "Writing it.", "tool_calls": [{"name": "bash", "arguments": {
+            "command": "cat $BENCHWRIGHT_INSTRUCTION >/dev/null; pwd; echo 42 > answer.txt"}}]},
+        {"text": "Done."}]})
+    task = single_step(tmp_path, image)
+    with FakeLLMServer(script) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "benchwright", "run", "harbor", "--tasks", str(task),
+             "--out", str(tmp_path / "r"), "--agent", "mini", "--model", "fake",
+             "--base-url", f"{server.base_url}/v1"], capture_output=True, text=True,
+            timeout=1800, check=False, env={**os.environ, "OPENAI_API_KEY": "sk-fake-39"})
+    assert done.returncode == 0, done.stderr
+    [record] = journal(tmp_path / "r")
+    assert record["rewards"] == {"reward": 1.0, "exact": 1.0}
+    trajectory = tmp_path / "r" / "trials" / "tests_single__0" / "steps" / "main" / "agent"
+    assert "/app" in (trajectory / "trajectory.json").read_text()

@@ -16,11 +16,14 @@ def run_harbor_cmd(
     ctx: typer.Context,
     tasks: Annotated[Path | None, typer.Option(help="A Harbor task folder, or a folder of "
                                                "them (a dataset Harbor downloaded).")] = None,
-    agent: Annotated[str, typer.Option(help="oracle (each step's solution/solve.sh) or "
-                                       "command (--agent-command).")] = "oracle",
+    agent: Annotated[str, typer.Option(help="oracle (each step's solution/solve.sh), "
+                                       "command (--agent-command) or mini (--model).")] = "oracle",
     agent_command: Annotated[str | None, typer.Option(
         help="The command agent's shell command; its instruction is in "
         "$BENCHWRIGHT_INSTRUCTION.")] = None,
+    model: Annotated[str | None, typer.Option(help="The mini agent's model.")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        help="The mini agent's OpenAI-compatible endpoint (key: OPENAI_API_KEY).")] = None,
     runtime: Annotated[str, typer.Option(help="podman or docker.")] = "podman",
     trials: Annotated[int, typer.Option(help="Trials per task.")] = 1,
     out: Annotated[Path | None, typer.Option(help="The run folder (default: "
@@ -51,11 +54,12 @@ def run_harbor_cmd(
         if tasks is None:
             raise UserInputError("give --tasks (or --resume RUN_DIR)",
                                  hint="--tasks names a Harbor task folder or a folder of them")
-        if agent not in ("oracle", "command") or runtime not in ("podman", "docker"):
+        if agent not in ("oracle", "command", "mini") or runtime not in ("podman", "docker"):
             raise UserInputError(f"unsupported --agent {agent!r} or --runtime {runtime!r}",
-                                 hint="--agent oracle|command, --runtime podman|docker")
+                                 hint="--agent oracle|command|mini, --runtime podman|docker")
         config = HarborRunConfig(tasks=tasks.resolve(), agent=agent,
-                                 agent_command=agent_command, runtime=runtime,
+                                 agent_command=agent_command, model=model,
+                                 base_url=base_url, runtime=runtime,
                                  trials=trials)
         run_dir = out or Path("runs") / f"harbor-{folder_stamp()}"
         result = start(TRACK, run_dir, config, executor=executor)

@@ -159,6 +159,20 @@ def start(engine: Engine, name: str, timeout_s: float, log: Path) -> PhaseResult
     return PhaseResult(exit_code=int(code), timed_out=False)
 
 
+def start_idle(engine: Engine, name: str) -> None:
+    """Start a created container whose command idles (its commands come by `exec`)."""
+    done = engine.call(["start", name], timeout=300)
+    if done.returncode != 0:
+        raise GradingInfrastructureError(f"{engine.name} could not start the container: "
+                                         f"{done.stderr.decode(errors='replace').strip()}")
+
+
+def stop(engine: Engine, name: str) -> None:
+    """Kill the container's init, and with it every process inside; wait until it is down."""
+    engine.call(["kill", name], timeout=120)
+    engine.call(["wait", name], timeout=120)
+
+
 def commit(engine: Engine, name: str, run_id: str) -> str:
     """The stopped container's files as an image (labelled for the sweep): its id."""
     tag = f"localhost/benchwright-harbor-state:{secrets.token_hex(6)}"

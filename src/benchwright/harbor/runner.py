@@ -32,7 +32,6 @@ from benchwright.version import __version__
 
 JOURNAL = "trials.jsonl"
 TRIALS = "trials"
-AGENTS = ("oracle", "command")
 
 
 class HarborRunConfig(BaseModel):
@@ -40,10 +39,14 @@ class HarborRunConfig(BaseModel):
 
     tasks: Path
     """A Harbor task folder, or a folder of them (absolute)."""
-    agent: Literal["oracle", "command"] = "oracle"
-    """oracle (each step's solution/solve.sh) or command (`agent_command`)."""
+    agent: Literal["oracle", "command", "mini"] = "oracle"
+    """oracle (each step's solution/solve.sh), command (`agent_command`) or mini."""
     agent_command: str | None = None
     """The command agent's shell command."""
+    model: str | None = None
+    """The mini agent's model."""
+    base_url: str | None = None
+    """The mini agent's OpenAI-compatible endpoint (its key from OPENAI_API_KEY)."""
     runtime: Literal["podman", "docker"] = "podman"
     """The container engine."""
     trials: int = Field(default=1, ge=1, le=1000)
@@ -107,6 +110,9 @@ def create_run(run_dir: Path, config: HarborRunConfig) -> HarborManifest:
     if config.agent == "command" and not config.agent_command:
         raise UserInputError("--agent command needs --agent-command",
                              hint="give the shell command the agent runs in each step")
+    if config.agent == "mini" and not config.model:
+        raise UserInputError("--agent mini needs --model",
+                             hint="and --base-url for an OpenAI-compatible endpoint")
     if run_dir.exists() and any(not p.name.startswith(".") for p in run_dir.iterdir()):
         raise UserInputError("the run folder is not empty", path=run_dir,
                              hint="give a new --out, or continue it with --resume")
@@ -148,7 +154,7 @@ def execute(run_dir: Path, config: HarborRunConfig) -> HarborRunResult:
     manifest = load_manifest(run_dir)
     engine = ct.engine_for(config.runtime)
     done = {(r.task, r.trial) for r in journaled(run_dir)}
-    agent = Agent(config.agent, config.agent_command)
+    agent = Agent(config.agent, config.agent_command, config.model, config.base_url)
     for task in _tasks(config, manifest):
         todo = [i for i in range(config.trials) if (task.name, i) not in done]
         if not todo:

@@ -82,9 +82,13 @@ class Agent:
     """What runs in a step's agent phase: the oracle (solution/solve.sh) or a shell command."""
 
     name: str
-    """`oracle` or `command`."""
+    """`oracle`, `command` or `mini`."""
     command: str | None = None
     """The command agent's shell command (its instruction in $BENCHWRIGHT_INSTRUCTION)."""
+    model: str | None = None
+    """The mini agent's model."""
+    base_url: str | None = None
+    """The mini agent's OpenAI-compatible endpoint."""
 
 
 @dataclass
@@ -143,18 +147,38 @@ def _agent_phase(ctx: TrialContext, step: StepSpec, state: str, folder: Path
                  ) -> tuple[ct.PhaseResult, str]:
     """The agent's phase in a new container from `state`; its files kept as the next state."""
     command = ("bash /solution/solve.sh" if ctx.agent.name == "oracle"
+               else "exec sleep infinity" if ctx.agent.name == "mini"
                else ctx.agent.command or "true")
     env = {**ctx.task.env, "BENCHWRIGHT_INSTRUCTION": "/logs/agent/instruction.md"}
     name = ct.create(ctx.engine, state, ["bash", "-c", command], user=step.agent_user,
                      workdir=ctx.task.workdir, env=env)
     try:
         _agent_inputs(ctx, step, name)
-        result = ct.start(ctx.engine, name, step.agent_timeout_s, folder / "agent.log")
+        if ctx.agent.name == "mini":
+            result = _mini(ctx, step, name, folder)
+        else:
+            result = ct.start(ctx.engine, name, step.agent_timeout_s, folder / "agent.log")
         after = ct.commit(ctx.engine, name, ctx.run_id)
         ctx.made.append(after)
     finally:
         ct.remove(ctx.engine, name)
     return result, after
+
+
+def _mini(ctx: TrialContext, step: StepSpec, name: str, folder: Path) -> ct.PhaseResult:
+    """The mini agent's loop, its commands run in the idle container, which is then killed
+    with everything in it."""
+    from benchwright.harbor.mini_phase import run_mini
+
+    ct.start_idle(ctx.engine, name)
+    try:
+        code = run_mini(ctx.engine, name, ctx.task.workdir,
+                        _instruction(ctx.task, step).decode(errors="replace"), folder / "agent",
+                        step.name, model=ctx.agent.model or "", base_url=ctx.agent.base_url,
+                        continuation=step is not ctx.task.steps[0])
+    finally:
+        ct.stop(ctx.engine, name)
+    return ct.PhaseResult(exit_code=code, timed_out=False)
 
 
 def _agent_inputs(ctx: TrialContext, step: StepSpec, name: str) -> None:
