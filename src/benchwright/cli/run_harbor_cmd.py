@@ -9,13 +9,16 @@ from typing import Annotated
 import typer
 
 from benchwright.cli.json_output import echo_json
+from benchwright.cli.option_checks import MAX_TRIALS, base_url, existing_dir, new_dir
 from benchwright.cli.resume_options import refuse_conflicts
 
 
 def run_harbor_cmd(
     ctx: typer.Context,
-    tasks: Annotated[Path | None, typer.Option(help="A Harbor task folder, or a folder of "
-                                               "them (a dataset Harbor downloaded).")] = None,
+    tasks: Annotated[Path | None, typer.Option(
+        parser=existing_dir, metavar="DIR",
+        help="A Harbor task folder, or a folder of them (a dataset Harbor downloaded).")
+    ] = None,
     agent: Annotated[str, typer.Option(help="oracle (each step's solution/solve.sh), "
                                        "command (--agent-command) or mini (--model).")] = "oracle",
     agent_command: Annotated[str | None, typer.Option(
@@ -23,13 +26,17 @@ def run_harbor_cmd(
         "$BENCHWRIGHT_INSTRUCTION.")] = None,
     model: Annotated[str | None, typer.Option(help="The mini agent's model.")] = None,
     base_url: Annotated[str | None, typer.Option(
+        envvar="BENCHWRIGHT_LLM_BASE_URL", metavar="URL", parser=base_url,
         help="The mini agent's OpenAI-compatible endpoint (key: OPENAI_API_KEY).")] = None,
     runtime: Annotated[str, typer.Option(help="podman or docker.")] = "podman",
-    trials: Annotated[int, typer.Option(help="Trials per task.")] = 1,
-    out: Annotated[Path | None, typer.Option(help="The run folder (default: "
-                                             "runs/harbor-<time>).")] = None,
-    resume: Annotated[Path | None, typer.Option(help="Continue the run in this folder.")
-                      ] = None,
+    trials: Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Trials per task.")] = 1,
+    out: Annotated[Path | None, typer.Option(
+        parser=new_dir, metavar="RUN_DIR",
+        help="The run directory to create (default: runs/harbor-<time>).")] = None,
+    resume: Annotated[Path | None, typer.Option(
+        parser=existing_dir, metavar="RUN_DIR",
+        help="Finish an interrupted run (its saved settings are used; only --json may be "
+        "given with it).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print result.json.")] = False,
 ) -> None:
     """Run Harbor tasks (single- or multi-step) in containers: rewards, min_reward gates and
