@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "benchwright.view": 4,
     "benchwright.coding": 3,
     "benchwright.web": 3,
+    "benchwright.harbor": 3,
     "benchwright.runs": 2,
     "benchwright.executors": 2,
     # base: interfaces and their values, the registry of names, sandboxing, files, statistics,

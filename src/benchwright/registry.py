@@ -158,6 +158,7 @@ def _load_dotted(label: str, name: str) -> Any:
 TRACKS: Kind[AnyTrack] = Kind("track", {
     "coding": "benchwright.coding.track:TRACK",
     "web": "benchwright.web.track:TRACK",
+    "harbor": "benchwright.harbor.track:TRACK",
 })
 # Manifests written before the `track` field: the track by the manifest's exact format.
 TRACK_FORMATS: dict[str, str] = {

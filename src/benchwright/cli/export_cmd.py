@@ -76,3 +76,28 @@ def _intents(dataset: Path | None) -> dict[int, str]:
         return {task_id: task.intent for task_id, task in load_task_file(dataset).tasks.items()}
     except BenchwrightError:
         return {}
+
+
+@app.command("harbor")
+def harbor_cmd(
+    problem_dir: Annotated[Path, typer.Argument(help="An SCBench-format problem folder.")],
+    out: Annotated[Path, typer.Option(help="Folder to write the Harbor task into (as "
+                                      "OUT/<problem name>).")],
+    base_image: Annotated[str | None, typer.Option(
+        help="The image the task's Dockerfile starts FROM (default: python:3.12-slim-bookworm)."
+    )] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print what was written as JSON."
+                                          )] = False,
+) -> None:
+    """Write PROBLEM_DIR as a Harbor multi-step task: one step per checkpoint, benchwright's
+    grading as the verifier (docs/harbor.md)."""
+    from benchwright.harbor.export import DEFAULT_BASE_IMAGE, export_problem
+
+    if out.exists() and (out.is_symlink() or not out.is_dir()):
+        raise UserInputError("--out exists and is not a folder", path=out)
+    result = export_problem(problem_dir, out, base_image or DEFAULT_BASE_IMAGE)
+    if as_json:
+        echo_json(result.model_dump(mode="json"))
+        return
+    typer.echo(f"wrote the Harbor task {result.task_name} ({len(result.steps)} steps) to "
+               f"{result.task_dir}")

@@ -12,6 +12,7 @@ from benchwright.cli.lazy_group import lazy_group
 COMMANDS = {
     "coding": "benchwright.cli.run_cmd:coding_cmd",
     "web": "benchwright.cli.run_web_cmd:run_web_cmd",
+    "harbor": "benchwright.cli.run_harbor_cmd:run_harbor_cmd",
 }
 
 app = typer.Typer(help="Run agents through benchmarks.", no_args_is_help=True,

@@ -1,0 +1,69 @@
+"""The `mini` agent (benchwright's bash-tool loop, `coding.agents.mini`) in a Harbor step: its
+loop and its model calls run in the harness; each bash command runs in the step's container,
+which stays up (an idle init) for the phase and is killed, with everything the commands left
+running, before its files are kept. `ContainerExec` is the `protocols.Runtime` the loop is
+given: `ENGINE exec` in that container, in the task's working folder."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO
+
+from benchwright.protocols import ExecResult, Limits, Mount
+from benchwright.sandbox.images.engines import Engine
+
+
+class ContainerExec:
+    """Runs each command in one running container (the host paths mini names are not used)."""
+
+    name = "harbor-container"
+
+    def __init__(self, engine: Engine, container: str, workdir: str | None) -> None:
+        self.engine, self.container, self.workdir = engine, container, workdir
+
+    def run(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
+            mounts: Sequence[Mount], limits: Limits, network: bool = False,
+            stdin: bytes | None = None, stdout: IO[bytes] | int | None = None,
+            stderr: IO[bytes] | int | None = None, pass_fds: Sequence[int] = ()) -> ExecResult:
+        """`argv` in the container (its own environment, TERM=dumb), for `limits.wall_clock_s`
+        at most; a command past it is killed with the container at the phase's end."""
+        where = ["--workdir", self.workdir] if self.workdir else []
+        command = self.engine.command("exec", "--env", "TERM=dumb", *where, self.container,
+                                      *argv)
+        start = time.monotonic()
+        proc = subprocess.Popen(command, stdout=stdout, stderr=stderr,
+                                stdin=subprocess.DEVNULL)
+        try:
+            code = proc.wait(timeout=limits.wall_clock_s)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code, timed_out = proc.wait(), True
+        return ExecResult(argv=list(argv), exit_code=code, timed_out=timed_out,
+                          duration_s=round(time.monotonic() - start, 3), runtime=self.name)
+
+
+def run_mini(engine: Engine, container: str, workdir: str | None, instruction: str,
+             folder: Path, step: str, *, model: str, base_url: str | None,
+             continuation: bool) -> int:
+    """The mini agent's turn on `instruction`; 0 when it completed, else 1. Its trajectory
+    is kept in `folder`."""
+    from benchwright.coding.agents.base import AgentContext, AgentStatus
+    from benchwright.coding.agents.mini import MiniAgent
+    from benchwright.coding.agents.settings import AgentSettings
+    from benchwright.sandbox.interpreters import resolve_python
+
+    agent = MiniAgent(model, AgentSettings(base_url=base_url),
+                      ContainerExec(engine, container, workdir), Limits(),
+                      resolve_python(None))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "instruction.md").write_text(instruction)
+    ctx = AgentContext(problem="harbor", problem_dir=folder, checkpoint=step, trial=1,
+                       workspace=folder, prompt=instruction,
+                       prompt_file=folder / "instruction.md", is_continuation=continuation,
+                       artifacts_dir=folder)
+    result = agent.act(ctx)
+    return 0 if result.status == AgentStatus.COMPLETED else 1

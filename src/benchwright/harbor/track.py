@@ -1,0 +1,106 @@
+"""The Harbor track as the run kernel sees it (`benchwright.protocols.Track`): a run folder of
+trials of Harbor tasks, each journaled once (`harbor.runner`). `benchwright.runs.start` drives
+its runs through the steps below."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from benchwright.errors import UserInputError
+from benchwright.harbor.runner import HarborManifest, HarborRunConfig, HarborRunResult
+from benchwright.protocols import ExecutorSetup, RegradeSettings, StartedRun
+
+
+class HarborTrack:
+    """Harbor runs: `benchwright run harbor`."""
+
+    name = "harbor"
+    noun = "harbor run"
+    command = "benchwright run harbor"
+
+    def node_checks(self, config: HarborRunConfig) -> list[Callable[[], object]]:
+        """The container engine (checked when the run executes)."""
+        return []
+
+    def create(self, run_dir: Path, config: HarborRunConfig) -> HarborManifest:
+        """A new run folder, the tasks read and checked first."""
+        from benchwright.harbor.runner import create_run
+
+        return create_run(run_dir, config)
+
+    def resumed(self, run_dir: Path) -> HarborRunConfig:
+        """The saved configuration."""
+        return self.read(run_dir).config
+
+    def refresh(self, run_dir: Path) -> HarborManifest:
+        """The manifest as saved."""
+        return self.read(run_dir)
+
+    def sweep(self, run_dir: Path) -> None:
+        """Trial folders and state images a killed predecessor left."""
+        from benchwright.harbor.runner import sweep
+
+        sweep(run_dir)
+
+    def execute(self, run: StartedRun[HarborRunConfig]) -> HarborRunResult:
+        """Every trial not yet journaled, then result.json and report.md."""
+        from benchwright.harbor.runner import execute
+
+        return execute(run.run_dir, run.config)
+
+    def outcome(self, run_dir: Path, result: Any) -> str:
+        """Trials completed, and where the result files are."""
+        return (f"{result.n_completed}/{result.n_trials} trials completed; result.json and "
+                f"report.md in {run_dir}")
+
+    def resume(self, run_dir: Path, workers: int = 1) -> HarborRunResult:
+        """Every trial not yet journaled, on this machine."""
+        from benchwright.registry import EXECUTORS
+        from benchwright.runs import start
+
+        return start(self, run_dir, executor=EXECUTORS.get("local").from_setup(ExecutorSetup()))
+
+    def read(self, run_dir: Path) -> HarborManifest:
+        """The run's manifest."""
+        from benchwright.harbor.runner import load_manifest
+
+        return load_manifest(run_dir)
+
+    def finish(self, run_dir: Path) -> HarborRunResult:
+        """result.json and report.md from the journal."""
+        from benchwright.harbor.runner import finish
+
+        return finish(run_dir)
+
+    def regrade(self, run_dir: Path, settings: RegradeSettings) -> BaseModel:
+        """Not yet: a Harbor trial's files live in its containers, which end with it."""
+        raise UserInputError("a harbor run cannot be graded again yet", path=run_dir,
+                             hint="docs/harbor.md lists what is not supported yet")
+
+    def report(self, run_dir: Path, baseline: Path | None) -> HarborRunResult:
+        """The run's figures (a baseline is not compared yet)."""
+        if baseline is not None:
+            raise UserInputError("--baseline is not supported for harbor runs yet",
+                                 hint="docs/harbor.md lists what is not supported yet")
+        return self.finish(run_dir)
+
+    def render(self, report: HarborRunResult) -> str:
+        """report.md's text."""
+        from benchwright.harbor.runner import render
+
+        return render(report)
+
+    def resume_command(self, run_dir: Path) -> str:
+        """How to continue the run."""
+        return f"benchwright run harbor --resume {run_dir}"
+
+    def interrupted(self, run_dir: Path) -> str:
+        """Every journaled trial stays."""
+        return "interrupted; finished trials are kept"
+
+
+TRACK = HarborTrack()
