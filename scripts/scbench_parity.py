@@ -216,14 +216,27 @@ def reference_failures(line: dict[str, Any]) -> str:
     return f"{len(failed)}: {shown}{more}{flaky}" if failed else "-"
 
 
+def reference_runs(line: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reference's other gradings of the checkpoint (its second run, later measurements),
+    each as a line `differences` reads."""
+    others = [line["second_run"]] if "second_run" in line else []
+    others += line.get("other_runs", [])
+    return [{**line, **other, "collected": other.get("collected", line["collected"])}
+            for other in others]
+
+
 def verdict_cell(line: dict[str, Any], runs: list[dict[str, Any]]) -> str:
-    """benchwright's verdict on a checkpoint: same, same on the re-run, or how it differs."""
+    """benchwright's verdict on a checkpoint: same, same on the re-run, the same as another of
+    the reference's own runs (the reference is flaky there), or how it differs."""
     if not runs:
         return "not graded yet"
     ours = {k: "" for k in runs[-1].get("failed", {})}
     why = differences(tuple(runs[-1]["row"]), line, ours)
     if not why:
         return "same" if len(runs) == 1 else f"same on the re-run ({len(runs) - 1} differed)"
+    if any(not differences(tuple(runs[-1]["row"]), other, ours)
+           for other in reference_runs(line)):
+        return "same as another run of the reference's (its failures vary from run to run)"
     return "differs" + (" twice" if len(runs) > 1 else "") + ": " + "; ".join(why[:4])
 
 

@@ -61,3 +61,14 @@ def test_a_difference_names_the_counts_that_differ(tmp_path: Path) -> None:
     saved = _lines(tmp_path / "bw.jsonl", [_ours("a/1", "0/2", ["t::a", "t::b"])] * 2)
     (row,) = _script().table_lines(reference, [saved])[2:]
     assert "| differs twice: Core: ours '0/2', SCBench '2/2'; exit: ours 1, SCBench 0" in row
+
+
+def test_matching_another_run_of_the_references_is_said_so(tmp_path: Path) -> None:
+    line = _reference("a", 1, [])
+    line["other_runs"] = [{"groups": {**line["groups"], "Core": "1/2"}, "exit_code": 1,
+                           "failed": ["t::slow"]}]
+    reference = _lines(tmp_path / "ref.jsonl", [line])
+    saved = _lines(tmp_path / "bw.jsonl", [_ours("a/1", "1/2", ["t::slow"])])
+    (row,) = _script().table_lines(reference, [saved])[2:]
+    assert row.endswith("| same as another run of the reference's (its failures vary from run "
+                        "to run) |")
