@@ -3,6 +3,7 @@
 Usage: python scripts/scbench_parity.py PROBLEMS_DIR [--problem NAME ...] [--out FILE.jsonl]
        [--runtime bwrap|podman|docker] [--image IMAGE] [--expected FILE.jsonl] [--diffs FILE.md]
        python scripts/scbench_parity.py --compare-saved OUT.jsonl --expected FILE.jsonl [--diffs MD]
+       python scripts/scbench_parity.py --table OUT.jsonl [OUT2.jsonl ...] --expected FILE.jsonl
 
 PROBLEMS_DIR is the `problems/` folder of a SlopCodeBench checkout (not part of this repo).
 The expected figures are those SCBench's PytestRunner produced (docs/scbench-parity.md); for
@@ -11,7 +12,8 @@ runner's). With --expected (the SCBench v1.0 problems), the figures are the line
 scripts/scbench_v1_reference.py wrote (SCBench's Harbor grading, docs/scbench-v1-reference.jsonl);
 each differing checkpoint then says which counts differ and which tests failed on one side only,
 and --diffs appends them, with the first lines of benchwright's failure messages, to a Markdown
-file.
+file. --table prints docs/scbench-parity.md's v1.0 table from the reference lines and the --out
+lines of benchwright's runs (a later file's line for a checkpoint is its re-run).
 """
 
 from __future__ import annotations
@@ -192,6 +194,69 @@ def compare_saved(saved: Path, expected: Path, diffs: Path | None) -> int:
     return mismatches
 
 
+def saved_runs(paths: list[Path]) -> dict[str, list[dict[str, Any]]]:
+    """checkpoint key -> benchwright's lines for it, in the order of `paths` (then re-runs)."""
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for path in paths:
+        for text in path.read_text().splitlines() if path.is_file() else []:
+            record = json.loads(text)
+            runs.setdefault(record["key"], []).append(record)
+    return runs
+
+
+def cell(value: object) -> str:
+    return "-" if value in ("", None) else str(value)
+
+
+def reference_failures(line: dict[str, Any]) -> str:
+    failed = line.get("failed") or []
+    shown = ", ".join(f"`{t}`" for t in failed[:3])
+    more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+    flaky = f" (in one run only: {len(line['flaky'])})" if line.get("flaky") else ""
+    return f"{len(failed)}: {shown}{more}{flaky}" if failed else "-"
+
+
+def reference_runs(line: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reference's other gradings of the checkpoint (its second run, later measurements),
+    each as a line `differences` reads."""
+    others = [line["second_run"]] if "second_run" in line else []
+    others += line.get("other_runs", [])
+    return [{**line, **other, "collected": other.get("collected", line["collected"])}
+            for other in others]
+
+
+def verdict_cell(line: dict[str, Any], runs: list[dict[str, Any]]) -> str:
+    """benchwright's verdict on a checkpoint: same, same on the re-run, the same as another of
+    the reference's own runs (the reference is flaky there), or how it differs."""
+    if not runs:
+        return "not graded yet"
+    ours = {k: "" for k in runs[-1].get("failed", {})}
+    why = differences(tuple(runs[-1]["row"]), line, ours)
+    if not why:
+        return "same" if len(runs) == 1 else f"same on the re-run ({len(runs) - 1} differed)"
+    if any(not differences(tuple(runs[-1]["row"]), other, ours)
+           for other in reference_runs(line)):
+        return "same as another run of the reference's (its failures vary from run to run)"
+    return "differs" + (" twice" if len(runs) > 1 else "") + ": " + "; ".join(why[:4])
+
+
+def table_lines(expected: Path, saved: list[Path]) -> list[str]:
+    """The v1.0 table: a row per reference line, benchwright's verdict beside it."""
+    runs = saved_runs(saved)
+    out = ["| problem/checkpoint | collected | Core | Functionality | Error | Regression | exit | "
+           "reference's failing tests | benchwright |", "|---|---|---|---|---|---|---|---|---|"]
+    for text in expected.read_text().splitlines():
+        line = json.loads(text)
+        if "missing_files" in line:
+            out.append(f"| {line['problem']} | not graded: missing from the checkout: "
+                       f"{', '.join(line['missing_files'])} | | | | | | | |")
+            continue
+        key = f"{line['problem']}/{line['checkpoint'].removeprefix('checkpoint_')}"
+        out.append(f"| {key} | " + " | ".join(cell(v) for v in reference_row(line)) +
+                   f" | {reference_failures(line)} | {verdict_cell(line, runs.get(key, []))} |")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("problems_dir", type=Path, nargs="?", default=None)
@@ -210,7 +275,14 @@ def main() -> None:
                         help="append each differing checkpoint's failing tests here (Markdown)")
     parser.add_argument("--compare-saved", type=Path, default=None, metavar="OUT",
                         help="do not grade: compare an earlier --out file with --expected")
+    parser.add_argument("--table", type=Path, nargs="+", default=None, metavar="OUT",
+                        help="print the v1.0 table: --expected's lines and these --out lines")
     args = parser.parse_args()
+    if args.table is not None:
+        if args.expected is None:
+            parser.error("--table needs --expected")
+        print("\n".join(table_lines(args.expected, args.table)))
+        return
     if args.compare_saved is not None:
         if args.expected is None:
             parser.error("--compare-saved needs --expected")

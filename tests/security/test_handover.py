@@ -2,8 +2,10 @@
 points 1 to 3 and 5): the `handover` fixture problem's conftest makes the entry script absolute
 against pytest's working folder as newer SCBench conftests do, its tests run the program from a
 folder of their own, set `HOME`, name a config file (which names a file beside it) in a variable,
-start it through a shell, write to its stdin, and signal it by Popen, by pid and by process
-group. The reference passes every test on each runtime, a program that does nothing passes none.
+start it through a shell, write to its stdin, signal it by Popen, by pid and by process group
+(from pytest's process and from another), hand it a relative path in a variable and a variable
+under SCBench's prefix, and make a file unreadable to it. The reference passes every test on each
+runtime, a program that does nothing passes none.
 Needs bubblewrap.
 """
 
@@ -50,14 +52,14 @@ def test_the_reference_gets_everything_its_tests_hand_it(tmp_path: Path,
                                                          runtime: Runtime) -> None:
     evaluation = _grade(HANDOVER / "solutions" / "checkpoint_1" / "main.py", tmp_path, runtime)
     assert evaluation.grader.jailed
-    assert evaluation.pytest_collected == 12
+    assert evaluation.pytest_collected == 29
     assert _failed(evaluation) == {}
 
 
 def test_a_program_that_does_nothing_passes_no_test(tmp_path: Path, runtime: Runtime) -> None:
     evaluation = _grade(HANDOVER / "broken" / "main.py", tmp_path, runtime)
-    assert evaluation.pytest_collected == 12
-    assert len(_failed(evaluation)) == 12
+    assert evaluation.pytest_collected == 29
+    assert len(_failed(evaluation)) == 29
 
 
 # ---- the rule, as an attacker would probe it (no sandbox needed to compute it) -------------

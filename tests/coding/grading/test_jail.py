@@ -61,6 +61,7 @@ def test_no_link_root_or_folder_holding_the_tests_is_exposed(tmp_path: Path) -> 
 
 def test_pytest_and_harness_variables_are_dropped(tmp_path: Path) -> None:
     config, _workspace, _scratch = _layout(tmp_path)
+    config["env"] = {"SCBENCH_ASSETS_DIR": ".evaluation_tests/assets"}  # as pytest started
     env = {"PATH": "/usr/bin", "PYTEST_CURRENT_TEST": "t.py::test[case] (call)",
            "PYTEST_VERSION": "9", "BENCHWRIGHT_VERDICT_FD": "5",
            "SCBENCH_ASSETS_DIR": ".evaluation_tests/assets", "MY_OPTION": "1",
@@ -68,6 +69,20 @@ def test_pytest_and_harness_variables_are_dropped(tmp_path: Path) -> None:
     assert jail_env(config, env) == {"PATH": "/envs/solution/bin:/usr/bin", "MY_OPTION": "1",
                                      "VIRTUAL_ENV": "/envs/solution"}
     assert "PYTEST_CURRENT_TEST" not in jail_env(config, os.environ)
+
+
+def test_a_variable_the_test_sets_under_scbenchs_prefix_is_kept(tmp_path: Path) -> None:
+    # pwd_manager's tests hand their fake clipboard's file over in SCBENCH_FAKE_CLIPBOARD; the
+    # harness's own SCBENCH_ASSETS_DIR, as pytest started with it, stays hidden.
+    config, workspace, scratch = _layout(tmp_path)
+    config["env"] = {"PATH": "/usr/bin", "SCBENCH_ASSETS_DIR": ".evaluation_tests/assets"}
+    clipboard = str(scratch / "clipboard.txt")
+    env = {"PATH": "/usr/bin", "SCBENCH_ASSETS_DIR": ".evaluation_tests/assets",
+           "SCBENCH_FAKE_CLIPBOARD": clipboard, "BENCHWRIGHT_VERDICT_FD": "5"}
+    assert jail_env(config, env) == {"PATH": "/envs/solution/bin:/usr/bin",
+                                     "SCBENCH_FAKE_CLIPBOARD": clipboard,
+                                     "VIRTUAL_ENV": "/envs/solution"}
+    assert exposed_paths(config, ["python", "main.py"], str(workspace), env) == [str(scratch)]
 
 
 def _target(fd: int) -> str:

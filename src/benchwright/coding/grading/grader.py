@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from benchwright.coding.grading import expected as ex
-from benchwright.coding.grading import jail
+from benchwright.coding.grading import jail, scbench_compat
 from benchwright.coding.grading import links as lk
 from benchwright.coding.grading import pytest_report as pr
 from benchwright.coding.grading import scratch as sc
@@ -198,6 +198,7 @@ def _prepare(problem: ProblemConfig, checkpoint: CheckpointConfig, snapshot: Pat
         workspace = scratch / "workspace"
         ws.copy_snapshot(snapshot, workspace)
         tests_dir = ws.copy_tests(problem, checkpoint, scratch)
+        scbench_compat.adapt_tests(problem.path, tests_dir)
         asset_env = ws.copy_assets(problem, tests_dir)
         ws.write_pytest_ini(problem, scratch)
         anyio = wants_anyio(problem, checkpoint, tests_dir)

@@ -31,30 +31,32 @@ submission, it goes through here, and it runs under a nested bubblewrap that see
   namespaces; the network namespace is the grading sandbox's (loopback only), so servers work.
 
 Its environment is the one the test passed, without pytest's variables (`PYTEST_*`, which name
-the running test), the harness's (`BENCHWRIGHT_*`, `SCBENCH_*`) and pytest's hardening
-(`PYTHONNOUSERSITE`; `PYTHONSAFEPATH` too, were it set: `python entry.py` imports its sibling
-modules, as under SCBench), and with the solution environment's `bin/` first on `PATH` and
-`VIRTUAL_ENV` set: only the jailed command runs in the solution environment, pytest's `PATH` does
-not hold it.
+the running test), the harness's (`BENCHWRIGHT_*`, and `SCBENCH_*` as pytest started with them: a
+test may set one of its own) and pytest's hardening (`PYTHONNOUSERSITE`; `PYTHONSAFEPATH` too,
+were it set: `python entry.py` imports its sibling modules, as under SCBench), and with the
+solution environment's `bin/` first on `PATH` and `VIRTUAL_ENV` set: only the jailed command runs
+in the solution environment, pytest's `PATH` does not hold it.
 
 This module runs inside the grading sandbox with the tests' interpreter and imports only the
 standard library. Loaded as a pytest plugin (`-p benchwright.coding.grading.jail`) it rewrites, in
 pytest's process, the `subprocess.Popen` calls that start the launcher (by name or path) into the
 bubblewrap command directly (no start-up of its own), and sends the signals a test gives such a
-Popen (or its pid, with `os.kill`) to the program; any other way of starting the launcher (a
-shell, `os.system`, `os.posix_spawn`) runs it as a program, which does the same. The harness writes
-`jail.json` beside it (`write_config`).
+Popen (or its pid, with `os.kill`, or its group, with `os.killpg`) to the program; any other way
+of starting the launcher (a shell, `os.system`, `os.posix_spawn`) runs it as a program, which
+does the same. The harness writes `jail.json` beside it (`write_config`).
 """
 
 # Paths are handled as strings with os.path here: lexical normalisation (a link is never
 # resolved to decide what to expose) and one cheap call per argument, in every test.
-# ruff: noqa: PTH100, PTH109, PTH115, PTH118, PTH123
+# ruff: noqa: PTH100, PTH109, PTH115, PTH118, PTH123, PTH208
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
+import signal
 import stat
 import subprocess
 import sys
@@ -67,6 +69,9 @@ CONFIG_NAME = "jail.json"
 # The launcher program: what the tests see in place of `python`.
 LAUNCHER = "python-in-jail"
 HIDDEN_PREFIXES = ("PYTEST_", "BENCHWRIGHT_", "SCBENCH_")
+# SCBench's prefix is also the problems' own: a test may hand the program a variable under it
+# (pwd_manager's SCBENCH_FAKE_CLIPBOARD). Only the harness's, as pytest started with them, hide.
+_TESTS_MAY_SET = "SCBENCH_"
 # pytest's, not the submission's: with them `python entry.py` could not import its siblings.
 HARDENING = ("PYTHONSAFEPATH", "PYTHONNOUSERSITE")
 _FLAGS = ("-I", "-S")
@@ -253,7 +258,7 @@ def _env_paths(config: Mapping[str, Any], env: Mapping[str, str] | None) -> Iter
     baseline = config.get("env") or {}
     for name, value in env.items():
         if not isinstance(value, str) or not isinstance(name, str) or "\0" in value \
-                or name.startswith(HIDDEN_PREFIXES):
+                or _hidden(name, value, baseline):
             continue
         before = set(baseline.get(name, "").split(os.pathsep))
         yield from (part for part in value.split(os.pathsep)
@@ -376,11 +381,21 @@ def _log(config: Mapping[str, Any], command: Sequence[str], cwd: str,
             log.write(json.dumps(record) + "\n")
 
 
+def _hidden(name: str, value: str, baseline: Mapping[str, str]) -> bool:
+    """Whether the jailed command never gets this variable: pytest's (`PYTEST_*`), the
+    harness's (`BENCHWRIGHT_*`; `SCBENCH_*` as pytest started with it: the assets folder)."""
+    if name.startswith(_TESTS_MAY_SET):
+        return baseline.get(name) == value
+    return name.startswith(HIDDEN_PREFIXES)
+
+
 def jail_env(config: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
     """The environment without pytest's variables, the harness's and pytest's hardening, in the
-    solution environment (its `bin/` first on PATH, as SCBench has it for the submission)."""
+    solution environment (its `bin/` first on PATH, as SCBench has it for the submission). A
+    variable the test set under SCBench's prefix is the test's, and kept (`_hidden`)."""
+    baseline = config.get("env") or {}
     kept = {k: v for k, v in env.items()
-            if not k.startswith(HIDDEN_PREFIXES) and k not in HARDENING}
+            if not _hidden(k, v, baseline) and k not in HARDENING}
     solution = config["solution"]
     path = kept.get("PATH", "/usr/local/bin:/usr/bin:/bin")
     return {**kept, "PATH": f"{solution}/bin{os.pathsep}{path}", "VIRTUAL_ENV": solution}
@@ -481,11 +496,35 @@ def _install_signals() -> None:
     _install_kill()
 
 
+def _group_members(pgid: int, monitor: int) -> list[int]:
+    """The processes of the process group `pgid` (a jailed Popen's own, started in a session of
+    its own) but bubblewrap's monitor and the jail's init, read from /proc: the program and
+    the children it keeps in its group."""
+    init = _first_child(monitor)
+    members = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (monitor, init):
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as stat_file:
+                fields = stat_file.read().rpartition(")")[2].split()
+        except OSError:  # gone meanwhile
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid):
+            members.append(int(name))
+    return members
+
+
 def _install_kill() -> None:
     """`os.kill(process.pid, sig)` on a jailed Popen still running goes to the program too, as
-    `send_signal` does (a test that signals the pid it started, not through Popen). Any other
-    pid, and `os.killpg` (the program is in bubblewrap's process group), are unchanged."""
-    kill = os.kill
+    `send_signal` does (a test that signals the pid it started, not through Popen), and
+    `os.killpg` on the group of one (`start_new_session`) to every process of the group but
+    bubblewrap's monitor: the monitor would die of it and the jail's teardown would kill the
+    program (SIGKILL) before its handler ran. SIGKILL and SIGSTOP go to the whole group as
+    they are (nothing to handle). Any other pid or group is unchanged. A process outside
+    pytest's that signals the pid or group reaches the monitor: the program is killed, and
+    the return code is -N as for an unjailed program that does not handle N."""
+    kill, killpg = os.kill, os.killpg
 
     def os_kill(pid: int, sig: int) -> None:
         process = _STARTED.get(pid)
@@ -499,7 +538,21 @@ def _install_kill() -> None:
         except ProcessLookupError:
             kill(pid, sig)
 
+    def os_killpg(pgid: int, sig: int) -> None:
+        process = _STARTED.get(pgid)
+        members = [] if (process is None or process.returncode is not None
+                         or sig in (0, signal.SIGKILL, signal.SIGSTOP)) \
+            else _group_members(pgid, pgid)
+        if not members:
+            killpg(pgid, sig)
+            return
+        setattr(process, _SENT, int(sig))
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError):
+                kill(pid, sig)
+
     os.kill = os_kill
+    os.killpg = os_killpg
 
 
 def _install() -> None:
