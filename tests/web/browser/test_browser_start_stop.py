@@ -1,6 +1,7 @@
-"""Chromium leaves nothing in the machine's temporary folder: its own temporary files
-(`org.chromium.Chromium.*`, which it leaves at every exit) go in its work folder, removed with it
-(issue 42 point 5: nothing left outside the run folder after a web run)."""
+"""Chromium's start and stop (issue 42): it leaves nothing in the machine's temporary folder (its
+singleton socket's folder, `org.chromium.Chromium.*`, which it leaves at every exit, is removed
+with it, or with a killed run's work folder), and a browser that fails to start is the harness's
+failure, never the agent's."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,3 +70,30 @@ def test_a_killed_runs_singleton_folder_goes_with_its_profile(
         assert sorted(p.name for p in temp.iterdir()) == [other.name]
     finally:
         shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.mark.parametrize("exit_code", [1, -9], ids=["exits", "killed"])
+def test_a_browser_that_fails_to_start_is_the_harness_failing(
+        tmp_path: Path, site: SiteServer, exit_code: int,
+        write_script: Callable[[list[dict[str, Any]]], Path]) -> None:
+    """Chromium exiting at start (or killed there, as the OOM killer would) is an infrastructure
+    error, never the agent's crash: left out of scores, redone by --resume (scheduling's tests),
+    no ATIF file."""
+    from benchwright.web.browser.launch import BrowserSettings
+    from benchwright.web.browser.trial import AgentSpec, TrialRequest, TrialStatus, run_trial
+    from benchwright.web.evaluation.tasks import TaskType, WebTask
+
+    broken = tmp_path / "chromium"
+    broken.write_text("#!/bin/sh\n" + ("exit 1\n" if exit_code > 0 else "kill -9 $$\n"))
+    broken.chmod(0o755)
+    task = WebTask(task_id=1, sites=("shopping",), intent_template_id=1,
+                   start_urls=("__SHOPPING__",), intent="Look", eval=(), revision=1,
+                   task_type=TaskType.RETRIEVE, expected_status="SUCCESS")
+    script = write_script([{"done": {"text": "x", "success": True}}])
+    request = TrialRequest(task=task, trial_dir=tmp_path / "t", site_urls={"shopping": site.url},
+                           agent=AgentSpec(name="scripted", script=script),
+                           browser=BrowserSettings(executable=broken))
+    outcome = run_trial(request)
+    assert outcome.status is TrialStatus.INFRA_ERROR, outcome
+    assert any("Chromium exited at start" in e for e in outcome.errors), outcome.errors
+    assert outcome.steps == 0
