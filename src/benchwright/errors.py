@@ -19,6 +19,8 @@ Exit codes (documented in docs/cli.md):
 from __future__ import annotations
 
 import errno
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -142,21 +144,50 @@ _DISK_ERRNOS = {errno.ENOSPC: ("no space left on the device", 3),
                 errno.EROFS: ("the file system is read-only", 2)}
 
 
-def disk_error(exc: BaseException, where: Path | None = None,
-               then: str | None = None) -> DiskError | None:
-    """A full or read-only disk as one `DiskError` naming the file (else `where`) and what to
-    do (`then`: the command that goes on); None for any other error."""
+def disk_error(exc: BaseException, where: Path | None = None, then: str | None = None,
+               others: Sequence[Path] = ()) -> DiskError | None:
+    """A full or read-only disk as one `DiskError` naming the file, with the space left on its
+    file system, and what to do (`then`: the command that goes on); None for any other error.
+    A write that names no file (a failed flush) is put on the fullest file system of `where`
+    and `others` (the folders the command writes: the cache, the temporary folder)."""
     if not isinstance(exc, OSError) or exc.errno not in _DISK_ERRNOS:
         return None
     what, code = _DISK_ERRNOS[exc.errno]
     # a copy names its source first and the destination, the file that could not be written,
     # second
-    path = next((p for p in (exc.filename2, exc.filename, where) if p not in (None, "")), None)
+    named = next((p for p in (exc.filename2, exc.filename) if p not in (None, "")), None)
+    path = Path(str(named)) if named is not None else _fullest(
+        [p for p in (where, *others) if p is not None])
     hint = (f"free some space, then: {then}" if then else "free some space") if code == 3 \
         else "choose a folder on a writable file system"
-    error = DiskError(f"cannot write: {what}", path=Path(str(path)) if path else None, hint=hint)
+    free = _free_bytes(path) if path is not None and code == 3 else None
+    what = f"{what} ({_size(free)} free on its file system)" if free is not None else what
+    error = DiskError(f"cannot write: {what}", path=path, hint=hint)
     error.exit_code = code
     return error
+
+
+def _fullest(folders: list[Path]) -> Path | None:
+    """The folder whose file system has the least space left (the first when none reads)."""
+    known = [(free, index) for index, folder in enumerate(folders)
+             if (free := _free_bytes(folder)) is not None]
+    return folders[min(known)[1]] if known else (folders[0] if folders else None)
+
+
+def _free_bytes(path: Path) -> int | None:
+    """The space left for unprivileged writes on the file system holding `path` (its nearest
+    existing folder); None when it cannot be read."""
+    for folder in (path, *path.parents):
+        try:
+            info = os.statvfs(folder)
+        except OSError:
+            continue
+        return info.f_bavail * info.f_frsize
+    return None
+
+
+def _size(count: int) -> str:
+    return f"{count / 2**20:.1f} MiB" if count >= 2**20 else f"{count // 1024} KiB"
 
 
 def install_command(extra: str | None, then: str | None = None,

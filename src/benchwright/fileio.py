@@ -38,6 +38,11 @@ def write_stream_atomic(path: Path, fill: Callable[[BinaryIO], object],
                 os.fsync(handle.fileno())
         Path(tmp).chmod(mode)
         Path(tmp).replace(path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if exc.filename is None:  # a write or fsync failing names no file: name the one
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

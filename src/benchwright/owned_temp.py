@@ -14,6 +14,7 @@ import contextlib
 import fcntl
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -60,13 +61,17 @@ def held(entry: Path) -> bool:
     return False
 
 
-def sweep_leftovers(root: Path, prefix: str, unnamed_alive: bool = True) -> list[Path]:
-    """Remove the folders `prefix*` under `root` whose owner is gone; returns them."""
+def sweep_leftovers(root: Path, prefix: str, unnamed_alive: bool = True,
+                    before: Callable[[Path], None] | None = None) -> list[Path]:
+    """Remove the folders `prefix*` under `root` whose owner is gone (`before` called on each
+    first: what its owner made elsewhere); returns them."""
     removed = []
     with contextlib.suppress(OSError):
         for entry in root.iterdir():
             if entry.name.startswith(prefix) and not entry.is_symlink() and entry.is_dir() \
                     and not owner_alive(entry.name, prefix, unnamed_alive) and not held(entry):
+                if before is not None:
+                    before(entry)
                 remove_tree(entry)
                 removed.append(entry)
     return removed
@@ -80,11 +85,13 @@ def remove_tree(path: Path) -> None:
 
 class OwnedTemp:
     """A fresh folder under `root` (default: the temp folder) named for this process and locked
-    until `close()` removes it; the owners gone of earlier folders of `prefix` are swept first."""
+    until `close()` removes it; the owners gone of earlier folders of `prefix` are swept first
+    (`before_sweep` called on each)."""
 
-    def __init__(self, prefix: str, root: Path | None = None) -> None:
+    def __init__(self, prefix: str, root: Path | None = None,
+                 before_sweep: Callable[[Path], None] | None = None) -> None:
         base = root or Path(tempfile.gettempdir())
-        sweep_leftovers(base, prefix)
+        sweep_leftovers(base, prefix, before=before_sweep)
         self.path = Path(tempfile.mkdtemp(prefix=owned_prefix(prefix), dir=base))
         self._fd: int | None = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
         fcntl.flock(self._fd, fcntl.LOCK_EX)

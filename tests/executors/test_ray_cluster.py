@@ -211,6 +211,25 @@ def _sandboxed(lab: RayLab) -> list[str]:
     return [c for c in lab.worker_processes() if "bwrap" in c or "pytest" in c]
 
 
+def test_a_worker_process_killed_mid_job_costs_nothing(lab: RayLab, problems: Path,
+                                                       hidden_root: Path,
+                                                       local_records: list[dict[str, Any]]
+                                                       ) -> None:
+    """The processes running the jobs, killed (SIGKILL) while a job is in flight, their nodes
+    left up: each job runs again from what the driver journaled, exactly once in the records."""
+    out = hidden_root / "worker-killed-run"
+    driver = subprocess.Popen(lab.command([*coding_args(problems, out), *ray_args(lab)]),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for_journaled(out, at_least=1, process=driver)
+    killed = lab.kill_task_workers("_streamed")
+    assert killed, "no job was in flight on a worker node"
+    _stdout, stderr = driver.communicate(timeout=900)
+    assert driver.returncode == 0, stderr[-3000:]
+    assert records(out) == local_records
+    _no_duplicates(out)
+    assert "Traceback" not in stderr
+
+
 # last: it takes a worker node away for good
 def test_worker_node_lost_mid_run(lab: RayLab, problems: Path, hidden_root: Path,
                                   local_records: list[dict[str, Any]]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -41,13 +42,17 @@ def base(tmp_path: Path) -> Iterator[Path]:
 
 
 class Holder:
-    """Another process holding an environment the way a grading does (`caches.hold`)."""
+    """Another process holding an environment the way a grading does (`caches.hold`), for the
+    run `run` when given (as a run's pool worker inherits it)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, run: Path | None = None) -> None:
         code = ("import sys, pathlib; from benchwright.sandbox import caches; "
                 "caches.hold(pathlib.Path(sys.argv[1])); print('held', flush=True); "
                 "sys.stdin.read()")
-        self.process = subprocess.Popen([sys.executable, "-c", code, str(folder)],
+        env = {k: v for k, v in os.environ.items() if k != caches.RUN_VARIABLE}
+        if run is not None:
+            env[caches.RUN_VARIABLE] = str(run)
+        self.process = subprocess.Popen([sys.executable, "-c", code, str(folder)], env=env,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self.process.stdout is not None and self.process.stdout.readline() == "held\n"
 
@@ -69,6 +74,40 @@ def test_entries_list_size_last_use_and_holders(base: Path) -> None:
     assert found["tests-aaa"].bytes >= 40_000 and not found["tests-aaa"].in_use
     assert found["solution-bbb"].in_use
     assert [e.path for e in caches.entries(base, ["envs"])] == [old, new]  # oldest use first
+
+
+def test_an_environment_names_the_runs_that_used_it(base: Path, tmp_path: Path) -> None:
+    env = _env(base, "tests-aaa", 1000, days_old=1)
+    other = _env(base, "tests-bbb", 1000, days_old=1)
+    for run in ("run-1", "run-2", "run-1"):  # a run used again moves to the end, once
+        Holder(env, tmp_path / run).stop()
+    Holder(other).stop()  # a process outside any run notes nothing
+    with caches.using_run(tmp_path / "run-3"):
+        caches.hold(other)
+    found = {e.name: e for e in caches.entries(base, ["envs"])}
+    assert found["tests-aaa"].runs == [str(tmp_path / "run-2"), str(tmp_path / "run-1")]
+    assert found["tests-bbb"].runs == [str(tmp_path / "run-3")]
+    assert set(found) == {"tests-aaa", "tests-bbb"}  # the notes are not entries
+    caches.release_all()
+    caches.prune(base, max_bytes=0, kinds=["envs"])
+    assert not list((base / "envs").glob("*.runs"))  # a note goes with its entry
+
+
+def test_the_runs_noted_are_bounded_and_never_read_through_a_link(base: Path,
+                                                                  tmp_path: Path) -> None:
+    env = _env(base, "tests-aaa", 1000, days_old=1)
+    for number in range(caches.MAX_RUNS_NOTED + 5):
+        with caches.using_run(tmp_path / f"run-{number}"):
+            caches.hold(env)
+    runs = caches.runs_of(env)
+    assert len(runs) == caches.MAX_RUNS_NOTED and runs[-1].endswith(
+        f"run-{caches.MAX_RUNS_NOTED + 4}")
+    secret = tmp_path / "secret"
+    secret.write_text("/root/private-run\n")
+    note = base / "envs" / "tests-aaa.runs"
+    note.unlink()
+    note.symlink_to(secret)  # planted: the listing must not read through it
+    assert caches.runs_of(env) == []
 
 
 def test_prune_by_age_keeps_what_a_process_holds(base: Path) -> None:
@@ -147,6 +186,7 @@ def test_cache_list_and_prune_through_the_cli(base: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     names = {e["name"] for e in json.loads(listed.stdout)["entries"] if e["kind"] == "envs"}
     assert names == {"tests-old", "tests-new"}
+    assert all(e["runs"] == [] for e in json.loads(listed.stdout)["entries"])
     shown = run_cli("cache", env=env)
     assert shown.returncode == 0 and "envs" in shown.stdout and "browser-profiles" in shown.stdout
     pruned = run_cli("cache", "prune", "--older-than", "30d", env=env)
@@ -155,3 +195,18 @@ def test_cache_list_and_prune_through_the_cli(base: Path) -> None:
     assert not (base / "envs" / "tests-old").exists() and (base / "envs" / "tests-new").exists()
     bad = run_cli("cache", "prune", "--max-size", "lots", env=env)
     assert bad.returncode == 2 and "not a size" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.e2e
+@pytest.mark.sandbox
+def test_a_run_is_noted_by_the_environments_its_workers_used(tmp_path: Path) -> None:
+    from benchwright.sandbox.environments import cache_base
+    from tests.helpers import FIXTURES
+
+    shutil.copytree(FIXTURES / "runs" / "quick", tmp_path / "problems" / "quick")
+    run = (tmp_path / "run").resolve()
+    done = run_cli("run", "coding", "--problems-dir", str(tmp_path / "problems"), "--no-metrics",
+                   "--workers", "2", "--out", str(run), timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    used = [e for e in caches.entries(cache_base(), ["envs"]) if str(run) in e.runs]
+    assert used and all(e.runs[-1] == str(run) for e in used)  # the newest run last

@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 
 from benchwright.web.local_suite import SCRIPTS_DIR
+from tests.helpers.cli import run_cli
 from tests.helpers.cli import run_real_web_cli as benchwright
 
 pytestmark = [
@@ -184,8 +186,13 @@ def running_trial_har(out: Path) -> Path | None:
 
 
 def test_a_killed_run_leaves_a_valid_har_and_resumes(tmp_path: Path) -> None:
+    """kill -9 of the whole run (its session: Chromium, the sites), then --resume: the HAR is
+    valid, the run completes, and nothing of either command stays in their temporary folder
+    (the resume swept what the killed run left: owner gone)."""
     out = tmp_path / "run"
+    temp = Path(tempfile.mkdtemp(prefix="bw-", dir="/tmp"))  # short: unix sockets live there
     env = {k: v for k, v in os.environ.items() if k != "BENCHWRIGHT_WEB_TRIAL_RUNNER"}
+    env["TMPDIR"] = str(temp)
     run = subprocess.Popen([sys.executable, "-m", "benchwright", "run", "web", "--suite", "local",
                             "--agent", "scripted", "--task-ids", "9001-9003", "--out", str(out),
                             "--json"], env=env, start_new_session=True,
@@ -201,9 +208,15 @@ def test_a_killed_run_leaves_a_valid_har_and_resumes(tmp_path: Path) -> None:
         run.wait()
     log = json.loads(har.read_text())["log"]
     assert log["version"] == "1.2" and log["entries"]
-    summary = run_web(out, "--resume", str(out))
+    assert any(p.name.startswith("benchwright-") for p in temp.iterdir())  # what the kill left
+    done = run_cli("run", "web", "--suite", "local", "--agent", "scripted", "--out", str(out),
+                   "--json", "--resume", str(out), env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(done.stdout)
     assert summary["complete"] is True
     assert summary["n_trials"] == 3 and summary["pass_rate"] == 1.0
+    assert [p.name for p in temp.iterdir() if p.name.startswith("benchwright-")] == []
+    shutil.rmtree(temp, ignore_errors=True)
 
 
 def test_browser_use_with_an_openai_compatible_model(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from benchwright.sandbox.caches import KINDS, CacheEntry, PruneResult, kind_root
+from benchwright.sandbox.caches import KINDS, NOTES_RUNS, CacheEntry, PruneResult, kind_root
 
 
 def human_bytes(count: int) -> str:
@@ -29,9 +29,10 @@ def _ago(when: datetime) -> str:
 
 
 def caches_table(found: list[CacheEntry], base: Path, kinds: list[str] | None) -> Table:
-    """One row per cache: its entries, their size, how many are in use, the last use, where
-    (what each holds: `benchwright cache --help`, docs/cli.md)."""
-    table = Table("cache", "entries", "size", "in use", "last used", "where",
+    """One row per cache: its entries, their size, how many are in use, the last use, how many
+    runs used them, where (what each holds: `benchwright cache --help`, docs/cli.md; each
+    entry's runs: `--json`)."""
+    table = Table("cache", "entries", "size", "in use", "last used", "runs", "where",
                   title=f"caches under {base}", title_justify="left", show_edge=False)
     for kind in kinds or list(KINDS):
         own = [e for e in found if e.kind == kind]
@@ -39,7 +40,9 @@ def caches_table(found: list[CacheEntry], base: Path, kinds: list[str] | None) -
         root = kind_root(kind, base)
         where = str(root) if KINDS[kind][1] is not None else f"{root}/{KINDS[kind][2]}*"
         table.add_row(kind, str(len(own)), human_bytes(sum(e.bytes for e in own)),
-                      str(sum(e.in_use for e in own)), _ago(newest) if newest else "-", where)
+                      str(sum(e.in_use for e in own)), _ago(newest) if newest else "-",
+                      str(len({r for e in own for r in e.runs})) if kind in NOTES_RUNS else "-",
+                      where)
     return table
 
 

@@ -22,6 +22,7 @@ from benchwright.protocols import Executor, RegradeSettings, StartedRun, Track
 from benchwright.runs.lock import locked_run_folder, run_lock
 from benchwright.runs.node_checks import require_on_every_node
 from benchwright.runs.owner import open_run
+from benchwright.sandbox.caches import using_run
 
 C = TypeVar("C", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
@@ -45,7 +46,8 @@ def start(track: Track[C, Any, R, Any], run_dir: Path, config: C | None = None, 
             track.create(run_dir, config)
         log.info("%s %s %s", "resuming" if resuming else "new", track.noun, run_dir)
         track.sweep(run_dir)
-        result = _execute(track, StartedRun(run_dir, config, executor, hooks, resuming))
+        with using_run(run_dir):  # the caches it uses note it (`benchwright cache`)
+            result = _execute(track, StartedRun(run_dir, config, executor, hooks, resuming))
     log.info("%s", track.outcome(run_dir, result))
     return result
 
@@ -79,4 +81,5 @@ def regrade(run_dir: Path, settings: RegradeSettings) -> tuple[Track[Any, Any, A
     track = open_run(run_dir).track  # not a run: say so before taking a lock in the folder
     with run_lock(run_dir, f"benchwright eval {run_dir}"):
         track.sweep(run_dir)
-        return track, track.regrade(run_dir, settings)
+        with using_run(run_dir):
+            return track, track.regrade(run_dir, settings)

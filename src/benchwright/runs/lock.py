@@ -42,7 +42,7 @@ def run_lock(run_dir: Path, then: str | None = None) -> Iterator[None]:
         remove_torn_writes(run_dir)  # a predecessor killed while rewriting manifest.json, say
         yield
     except OSError as exc:  # what finished is journaled: the run goes on from there
-        full = disk_error(exc, run_dir, then=then)
+        full = disk_error(exc, run_dir, then=then, others=_also_written())
         if full is None:
             raise
         raise full from None
@@ -117,3 +117,13 @@ def lock_holder(run_dir: Path, held: dict[tuple[int, int, int], int] | None = No
         return None
     table = held_locks() if held is None else held
     return table.get((os.major(info.st_dev), os.minor(info.st_dev), info.st_ino))
+
+
+def _also_written() -> list[Path]:
+    """Where a run writes besides its folder: the cache (environments, grading scratch) and the
+    temporary folder."""
+    import tempfile
+
+    from benchwright.sandbox.environments import cache_base
+
+    return [cache_base(), Path(tempfile.gettempdir())]

@@ -5,7 +5,10 @@ folder, ...). An entry is in use while a live process holds a shared lock on its
 (`hold`: every environment a process got from `ensure_env`, until it exits) or the exclusive
 lock of an owned folder (`owned_temp`); pruning never removes an entry in use, tested by taking
 the folder's lock without waiting. Last use is the newest modification time of the entry and of
-its marker (`ensure_env` touches an environment's marker each time it hands it out).
+its marker (`ensure_env` touches an environment's marker each time it hands it out). The runs
+that used an entry are the run folders named in `<entry>.runs` beside it: `hold` adds the run
+this process works for (`using_run`, set by the run lifecycle; its pool workers inherit it),
+keeping the last `MAX_RUNS_NOTED`.
 
 The environments are capped: after a build, when they take more than the cap (default 20 GiB,
 `$BENCHWRIGHT_CACHE_MAX_GB`), the least recently used ones no process holds are removed until
@@ -27,13 +30,23 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.errors import UserInputError
-from benchwright.nofollow import remove_tree, usage
+from benchwright.fileio import write_text_atomic
+from benchwright.nofollow import read_regular, remove_tree, usage
 from benchwright.owned_temp import held
 
 DEFAULT_MAX_GB = 20.0
 MAX_GB_VARIABLE = "BENCHWRIGHT_CACHE_MAX_GB"
 ENV_MARKER = ".benchwright-env.json"
 """A finished environment's marker (`environments.MARKER`)."""
+RUN_VARIABLE = "BENCHWRIGHT_RUN_FOLDER"
+"""The run folder this process (and the workers it starts) works for (`using_run`)."""
+RUNS_SUFFIX = ".runs"
+NOTES_RUNS = ("envs",)
+"""The kinds whose entries note the runs that used them (the others' runs are unknown)."""
+MAX_RUNS_NOTED = 20
+SIDE_FILES = (".lock", RUNS_SUFFIX, ".tmp")
+"""Files beside the entries (`<entry>.lock`, `<entry>.runs` and its temporary file while it is
+written): not entries themselves."""
 
 # kind -> (what it holds, its folder under the cache base, or None: the temporary folder,
 # the name prefix of its entries there)
@@ -67,6 +80,9 @@ class CacheEntry(BaseModel):
     """When it was last used or changed (UTC)."""
     in_use: bool
     """Whether a live process holds it: never pruned while so."""
+    runs: list[str] = []
+    """The run folders that used it, oldest first (the last `MAX_RUNS_NOTED`; empty for kinds
+    no run holds, and for entries used before runs were noted)."""
 
 
 class PruneResult(BaseModel):
@@ -99,7 +115,7 @@ def _kind_entries(kind: str, base: Path) -> Iterator[CacheEntry]:
     except OSError:
         return
     for path in paths:
-        if path.name.startswith(prefix) and not path.name.endswith(".lock"):
+        if path.name.startswith(prefix) and not path.name.endswith(SIDE_FILES):
             entry = _entry(kind, path)
             if entry is not None:
                 yield entry
@@ -116,7 +132,40 @@ def _entry(kind: str, path: Path) -> CacheEntry | None:
     size = usage([path]).bytes if stat.S_ISDIR(info.st_mode) else info.st_blocks * 512
     return CacheEntry(kind=kind, name=path.name, path=path, bytes=size,
                       last_used=datetime.fromtimestamp(newest, UTC),
-                      in_use=stat.S_ISDIR(info.st_mode) and held(path))
+                      in_use=stat.S_ISDIR(info.st_mode) and held(path), runs=runs_of(path))
+
+
+def runs_of(path: Path) -> list[str]:
+    """The run folders noted beside an entry (`<entry>.runs`, read without following a link)."""
+    data = read_regular(path.parent, path.name + RUNS_SUFFIX, 1 << 20)
+    text = data.decode(errors="replace") if data is not None else ""
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def _note_run(path: Path) -> None:
+    """Add the run this process works for to the entry's runs (called under its build lock)."""
+    run = os.environ.get(RUN_VARIABLE, "")
+    if not run or "\n" in run:
+        return
+    earlier = [r for r in runs_of(path) if r != run]
+    noted = [*earlier[-(MAX_RUNS_NOTED - 1):], run]
+    with contextlib.suppress(OSError):  # a note that cannot be written loses only the note
+        write_text_atomic(path.with_name(path.name + RUNS_SUFFIX), "\n".join(noted) + "\n",
+                          durable=False)
+
+
+@contextmanager
+def using_run(run_dir: Path) -> Iterator[None]:
+    """Within: the entries this process (and workers it starts) holds note `run_dir`."""
+    before = os.environ.get(RUN_VARIABLE)
+    os.environ[RUN_VARIABLE] = str(run_dir)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(RUN_VARIABLE, None)
+        else:
+            os.environ[RUN_VARIABLE] = before
 
 
 def _mtime(path: Path) -> float:
@@ -179,6 +228,7 @@ def _remove(entry: CacheEntry) -> bool:
             remove_tree(entry.path)
         finally:
             os.close(fd)
+        entry.path.with_name(entry.path.name + RUNS_SUFFIX).unlink(missing_ok=True)
     return True
 
 
@@ -210,10 +260,12 @@ def hold(path: Path) -> None:
     if path in _HELD:
         if os.fstat(_HELD[path]).st_ino == os.fstat(fd).st_ino:
             os.close(fd)
+            _note_run(path)  # held for an earlier run of this process
             return
         os.close(_HELD.pop(path))  # rebuilt since: hold the folder there now
     fcntl.flock(fd, fcntl.LOCK_SH)
     _HELD[path] = fd
+    _note_run(path)
     with contextlib.suppress(OSError):  # last use, for the cap's least-recently-used order
         os.utime(path / ENV_MARKER, follow_symlinks=False)
 

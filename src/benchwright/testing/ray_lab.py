@@ -176,6 +176,10 @@ class RayLab:
 
     def worker_processes(self) -> list[str]:
         """The command lines of every process on the live worker nodes (their pid namespaces)."""
+        return [command for _pid, command in self._node_processes()]
+
+    def _node_processes(self) -> list[tuple[int, str]]:
+        """(pid, command line) of every process on the live worker nodes."""
         namespaces = set()
         for process in self.workers:
             if process.poll() is None:
@@ -187,8 +191,20 @@ class RayLab:
         for entry in Path("/proc").iterdir():
             with contextlib.suppress(OSError):
                 if entry.name.isdigit() and str((entry / "ns" / "pid").readlink()) in namespaces:
-                    found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+                    command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                    found.append((int(entry.name), command))
         return found
+
+    def kill_task_workers(self, task: str) -> list[int]:
+        """SIGKILL every Ray worker process running `task` (its title is `ray::<task>`) on the
+        worker nodes, which stay up, as the OOM killer or an operator would; their pids."""
+        killed = []
+        for pid, command in self._node_processes():
+            if command.startswith(f"ray::{task}"):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+        return killed
 
     def kill_worker(self, index: int) -> None:
         """Take worker node `index` down at once (SIGKILL to its pid namespace)."""

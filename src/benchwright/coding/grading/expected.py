@@ -31,6 +31,7 @@ from benchwright.coding.grading import verdict_channel as vc
 from benchwright.coding.grading.evaluation import GradingRule, RuleFired, TestCase
 from benchwright.coding.problems.config import Group
 from benchwright.errors import WorkspaceError
+from benchwright.fileio import write_text_atomic
 from benchwright.nofollow import TreeWalk, open_regular, read_regular, sha256_fd
 from benchwright.sandbox.environments import cache_base
 
@@ -106,10 +107,7 @@ def load(key: str) -> Expected | None:
 
 def store(key: str, expected: Expected) -> None:
     """Cache `expected` under `key` (written whole, then renamed into place)."""
-    folder = cache_folder()
-    temporary = folder / f".{key}.{os.getpid()}.tmp"
-    temporary.write_text(expected.model_dump_json())
-    temporary.replace(folder / f"{key}.json")
+    write_text_atomic(cache_folder() / f"{key}.json", expected.model_dump_json(), durable=False)
 
 
 def collect_args(graded: Sequence[str], jail_plugin: str = vc.JAIL_PLUGIN) -> list[str]:

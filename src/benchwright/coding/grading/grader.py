@@ -700,9 +700,15 @@ def _collection_key(problem: ProblemConfig, checkpoint: CheckpointConfig, prepar
         [jail.LAUNCHER] if jailed(options) else (), anyio=prepared.anyio,
         scratch=Path(".."))  # as recorded: the real scratch folder would change every key
     shaping = [__version__, options.runtime.name, envs.test.key, checkpoint.name,
-               sorted(problem.env_for(checkpoint).items()), sorted(prepared.asset_env.items()),
-               recorded]
+               sorted(problem.env_for(checkpoint).items()), _scratch_free(prepared), recorded]
     return ex.cache_key(_tests_dir(prepared), shaping)
+
+
+def _scratch_free(prepared: _Prepared) -> list[tuple[str, str]]:
+    """The assets' variables with the scratch folder's path, new at every grading, taken out:
+    in the key it made every grading of a problem with assets a new entry of the cache."""
+    return sorted((name, value.replace(str(prepared.scratch), "<scratch>"))
+                  for name, value in prepared.asset_env.items())
 
 
 def _expected(problem: ProblemConfig, checkpoint: CheckpointConfig, prepared: _Prepared,

@@ -13,6 +13,7 @@ import ctypes
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -20,6 +21,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.errors import InfrastructureError, PrerequisiteError
+from benchwright.nofollow import remove_tree
 
 OFFLINE_ENV: dict[str, str] = {
     "ANONYMIZED_TELEMETRY": "false",
@@ -126,6 +128,25 @@ class ChromiumProcess:
                 _signal_group(self.process.pid, signal.SIGKILL)
                 self.process.wait()
         _signal_group(self.process.pid, signal.SIGKILL)  # helpers that outlived the parent
+        remove_singleton_folder(self.user_data_dir)
+
+
+SINGLETON_PREFIX = "org.chromium.Chromium."
+"""The folder of the temporary folder where Chromium puts its profile's singleton socket (a
+short path: a socket's may not pass 107 bytes) and leaves it at every exit."""
+
+
+def remove_singleton_folder(user_data_dir: Path) -> None:
+    """Remove the singleton socket's folder a stopped Chromium left in the temporary folder: the
+    one the profile's `SingletonSocket` link names, when it is a Chromium folder right there."""
+    try:
+        target = (user_data_dir / "SingletonSocket").readlink()
+    except OSError:
+        return
+    folder = target.parent
+    if (target.name == "SingletonSocket" and folder.name.startswith(SINGLETON_PREFIX)
+            and folder.parent == Path(tempfile.gettempdir())):
+        remove_tree(folder, ignore_errors=True)
 
 
 def launch_chromium(settings: BrowserSettings, user_data_dir: Path,

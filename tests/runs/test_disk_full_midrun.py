@@ -1,0 +1,152 @@
+"""The disk filling up, or turning read-only, in the middle of a run (issue 42 point 2): the run
+stops with one `DiskError` naming a path on that disk, what was journaled is whole (every record
+has its checkpoint's files), and `--resume` once there is space finishes every checkpoint exactly
+once. Real file systems: a small tmpfs as the run folder, or as the cache (where environments and
+grading scratch live). The moment is chosen by the API's hooks, in the process that runs: after
+the first checkpoint is journaled (the next checkpoint's agent work or grading hits it) or after
+the last attempt ended (result.json and report.md hit it)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import FIXTURES
+from tests.helpers.cli import run_cli
+
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root"),
+              pytest.mark.e2e, pytest.mark.sandbox]
+
+RUN = """
+import json, os, subprocess, sys
+from pathlib import Path
+from benchwright import CodingHooks, run_coding
+from benchwright.errors import BenchwrightError
+
+problems, run, disk, when, how = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), \\
+    sys.argv[4], sys.argv[5]
+seen = []
+
+def break_disk():
+    if how == "read-only":  # a read-only mount stacked on it: open files keep the one below
+        subprocess.run(["mount", "--bind", str(disk), str(disk)], check=True)
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(disk)], check=True)
+        return
+    free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+    with open(disk / "filler", "wb") as handle:
+        try:
+            handle.write(b"\\0" * max(0, free - 2048))
+        except OSError:
+            pass
+
+def on_event(record):
+    seen.append(record)
+    if when == "first-checkpoint" and len(seen) == 1:
+        break_disk()
+
+def on_summary(summary):
+    if when == "report":
+        break_disk()
+
+try:
+    run_coding(problems, out=run, metrics=False,
+               hooks=CodingHooks(on_event=on_event, on_summary=on_summary))
+except BenchwrightError as exc:
+    print(json.dumps({"code": exc.exit_code, "line": exc.one_line(), "kind": type(exc).__name__}))
+else:
+    print(json.dumps({"code": 0}))
+"""
+
+
+@contextlib.contextmanager
+def _tmpfs(path: Path, size: str) -> Iterator[Path]:
+    path.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {done.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+def _mend(disk: Path, how: str) -> None:
+    """Space again, or the read-only mount taken away."""
+    if how == "read-only":
+        subprocess.run(["umount", str(disk)], check=True)
+    (disk / "filler").unlink(missing_ok=True)
+
+
+def _broken_run(tmp_path: Path, run: Path, disk: Path, when: str, how: str,
+                env: dict[str, str]) -> dict[str, object]:
+    problems = tmp_path / "problems"
+    shutil.copytree(FIXTURES / "runs" / "quick", problems / "quick")
+    done = subprocess.run([sys.executable, "-c", RUN, str(problems), str(run), str(disk), when,
+                           how], capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    return dict(json.loads(done.stdout.splitlines()[-1]))
+
+
+def _journal(run: Path) -> list[str]:
+    path = run / "quick" / "trial_1" / "journal.jsonl"
+    return [json.loads(line)["checkpoint"] for line in path.read_text().splitlines()]
+
+
+def _consistent(run: Path) -> None:
+    """Every journaled checkpoint has its files: no record counted without them."""
+    for checkpoint in _journal(run):
+        folder = run / "quick" / "trial_1" / checkpoint
+        assert (folder / "evaluation.json").is_file() and (folder / "snapshot").is_dir(), folder
+
+
+def _resumed_once(run: Path, env: dict[str, str]) -> None:
+    resumed = run_cli("run", "coding", "--resume", str(run), env=env, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "4/4 checkpoints solved" in resumed.stdout
+    assert _journal(run) == [f"checkpoint_{n}" for n in (1, 2, 3, 4)]  # each exactly once
+    assert (run / "result.json").is_file() and (run / "report.md").is_file()
+
+
+def _the_line(outcome: dict[str, object], code: int, disk: Path) -> None:
+    assert outcome["kind"] == "DiskError" and outcome["code"] == code, outcome
+    assert str(disk) in str(outcome["line"]), outcome  # names the folder on the broken disk
+    if code == 3:
+        assert "free on its file system" in str(outcome["line"]), outcome
+
+
+@pytest.mark.parametrize(("when", "how", "code"), [
+    ("first-checkpoint", "full", 3), ("first-checkpoint", "read-only", 2), ("report", "full", 3)])
+def test_the_run_folder_breaks_mid_run_then_resumes_exactly_once(tmp_path: Path, when: str,
+                                                                 how: str, code: int) -> None:
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    with _tmpfs(tmp_path / "disk", "16m") as disk:
+        run = disk / "run"
+        outcome = _broken_run(tmp_path, run, disk, when, how, env)
+        _the_line(outcome, code, disk)
+        _mend(disk, how)
+        _consistent(run)
+        assert len(_journal(run)) == (4 if when == "report" else 1)
+        _resumed_once(run, env)
+
+
+def test_the_cache_fills_mid_run_then_the_run_resumes_exactly_once(tmp_path: Path) -> None:
+    """The cache (environments, grading scratch) on its own small disk fills after the first
+    checkpoint: the next grading cannot make its scratch folder."""
+    with _tmpfs(tmp_path / "cache", "400m") as cache:
+        env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "BENCHWRIGHT_CACHE_DIR": str(cache)}
+        run = tmp_path / "run"
+        outcome = _broken_run(tmp_path, run, cache, "first-checkpoint", "full", env)
+        _the_line(outcome, 3, cache)
+        _mend(cache, "full")
+        _consistent(run)
+        assert len(_journal(run)) == 1
+        _resumed_once(run, env)
