@@ -130,15 +130,13 @@ def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None
     may be given with it but `workers` and where jobs run). A run that is already complete is
     finished again (its result files rewritten) without running anything.
     """
-    from benchwright.runs import start
+    from benchwright.runs import new_or_resumed, start
 
     where = take_placement(options)
-    config: RunConfig | None = None
-    if resume is not None:
-        _refuse_options(problems_dir, out, options)
-        run_dir = Path(resume)
-    else:
-        run_dir, config = new_coding_run(problems_dir, out, options)
+    given = [*options, *(["problems_dir"] if problems_dir is not None else []),
+             *(["out"] if out is not None else [])]
+    run_dir, config = new_or_resumed(resume, given,
+                                     lambda: new_coding_run(problems_dir, out, options))
     require_local(config.llm if config else None, where.get("executor"))
     hooks = hooks or CodingHooks()
     executor = make_executor(where, workers, on_event=hooks.on_event)
@@ -305,16 +303,6 @@ def problem_names(folder: Path, wanted: list[str]) -> list[str]:
         for checkpoint in problem.ordered_checkpoints():
             problem.render_spec(checkpoint.name)  # a missing or unreadable spec stops us here
     return names
-
-
-def _refuse_options(problems_dir: Path | str | None, out: Path | str | None,
-                    options: CodingOptions) -> None:
-    """A resumed run keeps its saved configuration: nothing else may be asked of it."""
-    given = [*options, *(["problems_dir"] if problems_dir is not None else []),
-             *(["out"] if out is not None else [])]
-    if given:
-        raise UserInputError(f"resume uses the run's saved configuration; drop {', '.join(given)}",
-                             hint="or start a new run")
 
 
 def _path(value: Path | str | None) -> Path | None:

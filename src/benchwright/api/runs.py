@@ -1,6 +1,6 @@
 """`load_run`: a run folder of either track as a typed object, through the kernel
 (`runs.open_run` finds the track, its `Track.read` the manifest); the track's view of the folder
-is registered in `benchwright.registry.RUN_VIEWS`."""
+is its entry's `run_view` in `benchwright.registry.TRACKS`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from benchwright.coding.runs.journal import read_records
 from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig, RunResult
 from benchwright.errors import UserInputError
 from benchwright.protocols import AnyTrack
-from benchwright.registry import RUN_VIEWS
+from benchwright.registry import TRACKS
 from benchwright.runs import open_run
 from benchwright.runs.layout import RunFiles
 from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
@@ -106,7 +106,7 @@ def load_run(path: Path | str) -> Run:
     which). A folder that holds no run is the user's error."""
     folder = Path(path).expanduser().resolve()
     opened = open_run(folder)
-    view: type[CodingRun] | type[WebRun] = RUN_VIEWS.get(opened.track.name)
+    view: type[CodingRun] | type[WebRun] = TRACKS.part(opened.track.name, "run_view")
     return view.open(folder, opened.track)
 
 

@@ -95,18 +95,16 @@ def _run_judge(params: dict[str, Any]) -> None:
 
     from benchwright.api.coding import judge_settings_of
     from benchwright.llm.cassette import traffic_setting
-    from benchwright.runs import open_run
-    from benchwright.runs.lock import run_lock
+    from benchwright.runs import amend
 
     run_dir: Path = params["run_dir"]
-    run = open_run(run_dir, expect="coding")
     settings = judge_settings_of({_RENAMED.get(k, k): v for k, v in params.items()
-                          if k not in _NOT_SETTINGS})
-    with run_lock(run_dir):
-        traffic = traffic_setting(params["llm_record"], params["llm_replay"])
-        summary = _judge(run_dir, settings, params["problem"], params["max_cost"],
-                         params["overwrite"], quiet=params["as_json"], traffic=traffic)
-        run.track.finish(run_dir)  # the records, SCBench's files, result.json, report.md
+                                  if k not in _NOT_SETTINGS})
+    traffic = traffic_setting(params["llm_record"], params["llm_replay"])
+    # the kernel opens and locks the run, and finishes it (records, result.json, report.md)
+    summary = amend(run_dir, "coding", lambda: _judge(
+        run_dir, settings, params["problem"], params["max_cost"], params["overwrite"],
+        quiet=params["as_json"], traffic=traffic))
     if params["as_json"]:
         echo_json(summary.model_dump(mode="json"))
     else:

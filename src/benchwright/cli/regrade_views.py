@@ -1,5 +1,5 @@
-"""What `eval RUN_DIR` prints for each track (registered in `benchwright.registry.REGRADE_VIEWS`):
-the track re-grades, this module only shows the outcome."""
+"""What `eval RUN_DIR` prints for each track (each track's `regrade_view` in
+`benchwright.registry.TRACKS`): the track re-grades, this module only shows the outcome."""
 
 from __future__ import annotations
 

@@ -25,8 +25,13 @@ from benchwright.coding.runs.runner import (
 from benchwright.coding.runs.runner import (
     execute as execute_attempts,
 )
-from benchwright.errors import PrerequisiteError
-from benchwright.protocols import ExecutorSetup, RegradeSettings, StartedRun, Track
+from benchwright.errors import PrerequisiteError, UserInputError
+from benchwright.protocols import (
+    ClusterCounts,
+    RegradeSettings,
+    StartedRun,
+    Track,
+)
 from benchwright.report.grading_noise import GradingNoise, save_noise
 
 if TYPE_CHECKING:
@@ -122,14 +127,6 @@ class CodingTrack:
         return (f"{result.n_checkpoints_solved}/{result.n_checkpoints_planned} checkpoints "
                 f"solved; result.json and report.md in {run_dir}")
 
-    def resume(self, run_dir: Path, workers: int = 1) -> RunResult:
-        """Every checkpoint not yet journaled, on a local executor; then result.json, report.md."""
-        from benchwright.registry import EXECUTORS
-        from benchwright.runs import start
-
-        executor = EXECUTORS.get("local").from_setup(ExecutorSetup(workers=workers))
-        return start(self, run_dir, executor=executor)
-
     def read(self, run_dir: Path) -> Manifest:
         """The run's manifest."""
         return load_manifest(run_dir)
@@ -176,6 +173,28 @@ class CodingTrack:
     def resume_command(self, run_dir: Path) -> str:
         """How to continue the run."""
         return f"benchwright run coding --resume {run_dir}"
+
+    def clusters(self, run_dir: Path, metric: str | None) -> ClusterCounts:
+        """Problems solved (every checkpoint of an attempt) or checkpoints solved, per
+        problem."""
+        from benchwright.coding.report.scored_run import ScoredRun
+
+        if metric not in (None, "problems solved", "checkpoints solved"):
+            raise UserInputError(f"a coding run has no {metric!r}", path=run_dir,
+                                 hint="use problems solved or checkpoints solved")
+        run = ScoredRun(run_dir)
+        tallies = [run.tally(p) for p in run.scored_problems()]
+        if metric == "checkpoints solved":
+            counts = {t.problem: (float(t.solved), float(t.planned)) for t in tallies}
+        else:
+            counts = {t.problem: (float(t.attempts_solved), float(t.attempts)) for t in tallies}
+        return ClusterCounts(metric or "problems solved", "problems", counts)
+
+    def export_atif(self, run_dir: Path, out: Path, redactor: Any) -> BaseModel:
+        """Each checkpoint's agent session found in the run."""
+        from benchwright.coding.agents.atif import export_run
+
+        return export_run(run_dir, out, redactor)
 
     def interrupted(self, run_dir: Path) -> str:
         """Every journaled checkpoint stays."""

@@ -20,6 +20,8 @@ class RunHeader(BaseModel):
     """The problems folder (coding) or the suite (web)."""
     problems: list[str]
     """The problems (or task ids) in the run."""
+    unit: str = "task"
+    """What one of `problems` is called in the header's line ("problem": coding)."""
     agent: str
     """The agent."""
     model: str | None
@@ -61,7 +63,7 @@ def header_lines(header: RunHeader) -> list[str]:
         f", ... ({len(header.problems)} in all)" if len(header.problems) > 20 else "")
     return [
         f"- track: {header.track}; suite: `{header.suite}`; {len(header.problems)} "
-        f"{'problem' if header.track == 'coding' else 'task'}"
+        f"{header.unit}"
         f"{'' if len(header.problems) == 1 else 's'}: {shown or '-'}",
         f"- agent: `{header.agent}`; model: `{header.model or '-'}`"
         + (f"; prompt: `{header.prompt}`" if header.prompt else "")

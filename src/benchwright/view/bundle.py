@@ -34,7 +34,7 @@ def bundle_keys(model: ReadModel) -> list[str]:
         keys += pages_of(ref).keys(ref)
     if len(refs) <= MAX_COMPARED:
         keys += [f"cmp/{a.rid}/{b.rid}" for a, b in itertools.permutations(refs, 2)
-                 if a.track.name == b.track.name]
+                 if a.track is b.track]
     return keys
 
 

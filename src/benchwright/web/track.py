@@ -10,7 +10,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from benchwright.protocols import ExecutorSetup, RegradeSettings, StartedRun, Track
+from benchwright.errors import UserInputError
+from benchwright.protocols import (
+    ClusterCounts,
+    RegradeSettings,
+    StartedRun,
+    Track,
+)
 from benchwright.report.grading_noise import GradingNoise, save_noise
 from benchwright.web.evaluation.scoring import WebEvalSummary
 from benchwright.web.report.figures import WebReport
@@ -85,13 +91,6 @@ class WebTrack:
         return (f"{result.n_passed}/{result.n_trials} trials passed; result.json and report.md "
                 f"in {run_dir}")
 
-    def resume(self, run_dir: Path, workers: int = 1) -> WebRunResult:
-        """Every trial not yet journaled, then scoring (`workers`: site workers decide)."""
-        from benchwright.registry import EXECUTORS
-        from benchwright.runs import start
-
-        return start(self, run_dir, executor=EXECUTORS.get("local").from_setup(ExecutorSetup()))
-
     def read(self, run_dir: Path) -> WebManifest:
         """The run's manifest."""
         from benchwright.web.runs.runner import load_web_manifest
@@ -137,6 +136,30 @@ class WebTrack:
         """How to continue the run."""
         return f"benchwright run web --resume {run_dir}"
 
+    def clusters(self, run_dir: Path, metric: str | None) -> ClusterCounts:
+        """The pass rate per intent template (a run, or a scored folder of agent logs)."""
+        from benchwright.web.evaluation.scoring import load_summary
+        from benchwright.web.report.figures import task_scores
+
+        if metric not in (None, "pass rate"):
+            raise UserInputError(f"a web run has no '{metric}'", path=run_dir,
+                                 hint="web runs compare their pass rate")
+        counts: dict[str, tuple[float, float]] = {}
+        for task in task_scores(load_summary(_tasks_dir(run_dir)).tasks):
+            num, den = counts.get(str(task.intent_template_id), (0.0, 0.0))
+            counts[str(task.intent_template_id)] = (num + task.total, den + len(task.scores))
+        return ClusterCounts("pass rate", "templates", counts)
+
+    def export_atif(self, run_dir: Path, out: Path, redactor: Any) -> BaseModel:
+        """Each trial, told its task's intent where the run's tasks file still says it."""
+        from benchwright.web.runs.runner import load_web_manifest
+        from benchwright.web.runs.trial_atif import export_web_run
+
+        manifest = load_web_manifest(run_dir)
+        agent = manifest.config.agent
+        return export_web_run(run_dir, out, redactor, agent.name, agent.model,
+                              _intents(manifest.dataset_file))
+
     def interrupted(self, run_dir: Path) -> str:
         """Every journaled trial stays."""
         return "interrupted; finished trials are kept"
@@ -154,6 +177,20 @@ def _rescored_repeatedly(run_dir: Path, settings: RegradeSettings) -> Rescored:
     report = scored.report.model_copy(update={"grading_noise": noise})
     write_text_atomic(WebRunLayout(run_dir).report_md, render_markdown(report))
     return Rescored(result=scored.result, summary=scored.summary, report=report, noise=noise)
+
+
+def _intents(dataset: Path | None) -> dict[int, str]:
+    """Each task's intent from the run's tasks file (none for the official dataset, or a file
+    that is gone or unreadable: the trajectories then start at the agent's first step)."""
+    from benchwright.errors import BenchwrightError
+    from benchwright.web.evaluation.tasks import load_task_file
+
+    if dataset is None or not dataset.is_file():
+        return {}
+    try:
+        return {task_id: task.intent for task_id, task in load_task_file(dataset).tasks.items()}
+    except BenchwrightError:
+        return {}
 
 
 def _tasks_dir(folder: Path) -> Path:

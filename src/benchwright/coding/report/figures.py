@@ -430,7 +430,7 @@ def _header(run: ScoredRun) -> RunHeader:
     versions = sorted({g.grader.benchwright_version for g in graders if g is not None})
     return RunHeader(
         track="coding", run_dir=run.dir, suite=str(config.problems_dir),
-        problems=list(config.problems), agent=config.agent, model=config.model,
+        problems=list(config.problems), unit="problem", agent=config.agent, model=config.model,
         prompt=config.prompt, policy=str(config.pass_policy), trials=config.trials,
         start_from=str(config.start_from),
         created_at=run.manifest.created_at,

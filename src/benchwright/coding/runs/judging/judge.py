@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from benchwright.coding.runs.judging.files import (
     JudgeRecord,
@@ -39,29 +38,18 @@ from benchwright.coding.runs.layout import RunLayout
 from benchwright.coding.runs.models import CheckpointRecord, RunConfig, StartFrom
 from benchwright.coding.runs.traffic import judge_proxy
 from benchwright.errors import BenchwrightError, UserInputError
-from benchwright.judge.budget import Budget
-from benchwright.judge.cache import VerdictCache
-from benchwright.judge.carry import carry_forward
-from benchwright.judge.flags import RubricFlag, count_flags
-from benchwright.judge.models import (
-    JudgeFile,
-    JudgeSettings,
-    RubricRef,
-    TemplateRef,
-    settings_sha256,
-)
-from benchwright.judge.pool import RequestPool
+from benchwright.judge.flags import RubricFlag
+from benchwright.judge.models import JudgeSettings
 from benchwright.judge.prompt import check_templates, load_templates
-from benchwright.judge.providers import api_key, make_client
-from benchwright.judge.requests import Outcome, Requester
+from benchwright.judge.providers import make_client
+from benchwright.judge.requests import Outcome
 from benchwright.judge.rubric import load_rubric
-from benchwright.judge.snapshot import SnapshotVerdict, combine, judge_context
+from benchwright.judge.session import Blocked, Carry, Unit
+from benchwright.judge.session import JudgeSession as Session
+from benchwright.judge.snapshot import SnapshotVerdict
 from benchwright.llm.models import LlmTraffic
-from benchwright.redaction import Redactor
 from benchwright.runs.clock import utc_now
-from benchwright.version import __version__
 
-Blocked = Literal["unjudged", "error"]
 OnChecked = Callable[[JudgedCheckpoint], None]
 
 
@@ -77,103 +65,48 @@ class Previous:
     """N-1 was left unjudged, or failed: N cannot be finished."""
 
 
-class JudgeSession:
-    """One judging: rubric, templates, client, cache, budget and redactor."""
+class JudgeSession(Session):
+    """One judging of a coding run: the judge's session, its cache in the run's judge folder."""
 
     def __init__(self, run_dir: Path, settings: JudgeSettings, max_cost: float | None = None,
                  environ: Mapping[str, str] = os.environ, proxy_url: str | None = None) -> None:
-        self.layout, self.settings = RunLayout(run_dir), settings
-        rubric = load_rubric(settings.rubric)
-        templates = load_templates(settings.prefix_template, settings.criteria_template)
-        check_templates(templates, list(rubric.items))
-        self.redactor = Redactor.from_environ(environ, urls={"JUDGE_BASE_URL": settings.base_url})
-        self.redactor = self.redactor.with_secrets({settings.key_env: api_key(settings, environ)})
-        endpoint = self.redactor.text(settings.base_url) if settings.base_url else None
-        self.ctx = judge_context(settings, rubric, templates, endpoint)
-        self.settings_sha = settings_sha256(settings, endpoint, rubric.sha256,
-                                            (templates.prefix.sha256, templates.criteria.sha256))
-        self.budget = Budget(max_cost)
-        # `proxy_url`: the recording proxy's, called instead of the settings' own endpoint
-        client_settings = settings.model_copy(update={"base_url": proxy_url or settings.base_url})
-        self.requester = Requester(make_client(client_settings, environ),
-                                   VerdictCache(self.layout.judge_dir / "cache"), self.budget,
-                                   settings.model, settings.retries, settings.retry_backoff_s,
-                                   self.redactor)
-
-    def pool(self) -> RequestPool:
-        return RequestPool(self.requester, self.settings.concurrency)
+        self.layout = RunLayout(run_dir)
+        super().__init__(settings, self.layout.judge_dir / "cache", max_cost, environ, proxy_url)
 
     def save_settings(self) -> None:
         """judge/settings.json: the settings of the latest judging (no key in it)."""
-        self.redactor.write_json(self.layout.judge_dir / "settings.json",
-                                 {**self.settings.model_dump(mode="json"),
-                                  "settings_sha256": self.settings_sha})
+        self.redactor.write_json(self.layout.judge_dir / "settings.json", self.settings_json())
 
     def finish(self, task: CheckpointTask, outcomes: list[Outcome], previous: Previous,
                started: float) -> tuple[JudgedCheckpoint, list[RubricFlag] | None]:
-        """Combine, carry forward, count, write the files and journal the checkpoint."""
-        verdict = (combine(self.ctx, task.plan, outcomes) if task.plan is not None
-                   else SnapshotVerdict(status="error", errors=[task.error or "not planned"]))
-        if verdict.status == "unjudged" or previous.blocked == "unjudged":
-            return _row(task, "unjudged", verdict, None), None
-        errors = verdict.errors or _blocked_error(previous)
-        flags = None if errors else self._final_flags(task, verdict, previous)
-        started = min([o.started for o in outcomes if o.started] + [started])
-        result = self._judge_file(task, verdict, flags, errors, started)
-        write_outputs(task.folder, result, flags, verdict.raw, self.redactor)
+        """The judge's verdict on the checkpoint; its files written and the checkpoint
+        journaled."""
+        judged = self.judge(_unit(task), outcomes, _carry(task, previous), started)
+        if judged.file is None:
+            return _row(task, "unjudged", judged.verdict, None), None
+        result, flags = judged.file, judged.flags
+        write_outputs(task.folder, result, flags, judged.verdict.raw, self.redactor)
         append_judge_record(self.layout, JudgeRecord(
             problem=task.problem, trial=task.trial, checkpoint=task.record.checkpoint,
             status=result.status, snapshot_sha256=result.snapshot_sha256,
             settings_sha256=self.settings_sha, model=self.settings.model,
             flags=len(flags or []), carried_over=result.metrics.carried_over
-            if result.metrics else 0, cost_usd=result.cost_usd, errors=errors,
+            if result.metrics else 0, cost_usd=result.cost_usd, errors=judged.errors,
             finished_at=utc_now()))
-        return _row(task, result.status, verdict, flags, errors), flags
-
-    def _final_flags(self, task: CheckpointTask, verdict: SnapshotVerdict,
-                     previous: Previous) -> list[RubricFlag]:
-        if previous.task is None or task.plan is None:
-            return verdict.flags
-        carried = carry_forward(previous.flags, verdict.flags, line_maps(task, previous.task),
-                                previous.task.record.checkpoint)
-        return verdict.flags + carried
-
-    def _judge_file(self, task: CheckpointTask, verdict: SnapshotVerdict,
-                    flags: list[RubricFlag] | None, errors: list[str],
-                    started: float) -> JudgeFile:
-        ctx, s, plan = self.ctx, self.settings, task.plan
-        return JudgeFile(
-            problem=task.problem, trial=task.trial, checkpoint=task.record.checkpoint,
-            status="error" if flags is None else "judged", model=s.model, protocol=s.protocol,
-            endpoint=ctx.endpoint,
-            rubric=RubricRef(source=ctx.rubric.source, sha256=ctx.rubric.sha256,
-                             items=len(ctx.rubric.items)),
-            prefix_template=TemplateRef(source=ctx.templates.prefix.source,
-                                        sha256=ctx.templates.prefix.sha256),
-            criteria_template=TemplateRef(source=ctx.templates.criteria.source,
-                                          sha256=ctx.templates.criteria.sha256),
-            samples=s.samples, temperature=s.effective_temperature,
-            settings_sha256=self.settings_sha,
-            snapshot_sha256=plan.snapshot_sha256 if plan else "",
-            files=[f.path for f in plan.files] if plan else [],
-            batches=[[f.path for f in b] for b in plan.batches] if plan else [],
-            requests=verdict.requests, requests_made=verdict.made,
-            requests_cached=verdict.cached, invalid_retries=verdict.invalid_retries,
-            usage=verdict.usage,
-            cost_usd=verdict.cost_usd, cost_usd_paid_now=verdict.paid_now,
-            cost_source=verdict.cost_source, dropped=verdict.dropped,
-            flags_per_sample=verdict.flags_per_sample,
-            metrics=None if flags is None else count_flags(flags, task.loc),
-            agreement=verdict.agreement, errors=errors,
-            duration_s=round(time.monotonic() - started, 3),
-            benchwright_version=__version__, judged_at=utc_now())
+        return _row(task, result.status, judged.verdict, flags, judged.errors), flags
 
 
-def _blocked_error(previous: Previous) -> list[str]:
-    if previous.blocked != "error" or previous.task is None:
-        return []
-    return [f"{previous.task.record.checkpoint} could not be judged, so its flags cannot be "
-            "carried into this checkpoint; judging again finishes both (answers are cached)"]
+def _unit(task: CheckpointTask) -> Unit:
+    return Unit(problem=task.problem, trial=task.trial, checkpoint=task.record.checkpoint,
+                plan=task.plan, error=task.error, loc=task.loc)
+
+
+def _carry(task: CheckpointTask, previous: Previous) -> Carry:
+    before = previous.task
+    if before is None:
+        return Carry(blocked=previous.blocked)
+    return Carry(checkpoint=before.record.checkpoint, flags=previous.flags,
+                 line_maps=lambda: line_maps(task, before), blocked=previous.blocked)
 
 
 def _row(task: CheckpointTask, status: str, verdict: SnapshotVerdict,
