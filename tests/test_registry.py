@@ -57,7 +57,7 @@ def test_agents_are_built_the_same_way(kind: registry.Kind[object]) -> None:
 
 
 def test_the_cli_choices_are_the_registry_names() -> None:
-    from benchwright.web.runs.models import AgentName
+    from benchwright.web.trials.models import AgentName
 
     assert [a.value for a in AgentName] == registry.WEB_AGENTS.names()
     assert "oracle" in registry.CODING_AGENTS and "mini" in registry.CODING_AGENTS

@@ -8,7 +8,7 @@
   every run (create or resume, execute, finish), regrade, report, read.
 
 Each track's own interfaces live with it: a coding `Agent` in `benchwright.coding.agents.base`,
-a web `TrialRunner` in `benchwright.web.runs.trial_runner`. Implementations are registered by
+a web `TrialRunner` in `benchwright.web.trials.trial_runner`. Implementations are registered by
 name in `benchwright.registry`. This module imports nothing of benchwright.
 """
 
@@ -344,4 +344,4 @@ class RegradeSettings:
     """Where the grading jobs run (None: one after another in this process)."""
     repeat: int = 1
     """Gradings of every unit (`eval --repeat N`); above 1 the grader's noise is measured
-    and saved (report/grading_noise.py)."""
+    and saved (report_parts/grading_noise.py)."""

@@ -272,8 +272,8 @@ WEB_AGENTS: Kind[FromSetup[Any, Any]] = Kind("web agent", {
 # Web benchmarks: a suite is a function (env config path or None) -> `web.runs.suites.Suite`;
 # a site is a `web.config.Site` its tasks name (a second benchmark registers both).
 WEB_SUITES: Kind[Callable[..., Any]] = Kind("web suite", {
-    "local": "benchwright.web.runs.suites:open_local",
-    "webarena-verified": "benchwright.web.runs.suites:open_webarena",
+    "local": "benchwright.web.trials.suites:open_local",
+    "webarena-verified": "benchwright.web.trials.suites:open_webarena",
 }, group="benchwright.web_suites")
 WEB_SITES: Kind[Any] = Kind("web site", {
     name: f"benchwright.web.sites.config:Site.{name.upper()}" for name in (
@@ -284,7 +284,7 @@ PLUGIN_KINDS: dict[str, Kind[Any]] = {
     "coding agent": CODING_AGENTS, "web agent": WEB_AGENTS, "runtime": RUNTIMES,
     "grader": GRADERS, "web suite": WEB_SUITES, "web site": WEB_SITES}
 TRIAL_RUNNERS: Kind[Callable[[], Any]] = Kind("trial runner", {
-    "browser": "benchwright.web.runs.browser_runner:BrowserTrialRunner",
-    "browser-process": "benchwright.web.runs.trial_process:ProcessTrialRunner",
-    "fake": "benchwright.web.runs.fake_runner:FakeTrialRunner",
+    "browser": "benchwright.web.trials.browser_runner:BrowserTrialRunner",
+    "browser-process": "benchwright.web.trials.trial_process:ProcessTrialRunner",
+    "fake": "benchwright.web.trials.fake_runner:FakeTrialRunner",
 })

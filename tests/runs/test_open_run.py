@@ -90,11 +90,11 @@ def test_a_coding_run_that_mentions_the_web_format_is_reported_as_coding(
 
 @pytest.mark.sandbox
 def test_both_tracks_are_driven_through_the_same_interface(tmp_path: Path) -> None:
-    from benchwright.coding.runs.models import RunConfig
+    from benchwright.coding.attempts.models import RunConfig
     from benchwright.protocols import ExecutorSetup
     from benchwright.registry import EXECUTORS, TRACKS
     from benchwright.runs import start
-    from benchwright.web.runs.models import AgentSpec, WebRunConfig
+    from benchwright.web.trials.models import AgentSpec, WebRunConfig
 
     configs = {
         "coding": RunConfig(problems_dir=QUICK, problems=["quick"], agent="oracle",

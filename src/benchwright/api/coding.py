@@ -13,18 +13,18 @@ from pydantic import ValidationError
 from benchwright.api.options import refuse_unknown
 from benchwright.api.placement import Placement, make_executor, take_placement
 from benchwright.coding.agents.settings import AgentSettings, Thinking
+from benchwright.coding.attempts.models import RunConfig, RunResult, StartFrom
+from benchwright.coding.attempts.preflight import check_coding_run, prompt_setting, resolved
+from benchwright.coding.attempts.scbench.run_name import run_name, unused
 from benchwright.coding.grading.policies import PassPolicy
 from benchwright.coding.problems.examples import examples_dir
 from benchwright.coding.problems.loader import load_problem
-from benchwright.coding.runs.models import RunConfig, RunResult, StartFrom
-from benchwright.coding.runs.preflight import check_coding_run, prompt_setting, resolved
-from benchwright.coding.runs.scbench.run_name import run_name, unused
 from benchwright.coding.track import TRACK, check_judge, require_metric_tools
 from benchwright.coding.track import CodingHooks as CodingHooks  # the API's name for it
 from benchwright.errors import UserInputError
 from benchwright.judge.models import JudgeSettings
 from benchwright.llm.cassette import require_local, traffic_setting
-from benchwright.pricing import run_price
+from benchwright.llm.pricing import run_price
 from benchwright.registry import CODING_AGENTS, RUNTIMES
 from benchwright.sandbox.images.resolve import image_for_runtime
 from benchwright.version import __version__

@@ -17,8 +17,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from benchwright.errors import RegressionFound, UserInputError
-from benchwright.planning import Plan, plan, plan_mde, population_of
-from benchwright.stats import MIN_CLUSTERS, Estimate, paired_difference_ci
+from benchwright.stats.estimates import MIN_CLUSTERS, Estimate, paired_difference_ci
+from benchwright.stats.planning import Plan, plan, plan_mde, population_of
 
 Metric = Literal["problems solved", "checkpoints solved", "pass rate"]
 """The figures a plan, a gate or a sequence can compare (closed set)."""
@@ -133,7 +133,7 @@ def plan_from_run(baseline: Path, difference_points: float, power: float = 0.8,
 def assumed_plan(pass_rate_points: float, spread_points: float, difference_points: float,
                  power: float = 0.8, alpha: float = 0.05, trials: list[int] | None = None) -> Plan:
     """The plan from an assumed pass rate and between-problem spread (both in points)."""
-    from benchwright.planning import Population
+    from benchwright.stats.planning import Population
 
     if not 0 < pass_rate_points < 100 or not 0 <= spread_points < 50:
         raise UserInputError(f"--pass-rate {pass_rate_points:g} / --spread {spread_points:g} "

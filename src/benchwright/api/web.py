@@ -27,11 +27,11 @@ from benchwright.web.evaluation.tasks import (
     require_known_ids,
     select,
 )
-from benchwright.web.runs.extraction import ExtractorConfig
-from benchwright.web.runs.models import AgentSpec, WebRunConfig, WebRunResult
-from benchwright.web.runs.runner import RunHooks
-from benchwright.web.runs.suites import LOCAL, Suite, open_suite
 from benchwright.web.sites.config import load_web_config
+from benchwright.web.trials.extraction import ExtractorConfig
+from benchwright.web.trials.models import AgentSpec, WebRunConfig, WebRunResult
+from benchwright.web.trials.runner import RunHooks
+from benchwright.web.trials.suites import LOCAL, Suite, open_suite
 
 log = logging.getLogger(__name__)
 # Selects another registered trial runner (tests use `fake`); deliberately not an option.

@@ -12,8 +12,8 @@ from benchwright.cli.json_output import echo_json
 from benchwright.errors import UserInputError
 
 if TYPE_CHECKING:
-    from benchwright.atif_format import Export
-    from benchwright.redaction import Redactor
+    from benchwright.files.atif import Export
+    from benchwright.files.redaction import Redactor
 
 app = typer.Typer(help="Write a run's files in other tools' formats.", no_args_is_help=True)
 
@@ -27,7 +27,7 @@ def atif_cmd(
 ) -> None:
     """Write every agent trajectory of RUN_DIR as ATIF: each checkpoint's agent session of a
     coding run, each trial of a web run (docs/atif.md)."""
-    from benchwright.redaction import Redactor
+    from benchwright.files.redaction import Redactor
 
     if run_dir.is_symlink() or not run_dir.is_dir():
         raise UserInputError("not a run folder", path=run_dir,

@@ -14,7 +14,7 @@ from benchwright.cli.json_output import echo_json
 from benchwright.cli.render import changes_view
 from benchwright.coding.report.run_report import print_run_problems
 from benchwright.coding.track import Regraded
-from benchwright.report.grading_noise import GradingNoise, noise_lines
+from benchwright.report_parts.grading_noise import GradingNoise, noise_lines
 from benchwright.web.track import Rescored
 
 

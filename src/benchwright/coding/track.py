@@ -1,7 +1,7 @@
 """The coding track as the run kernel sees it (`benchwright.protocols.Track`): a run folder of
 checkpoint journals, finished into result.json and report.md, re-graded by `eval RUN_DIR`.
 `benchwright.runs.start` drives its runs through the steps below; the track writes its
-report.md here, above the run loop (`runs/`) and the report (`report/`)."""
+report.md here, above the run loop (`runs/`) and the report (`report_parts/`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from benchwright.coding.runs.models import ChainSummary, Manifest, RunConfig, RunResult
-from benchwright.coding.runs.regrade import VerdictChange, regrade_run
-from benchwright.coding.runs.runner import (
+from benchwright.coding.attempts.models import ChainSummary, Manifest, RunConfig, RunResult
+from benchwright.coding.attempts.regrade import VerdictChange, regrade_run
+from benchwright.coding.attempts.runner import (
     check_journals,
     create_run,
     finish,
@@ -22,7 +22,7 @@ from benchwright.coding.runs.runner import (
     refresh_checksums,
     saved_attempts,
 )
-from benchwright.coding.runs.runner import (
+from benchwright.coding.attempts.runner import (
     execute as execute_attempts,
 )
 from benchwright.errors import PrerequisiteError, UserInputError
@@ -32,7 +32,7 @@ from benchwright.protocols import (
     StartedRun,
     Track,
 )
-from benchwright.report.grading_noise import GradingNoise, save_noise
+from benchwright.report_parts.grading_noise import GradingNoise, save_noise
 
 if TYPE_CHECKING:
     from benchwright.coding.report.figures import CodingReport
@@ -79,7 +79,7 @@ class CodingTrack:
 
     def node_checks(self, config: RunConfig) -> list[Callable[[], object]]:
         """What a machine running attempts needs (sandbox, interpreters, agent tools)."""
-        from benchwright.coding.runs.preflight import node_checks
+        from benchwright.coding.attempts.preflight import node_checks
 
         return node_checks(config)
 
@@ -89,7 +89,7 @@ class CodingTrack:
 
     def resumed(self, run_dir: Path) -> RunConfig:
         """The saved configuration, with what it needs still there (judge, metric tools)."""
-        from benchwright.coding.runs.preflight import check_resumable
+        from benchwright.coding.attempts.preflight import check_resumable
 
         config = load_manifest(run_dir).config
         check_resumable(config)
@@ -104,8 +104,8 @@ class CodingTrack:
 
     def sweep(self, run_dir: Path) -> None:
         """What a killed predecessor left: scratch folders holding hidden tests."""
+        from benchwright.coding.attempts.layout import RunLayout
         from benchwright.coding.grading.scratch import sweep_leftovers
-        from benchwright.coding.runs.layout import RunLayout
 
         sweep_leftovers(RunLayout(run_dir).grading_dir)
         sweep_leftovers()
@@ -146,7 +146,7 @@ class CodingTrack:
 
         tell = settings.progress or (lambda _line: None)
         if settings.repeat > 1:
-            from benchwright.coding.runs.repeat import repeat_regrade
+            from benchwright.coding.attempts.repeat import repeat_regrade
 
             noise, changes, result = repeat_regrade(
                 run_dir, settings.repeat, lambda s: tell(f"re-grading {s}"), settings.executor)
@@ -211,7 +211,7 @@ def check_run_tools(config: RunConfig) -> None:
 def check_judge(settings: JudgeSettings | None) -> None:
     """A judge asked for can be reached with what it was given (key, rubric, templates)."""
     if settings is not None:
-        from benchwright.coding.runs.judging.judge import check_judge
+        from benchwright.coding.attempts.judging.judge import check_judge
 
         check_judge(settings)
 

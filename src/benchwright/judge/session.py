@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from benchwright.files.redaction import Redactor
 from benchwright.judge.budget import Budget
 from benchwright.judge.cache import VerdictCache
 from benchwright.judge.carry import LineMap, carry_forward
@@ -33,7 +34,6 @@ from benchwright.judge.providers import api_key, make_client
 from benchwright.judge.requests import Outcome, Requester
 from benchwright.judge.rubric import load_rubric
 from benchwright.judge.snapshot import SnapshotPlan, SnapshotVerdict, combine, judge_context
-from benchwright.redaction import Redactor
 from benchwright.version import __version__
 
 Blocked = Literal["unjudged", "error"]

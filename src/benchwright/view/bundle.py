@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_bytes_atomic
+from benchwright.files.atomic import write_bytes_atomic
 from benchwright.view.assets import INDEX, STATIC, static_files
 from benchwright.view.read_model import ReadModel, pages_of
 from benchwright.view.server import one_blas_thread

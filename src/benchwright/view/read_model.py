@@ -25,9 +25,9 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, cast
 
-from benchwright.names import NAME_PATTERN
+from benchwright.files.names import NAME_PATTERN
 from benchwright.registry import TRACKS
-from benchwright.report.frontier import RunPoint, frontier_of
+from benchwright.report_parts.frontier import RunPoint, frontier_of
 from benchwright.runs.layout import MANIFEST, RESULT_JSON
 from benchwright.view.catalog import RunRef, Unreadable, open_runs
 from benchwright.view.jsdata import encode

@@ -14,9 +14,9 @@ from typing import Annotated, Any
 import typer
 from pydantic import BaseModel
 
-from benchwright.atif_format import Export
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_json_atomic, write_text_atomic
+from benchwright.files.atif import Export
+from benchwright.files.atomic import write_json_atomic, write_text_atomic
 from benchwright.protocols import (
     AnyTrack,
     ClusterCounts,
