@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.coding.agents.base import AgentResult, AgentStatus
+from benchwright.coding.attempts.judging.judge import judge_run
+from benchwright.coding.attempts.layout import RunLayout
+from benchwright.coding.attempts.models import CheckpointRecord, Manifest, RunConfig
 from benchwright.coding.grading.evaluation import GradeStatus
 from benchwright.coding.grading.policies import GroupCount, PassPolicy
 from benchwright.coding.problems.config import Group
-from benchwright.coding.runs.judging.judge import judge_run
-from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig
-from benchwright.fileio import write_json_atomic
+from benchwright.files.atomic import write_json_atomic
 from benchwright.judge.models import JudgeSettings
 
 PER_PROBLEM = 5

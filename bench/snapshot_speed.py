@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchwright.coding.runs import snapshots
-from benchwright.coding.runs.snapshots import files_of, take_snapshot
+from benchwright.coding.attempts import snapshots
+from benchwright.coding.attempts.snapshots import files_of, take_snapshot
 
 
 def _workspace(root: Path, n_files: int) -> Path:

@@ -187,7 +187,7 @@ def _view_paths(server: Any) -> list[str]:
 
 
 def _tree_bytes(path: Path) -> int:
-    from benchwright.nofollow import usage
+    from benchwright.files.nofollow import usage
 
     return usage([path]).bytes
 

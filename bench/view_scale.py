@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.coding.agents.base import AgentResult, Usage
+from benchwright.coding.attempts.layout import RunLayout
+from benchwright.coding.attempts.models import CheckpointRecord, Manifest, RunConfig, RunResult
 from benchwright.coding.grading.evaluation import (
     CheckpointEvaluation,
     EnvInfo,
@@ -39,8 +41,6 @@ from benchwright.coding.grading.evaluation import (
 )
 from benchwright.coding.grading.policies import GroupCount, PassPolicy
 from benchwright.coding.problems.config import Group
-from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig, RunResult
 from benchwright.metrics.erosion import QualitySummary
 from benchwright.protocols import Limits
 from benchwright.view.catalog import run_id

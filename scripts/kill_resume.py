@@ -11,7 +11,7 @@ has journaled a random number of checkpoints, and the run is resumed. Then:
   never the machine's) still alive at the end;
 - temp folders: anything left in the runs' own TMPDIR (where `benchwright-job-*`, the mini
   agent's home, Chromium's profile, env builds and egress proxies would be: every one is owned,
-  `benchwright/owned_temp.py`, and swept at the next start) or in the run's `.work` (grading);
+  `benchwright/files/owned_temp.py`, and swept at the next start) or in the run's `.work` (grading);
 - semaphores: any POSIX semaphore the runs' processes had mapped (/dev/shm/sem.*) still there;
 - tracebacks: any in the killed run's or the resume's output.
 

@@ -14,7 +14,7 @@ ROOT = Path(__file__).parents[1]
 PACKAGE = ROOT / "src" / "benchwright"
 DOC = ROOT / "docs" / "architecture.md"
 MAX_DEPTH = 6  # deeper indentation is a description's continuation
-DATA = "problems"  # package data: problem folders, named as one entry
+DATA = ("coding", "problems", "bundled")  # package data: problem folders, one entry
 
 
 def named_in_doc(text: str) -> set[str]:
@@ -42,7 +42,7 @@ def in_package() -> tuple[set[str], set[str]]:
     modules, folders = set(), set()
     for path in PACKAGE.rglob("*.py"):
         rel = path.relative_to(PACKAGE)
-        if rel.parts[0] == DATA:
+        if rel.parts[:3] == DATA:
             continue
         if path.name != "__init__.py":
             modules.add(rel.as_posix())

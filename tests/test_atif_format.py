@@ -1,4 +1,4 @@
-"""The shared ATIF writer and reader (benchwright.atif_format): what is written validates with
+"""The shared ATIF writer and reader (benchwright.files.atif): what is written validates with
 the `atif` models and holds no key; what is read back is hostile (links, size, depth, junk,
 invalid ATIF) and each bad file is one AtifError line."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from benchwright.atif_format import (
+from benchwright.files.atif import (
     ATIF_FILE,
     AtifError,
     read_atif,
@@ -18,7 +18,7 @@ from benchwright.atif_format import (
     timestamp,
     write_atif,
 )
-from benchwright.redaction import Redactor
+from benchwright.files.redaction import Redactor
 
 atif = pytest.importorskip("atif")
 

@@ -48,7 +48,7 @@ def test_every_file_of_a_coding_run_is_0644(tmp_path: Path, umask_022: None) -> 
     assert done.returncode == 0, done.stderr
     modes = _modes(out)
     assert len(modes) > 20
-    # the SCBench-shaped files too (coding/runs/scbench)
+    # the SCBench-shaped files too (coding/attempts/scbench)
     quality = "quick/trial_1/checkpoint_2/quality_analysis"
     for name in ("config.yaml", "checkpoint_results.jsonl", f"{quality}/overall_quality.json",
                  f"{quality}/files.jsonl", f"{quality}/symbols.jsonl",

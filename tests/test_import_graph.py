@@ -50,7 +50,7 @@ def module_name(path: Path) -> str:
 def modules() -> dict[str, Path]:
     found = {}
     for path in PACKAGE.rglob("*.py"):
-        if path.relative_to(PACKAGE).parts[0] == "problems":  # package data: problem folders
+        if path.relative_to(PACKAGE).parts[:3] == ("coding", "problems", "bundled"):  # package data
             continue
         found[module_name(path)] = path
     return found
@@ -150,14 +150,15 @@ def test_no_module_imports_its_own_package() -> None:
 
 
 def test_the_kernel_imports_no_track() -> None:
-    tracks = ("benchwright.coding", "benchwright.web", "benchwright.metrics", "benchwright.report")
+    tracks = ("benchwright.coding", "benchwright.web", "benchwright.metrics",
+              "benchwright.report_parts")
     found = sorted(f"{a} -> {b}" for a, b in edges()
                    if a.startswith("benchwright.runs") and b.startswith(tracks))
     assert found == []
 
 
 def test_the_web_runner_loads_no_coding_module() -> None:
-    code = ("import sys, benchwright.web.runs.runner; "
+    code = ("import sys, benchwright.web.trials.runner; "
             "print([m for m in sys.modules if m.startswith('benchwright.coding')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
@@ -205,7 +206,7 @@ def test_eval_checkpoint_loads_only_what_grading_needs() -> None:
     code = f"import sys\n{wanted}\nprint(sorted(sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
-    runs_or_reports = ("benchwright.coding.runs", "benchwright.coding.report",
+    runs_or_reports = ("benchwright.coding.attempts", "benchwright.coding.report",
                        "benchwright.coding.agents")
     assert [m for m in eval(out.stdout) if m.startswith(runs_or_reports)] == []
 
@@ -213,4 +214,4 @@ def test_eval_checkpoint_loads_only_what_grading_needs() -> None:
 def test_the_cycle_finder_finds_a_cycle() -> None:
     # the checks above pass on an empty graph too: show they can fail
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert layer("benchwright.runs.journal") < layer("benchwright.coding.runs.chain")
+    assert layer("benchwright.runs.journal") < layer("benchwright.coding.attempts.chain")

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from benchwright.coding.grading.scratch import new_scratch, remove_tree
-from benchwright.owned_temp import OwnedTemp, held, owned_prefix, sweep_leftovers
+from benchwright.files.owned_temp import OwnedTemp, held, owned_prefix, sweep_leftovers
 
 PREFIX = "benchwright-probe-"
 HOLD = """
 import sys, time
 from pathlib import Path
-from benchwright.owned_temp import OwnedTemp
+from benchwright.files.owned_temp import OwnedTemp
 owned = OwnedTemp(sys.argv[1], Path(sys.argv[2]))
 print(owned.path, flush=True)
 time.sleep(600)
@@ -95,7 +95,7 @@ def test_the_users_make_owned_folders(monkeypatch: pytest.MonkeyPatch) -> None:
     owned folders."""
     from benchwright.sandbox.egress.proxy import EgressProxy
     from benchwright.web.browser.shared_browser import CHROMIUM_PREFIX, SharedBrowser
-    from benchwright.web.runs.remote_runner import HostedRunner
+    from benchwright.web.trials.remote_runner import HostedRunner
 
     tmp_path = Path(tempfile.mkdtemp(prefix="owned-", dir="/tmp"))  # a unix socket's path is
     monkeypatch.setenv("TMPDIR", str(tmp_path))                   # short: not under pytest's

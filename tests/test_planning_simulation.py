@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchwright.planning import Population, plan, problem_rates, shifted
-from benchwright.sequential import SequenceSettings, decide, interval, look_alpha, paired_se
-from benchwright.stats import DEFAULT_SEED, MIN_CLUSTERS, _resample_counts
+from benchwright.stats.estimates import DEFAULT_SEED, MIN_CLUSTERS, _resample_counts
+from benchwright.stats.planning import Population, plan, problem_rates, shifted
+from benchwright.stats.sequential import SequenceSettings, decide, interval, look_alpha, paired_se
 
 SIMS = 2_000
 POPULATION = Population(pass_rate=0.45, spread=0.2, source="assumed")

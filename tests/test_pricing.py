@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchwright.pricing import CostSum, Price, cost_of, format_cost, run_price
+from benchwright.llm.pricing import CostSum, Price, cost_of, format_cost, run_price
 
 
 def test_a_model_without_a_price_has_no_cost_unless_nothing_was_spent() -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from benchwright.stats import mean_ci, paired_difference_ci, ratio_ci
+from benchwright.stats.estimates import mean_ci, paired_difference_ci, ratio_ci
 
 DATA = [0.0, 0.25, 0.5, 0.5, 0.75, 1.0, 1.0, 1.0, 0.2, 0.4, 0.6, 0.9]
 
@@ -62,7 +62,7 @@ def test_intervals_are_those_of_the_drawn_resamples() -> None:
 
 
 def test_pass_at_k_and_pass_hat_k_by_hand() -> None:
-    from benchwright.stats import pass_at_k, pass_hat_k
+    from benchwright.stats.estimates import pass_at_k, pass_hat_k
 
     assert pass_at_k(3, 1, 1) == pytest.approx(1 / 3)
     assert pass_at_k(3, 1, 2) == pytest.approx(1 - 1 / 3)  # 1 - C(2,2)/C(3,2)
@@ -73,7 +73,7 @@ def test_pass_at_k_and_pass_hat_k_by_hand() -> None:
 
 
 def test_verdicts_need_enough_clusters_and_a_direction() -> None:
-    from benchwright.stats import MIN_CLUSTERS, judge
+    from benchwright.stats.estimates import MIN_CLUSTERS, judge
 
     ones = [1.0] * MIN_CLUSTERS
     drop = paired_difference_ci(([0.0] * MIN_CLUSTERS, ones), (ones, ones))

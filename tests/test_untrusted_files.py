@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchwright.errors import ProblemConfigError, UserInputError
-from benchwright.untrusted_files import (
+from benchwright.files.untrusted import (
     MAX_DEPTH,
     parse_untrusted_yaml,
     read_untrusted_json,

@@ -24,7 +24,7 @@ _PUBLIC: dict[str, str] = {
     "CodingOptions": "benchwright.api.coding:CodingOptions",
     "CodingHooks": "benchwright.api.coding:CodingHooks",
     "WebOptions": "benchwright.api.web:WebOptions",
-    "WebHooks": "benchwright.web.runs.runner:RunHooks",
+    "WebHooks": "benchwright.web.trials.runner:RunHooks",
     # reading runs
     "load_run": "benchwright.api.runs:load_run",
     "CodingRun": "benchwright.api.runs:CodingRun",
@@ -35,11 +35,11 @@ _PUBLIC: dict[str, str] = {
     "frontier": "benchwright.api.frontier:frontier",
     "load_atif": "benchwright.api.trajectories:load_atif",
     # what runs and gradings give back
-    "RunResult": "benchwright.coding.runs.models:RunResult",
-    "CheckpointRecord": "benchwright.coding.runs.models:CheckpointRecord",
+    "RunResult": "benchwright.coding.attempts.models:RunResult",
+    "CheckpointRecord": "benchwright.coding.attempts.models:CheckpointRecord",
     "CheckpointEvaluation": "benchwright.coding.grading.evaluation:CheckpointEvaluation",
-    "WebRunResult": "benchwright.web.runs.models:WebRunResult",
-    "TrialRecord": "benchwright.web.runs.models:TrialRecord",
+    "WebRunResult": "benchwright.web.trials.models:WebRunResult",
+    "TrialRecord": "benchwright.web.trials.models:TrialRecord",
     # writing a plugin (docs/write-an-agent.md)
     "Agent": "benchwright.coding.agents.base:Agent",
     "AgentSetup": "benchwright.coding.agents.setup:AgentSetup",
@@ -131,11 +131,11 @@ if TYPE_CHECKING:  # what type checkers and editors see; nothing of this is impo
         Usage,
     )
     from benchwright.coding.agents.setup import AgentSetup
+    from benchwright.coding.attempts.models import CheckpointRecord, RunResult
     from benchwright.coding.grading.evaluation import CheckpointEvaluation
-    from benchwright.coding.runs.models import CheckpointRecord, RunResult
     from benchwright.errors import BenchwrightError, PluginError, PrerequisiteError, UserInputError
     from benchwright.protocols import ExecResult, Limits, Mount, Runtime
     from benchwright.web.browser.trial_models import AgentSpec as WebAgentSpec
     from benchwright.web.browser.web_agents import WebAgent
-    from benchwright.web.runs.models import TrialRecord, WebRunResult
-    from benchwright.web.runs.runner import RunHooks as WebHooks
+    from benchwright.web.trials.models import TrialRecord, WebRunResult
+    from benchwright.web.trials.runner import RunHooks as WebHooks

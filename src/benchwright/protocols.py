@@ -8,7 +8,7 @@
   every run (create or resume, execute, finish), regrade, report, read.
 
 Each track's own interfaces live with it: a coding `Agent` in `benchwright.coding.agents.base`,
-a web `TrialRunner` in `benchwright.web.runs.trial_runner`. Implementations are registered by
+a web `TrialRunner` in `benchwright.web.trials.trial_runner`. Implementations are registered by
 name in `benchwright.registry`. This module imports nothing of benchwright.
 """
 
@@ -190,6 +190,19 @@ ReportT = TypeVar("ReportT", bound=BaseModel)
 
 
 @dataclass(frozen=True)
+class ClusterCounts:
+    """A run's successes and attempts per cluster (a problem, a task template), for one
+    figure: what paired comparisons of two runs resample."""
+
+    metric: str
+    """The figure ("problems solved", "pass rate")."""
+    unit: str
+    """What a cluster is ("problems", "templates")."""
+    counts: dict[str, tuple[float, float]]
+    """Per cluster: successes (numerator) and attempts (denominator)."""
+
+
+@dataclass(frozen=True)
 class StartedRun(Generic[ConfigT]):
     """What a track's `execute` is handed by `benchwright.runs.start` (the lock held)."""
 
@@ -253,11 +266,6 @@ class Track(Protocol[ConfigT, ManifestT, TrackResultT, ReportT]):
         """One line on what a finished run did and where to look next."""
         ...
 
-    def resume(self, run_dir: Path, workers: int = 1) -> TrackResultT:
-        """Run what is not finished yet (everything, for a new run) on this machine, through
-        `runs.start`."""
-        ...
-
     def read(self, run_dir: Path) -> ManifestT:
         """The run's manifest (the track's model); a folder of another track is an error."""
         ...
@@ -280,6 +288,18 @@ class Track(Protocol[ConfigT, ManifestT, TrackResultT, ReportT]):
 
     def resume_command(self, run_dir: Path) -> str:
         """The command that continues the run."""
+        ...
+
+    def clusters(self, run_dir: Path, metric: str | None) -> ClusterCounts:
+        """Its runs' headline figure per cluster (`plan`, `report --fail-if-worse`,
+        `--until-decided`): `metric` one of its figures, None its default; another is the
+        user's error."""
+        ...
+
+    def export_atif(self, run_dir: Path, out: Path, redactor: Any) -> BaseModel:
+        """`export atif`: every agent trajectory of the run written as ATIF under `out`; what
+        was written and what skipped (`atif_format.Export`). `redactor`: a
+        `redaction.Redactor`."""
         ...
 
     def interrupted(self, run_dir: Path) -> str:
@@ -324,4 +344,4 @@ class RegradeSettings:
     """Where the grading jobs run (None: one after another in this process)."""
     repeat: int = 1
     """Gradings of every unit (`eval --repeat N`); above 1 the grader's noise is measured
-    and saved (report/grading_noise.py)."""
+    and saved (report_parts/grading_noise.py)."""

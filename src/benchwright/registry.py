@@ -64,6 +64,9 @@ class Kind(Generic[T]):
     needs: tuple[str, ...] = ()
     """Attributes a part of this kind has (`from_setup` for an agent): a plugin or a
     "module:attribute" without them is refused by name, not an AttributeError later."""
+    dotted: bool = True
+    """A kind with a group also takes "module:attribute" names (not tracks: a track's name
+    is read from a run folder's manifest, which must never choose what is imported)."""
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and (name in self.names() or self._dotted(name))
@@ -86,7 +89,7 @@ class Kind(Generic[T]):
     def check(self, name: str) -> None:
         """Refuse a name that is not registered, listing the choices."""
         if name not in self:
-            spec = ", or give module:Class" if self.group is not None else ""
+            spec = ", or give module:Class" if self._takes_dotted() else ""
             raise UserInputError(f"unknown {self.label} {name!r}",
                                  hint=f"choose one of: {', '.join(self.names())}{spec}")
 
@@ -116,8 +119,11 @@ class Kind(Generic[T]):
 
         return list(importlib.metadata.entry_points(group=self.group))
 
+    def _takes_dotted(self) -> bool:
+        return self.group is not None and self.dotted
+
     def _dotted(self, name: str) -> bool:
-        return self.group is not None and DOTTED.match(name) is not None
+        return self._takes_dotted() and DOTTED.match(name) is not None
 
 
 def _load(target: str) -> Any:
@@ -155,31 +161,86 @@ def _load_dotted(label: str, name: str) -> Any:
                           ) from None
 
 
-TRACKS: Kind[AnyTrack] = Kind("track", {
-    "coding": "benchwright.coding.track:TRACK",
-    "web": "benchwright.web.track:TRACK",
-    "harbor": "benchwright.harbor.track:TRACK",
-})
-# Manifests written before the `track` field: the track by the manifest's exact format.
+@dataclass(frozen=True)
+class TrackEntry:
+    """Where each part of one track lives, "module:attribute" each: adding a track is one
+    entry in `TRACK_ENTRIES` (or, from another distribution, one entry point of the group
+    `benchwright.tracks` naming such an object). Nothing else branches on a track's name: the
+    CLI, the API and the viewer ask for a part here (docs/architecture.md, "Add a track")."""
+
+    track: str
+    """Its `protocols.Track` (the run kernel's steps, readers, report)."""
+    run_command: str
+    """`benchwright run NAME`: a Typer command function or app."""
+    regrade_view: str | None = None
+    """How `eval RUN_DIR` shows what its `regrade` returned: (run_dir, outcome, as_json); None:
+    its runs cannot be graded again (`eval` says so)."""
+    run_view: str | None = None
+    """What `benchwright.load_run` returns for its runs: a class with `open(path, track)`; None:
+    `load_run` says the track has none."""
+    view_pages: str | None = None
+    """The viewer's pages of its runs (`view.track_pages.TrackPages`); None: the viewer says it
+    has no pages for the track."""
+
+
+TRACK_ENTRIES: dict[str, TrackEntry] = {
+    "coding": TrackEntry(
+        track="benchwright.coding.track:TRACK",
+        run_command="benchwright.cli.run_cmd:coding_cmd",
+        regrade_view="benchwright.cli.regrade_views:show_coding",
+        run_view="benchwright.api.runs:CodingRun",
+        view_pages="benchwright.view.coding_pages:PAGES"),
+    "web": TrackEntry(
+        track="benchwright.web.track:TRACK",
+        run_command="benchwright.cli.run_web_cmd:run_web_cmd",
+        regrade_view="benchwright.cli.regrade_views:show_web",
+        run_view="benchwright.api.runs:WebRun",
+        view_pages="benchwright.view.web_pages:PAGES"),
+    # no regrade, load_run or viewer pages yet (docs/harbor.md, "Not supported yet")
+    "harbor": TrackEntry(
+        track="benchwright.harbor.track:TRACK",
+        run_command="benchwright.cli.run_harbor_cmd:run_harbor_cmd"),
+}
+TRACK_PARTS = ("track", "run_command", "regrade_view", "run_view", "view_pages")
+
+
+class TrackKind(Kind[AnyTrack]):
+    """The tracks: `get(name)` is the track itself, `part(name, part)` any other part of its
+    entry (a plugin's entry is the `TrackEntry` its entry point names)."""
+
+    def entry(self, name: str) -> TrackEntry:
+        """The track's entry, built in or a plugin's."""
+        self.check(name)
+        if name in TRACK_ENTRIES:
+            return TRACK_ENTRIES[name]
+        found = super().get(name)
+        if not isinstance(found, TrackEntry):
+            raise PluginError(f"{name!r} is not a usable track: its entry point names no "
+                              "benchwright.registry.TrackEntry",
+                              hint="name a TrackEntry (docs/architecture.md, \"Add a track\")")
+        return found
+
+    def get(self, name: str) -> AnyTrack:
+        return cast(AnyTrack, _load(self.entry(name).track))
+
+    def part(self, name: str, part: str) -> Any:
+        """One part of the track's entry (`TRACK_PARTS`), imported now; a part the track does
+        not have is the user's error, said in one line."""
+        target = getattr(self.entry(name), part)
+        if target is None:
+            raise UserInputError(f"{name} runs have no {part.replace('_', ' ')} yet",
+                                 hint=f"the {name} track does not provide it")
+        return _load(target)
+
+
+TRACKS = TrackKind("track", {name: e.track for name, e in TRACK_ENTRIES.items()},
+                   group="benchwright.tracks", dotted=False)
+# Manifests written before the `track` field: the track by the manifest's exact format (a new
+# track writes `track` from its first run and needs no line here).
 TRACK_FORMATS: dict[str, str] = {
     "benchwright.run/1": "coding",
     "benchwright.web-run/1": "web",
 }
-# How the CLI shows what a track's `regrade` returned (`eval RUN_DIR`).
-REGRADE_VIEWS: Kind[Callable[..., None]] = Kind("track", {
-    "coding": "benchwright.cli.regrade_views:show_coding",
-    "web": "benchwright.cli.regrade_views:show_web",
-})
-# What `benchwright.load_run` returns for each track's run folder (the Python API).
-RUN_VIEWS: Kind[Any] = Kind("track", {
-    "coding": "benchwright.api.runs:CodingRun",
-    "web": "benchwright.api.runs:WebRun",
-})
-# The viewer's pages of each track's runs (`benchwright view`), by the track's name.
-VIEW_PAGES: Kind[Any] = Kind("track", {
-    "coding": "benchwright.view.coding_pages:PAGES",
-    "web": "benchwright.view.web_pages:PAGES",
-})
 RUNTIMES: Kind[type[Runtime]] = Kind("runtime", {
     "bwrap": "benchwright.sandbox.bwrap:BwrapRuntime",
     "unsafe-local": "benchwright.sandbox.bwrap:UnsafeLocalRuntime",
@@ -211,8 +272,8 @@ WEB_AGENTS: Kind[FromSetup[Any, Any]] = Kind("web agent", {
 # Web benchmarks: a suite is a function (env config path or None) -> `web.runs.suites.Suite`;
 # a site is a `web.config.Site` its tasks name (a second benchmark registers both).
 WEB_SUITES: Kind[Callable[..., Any]] = Kind("web suite", {
-    "local": "benchwright.web.runs.suites:open_local",
-    "webarena-verified": "benchwright.web.runs.suites:open_webarena",
+    "local": "benchwright.web.trials.suites:open_local",
+    "webarena-verified": "benchwright.web.trials.suites:open_webarena",
 }, group="benchwright.web_suites")
 WEB_SITES: Kind[Any] = Kind("web site", {
     name: f"benchwright.web.sites.config:Site.{name.upper()}" for name in (
@@ -223,7 +284,7 @@ PLUGIN_KINDS: dict[str, Kind[Any]] = {
     "coding agent": CODING_AGENTS, "web agent": WEB_AGENTS, "runtime": RUNTIMES,
     "grader": GRADERS, "web suite": WEB_SUITES, "web site": WEB_SITES}
 TRIAL_RUNNERS: Kind[Callable[[], Any]] = Kind("trial runner", {
-    "browser": "benchwright.web.runs.browser_runner:BrowserTrialRunner",
-    "browser-process": "benchwright.web.runs.trial_process:ProcessTrialRunner",
-    "fake": "benchwright.web.runs.fake_runner:FakeTrialRunner",
+    "browser": "benchwright.web.trials.browser_runner:BrowserTrialRunner",
+    "browser-process": "benchwright.web.trials.trial_process:ProcessTrialRunner",
+    "fake": "benchwright.web.trials.fake_runner:FakeTrialRunner",
 })

@@ -178,7 +178,7 @@ def test_an_unknown_option_is_refused_not_dropped() -> None:
 
 
 def test_scbench_config_reads_the_recorded_thinking_and_version() -> None:
-    from benchwright.coding.runs.scbench.run_config import (
+    from benchwright.coding.attempts.scbench.run_config import (
         agent_version,
         thinking,
         thinking_max_tokens,

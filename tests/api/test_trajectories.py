@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import benchwright
-from benchwright.atif_format import ATIF_FILE, schema_version, write_atif
 from benchwright.coding.agents.base import Usage
 from benchwright.coding.agents.trajectory import Role, Step, ToolCall, Trajectory
+from benchwright.files.atif import ATIF_FILE, schema_version, write_atif
 
 pytest.importorskip("atif")
 

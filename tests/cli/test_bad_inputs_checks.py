@@ -319,7 +319,7 @@ def _progress_probes() -> list[Probe]:
 
 
 def _read_back_probes() -> list[Probe]:
-    """Files the issue lists that printed a traceback when re-probed (scripts/issue26_probes.py):
+    """Files the issue lists that printed a traceback when re-probed (scripts/probe_bad_inputs.py):
     a web config whose `sites:` is a list or whose URL has a space or a port past 65535, and a
     3,000-deep benchwright.toml in the current folder (read by every command)."""
     status = ["web", "env", "status", "--site", "shopping", "--config", "{tmp}/c.yaml"]

@@ -132,16 +132,16 @@ def test_each_family_runs_through_the_real_executable(args: list[str], expected:
 
 def test_the_copied_choices_and_defaults_are_the_tracks() -> None:
     from benchwright.coding.agents.settings import Thinking
+    from benchwright.coding.attempts import snapshots
+    from benchwright.coding.attempts.models import StartFrom
     from benchwright.coding.grading.policies import PassPolicy
     from benchwright.coding.problems.scaffold import Kind
-    from benchwright.coding.runs import snapshots
-    from benchwright.coding.runs.models import StartFrom
     from benchwright.judge.models import MAX_SAMPLES, Protocol
     from benchwright.protocols import EXECUTOR_DEFAULTS
     from benchwright.web.browser.prompts import STRUCTURED
     from benchwright.web.evaluation.tasks import Subset
-    from benchwright.web.runs.suites import LOCAL, WEBARENA
     from benchwright.web.submission.package import TrialChoice
+    from benchwright.web.trials.suites import LOCAL, WEBARENA
 
     values = option_values
     for copy, owner in [(values.ThinkingChoice, Thinking), (values.PassPolicyChoice, PassPolicy),

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from benchwright.coding.runs.models import RunConfig
-from benchwright.coding.runs.remote import Landed, land
-from benchwright.coding.runs.runner import create_run, execute
+from benchwright.coding.attempts.models import RunConfig
+from benchwright.coding.attempts.remote import Landed, land
+from benchwright.coding.attempts.runner import create_run, execute
 from benchwright.errors import PrerequisiteError
 from benchwright.executors.local import LocalExecutor
-from benchwright.redaction import Redactor
+from benchwright.files.redaction import Redactor
 from benchwright.runs.file_tree import FileTree, TreeEntry, UnsafeTree, pack_tree, unpack_tree
 from benchwright.runs.node_checks import require_on_every_node
 from tests.helpers import run_cli
@@ -144,7 +144,7 @@ def test_a_checkpoint_sent_twice_is_journaled_once(tmp_path: Path, problems_dir:
     execute(tmp_path / "run", config, LocalExecutor(1))
     journal = tmp_path / "run" / "ledger_cli" / "trial_1" / "journal.jsonl"
     record = json.loads(journal.read_text().splitlines()[0])
-    from benchwright.coding.runs.models import CheckpointRecord
+    from benchwright.coding.attempts.models import CheckpointRecord
 
     again = Landed(record=CheckpointRecord.model_validate(record), files=FileTree())
     assert land(tmp_path / "run", again, Redactor({})) is None

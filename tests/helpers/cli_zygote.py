@@ -36,7 +36,7 @@ PRELOAD = (
     "benchwright.cli.run_cmd", "benchwright.cli.run_web_cmd",
     "benchwright.api.coding", "benchwright.api.web", "benchwright.cli.render",
     "benchwright.coding.problems.scaffold", "benchwright.coding.report.figures",
-    "benchwright.coding.runs.judging.judge", "benchwright.coding.validation.validate",
+    "benchwright.coding.attempts.judging.judge", "benchwright.coding.validation.validate",
     "benchwright.metrics.static", "benchwright.runs", "benchwright.web.evaluation.scoring",
     "benchwright.web.sites.control", "benchwright.web.submission.package",
     "rich.console", "rich.progress", "rich.table",

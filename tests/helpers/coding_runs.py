@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 
 from benchwright.coding.agents.base import AgentResult, AgentStatus, Usage
+from benchwright.coding.attempts.layout import RunLayout
+from benchwright.coding.attempts.models import CheckpointRecord, Manifest, RunConfig, StartFrom
 from benchwright.coding.grading.evaluation import (
     CheckpointEvaluation,
     EnvInfo,
@@ -23,8 +25,6 @@ from benchwright.coding.grading.evaluation import (
 )
 from benchwright.coding.grading.policies import GroupCount, PassPolicy
 from benchwright.coding.problems.config import Group
-from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig, StartFrom
 from benchwright.sandbox.bwrap import Limits
 
 COST, IN, OUT, CACHED, AGENT_S, GRADE_S = 0.25, 1000, 200, 300, 10.0, 2.0

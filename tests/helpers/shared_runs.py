@@ -137,7 +137,7 @@ def bundled_oracle_run(factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     both bundled problems with metrics, in the default run folder (benchwright-out/runs/none/
     <SCBench-style name>). The caller's copy of that run folder and the run's --json summary.
 
-    tests/coding/runs/test_scbench_files.py needs the default folder; tests/judge needs an
+    tests/coding/attempts/test_scbench_files.py needs the default folder; tests/judge needs an
     oracle run of both problems with metrics, wherever it is (it used `--agent oracle --out`)."""
     made = shared_run(factory, "run", "coding", "--json")
     assert made.returncode == 0, made.stderr
@@ -152,7 +152,7 @@ SLOPPY = FIXTURES / "counterfactual" / "sloppy_agent.sh"
 def sloppy_run(factory: pytest.TempPathFactory, *extra: str) -> Path:
     """A `command` agent that breaks code it inherited from itself (SLOPPY) over both bundled
     problems, no metrics, with these extra options (`--start-from reference`): the caller's copy
-    of the run folder (tests/coding/runs/test_counterfactual_runs.py's runs; tests/view's are of
+    of the run folder (tests/coding/attempts/test_counterfactual_runs.py's runs; tests/view's are of
     kv_server alone: its tests work out that head-to-head by hand)."""
     from benchwright.coding.problems.examples import examples_dir
 

@@ -31,8 +31,8 @@ from typing import Any
 import pytest
 import yaml
 
-from benchwright.coding.runs import journal
-from benchwright.coding.runs.layout import RunLayout
+from benchwright.coding.attempts import journal
+from benchwright.coding.attempts.layout import RunLayout
 from benchwright.judge.rubric import load_rubric
 from benchwright.testing import FakeLLMServer, Script
 from tests.helpers import run_cli

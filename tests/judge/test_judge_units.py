@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from benchwright.errors import UserInputError
+from benchwright.files.redaction import Redactor
 from benchwright.judge.agreement import (
     agreement_table,
     alpha,
@@ -39,7 +40,6 @@ from benchwright.judge.requests import Request, Requester
 from benchwright.judge.rubric import load_rubric
 from benchwright.judge.verdicts import Flag, InvalidReply, check_flags, parse_payload
 from benchwright.metrics.erosion import QualitySummary, RubricCounts, with_rubric
-from benchwright.redaction import Redactor
 
 # A rubric in SCBench's format (its fields and types; our words).
 SCBENCH_RUBRIC = "\n".join(json.dumps(item) for item in [

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.runs import journal
-from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import ChainSummary, Manifest
-from benchwright.coding.runs.scbench.export import export_scbench
-from benchwright.coding.runs.scbench.quality_files import OVERALL
+from benchwright.coding.attempts import journal
+from benchwright.coding.attempts.layout import RunLayout
+from benchwright.coding.attempts.models import ChainSummary, Manifest
+from benchwright.coding.attempts.scbench.export import export_scbench
+from benchwright.coding.attempts.scbench.quality_files import OVERALL
+from benchwright.files.redaction import Redactor
 from benchwright.metrics import scbcheck
 from benchwright.metrics.erosion import QualitySummary, summarise
 from benchwright.metrics.models import SnapshotMetrics
 from benchwright.metrics.static import analyze_snapshot
-from benchwright.redaction import Redactor
 from tests.helpers.coding_runs import write_run
 
 # Python 3.12 only: PEP 695 type aliases and generic functions and classes, PEP 701 f-strings.

@@ -15,20 +15,20 @@ import pytest
 import yaml
 
 from benchwright.coding.agents.settings import AgentSettings
-from benchwright.coding.runs import journal
-from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import ChainSummary, Manifest, RunConfig
-from benchwright.coding.runs.scbench.export import attempt_rows, export_scbench
-from benchwright.coding.runs.scbench.rows import percent_change
-from benchwright.coding.runs.scbench.run_config import thinking, thinking_max_tokens
-from benchwright.coding.runs.scbench.run_name import run_name, unused
-from benchwright.coding.runs.scbench.summary import scbench_summary
+from benchwright.coding.attempts import journal
+from benchwright.coding.attempts.layout import RunLayout
+from benchwright.coding.attempts.models import ChainSummary, Manifest, RunConfig
+from benchwright.coding.attempts.scbench.export import attempt_rows, export_scbench
+from benchwright.coding.attempts.scbench.rows import percent_change
+from benchwright.coding.attempts.scbench.run_config import thinking, thinking_max_tokens
+from benchwright.coding.attempts.scbench.run_name import run_name, unused
+from benchwright.coding.attempts.scbench.summary import scbench_summary
+from benchwright.files.redaction import Redactor
 from benchwright.metrics.languages.python_shape import body_shape, module_variables
 from benchwright.metrics.mass import snapshot_mass
 from benchwright.metrics.mass_delta import mass_delta
 from benchwright.metrics.models import SymbolMetrics
 from benchwright.metrics.spread import spread
-from benchwright.redaction import Redactor
 from tests.helpers.coding_runs import write_run
 
 SHAPED = '''

@@ -90,9 +90,11 @@ def test_a_coding_run_that_mentions_the_web_format_is_reported_as_coding(
 
 @pytest.mark.sandbox
 def test_both_tracks_are_driven_through_the_same_interface(tmp_path: Path) -> None:
-    from benchwright.coding.runs.models import RunConfig
-    from benchwright.registry import TRACKS
-    from benchwright.web.runs.models import AgentSpec, WebRunConfig
+    from benchwright.coding.attempts.models import RunConfig
+    from benchwright.protocols import ExecutorSetup
+    from benchwright.registry import EXECUTORS, TRACKS
+    from benchwright.runs import start
+    from benchwright.web.trials.models import AgentSpec, WebRunConfig
 
     configs = {
         "coding": RunConfig(problems_dir=QUICK, problems=["quick"], agent="oracle",
@@ -105,7 +107,8 @@ def test_both_tracks_are_driven_through_the_same_interface(tmp_path: Path) -> No
         TRACKS.get(name).create(out, config)
         run = open_run(out)
         assert run.track.name == name
-        result = run.track.resume(out).model_dump()
+        local = EXECUTORS.get("local").from_setup(ExecutorSetup())
+        result = start(run.track, out, executor=local).model_dump()
         assert result["complete"] is True
         assert (out / "result.json").is_file() and (out / "report.md").is_file()
         assert run.track.finish(out).model_dump()["complete"] is True

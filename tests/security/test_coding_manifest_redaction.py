@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.coding.runs.models import AgentSettings, RunConfig
-from benchwright.coding.runs.runner import create_run, load_manifest, refresh_checksums
+from benchwright.coding.attempts.models import AgentSettings, RunConfig
+from benchwright.coding.attempts.runner import create_run, load_manifest, refresh_checksums
 from tests.helpers import FIXTURES
 
 KEY = "query-key-only-in-the-url-8e1f"

@@ -161,8 +161,8 @@ def test_a_killed_remote_attempts_job_folder_is_swept_and_no_one_elses(tmp_path:
     """`/tmp/benchwright-job-*` of an attempt on a machine without the run folder: named for its
     owner, so the next attempt removes the one a kill -9 left, never a live one or a folder
     whose name is not ours (issue 26 point 5)."""
+    from benchwright.coding.attempts.remote import JOB_PREFIX
     from benchwright.coding.grading.scratch import owned_prefix
-    from benchwright.coding.runs.remote import JOB_PREFIX
 
     gone = subprocess.run([sys.executable, "-c", "from benchwright.coding.grading.scratch import "
                            f"owned_prefix; print(owned_prefix({JOB_PREFIX!r}))"],
@@ -180,8 +180,8 @@ def test_a_job_folder_in_use_in_another_pid_namespace_is_left_alone(tmp_path: Pa
     """A Ray node (or container) sharing this /tmp in a PID namespace of its own: its pid means
     nothing here, so the folder's lock says whether its owner lives. Seen in CI: one node swept
     another's job folder in use, and the attempt lost its problem's tests."""
+    from benchwright.coding.attempts.remote import JOB_PREFIX
     from benchwright.coding.grading.scratch import owned_folder
-    from benchwright.coding.runs.remote import JOB_PREFIX
 
     elsewhere = f"{JOB_PREFIX}999999999-1-"  # a pid this namespace does not have
     with owned_folder(tmp_path, JOB_PREFIX) as mine:

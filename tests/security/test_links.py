@@ -16,18 +16,18 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchwright.coding.grading.workspace import copy_asset
-from benchwright.coding.problems.loader import load_problem
-from benchwright.coding.runs.snapshots import (
+from benchwright.coding.attempts.snapshots import (
     SnapshotLimits,
     diff_snapshots,
     files_of,
     take_snapshot,
 )
+from benchwright.coding.grading.workspace import copy_asset
+from benchwright.coding.problems.loader import load_problem
 from benchwright.errors import ProblemConfigError, SnapshotLimitError
+from benchwright.files.nofollow import read_regular
 from benchwright.metrics.languages import analyzers
 from benchwright.metrics.static import source_files
-from benchwright.nofollow import read_regular
 from tests.helpers import run_cli
 from tests.helpers.probes import (
     SOLVE_1,

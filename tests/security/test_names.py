@@ -16,7 +16,7 @@ import yaml
 
 from benchwright.coding.problems.loader import load_problem
 from benchwright.errors import ProblemConfigError
-from benchwright.names import check_name
+from benchwright.files.names import check_name
 from tests.helpers import run_cli
 from tests.helpers.probes import quick_problem, run_coding, tree_state
 

@@ -70,7 +70,7 @@ def test_a_mini_agent_command_printing_a_gigabyte_costs_the_harness_what_it_keep
 def test_a_gigabyte_agent_log_is_swept_for_keys_in_chunks(tmp_path: Path) -> None:
     """The redaction sweep read every file of a checkpoint whole (a command agent's stdout.txt
     may be a GiB), twice over; a key split across two reads must still be found."""
-    from benchwright.redaction import Redactor
+    from benchwright.files.redaction import Redactor
 
     key = "sk-flood-key-0123456789"
     redactor = Redactor({"FLOOD_API_KEY": key})

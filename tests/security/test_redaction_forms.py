@@ -7,7 +7,7 @@ from urllib.parse import quote, quote_plus, urlencode
 
 import pytest
 
-from benchwright.redaction import Redactor, redact_url, restore, url_secrets
+from benchwright.files.redaction import Redactor, redact_url, restore, url_secrets
 
 SECRET = 'p@ss/w0rd+"x" y'
 

@@ -89,7 +89,7 @@ def _no_mess_left(tmp_path: Path) -> Iterator[None]:
     """The run folder keeps what the agent left in its home: removed here, or pytest's own
     cleanup of old temporary folders (shutil.rmtree) would meet it in a later session."""
     yield
-    from benchwright.nofollow import remove_tree
+    from benchwright.files.nofollow import remove_tree
 
     remove_tree(tmp_path, ignore_errors=True)
 
@@ -197,10 +197,10 @@ def _deep_tree(root: Path, depth: int, secret: str) -> None:
 
 
 def test_every_walker_survives_a_tree_2000_levels_deep(tmp_path: Path) -> None:
-    from benchwright.coding.runs.snapshots import diff_snapshots, take_snapshot
+    from benchwright.coding.attempts.snapshots import diff_snapshots, take_snapshot
+    from benchwright.files.nofollow import remove_tree, usage
+    from benchwright.files.redaction import Redactor
     from benchwright.metrics.static import analyze_snapshot
-    from benchwright.nofollow import remove_tree, usage
-    from benchwright.redaction import Redactor
 
     secret = f"sk-{uuid.uuid4().hex}"
     work = tmp_path / "work"

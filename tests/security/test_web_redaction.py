@@ -23,7 +23,8 @@ import yaml
 
 from benchwright.errors import UserInputError
 from benchwright.web.evaluation.scoring import HISTORY, NETWORK_HAR
-from benchwright.web.runs.models import (
+from benchwright.web.sites.config import DEFAULT_AUTO_LOGIN
+from benchwright.web.trials.models import (
     AgentName,
     AgentSpec,
     TrialOutcome,
@@ -31,9 +32,8 @@ from benchwright.web.runs.models import (
     TrialStatus,
     WebRunConfig,
 )
-from benchwright.web.runs.runner import create_web_run, execute_web_run
-from benchwright.web.runs.suites import open_suite
-from benchwright.web.sites.config import DEFAULT_AUTO_LOGIN
+from benchwright.web.trials.runner import create_web_run, execute_web_run
+from benchwright.web.trials.suites import open_suite
 from tests.helpers.web_suites import write_suite
 
 KEY = "sk-bw-redaction-env-key-7f3a9c"

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from benchwright.coding.grading.evaluation import CheckpointEvaluation
-from benchwright.report.failure_causes import CAUSES
-from benchwright.report.grading_noise import measure, save_noise
+from benchwright.report_parts.failure_causes import CAUSES
+from benchwright.report_parts.grading_noise import measure, save_noise
 from tests.helpers import run_cli
 from tests.helpers.coding_runs import write_run
 from tests.helpers.view_runs import TITLE, XSS, Page, cut_off, rid, serving, settled

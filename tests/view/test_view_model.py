@@ -51,7 +51,7 @@ def test_the_run_page_is_the_report(runs: Runs) -> None:
 
 
 def test_a_new_metric_shows_without_a_viewer_change(tmp_path: Path) -> None:
-    from benchwright.coding.runs.journal import read_records
+    from benchwright.coding.attempts.journal import read_records
     from benchwright.metrics.erosion import QualitySummary
 
     write_run(tmp_path / "run", {"p": ["SS"]}, 2)
@@ -137,8 +137,8 @@ def test_a_bundle_never_overwrites_a_folder_it_did_not_write(tmp_path: Path,
 
 def test_a_finished_runs_digest_is_its_journals(runs: Runs) -> None:
     """The run list reads one file per finished run; it must say what the journals say."""
-    from benchwright.coding.runs.runner import load_manifest
-    from benchwright.coding.runs.tallies import (
+    from benchwright.coding.attempts.runner import load_manifest
+    from benchwright.coding.attempts.tallies import (
         _finished_records,
         _journal_records,
         _tallied,

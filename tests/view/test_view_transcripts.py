@@ -132,7 +132,7 @@ def test_a_heredoc_write_is_lifted_out_of_the_command() -> None:
 def test_web_steps_name_each_action_and_its_target(tmp_path: Path) -> None:
     import json
 
-    from benchwright.web.runs.trial_files import read_trial
+    from benchwright.web.trials.trial_files import read_trial
 
     history = {"history": [{
         "model_output": {"next_goal": "open **sign in**", "action": [

@@ -257,7 +257,7 @@ def _check_atif(trial: Path) -> None:
     """The trial's steps in ATIF: valid, each action a tool call with its observation, each
     step's model call with its tokens and cost, the trial's totals in the final metrics."""
     atif = pytest.importorskip("atif")
-    from benchwright.atif_format import schema_version
+    from benchwright.files.atif import schema_version
 
     doc = atif.Trajectory.model_validate_json((trial / "trajectory.atif.json").read_text())
     assert doc.schema_version == schema_version() and doc.session_id == "9005/trial_1"

@@ -13,18 +13,18 @@ from pydantic import ValidationError
 from benchwright.api.options import refuse_unknown
 from benchwright.api.placement import Placement, make_executor, take_placement
 from benchwright.coding.agents.settings import AgentSettings, Thinking
+from benchwright.coding.attempts.models import RunConfig, RunResult, StartFrom
+from benchwright.coding.attempts.preflight import check_coding_run, prompt_setting, resolved
+from benchwright.coding.attempts.scbench.run_name import run_name, unused
 from benchwright.coding.grading.policies import PassPolicy
 from benchwright.coding.problems.examples import examples_dir
 from benchwright.coding.problems.loader import load_problem
-from benchwright.coding.runs.models import RunConfig, RunResult, StartFrom
-from benchwright.coding.runs.preflight import check_coding_run, prompt_setting, resolved
-from benchwright.coding.runs.scbench.run_name import run_name, unused
 from benchwright.coding.track import TRACK, check_judge, require_metric_tools
 from benchwright.coding.track import CodingHooks as CodingHooks  # the API's name for it
 from benchwright.errors import UserInputError
 from benchwright.judge.models import JudgeSettings
 from benchwright.llm.cassette import require_local, traffic_setting
-from benchwright.pricing import run_price
+from benchwright.llm.pricing import run_price
 from benchwright.registry import CODING_AGENTS, RUNTIMES
 from benchwright.sandbox.images.resolve import image_for_runtime
 from benchwright.version import __version__
@@ -130,15 +130,13 @@ def run_coding(problems_dir: Path | str | None = None, *, out: Path | str | None
     may be given with it but `workers` and where jobs run). A run that is already complete is
     finished again (its result files rewritten) without running anything.
     """
-    from benchwright.runs import start
+    from benchwright.runs import new_or_resumed, start
 
     where = take_placement(options)
-    config: RunConfig | None = None
-    if resume is not None:
-        _refuse_options(problems_dir, out, options)
-        run_dir = Path(resume)
-    else:
-        run_dir, config = new_coding_run(problems_dir, out, options)
+    given = [*options, *(["problems_dir"] if problems_dir is not None else []),
+             *(["out"] if out is not None else [])]
+    run_dir, config = new_or_resumed(resume, given,
+                                     lambda: new_coding_run(problems_dir, out, options))
     require_local(config.llm if config else None, where.get("executor"))
     hooks = hooks or CodingHooks()
     executor = make_executor(where, workers, on_event=hooks.on_event)
@@ -305,16 +303,6 @@ def problem_names(folder: Path, wanted: list[str]) -> list[str]:
         for checkpoint in problem.ordered_checkpoints():
             problem.render_spec(checkpoint.name)  # a missing or unreadable spec stops us here
     return names
-
-
-def _refuse_options(problems_dir: Path | str | None, out: Path | str | None,
-                    options: CodingOptions) -> None:
-    """A resumed run keeps its saved configuration: nothing else may be asked of it."""
-    given = [*options, *(["problems_dir"] if problems_dir is not None else []),
-             *(["out"] if out is not None else [])]
-    if given:
-        raise UserInputError(f"resume uses the run's saved configuration; drop {', '.join(given)}",
-                             hint="or start a new run")
 
 
 def _path(value: Path | str | None) -> Path | None:

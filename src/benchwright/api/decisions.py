@@ -17,8 +17,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from benchwright.errors import RegressionFound, UserInputError
-from benchwright.planning import Plan, plan, plan_mde, population_of
-from benchwright.stats import MIN_CLUSTERS, Estimate, paired_difference_ci
+from benchwright.stats.estimates import MIN_CLUSTERS, Estimate, paired_difference_ci
+from benchwright.stats.planning import Plan, plan, plan_mde, population_of
 
 Metric = Literal["problems solved", "checkpoints solved", "pass rate"]
 """The figures a plan, a gate or a sequence can compare (closed set)."""
@@ -53,50 +53,16 @@ class GateResult(BaseModel):
 
 
 def clusters_of(run_dir: Path, metric: Metric | None = None) -> Clusters:
-    """The run's counts per cluster (a coding run, a web run, or a scored web folder)."""
-    track = _track(run_dir)
-    if track == "web":
-        if metric not in (None, "pass rate"):
-            raise UserInputError(f"a web run has no '{metric}'", path=run_dir,
-                                 hint="web runs compare their pass rate")
-        return _web_clusters(run_dir)
-    if metric == "pass rate":
-        raise UserInputError("a coding run has no 'pass rate'", path=run_dir,
-                             hint="use problems solved or checkpoints solved")
-    return _coding_clusters(run_dir, metric or "problems solved")
-
-
-def _track(folder: Path) -> str:
+    """The run's counts per cluster, as its track counts them (a scored folder of web agent
+    logs, as `report --baseline` takes, counts as a web run)."""
+    from benchwright.registry import TRACKS
     from benchwright.runs import open_run
 
-    if not (folder / "manifest.json").exists() and (folder / "eval_summary.json").exists():
-        return "web"  # a scored folder of web agent logs, as `report --baseline` takes
-    return open_run(folder).track.name
-
-
-def _coding_clusters(run_dir: Path, metric: Metric) -> Clusters:
-    from benchwright.coding.report.scored_run import ScoredRun
-
-    run = ScoredRun(run_dir)
-    tallies = [run.tally(p) for p in run.scored_problems()]
-    if metric == "problems solved":
-        counts = {t.problem: (float(t.attempts_solved), float(t.attempts)) for t in tallies}
-    else:
-        counts = {t.problem: (float(t.solved), float(t.planned)) for t in tallies}
-    return Clusters(track="coding", metric=metric, unit="problems", counts=counts)
-
-
-def _web_clusters(folder: Path) -> Clusters:
-    from benchwright.web.evaluation.scoring import load_summary
-    from benchwright.web.report.figures import task_scores
-    from benchwright.web.runs.layout import WebRunLayout
-
-    tasks = WebRunLayout(folder).tasks_dir if (folder / "manifest.json").exists() else folder
-    counts: dict[str, tuple[float, float]] = {}
-    for task in task_scores(load_summary(tasks).tasks):
-        num, den = counts.get(str(task.intent_template_id), (0.0, 0.0))
-        counts[str(task.intent_template_id)] = (num + task.total, den + len(task.scores))
-    return Clusters(track="web", metric="pass rate", unit="templates", counts=counts)
+    loose = not (run_dir / "manifest.json").exists() and (run_dir / "eval_summary.json").exists()
+    track = TRACKS.get("web") if loose else open_run(run_dir).track
+    counted = track.clusters(run_dir, metric)
+    return Clusters(track=track.name, metric=counted.metric, unit=counted.unit,
+                    counts=counted.counts)
 
 
 def paired(run: Clusters, base: Clusters) -> tuple[tuple[list[float], list[float]],
@@ -167,7 +133,7 @@ def plan_from_run(baseline: Path, difference_points: float, power: float = 0.8,
 def assumed_plan(pass_rate_points: float, spread_points: float, difference_points: float,
                  power: float = 0.8, alpha: float = 0.05, trials: list[int] | None = None) -> Plan:
     """The plan from an assumed pass rate and between-problem spread (both in points)."""
-    from benchwright.planning import Population
+    from benchwright.stats.planning import Population
 
     if not 0 < pass_rate_points < 100 or not 0 <= spread_points < 50:
         raise UserInputError(f"--pass-rate {pass_rate_points:g} / --spread {spread_points:g} "

@@ -18,7 +18,7 @@ from benchwright.runs.layout import MANIFEST
 if TYPE_CHECKING:
     import pandas
 
-    from benchwright.coding.runs.models import CheckpointRecord
+    from benchwright.coding.attempts.models import CheckpointRecord
     from benchwright.web.evaluation.scoring import TaskRow
 
 Paths = Path | str | Iterable[Path | str]
@@ -141,7 +141,7 @@ def _trial_metrics(row: TaskRow | None) -> dict[str, Any]:
 def _scored(run: WebRun) -> dict[tuple[int, int], TaskRow]:
     """The evaluator's verdicts (eval_summary.json), by (task, trial); none before scoring."""
     from benchwright.web.evaluation.scoring import SUMMARY, load_summary
-    from benchwright.web.runs.layout import WebRunLayout
+    from benchwright.web.trials.layout import WebRunLayout
 
     tasks_dir = WebRunLayout(run.path).tasks_dir
     if not (tasks_dir / SUMMARY).exists():

@@ -1,4 +1,5 @@
-"""`frontier(paths)`: the cost-accuracy frontier of coding runs (`report/frontier.py`), the same
+"""`frontier(paths)`: the cost-accuracy frontier of coding runs (`report_parts/frontier.py`), the
+same
 `report --frontier` prints and the viewer's overview draws."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from pathlib import Path
 from benchwright.api.frames import Paths, runs_among
 from benchwright.api.runs import CodingRun
 from benchwright.coding.report.frontier_points import coding_point
-from benchwright.report.frontier import Frontier, frontier_of
+from benchwright.report_parts.frontier import Frontier, frontier_of
 
 
 def frontier(paths: Paths) -> Frontier:

@@ -1,6 +1,6 @@
 """`load_run`: a run folder of either track as a typed object, through the kernel
 (`runs.open_run` finds the track, its `Track.read` the manifest); the track's view of the folder
-is registered in `benchwright.registry.RUN_VIEWS`."""
+is its entry's `run_view` in `benchwright.registry.TRACKS`."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from benchwright.coding.runs.journal import read_records
-from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunConfig, RunResult
+from benchwright.coding.attempts.journal import read_records
+from benchwright.coding.attempts.models import CheckpointRecord, Manifest, RunConfig, RunResult
 from benchwright.errors import UserInputError
+from benchwright.files.untrusted import decode_untrusted, read_untrusted_bytes
 from benchwright.protocols import AnyTrack
-from benchwright.registry import RUN_VIEWS
+from benchwright.registry import TRACKS
 from benchwright.runs import open_run
 from benchwright.runs.layout import RunFiles
-from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
-from benchwright.web.runs.models import TrialRecord, WebManifest, WebRunConfig, WebRunResult
-from benchwright.web.runs.trial_rules import read_trials
+from benchwright.web.trials.models import TrialRecord, WebManifest, WebRunConfig, WebRunResult
+from benchwright.web.trials.trial_rules import read_trials
 
 M = TypeVar("M", bound=BaseModel)
 ManifestT = TypeVar("ManifestT", bound=BaseModel)
@@ -64,7 +64,7 @@ class CodingRun(_RunFolder[Manifest, RunResult]):
     @classmethod
     def open(cls, path: Path, track: AnyTrack) -> CodingRun:
         """The coding run in `path` (its track, from `open_run`)."""
-        from benchwright.coding.runs.layout import RunLayout
+        from benchwright.coding.attempts.layout import RunLayout
 
         manifest, result = _read(path, track, Manifest, RunResult)
         layout, config = RunLayout(path), manifest.config
@@ -91,7 +91,7 @@ class WebRun(_RunFolder[WebManifest, WebRunResult]):
     @classmethod
     def open(cls, path: Path, track: AnyTrack) -> WebRun:
         """The web run in `path` (its track, from `open_run`)."""
-        from benchwright.web.runs.layout import WebRunLayout
+        from benchwright.web.trials.layout import WebRunLayout
 
         manifest, result = _read(path, track, WebManifest, WebRunResult)
         return cls(path=path, manifest=manifest, result=result,
@@ -106,7 +106,7 @@ def load_run(path: Path | str) -> Run:
     which). A folder that holds no run is the user's error."""
     folder = Path(path).expanduser().resolve()
     opened = open_run(folder)
-    view: type[CodingRun] | type[WebRun] = RUN_VIEWS.get(opened.track.name)
+    view: type[CodingRun] | type[WebRun] = TRACKS.part(opened.track.name, "run_view")
     return view.open(folder, opened.track)
 
 

@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from benchwright.atif_format import (
+from benchwright.errors import UserInputError
+from benchwright.files.atif import (
     ATIF_FILE,
     MAX_ATIF_BYTES,
     AtifError,
@@ -21,9 +22,8 @@ from benchwright.atif_format import (
     validated,
     validated_file,
 )
-from benchwright.errors import UserInputError
-from benchwright.nofollow import read_regular
-from benchwright.untrusted_files import parse_untrusted_json
+from benchwright.files.nofollow import read_regular
+from benchwright.files.untrusted import parse_untrusted_json
 
 AGENT_DIR = "agent"
 OTHER_NAME = "trajectory.json"
@@ -82,7 +82,7 @@ def _trajectory_json(folder: Path, rel: str) -> Any:
 
 def _web_history(folder: Path) -> Any:
     """An older web trial's history.json, converted (no per-step tokens: they were not kept)."""
-    from benchwright.web.runs.trial_atif import trial_doc
+    from benchwright.web.trials.trial_atif import trial_doc
 
     session = "/".join(folder.resolve().parts[-2:])
     return validated(trial_doc(folder, session, _web_identity(folder)))
@@ -91,8 +91,8 @@ def _web_history(folder: Path) -> Any:
 def _web_identity(trial: Path) -> Any:
     """The agent and model from the run's manifest (`RUN/tasks/ID/trial_N`), when it reads."""
     from benchwright.errors import BenchwrightError
-    from benchwright.web.runs.runner import load_web_manifest
-    from benchwright.web.runs.trial_atif import TrialIdentity
+    from benchwright.web.trials.runner import load_web_manifest
+    from benchwright.web.trials.trial_atif import TrialIdentity
 
     run_dir = trial.resolve().parents[2]
     try:

@@ -1,6 +1,6 @@
 """`run coding|web --baseline RUN --until-decided`: a run that adds one trial per problem (or
 web task) a round and looks at the paired comparison after each, until it is decided or a
-budget is spent (`benchwright.sequential` holds the statistics; docs/statistics.md says why
+budget is spent (`benchwright.stats.sequential` holds the statistics; docs/statistics.md says why
 they stay valid).
 
 The run is an ordinary run folder whose trials grow round by round, plus `sequence.json`:
@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Unpack
 from benchwright.api.coding import CodingHooks, CodingOptions, new_coding_run, run_coding
 from benchwright.api.decisions import Metric, clusters_of, paired
 from benchwright.api.placement import Placement, take_placement
-from benchwright.coding.runs.models import RunResult
+from benchwright.coding.attempts.models import RunResult
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_json_atomic
-from benchwright.report.sequence import SEQUENCE_FILE, read_sequence
-from benchwright.sequential import Look, SequenceSettings, SequenceState, look, stop_reason
+from benchwright.files.atomic import write_json_atomic
+from benchwright.report_parts.sequence import SEQUENCE_FILE, read_sequence
+from benchwright.stats.sequential import Look, SequenceSettings, SequenceState, look, stop_reason
 
 if TYPE_CHECKING:  # the web track is imported when a web sequence runs
     from benchwright.api.web import WebOptions
-    from benchwright.web.runs.models import WebRunResult
-    from benchwright.web.runs.runner import RunHooks
+    from benchwright.web.trials.models import WebRunResult
+    from benchwright.web.trials.runner import RunHooks
 
 OnLook = Callable[[Look], None]
 
@@ -193,7 +193,7 @@ def _coding(run_dir: Path, workers: int, hooks: CodingHooks | None) -> _Rounds:
         return _coding_round(run_coding(resume=run_dir, workers=workers, hooks=hooks))
 
     def add_round(trials: int) -> None:
-        from benchwright.coding.runs.runner import extend_trials
+        from benchwright.coding.attempts.runner import extend_trials
         from benchwright.runs.lock import run_lock
 
         with run_lock(run_dir, f"benchwright run coding --resume {run_dir}"):
@@ -220,15 +220,15 @@ def _web(run_dir: Path, hooks: RunHooks | None, where: Placement) -> _Rounds:
 
     def add_round(trials: int) -> None:
         from benchwright.runs.lock import run_lock
-        from benchwright.web.runs.runner import extend_web_trials
+        from benchwright.web.trials.runner import extend_web_trials
 
         with run_lock(run_dir, f"benchwright run web --resume {run_dir}"):
             extend_web_trials(run_dir, trials)
 
     def write_report(_result: WebRunResult) -> None:
-        from benchwright.fileio import write_text_atomic
-        from benchwright.web.runs.layout import WebRunLayout
+        from benchwright.files.atomic import write_text_atomic
         from benchwright.web.track import TRACK
+        from benchwright.web.trials.layout import WebRunLayout
 
         report = TRACK.report(run_dir, None)
         write_text_atomic(WebRunLayout(run_dir).report_md, TRACK.render(report))
@@ -237,7 +237,7 @@ def _web(run_dir: Path, hooks: RunHooks | None, where: Placement) -> _Rounds:
 
 
 def _web_round(run_dir: Path, result: WebRunResult) -> _Round:
-    from benchwright.web.runs.runner import load_web_manifest
+    from benchwright.web.trials.runner import load_web_manifest
 
     totals = result.totals
     cost = totals.cost_usd if totals is not None and not totals.cost_unknown else None

@@ -27,11 +27,11 @@ from benchwright.web.evaluation.tasks import (
     require_known_ids,
     select,
 )
-from benchwright.web.runs.extraction import ExtractorConfig
-from benchwright.web.runs.models import AgentSpec, WebRunConfig, WebRunResult
-from benchwright.web.runs.runner import RunHooks
-from benchwright.web.runs.suites import LOCAL, Suite, open_suite
 from benchwright.web.sites.config import load_web_config
+from benchwright.web.trials.extraction import ExtractorConfig
+from benchwright.web.trials.models import AgentSpec, WebRunConfig, WebRunResult
+from benchwright.web.trials.runner import RunHooks
+from benchwright.web.trials.suites import LOCAL, Suite, open_suite
 
 log = logging.getLogger(__name__)
 # Selects another registered trial runner (tests use `fake`); deliberately not an option.
@@ -88,16 +88,12 @@ def run_web(suite: str | Path = LOCAL, *, out: Path | str | None = None,
     `suite`: `local` (served on loopback by benchwright), `webarena-verified`, or a tasks JSON
     file. `resume=RUN_DIR` finishes an interrupted run with its saved configuration. With
     `executor="ray"`, each site worker's trials run on a cluster node (docs/scale-out.md)."""
-    from benchwright.runs import start
+    from benchwright.runs import new_or_resumed, start
     from benchwright.web.track import TRACK
 
     where = take_placement(options)
-    config: WebRunConfig | None = None
-    if resume is not None:
-        _refuse_options(suite, out, options)
-        run_dir = Path(resume)
-    else:
-        run_dir, _opened, config = new_web_run(str(suite), out, options)
+    given = [*options, *(["suite"] if suite != LOCAL else []), *(["out"] if out else [])]
+    run_dir, config = new_or_resumed(resume, given, lambda: _new(str(suite), out, options))
     require_local(config.llm if config else None, where.get("executor"))
     # trials run where the executor puts them (one hosted runner per site worker)
     executor = make_executor(where, workers=1)
@@ -140,12 +136,9 @@ def new_web_run(suite: str, out: Path | str | None,
     return run_dir, opened, run_config
 
 
-def _refuse_options(suite: str | Path, out: Path | str | None, options: WebOptions) -> None:
-    """A resumed run keeps its saved configuration: nothing else may be asked of it."""
-    given = [*options, *(["suite"] if suite != LOCAL else []), *(["out"] if out else [])]
-    if given:
-        raise UserInputError(f"resume uses the run's saved configuration; drop {', '.join(given)}",
-                             hint="or start a new run")
+def _new(suite: str, out: Path | str | None, options: WebOptions) -> tuple[Path, WebRunConfig]:
+    run_dir, _opened, config = new_web_run(suite, out, options)
+    return run_dir, config
 
 
 def prompt(value: str) -> str:

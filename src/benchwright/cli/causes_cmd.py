@@ -1,5 +1,5 @@
 """`benchwright metrics causes RUN_DIR`: the optional LLM pass over a run's failures
-(coding/report/refine_causes.py; a web run's evidence from web/runs/refine.py), with the
+(coding/report/refine_causes.py; a web run's evidence from web/trials/refine.py), with the
 judge's model and options (a web run has no judge: --model); report.md then shows the refined
 causes."""
 
@@ -63,7 +63,7 @@ def causes_cmd(
 
 
 def _web_prompts() -> Prompts:
-    from benchwright.web.runs.refine import web_prompts
+    from benchwright.web.trials.refine import web_prompts
 
     return web_prompts
 
@@ -71,7 +71,7 @@ def _web_prompts() -> Prompts:
 def _settings(run_dir: Path, model: str | None, protocol: Protocol | None,
               base_url: str | None, api_key_env: str | None, web: bool) -> JudgeSettings:
     """The judge's settings of the run (a web run has none), with what the options change."""
-    from benchwright.coding.runs.runner import load_manifest
+    from benchwright.coding.attempts.runner import load_manifest
     from benchwright.errors import UserInputError
     from benchwright.judge.models import JudgeSettings
 

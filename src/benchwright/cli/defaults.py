@@ -25,7 +25,7 @@ import typer
 from typer.core import TyperOption
 
 from benchwright.errors import UserInputError
-from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
+from benchwright.files.untrusted import decode_untrusted, read_untrusted_bytes
 
 CONFIG_ENV = "BENCHWRIGHT_CONFIG"
 FILE = "benchwright.toml"

@@ -83,7 +83,7 @@ def run_dir_cmd(
     and list each verdict that changed."""
     from benchwright.cli.verbosity import notes_console
     from benchwright.protocols import RegradeSettings
-    from benchwright.registry import REGRADE_VIEWS
+    from benchwright.registry import TRACKS
     from benchwright.runs import regrade
 
     where = make_executor(locals(), workers)
@@ -100,7 +100,7 @@ def run_dir_cmd(
     with notes_console().status("re-grading") as status:  # the kernel opens, locks, sweeps
         track, outcome = regrade(run_dir, RegradeSettings(config=config, progress=status.update,
                                                           executor=where, repeat=repeat))
-    REGRADE_VIEWS.get(track.name)(run_dir, outcome, as_json)
+    TRACKS.part(track.name, "regrade_view")(run_dir, outcome, as_json)
 
 
 def _is_web_layout(folder: Path) -> bool:

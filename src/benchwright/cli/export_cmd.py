@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -12,8 +12,8 @@ from benchwright.cli.json_output import echo_json
 from benchwright.errors import UserInputError
 
 if TYPE_CHECKING:
-    from benchwright.atif_format import Export
-    from benchwright.redaction import Redactor
+    from benchwright.files.atif import Export
+    from benchwright.files.redaction import Redactor
 
 app = typer.Typer(help="Write a run's files in other tools' formats.", no_args_is_help=True)
 
@@ -27,7 +27,7 @@ def atif_cmd(
 ) -> None:
     """Write every agent trajectory of RUN_DIR as ATIF: each checkpoint's agent session of a
     coding run, each trial of a web run (docs/atif.md)."""
-    from benchwright.redaction import Redactor
+    from benchwright.files.redaction import Redactor
 
     if run_dir.is_symlink() or not run_dir.is_dir():
         raise UserInputError("not a run folder", path=run_dir,
@@ -47,35 +47,15 @@ def atif_cmd(
 
 
 def _export(run_dir: Path, out: Path, redactor: Redactor) -> Export:
-    """The track's export: a web run's trials, else (a coding run, or a folder without a
-    manifest) every checkpoint trajectory found."""
+    """The export of the track the run's manifest names; a folder without a manifest: every
+    checkpoint trajectory found in it."""
     from benchwright.runs import open_run
 
-    if (run_dir / "manifest.json").exists() and open_run(run_dir).track.name == "web":
-        from benchwright.web.runs.runner import load_web_manifest
-        from benchwright.web.runs.trial_atif import export_web_run
-
-        manifest = load_web_manifest(run_dir)
-        agent = manifest.config.agent
-        return export_web_run(run_dir, out, redactor, agent.name, agent.model,
-                              _intents(manifest.dataset_file))
+    if (run_dir / "manifest.json").exists():
+        return cast("Export", open_run(run_dir).track.export_atif(run_dir, out, redactor))
     from benchwright.coding.agents.atif import export_run
 
     return export_run(run_dir, out, redactor)
-
-
-def _intents(dataset: Path | None) -> dict[int, str]:
-    """Each task's intent from the run's tasks file (none for the official dataset, or a file
-    that is gone or unreadable: the trajectories then start at the agent's first step)."""
-    from benchwright.errors import BenchwrightError
-    from benchwright.web.evaluation.tasks import load_task_file
-
-    if dataset is None or not dataset.is_file():
-        return {}
-    try:
-        return {task_id: task.intent for task_id, task in load_task_file(dataset).tasks.items()}
-    except BenchwrightError:
-        return {}
 
 
 @app.command("harbor")

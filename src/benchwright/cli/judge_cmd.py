@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.table import Table
 
-    from benchwright.coding.runs.judging.summary import JudgeRunSummary
+    from benchwright.coding.attempts.judging.summary import JudgeRunSummary
     from benchwright.judge.models import JudgeSettings
     from benchwright.llm.models import LlmTraffic
 
@@ -95,18 +95,16 @@ def _run_judge(params: dict[str, Any]) -> None:
 
     from benchwright.api.coding import judge_settings_of
     from benchwright.llm.cassette import traffic_setting
-    from benchwright.runs import open_run
-    from benchwright.runs.lock import run_lock
+    from benchwright.runs import amend
 
     run_dir: Path = params["run_dir"]
-    run = open_run(run_dir, expect="coding")
     settings = judge_settings_of({_RENAMED.get(k, k): v for k, v in params.items()
-                          if k not in _NOT_SETTINGS})
-    with run_lock(run_dir):
-        traffic = traffic_setting(params["llm_record"], params["llm_replay"])
-        summary = _judge(run_dir, settings, params["problem"], params["max_cost"],
-                         params["overwrite"], quiet=params["as_json"], traffic=traffic)
-        run.track.finish(run_dir)  # the records, SCBench's files, result.json, report.md
+                                  if k not in _NOT_SETTINGS})
+    traffic = traffic_setting(params["llm_record"], params["llm_replay"])
+    # the kernel opens and locks the run, and finishes it (records, result.json, report.md)
+    summary = amend(run_dir, "coding", lambda: _judge(
+        run_dir, settings, params["problem"], params["max_cost"], params["overwrite"],
+        quiet=params["as_json"], traffic=traffic))
     if params["as_json"]:
         echo_json(summary.model_dump(mode="json"))
     else:
@@ -117,7 +115,7 @@ def _run_judge(params: dict[str, Any]) -> None:
 def _check_max_cost(settings: JudgeSettings, max_cost: float | None) -> None:
     """--max-cost needs each call's cost: the Messages API reports none, so the model needs a
     price (an OpenAI-compatible endpoint may report it; a call that does not stops the run)."""
-    from benchwright.pricing import price_of
+    from benchwright.llm.pricing import price_of
 
     if max_cost is not None and settings.protocol == "anthropic" \
             and price_of(settings.model) is None:
@@ -130,10 +128,10 @@ def _check_max_cost(settings: JudgeSettings, max_cost: float | None) -> None:
 def _judge(run_dir: Path, settings: JudgeSettings, problems: list[str] | None,
            max_cost: float | None, overwrite: bool, quiet: bool,
            traffic: LlmTraffic | None = None) -> JudgeRunSummary:
-    from benchwright.coding.runs.judging.judge import judge_run
-    from benchwright.coding.runs.judging.summary import JudgedCheckpoint
-    from benchwright.coding.runs.runner import load_manifest
-    from benchwright.pricing import format_cost
+    from benchwright.coding.attempts.judging.judge import judge_run
+    from benchwright.coding.attempts.judging.summary import JudgedCheckpoint
+    from benchwright.coding.attempts.runner import load_manifest
+    from benchwright.llm.pricing import format_cost
 
     _check_max_cost(settings, max_cost)
     spent = [0.0, 0.0]  # known dollars, requests of unknown cost
@@ -155,7 +153,7 @@ def summary_view(summary: JudgeRunSummary) -> RenderableType:
     from rich.markup import escape
     from rich.table import Table
 
-    from benchwright.pricing import format_cost
+    from benchwright.llm.pricing import format_cost
 
     table = Table(title=f"judge {summary.model} ({summary.protocol})", title_justify="left",
                   show_edge=False)
@@ -182,7 +180,7 @@ def summary_view(summary: JudgeRunSummary) -> RenderableType:
 
 
 def _totals(summary: JudgeRunSummary) -> str:
-    from benchwright.pricing import format_cost
+    from benchwright.llm.pricing import format_cost
 
     return (f"judged {summary.n_judged}, already judged {summary.n_skipped}, errors "
             f"{summary.n_errors}, left unjudged {summary.n_unjudged}; requests sent "

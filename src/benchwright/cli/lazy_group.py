@@ -23,30 +23,32 @@ class LazyCommands(MutableMapping[str, Any]):
     def __init__(self, eager: Mapping[str, Any], table: Mapping[str, str],
                  prepare: Callable[[Any], Any]) -> None:
         self._loaded = dict(eager)
-        self._table = dict(table)
+        self._table = table  # kept as given: a table may find its names only when listed
+        self._removed: set[str] = set()
         self._prepare = prepare
 
     def __getitem__(self, name: str) -> Any:
         if name not in self._loaded:
-            if name not in self._table:
+            if name in self._removed or name not in self._table:
                 raise KeyError(name)
             self._loaded[name] = self._prepare(_build(name, self._table[name]))
         return self._loaded[name]
 
     def __contains__(self, name: object) -> bool:
-        return name in self._loaded or name in self._table
+        return name in self._loaded or (name not in self._removed and name in self._table)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(dict.fromkeys([*self._table, *self._loaded]))
+        return iter(dict.fromkeys([*(n for n in self._table if n not in self._removed),
+                                   *self._loaded]))
 
     def __len__(self) -> int:
-        return len(set(self._table) | set(self._loaded))
+        return len(list(iter(self)))
 
     def __setitem__(self, name: str, command: Any) -> None:
         self._loaded[name] = command
 
     def __delitem__(self, name: str) -> None:
-        self._table.pop(name, None)
+        self._removed.add(name)
         self._loaded.pop(name, None)
 
 

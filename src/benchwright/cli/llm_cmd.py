@@ -26,8 +26,8 @@ def show_cmd(cassette: CassetteArgument, as_json: JsonOption = False) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from benchwright.llm.pricing import format_cost
     from benchwright.llm.stats import cassette_stats
-    from benchwright.pricing import format_cost
 
     stats = cassette_stats(cassette)
     if as_json:
@@ -53,8 +53,8 @@ def stats_cmd(cassette: CassetteArgument, as_json: JsonOption = False) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from benchwright.llm.pricing import format_cost
     from benchwright.llm.stats import cassette_stats
-    from benchwright.pricing import format_cost
 
     stats = cassette_stats(cassette)
     if as_json:

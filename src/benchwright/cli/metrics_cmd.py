@@ -10,7 +10,7 @@ import typer
 from benchwright.cli.causes_cmd import causes_cmd
 from benchwright.cli.judge_cmd import judge_cmd
 from benchwright.errors import UserInputError
-from benchwright.nofollow import read_regular
+from benchwright.files.nofollow import read_regular
 
 if TYPE_CHECKING:  # the metrics and rich are imported when a command runs, not for --help
     from rich.console import RenderableType

@@ -16,7 +16,7 @@ from pathlib import Path
 import typer
 
 from benchwright.errors import UserInputError
-from benchwright.user_paths import check_user_path
+from benchwright.files.user_paths import check_user_path
 
 MAX_TRIALS = 1000
 MAX_WORKERS = 256
@@ -131,7 +131,7 @@ def host_name(raw: str) -> str:
 def base_url(raw: str) -> str:
     """A parser for a model endpoint's URL (`urls.check_base_url`), from its option or its
     environment variable alike (click names the variable a bad value came from)."""
-    from benchwright.urls import check_base_url  # urllib.request: not at start-up
+    from benchwright.llm.urls import check_base_url  # urllib.request: not at start-up
 
     try:
         return check_base_url(raw)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the API and rich are imported when the command runs, not fo
     from rich.table import Table
 
     from benchwright.api.decisions import Metric
-    from benchwright.planning import Plan
+    from benchwright.stats.planning import Plan
 
 
 def plan_cmd(

@@ -1,5 +1,5 @@
-"""What `eval RUN_DIR` prints for each track (registered in `benchwright.registry.REGRADE_VIEWS`):
-the track re-grades, this module only shows the outcome."""
+"""What `eval RUN_DIR` prints for each track (each track's `regrade_view` in
+`benchwright.registry.TRACKS`): the track re-grades, this module only shows the outcome."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from benchwright.cli.json_output import echo_json
 from benchwright.cli.render import changes_view
 from benchwright.coding.report.run_report import print_run_problems
 from benchwright.coding.track import Regraded
-from benchwright.report.grading_noise import GradingNoise, noise_lines
+from benchwright.report_parts.grading_noise import GradingNoise, noise_lines
 from benchwright.web.track import Rescored
 
 

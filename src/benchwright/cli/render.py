@@ -9,14 +9,14 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from benchwright.coding.attempts.models import RunResult
+from benchwright.coding.attempts.regrade import VerdictChange
 from benchwright.coding.grading.evaluation import CheckpointEvaluation
 from benchwright.coding.grading.policies import PassPolicy
 from benchwright.coding.report.failures import AttemptFailure, FailingTests, rule_line
 from benchwright.coding.report.figures import CodingReport
-from benchwright.coding.runs.models import RunResult
-from benchwright.coding.runs.regrade import VerdictChange
-from benchwright.pricing import format_cost
-from benchwright.stats import MIN_CLUSTERS, Estimate, few_clusters
+from benchwright.llm.pricing import format_cost
+from benchwright.stats.estimates import MIN_CLUSTERS, Estimate, few_clusters
 
 SHOWN_POLICIES = (PassPolicy.CORE_CASES, PassPolicy.ALL_NON_ERROR_CASES, PassPolicy.ALL_CASES)
 

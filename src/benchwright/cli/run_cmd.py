@@ -66,9 +66,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from benchwright.api.coding import CodingHooks, CodingOptions
+    from benchwright.coding.attempts.models import RunConfig, RunResult
     from benchwright.coding.report.figures import CodingReport
-    from benchwright.coding.runs.models import RunConfig, RunResult
-    from benchwright.sequential import Look
+    from benchwright.stats.sequential import Look
 
 BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
 
@@ -261,7 +261,7 @@ def _print_summary(result: RunResult, report: CodingReport, *notes: str) -> None
     from rich.console import Console
 
     from benchwright.cli.render import run_summary_view
-    from benchwright.coding.runs.layout import RunLayout
+    from benchwright.coding.attempts.layout import RunLayout
 
     Console(soft_wrap=True).print(run_summary_view(result, report))
     for line in notes:
@@ -346,7 +346,7 @@ def _end(result: RunResult, run_dir: Path) -> None:
 def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
     """The command line must not contradict the saved configuration of the run to continue."""
     from benchwright.coding.agents.settings import AgentSettings
-    from benchwright.coding.runs.preflight import prompt_setting, resolved
+    from benchwright.coding.attempts.preflight import prompt_setting, resolved
     from benchwright.coding.track import TRACK
     from benchwright.runs import open_saved
 
@@ -412,8 +412,8 @@ def _judge_options(config: RunConfig, options: list[str]) -> dict[str, Any] | No
 def _hooks(progress: RunProgress, on_report: Callable[[CodingReport], None]) -> CodingHooks:
     """The run's progress bar on stderr: it counts only checkpoints that will run."""
     from benchwright.api.coding import CodingHooks
-    from benchwright.coding.runs.models import ChainSummary, CheckpointRecord, InfraErrorRecord
-    from benchwright.coding.runs.progress import CheckpointTally
+    from benchwright.coding.attempts.models import ChainSummary, CheckpointRecord, InfraErrorRecord
+    from benchwright.coding.attempts.progress import CheckpointTally
 
     tally = CheckpointTally()  # counts only checkpoints that will run, after resume trimming
 

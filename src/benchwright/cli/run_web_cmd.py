@@ -42,9 +42,9 @@ from benchwright.registry import WEB_AGENTS, WEB_SUITES
 # bad option load neither (bench/cli_startup.py, tests/cli/test_startup.py).
 if TYPE_CHECKING:
     from benchwright.api.web import WebOptions
-    from benchwright.sequential import Look
-    from benchwright.web.runs.models import WebRunResult
-    from benchwright.web.runs.runner import RunHooks
+    from benchwright.stats.sequential import Look
+    from benchwright.web.trials.models import WebRunResult
+    from benchwright.web.trials.runner import RunHooks
 
 BASE_URL_ENV = "BENCHWRIGHT_LLM_BASE_URL"
 
@@ -212,9 +212,9 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
     from benchwright.api.web import prompt as prompt_setting
     from benchwright.runs import open_saved
     from benchwright.web.evaluation.tasks import parse_task_ids
-    from benchwright.web.runs.layout import WebRunLayout
-    from benchwright.web.runs.runner import require_kinds
     from benchwright.web.track import TRACK
+    from benchwright.web.trials.layout import WebRunLayout
+    from benchwright.web.trials.runner import require_kinds
 
     manifest = open_saved(TRACK, run_dir)  # a coding run folder: say so, how to continue it
     require_kinds(WebRunLayout(run_dir), manifest)  # a folder changed by hand: one line
@@ -246,8 +246,8 @@ def _hooks(progress: RunProgress) -> RunHooks:
     """The run's progress bar on stderr: the runner counts the finished trials itself
     (counting them here first would clear unfinished trial folders before it sees which sites
     they may have changed)."""
-    from benchwright.web.runs.models import TrialRecord
-    from benchwright.web.runs.runner import RunHooks
+    from benchwright.web.trials.models import TrialRecord
+    from benchwright.web.trials.runner import RunHooks
 
     def on_trial(record: TrialRecord) -> None:
         progress.update(advance=1, description=f"task {record.task_id} trial "

@@ -13,7 +13,7 @@ from benchwright.cli.option_checks import existing_dir
 from benchwright.errors import UserInputError
 
 if TYPE_CHECKING:
-    from benchwright.sequential import Look
+    from benchwright.stats.sequential import Look
 
 BaselineOption = Annotated[Path | None, typer.Option(
     parser=existing_dir, metavar="RUN_DIR",

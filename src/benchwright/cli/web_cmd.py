@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from benchwright.web.evaluation.scoring import WebEvalSummary
     from benchwright.web.evaluation.tasks import WebTask
-    from benchwright.web.report.figures import WebReport
+    from benchwright.web.scorecard.figures import WebReport
     from benchwright.web.sites.config import Site, WebEnvConfig
     from benchwright.web.sites.control import SiteHealth
 
@@ -86,10 +86,10 @@ def eval_cmd(
     """Score every task folder with the official evaluator; per-site table and macro average."""
     from rich.console import Console
 
-    from benchwright.fileio import write_text_atomic
+    from benchwright.files.atomic import write_text_atomic
     from benchwright.web.evaluation.scoring import load_summary, score_output_dir
     from benchwright.web.evaluation.tasks import load_task_file
-    from benchwright.web.report.figures import build_report, render_markdown
+    from benchwright.web.scorecard.figures import build_report, render_markdown
 
     env_config, dataset = _scoring_inputs(config, dataset, run)
     logs_dir = _scored_copy(logs_dir, out, run)
@@ -113,7 +113,7 @@ def eval_cmd(
 def _scored_copy(logs_dir: Path, out: Path | None, run: Path | None) -> Path:
     """The folder to score: LOGS_DIR itself, or (with --out, or --run: a run folder is never
     written by a re-scoring) a copy of it, links kept as links and never followed."""
-    from benchwright.nofollow import copy_tree
+    from benchwright.files.nofollow import copy_tree
     from benchwright.runs.clock import folder_stamp
 
     if out is None and run is None:
@@ -144,7 +144,7 @@ def _scoring_inputs(config: Path | None, dataset: Path | None,
                              f"{' and '.join(given)}",
                              hint="or drop --run and write them with --config and --dataset")
     from benchwright.runs import open_run
-    from benchwright.web.runs.runner import load_web_manifest, scoring_config
+    from benchwright.web.trials.runner import load_web_manifest, scoring_config
 
     open_run(run, expect="web")  # the manifest's track, never a guess: a coding run is refused
     manifest = load_web_manifest(run)
@@ -169,8 +169,8 @@ def print_report(console: Console, summary: WebEvalSummary, report: WebReport,
     folder scored)."""
     from rich.table import Table
 
-    from benchwright.pricing import format_cost
-    from benchwright.web.report.figures import pct
+    from benchwright.llm.pricing import format_cost
+    from benchwright.web.scorecard.figures import pct
 
     table = Table(title=title or f"WebArena Verified  {summary.output_dir}",
                   title_justify="left", show_edge=False)
@@ -187,8 +187,8 @@ def print_report(console: Console, summary: WebEvalSummary, report: WebReport,
 
 
 def _footer(summary: WebEvalSummary, report: WebReport) -> str:
-    from benchwright.stats import verdict_text
-    from benchwright.web.report.figures import pct
+    from benchwright.stats.estimates import verdict_text
+    from benchwright.web.scorecard.figures import pct
 
     totals, view, ev = summary.totals, report.unpassable, summary.evaluator
     lines = [
@@ -352,7 +352,7 @@ def tasks_list_cmd(
         require_known_ids,
         select,
     )
-    from benchwright.web.runs.suites import WEBARENA, open_suite
+    from benchwright.web.trials.suites import WEBARENA, open_suite
 
     task_filter = TaskFilter(task_ids=parse_task_ids(task_ids) if task_ids is not None else None,
                              sites=parse_sites(sites) if sites is not None else None,

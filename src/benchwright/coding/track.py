@@ -1,7 +1,7 @@
 """The coding track as the run kernel sees it (`benchwright.protocols.Track`): a run folder of
 checkpoint journals, finished into result.json and report.md, re-graded by `eval RUN_DIR`.
 `benchwright.runs.start` drives its runs through the steps below; the track writes its
-report.md here, above the run loop (`runs/`) and the report (`report/`)."""
+report.md here, above the run loop (`runs/`) and the report (`report_parts/`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from benchwright.coding.runs.models import ChainSummary, Manifest, RunConfig, RunResult
-from benchwright.coding.runs.regrade import VerdictChange, regrade_run
-from benchwright.coding.runs.runner import (
+from benchwright.coding.attempts.models import ChainSummary, Manifest, RunConfig, RunResult
+from benchwright.coding.attempts.regrade import VerdictChange, regrade_run
+from benchwright.coding.attempts.runner import (
     check_journals,
     create_run,
     finish,
@@ -22,12 +22,17 @@ from benchwright.coding.runs.runner import (
     refresh_checksums,
     saved_attempts,
 )
-from benchwright.coding.runs.runner import (
+from benchwright.coding.attempts.runner import (
     execute as execute_attempts,
 )
-from benchwright.errors import PrerequisiteError
-from benchwright.protocols import ExecutorSetup, RegradeSettings, StartedRun, Track
-from benchwright.report.grading_noise import GradingNoise, save_noise
+from benchwright.errors import PrerequisiteError, UserInputError
+from benchwright.protocols import (
+    ClusterCounts,
+    RegradeSettings,
+    StartedRun,
+    Track,
+)
+from benchwright.report_parts.grading_noise import GradingNoise, save_noise
 
 if TYPE_CHECKING:
     from benchwright.coding.report.figures import CodingReport
@@ -74,7 +79,7 @@ class CodingTrack:
 
     def node_checks(self, config: RunConfig) -> list[Callable[[], object]]:
         """What a machine running attempts needs (sandbox, interpreters, agent tools)."""
-        from benchwright.coding.runs.preflight import node_checks
+        from benchwright.coding.attempts.preflight import node_checks
 
         return node_checks(config)
 
@@ -84,7 +89,7 @@ class CodingTrack:
 
     def resumed(self, run_dir: Path) -> RunConfig:
         """The saved configuration, with what it needs still there (judge, metric tools)."""
-        from benchwright.coding.runs.preflight import check_resumable
+        from benchwright.coding.attempts.preflight import check_resumable
 
         config = load_manifest(run_dir).config
         check_resumable(config)
@@ -99,8 +104,8 @@ class CodingTrack:
 
     def sweep(self, run_dir: Path) -> None:
         """What a killed predecessor left: scratch folders holding hidden tests."""
+        from benchwright.coding.attempts.layout import RunLayout
         from benchwright.coding.grading.scratch import sweep_leftovers
-        from benchwright.coding.runs.layout import RunLayout
 
         sweep_leftovers(RunLayout(run_dir).grading_dir)
         sweep_leftovers()
@@ -122,14 +127,6 @@ class CodingTrack:
         return (f"{result.n_checkpoints_solved}/{result.n_checkpoints_planned} checkpoints "
                 f"solved; result.json and report.md in {run_dir}")
 
-    def resume(self, run_dir: Path, workers: int = 1) -> RunResult:
-        """Every checkpoint not yet journaled, on a local executor; then result.json, report.md."""
-        from benchwright.registry import EXECUTORS
-        from benchwright.runs import start
-
-        executor = EXECUTORS.get("local").from_setup(ExecutorSetup(workers=workers))
-        return start(self, run_dir, executor=executor)
-
     def read(self, run_dir: Path) -> Manifest:
         """The run's manifest."""
         return load_manifest(run_dir)
@@ -149,7 +146,7 @@ class CodingTrack:
 
         tell = settings.progress or (lambda _line: None)
         if settings.repeat > 1:
-            from benchwright.coding.runs.repeat import repeat_regrade
+            from benchwright.coding.attempts.repeat import repeat_regrade
 
             noise, changes, result = repeat_regrade(
                 run_dir, settings.repeat, lambda s: tell(f"re-grading {s}"), settings.executor)
@@ -177,6 +174,28 @@ class CodingTrack:
         """How to continue the run."""
         return f"benchwright run coding --resume {run_dir}"
 
+    def clusters(self, run_dir: Path, metric: str | None) -> ClusterCounts:
+        """Problems solved (every checkpoint of an attempt) or checkpoints solved, per
+        problem."""
+        from benchwright.coding.report.scored_run import ScoredRun
+
+        if metric not in (None, "problems solved", "checkpoints solved"):
+            raise UserInputError(f"a coding run has no {metric!r}", path=run_dir,
+                                 hint="use problems solved or checkpoints solved")
+        run = ScoredRun(run_dir)
+        tallies = [run.tally(p) for p in run.scored_problems()]
+        if metric == "checkpoints solved":
+            counts = {t.problem: (float(t.solved), float(t.planned)) for t in tallies}
+        else:
+            counts = {t.problem: (float(t.attempts_solved), float(t.attempts)) for t in tallies}
+        return ClusterCounts(metric or "problems solved", "problems", counts)
+
+    def export_atif(self, run_dir: Path, out: Path, redactor: Any) -> BaseModel:
+        """Each checkpoint's agent session found in the run."""
+        from benchwright.coding.agents.atif import export_run
+
+        return export_run(run_dir, out, redactor)
+
     def interrupted(self, run_dir: Path) -> str:
         """Every journaled checkpoint stays."""
         return "interrupted; nothing finished is lost"
@@ -192,7 +211,7 @@ def check_run_tools(config: RunConfig) -> None:
 def check_judge(settings: JudgeSettings | None) -> None:
     """A judge asked for can be reached with what it was given (key, rubric, templates)."""
     if settings is not None:
-        from benchwright.coding.runs.judging.judge import check_judge
+        from benchwright.coding.attempts.judging.judge import check_judge
 
         check_judge(settings)
 

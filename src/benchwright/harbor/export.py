@@ -27,7 +27,7 @@ from benchwright.coding.grading.grader import TEST_ENV_BASE
 from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
 from benchwright.coding.problems.loader import load_problem, require_tests
 from benchwright.errors import UserInputError
-from benchwright.nofollow import copy_tree
+from benchwright.files.nofollow import copy_tree
 
 DEFAULT_BASE_IMAGE = "python:3.12-slim-bookworm"
 """The image the exported Dockerfile starts FROM unless `--base-image` says otherwise: any image

@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from benchwright.nofollow import read_regular
+from benchwright.files.nofollow import read_regular
 
 MAX_REWARD_BYTES = 1 << 20
 Rewards = dict[str, float]

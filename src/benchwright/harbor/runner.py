@@ -19,11 +19,11 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_text_atomic
+from benchwright.files.atomic import write_text_atomic
+from benchwright.files.nofollow import remove_tree
 from benchwright.harbor import containers as ct
 from benchwright.harbor.tasks import HarborTask, find_tasks
 from benchwright.harbor.trial import Agent, TrialContext, TrialRecord, run_trial
-from benchwright.nofollow import remove_tree
 from benchwright.runs.clock import utc_now
 from benchwright.runs.journal import append_record, read_jsonl
 from benchwright.runs.layout import RunFiles

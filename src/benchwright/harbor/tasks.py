@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchwright.errors import UserInputError
-from benchwright.untrusted_files import read_untrusted_text
+from benchwright.files.untrusted import read_untrusted_text
 
 TASK_TOML = "task.toml"
 MinReward = float | dict[str, float] | None

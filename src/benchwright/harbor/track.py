@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from benchwright.errors import UserInputError
 from benchwright.harbor.runner import HarborManifest, HarborRunConfig, HarborRunResult
-from benchwright.protocols import ExecutorSetup, RegradeSettings, StartedRun
+from benchwright.protocols import RegradeSettings, StartedRun
 
 
 class HarborTrack:
@@ -57,13 +57,6 @@ class HarborTrack:
         return (f"{result.n_completed}/{result.n_trials} trials completed; result.json and "
                 f"report.md in {run_dir}")
 
-    def resume(self, run_dir: Path, workers: int = 1) -> HarborRunResult:
-        """Every trial not yet journaled, on this machine."""
-        from benchwright.registry import EXECUTORS
-        from benchwright.runs import start
-
-        return start(self, run_dir, executor=EXECUTORS.get("local").from_setup(ExecutorSetup()))
-
     def read(self, run_dir: Path) -> HarborManifest:
         """The run's manifest."""
         from benchwright.harbor.runner import load_manifest
@@ -93,6 +86,16 @@ class HarborTrack:
         from benchwright.harbor.runner import render
 
         return render(report)
+
+    def clusters(self, run_dir: Path, metric: str | None) -> Any:
+        """Not yet: `plan`, `--fail-if-worse` and `--until-decided` need clusters of trials."""
+        raise UserInputError("harbor runs cannot be compared with a baseline yet", path=run_dir,
+                             hint="docs/harbor.md lists what is not supported yet")
+
+    def export_atif(self, run_dir: Path, out: Path, redactor: Any) -> BaseModel:
+        """Not yet: a Harbor trial's agent steps are not kept as ATIF."""
+        raise UserInputError("harbor runs have no ATIF export yet", path=run_dir,
+                             hint="docs/harbor.md lists what is not supported yet")
 
     def resume_command(self, run_dir: Path) -> str:
         """How to continue the run."""

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from benchwright.errors import GradingInfrastructureError, UserInputError
+from benchwright.files.nofollow import read_regular
 from benchwright.harbor import containers as ct
 from benchwright.harbor.rewards import (
     Rewards,
@@ -29,7 +30,6 @@ from benchwright.harbor.rewards import (
     trial_rewards,
 )
 from benchwright.harbor.tasks import HarborTask, StepSpec
-from benchwright.nofollow import read_regular
 from benchwright.sandbox.images.engines import Engine
 
 TrialStatus = Literal["completed", "verifier_error", "infrastructure"]

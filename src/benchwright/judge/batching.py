@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchwright.errors import UserInputError
+from benchwright.files.nofollow import read_regular
 from benchwright.metrics.static import files_with_suffixes
-from benchwright.nofollow import read_regular
 
 LARGE_FILE_LINES = 500
 MAX_BATCH_LINES = 1000

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from benchwright.fileio import write_text_atomic
+from benchwright.files.atomic import write_text_atomic
 from benchwright.judge.models import CostSource, TokenUsage
 
 MAX_ENTRY_BYTES = 64 * 2**20

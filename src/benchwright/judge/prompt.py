@@ -17,10 +17,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from benchwright.files.untrusted import read_untrusted_text
 from benchwright.judge.batching import SourceFile
 from benchwright.judge.rubric import RubricItem
 from benchwright.templating import render, template_errors
-from benchwright.untrusted_files import read_untrusted_text
 
 MAX_TEMPLATE_BYTES = 2**20
 _LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": "go",

@@ -27,8 +27,8 @@ from pydantic import BaseModel
 from benchwright.errors import PrerequisiteError, UserInputError
 from benchwright.extras import import_extra
 from benchwright.judge.models import JudgeSettings, TokenUsage
-from benchwright.pricing import price_of
-from benchwright.urls import require_reachable
+from benchwright.llm.pricing import price_of
+from benchwright.llm.urls import require_reachable
 
 SYSTEM = ("You are a careful code reviewer. You report, through the structured answer you are "
           "given, every place in the code where an item of the rubric applies, and nothing "

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from benchwright.files.redaction import Redactor
 from benchwright.judge.budget import Budget
 from benchwright.judge.cache import CacheEntry, VerdictCache
 from benchwright.judge.models import CostSource, TokenUsage, least_certain
@@ -21,8 +22,7 @@ from benchwright.judge.providers import (
     price_cost,
 )
 from benchwright.judge.verdicts import Checked, Flag, InvalidReply, check_flags, parse_payload
-from benchwright.pricing import price_of
-from benchwright.redaction import Redactor
+from benchwright.llm.pricing import price_of
 
 MAX_WAIT_S = 60.0
 ASKS = 2

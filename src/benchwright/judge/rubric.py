@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchwright.errors import UserInputError
-from benchwright.untrusted_files import read_untrusted_text
+from benchwright.files.untrusted import read_untrusted_text
 
 MAX_RUBRIC_BYTES = 4 * 2**20
 BUNDLED = "benchwright.jsonl"

@@ -20,7 +20,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_bytes_atomic, write_text_atomic
+from benchwright.files.atomic import write_bytes_atomic, write_text_atomic
+from benchwright.files.nofollow import TreeWalk, read_regular
+from benchwright.files.redaction import Redactor
+from benchwright.files.untrusted import parse_untrusted_json
 from benchwright.llm.models import (
     CassetteHeader,
     ConversationHeader,
@@ -28,9 +31,6 @@ from benchwright.llm.models import (
     LlmTraffic,
     TrafficMode,
 )
-from benchwright.nofollow import TreeWalk, read_regular
-from benchwright.redaction import Redactor
-from benchwright.untrusted_files import parse_untrusted_json
 from benchwright.version import __version__
 
 HEADER = "cassette.json"

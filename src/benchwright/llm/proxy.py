@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from benchwright.errors import ReplayDivergence, UserInputError
+from benchwright.files.redaction import SECRET_PARAM, Redactor
 from benchwright.llm.cassette import (
     conversation_rel,
     read_conversation,
@@ -41,7 +42,6 @@ from benchwright.llm.models import (
 )
 from benchwright.llm.replay_keys import DIVERGED
 from benchwright.llm.wire_events import payloads_of, split_events, usage_of
-from benchwright.redaction import SECRET_PARAM, Redactor
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                         "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from benchwright.llm.cassette import conversation_files, read_conversation, read_header
 from benchwright.llm.models import Exchange
-from benchwright.pricing import CostSum, cost_of, price_of
+from benchwright.llm.pricing import CostSum, cost_of, price_of
 
 
 class Traffic(BaseModel):

@@ -26,8 +26,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.errors import BenchwrightError
-from benchwright.nofollow import copy_tree
-from benchwright.owned_temp import OwnedTemp
+from benchwright.files.nofollow import copy_tree
+from benchwright.files.owned_temp import OwnedTemp
 from benchwright.protocols import Limits, Mount, Runtime
 from benchwright.sandbox.environments import BuiltEnv, ensure_env
 from benchwright.sandbox.interpreters import Interpreter, resolve_python

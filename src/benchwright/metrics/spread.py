@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 
 from benchwright.metrics.models import SymbolMetrics
-from benchwright.stats import gini
+from benchwright.stats.estimates import gini
 
 HIGH_CC, EXTREME_CC = 10, 30
 """SCBench's thresholds: above 10 is high (extreme ones included), above 30 extreme."""

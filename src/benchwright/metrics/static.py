@@ -9,6 +9,7 @@ from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
+from benchwright.files.nofollow import CACHE_FOLDERS, TreeWalk, read_regular
 from benchwright.metrics import astgrep, graph, lint, waste
 from benchwright.metrics.clones import find_clones
 from benchwright.metrics.languages import analyzers
@@ -22,9 +23,8 @@ from benchwright.metrics.models import (
 )
 from benchwright.metrics.scbcheck import ScbCheckResult, measure
 from benchwright.metrics.tools import versions
-from benchwright.nofollow import CACHE_FOLDERS, TreeWalk, read_regular
 from benchwright.protocols import Runtime
-from benchwright.stats import gini
+from benchwright.stats.estimates import gini
 
 # Mass: how far callables exceed a healthy value, weighted by their size.
 MASS_BASELINES = {"complexity": 5, "branches": 4, "comparisons": 4}

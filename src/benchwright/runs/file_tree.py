@@ -2,7 +2,8 @@
 packed without following a link, unpacked only into a new folder.
 
 What a remote job gets (problem files, the previous snapshot) and what it sends back (a finished
-checkpoint's or trial's files) is a `FileTree`. Packing walks with `benchwright.nofollow`, so a
+checkpoint's or trial's files) is a `FileTree`. Packing walks with `benchwright.files.nofollow`, so
+a
 link is kept as a link and special files are left out. Unpacking treats the tree as hostile: an
 entry whose path is absolute, climbs out (`..`), is empty or repeats is refused, folders are made
 before their contents, and every file is created new (O_EXCL, O_NOFOLLOW) in a folder made here,
@@ -17,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from benchwright.nofollow import Prune, TreeWalk, open_regular, read_fd, remove_tree
+from benchwright.files.nofollow import Prune, TreeWalk, open_regular, read_fd, remove_tree
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 

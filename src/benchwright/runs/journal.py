@@ -8,7 +8,7 @@ this version's format (a newer format is named as such, never dropped and redone
 that is not finite, a record that breaks its track's bounds (`RecordRules.check`) or repeats an
 earlier unit (`RecordRules.key`) is one error naming the file and the line, exit 2, so an edited
 or duplicated line can never change a figure. The coding track journals checkpoints
-(`benchwright.coding.runs.journal`), the web track trials; the record type and its rules are
+(`benchwright.coding.attempts.journal`), the web track trials; the record type and its rules are
 parameters, so this module knows neither.
 """
 
@@ -23,8 +23,8 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_text_atomic
-from benchwright.untrusted_files import parse_untrusted_json, read_untrusted_bytes
+from benchwright.files.atomic import write_text_atomic
+from benchwright.files.untrusted import parse_untrusted_json, read_untrusted_bytes
 
 MAX_JOURNAL_BYTES = 1024 * 2**20
 MAX_LINE_BYTES = 64 * 2**20

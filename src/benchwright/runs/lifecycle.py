@@ -1,6 +1,8 @@
-"""`runs.start`: the one lifecycle of every run, new or resumed, of any track; `runs.regrade`: a
-saved run graded again. The track supplies the steps (`benchwright.protocols.Track`); the
-kernel decides their order, holds the lock and turns an interrupt into a resume hint.
+"""`runs.new_or_resumed`: every track's front door (a new run, or a saved one with nothing else
+asked of it); `runs.start`: the one lifecycle of every run, new or resumed, of any track;
+`runs.regrade`: a saved run graded again. The track supplies the steps
+(`benchwright.protocols.Track`); the kernel decides their order, holds the lock and turns an
+interrupt into a resume hint.
 
     node checks -> lock -> create (new) or refresh (resumed) -> sweep leftovers -> execute
     (ends with finish: result.json, report.md) -> outcome (the line saying where to look next)
@@ -12,12 +14,13 @@ a folder of another track, or no run at all, is one clear error before anything 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from benchwright.errors import Interrupted
+from benchwright.errors import Interrupted, UserInputError
 from benchwright.protocols import Executor, RegradeSettings, StartedRun, Track
 from benchwright.runs.lock import locked_run_folder, run_lock
 from benchwright.runs.node_checks import require_on_every_node
@@ -27,7 +30,21 @@ from benchwright.sandbox.caches import using_run
 C = TypeVar("C", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+
+def new_or_resumed(resume: Path | str | None, given: Sequence[str],
+                   new: Callable[[], tuple[Path, C]]) -> tuple[Path, C | None]:
+    """Every track's front door, before `start`: with `resume`, the saved run (config None)
+    and nothing else asked of it (`given`: the options the caller was handed, each one a
+    refusal); else the folder and configuration `new()` makes and checks."""
+    if resume is None:
+        return new()
+    if given:
+        raise UserInputError(f"resume uses the run's saved configuration; drop {', '.join(given)}",
+                             hint="or start a new run")
+    return Path(resume), None
 
 
 def start(track: Track[C, Any, R, Any], run_dir: Path, config: C | None = None, *,
@@ -72,6 +89,17 @@ def _execute(track: Track[C, Any, R, Any], run: StartedRun[C]) -> R:
     except KeyboardInterrupt:
         raise Interrupted(track.interrupted(run.run_dir),
                           hint=f"continue with: {track.resume_command(run.run_dir)}") from None
+
+
+def amend(run_dir: Path, track_name: str, work: Callable[[], T]) -> T:
+    """A step over a saved run of `track_name` that changes its records (the LLM judge over a
+    coding run): the run opened, `work` under its lock, then the track's `finish` (result.json
+    and report.md rewritten from the records)."""
+    track = open_run(run_dir, expect=track_name).track
+    with run_lock(run_dir):
+        done = work()
+        track.finish(run_dir)
+    return done
 
 
 def regrade(run_dir: Path, settings: RegradeSettings) -> tuple[Track[Any, Any, Any, Any],

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from benchwright.errors import RunInUse, UserInputError, disk_error
-from benchwright.fileio import remove_torn_writes
-from benchwright.nofollow import remove_tree
+from benchwright.files.atomic import remove_torn_writes
+from benchwright.files.nofollow import remove_tree
 from benchwright.runs.layout import MANIFEST
 
 LOCK = ".lock"

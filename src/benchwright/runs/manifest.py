@@ -14,9 +14,9 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from benchwright.errors import UserInputError
+from benchwright.files.untrusted import decode_untrusted, read_untrusted_bytes
 from benchwright.registry import TRACK_FORMATS
 from benchwright.runs.layout import RunFiles
-from benchwright.untrusted_files import decode_untrusted, read_untrusted_bytes
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -31,7 +31,7 @@ def open_run(path: Path, expect: str | None = None) -> OpenRun:
     header = (read_header(path, expected.noun, expected.command) if expected is not None
               else read_header(path))
     track = TRACKS.get(header.track_name)
-    if expect is not None and track.name != expect:
+    if expected is not None and track is not expected:
         raise UserInputError(f"{path} is a {track.name} run, not a {expect} run",
                              hint=f"continue it with: {track.resume_command(path)}")
     return OpenRun(path=path, header=header, track=track)

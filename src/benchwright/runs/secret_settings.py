@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from benchwright.errors import UserInputError
-from benchwright.redaction import Redactor
+from benchwright.files.redaction import Redactor
 
 # settings whose credentials are stored as marks and restored from the environment on resume
 BY_REFERENCE = frozenset({"base_url"})

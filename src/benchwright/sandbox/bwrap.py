@@ -36,7 +36,7 @@ from typing import IO
 from pydantic import BaseModel
 
 from benchwright.errors import PrerequisiteError
-from benchwright.nofollow import chmod_at, deep_entries
+from benchwright.files.nofollow import chmod_at, deep_entries
 from benchwright.protocols import ExecResult, Limits, Mount, Runtime
 from benchwright.sandbox import memory_cgroup
 

@@ -30,9 +30,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_text_atomic
-from benchwright.nofollow import read_regular, remove_tree, usage
-from benchwright.owned_temp import held
+from benchwright.files.atomic import write_text_atomic
+from benchwright.files.nofollow import read_regular, remove_tree, usage
+from benchwright.files.owned_temp import held
 
 DEFAULT_MAX_GB = 20.0
 MAX_GB_VARIABLE = "BENCHWRIGHT_CACHE_MAX_GB"

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import IO
 
 from benchwright.errors import GradingInfrastructureError, PrerequisiteError
-from benchwright.owned_temp import OwnedTemp
+from benchwright.files.owned_temp import OwnedTemp
 from benchwright.protocols import ExecResult, Limits, Mount
 from benchwright.sandbox.bwrap import (
     _chown_tree,

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchwright.errors import EnvironmentBuildError
-from benchwright.owned_temp import OwnedTemp
+from benchwright.files.owned_temp import OwnedTemp
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits, Mount, reclaim_tree
 from benchwright.sandbox.egress.bridge import Bridge, bridged, without_proxy_settings

@@ -32,12 +32,12 @@ from benchwright.errors import (
     UserInputError,
     install_command,
 )
-from benchwright.fileio import write_text_atomic
+from benchwright.files.atomic import write_text_atomic
+from benchwright.files.user_paths import check_user_path
 from benchwright.protocols import Runtime
 from benchwright.sandbox import caches, localpaths
 from benchwright.sandbox.bwrap import require_bwrap
 from benchwright.sandbox.interpreters import Interpreter
-from benchwright.user_paths import check_user_path
 
 MARKER = caches.ENV_MARKER
 # 3: benchwright's own environments (test, evaluator, agents) come with their bytecode. Every

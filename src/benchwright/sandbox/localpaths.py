@@ -1,5 +1,5 @@
 """The local paths requirement lines name in a submission's folder, and content digests of
-them and of built environments, walked without following a link (`benchwright.nofollow`).
+them and of built environments, walked without following a link (`benchwright.files.nofollow`).
 
 A requirement can name a path of the submission (`./pkg`, `.`, `-e .`, `pkg @ file:./pkg`,
 `file:///.../pkg`, `-r more.txt`, `--find-links ./wheels`): what gets installed is then that
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from benchwright.nofollow import Entry, Prune, TreeWalk, open_regular, sha256_fd
+from benchwright.files.nofollow import Entry, Prune, TreeWalk, open_regular, sha256_fd
 
 WHOLE = "."
 """The submission's whole folder (`.`, `-e .`)."""

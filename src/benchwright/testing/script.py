@@ -32,7 +32,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from benchwright.errors import UserInputError
-from benchwright.untrusted_files import parse_untrusted_yaml, read_untrusted_text
+from benchwright.files.untrusted import parse_untrusted_yaml, read_untrusted_text
 
 
 class FaultKind(StrEnum):

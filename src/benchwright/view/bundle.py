@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_bytes_atomic
+from benchwright.files.atomic import write_bytes_atomic
 from benchwright.view.assets import INDEX, STATIC, static_files
 from benchwright.view.read_model import ReadModel, pages_of
 from benchwright.view.server import one_blas_thread
@@ -34,7 +34,7 @@ def bundle_keys(model: ReadModel) -> list[str]:
         keys += pages_of(ref).keys(ref)
     if len(refs) <= MAX_COMPARED:
         keys += [f"cmp/{a.rid}/{b.rid}" for a, b in itertools.permutations(refs, 2)
-                 if a.track.name == b.track.name]
+                 if a.track is b.track]
     return keys
 
 

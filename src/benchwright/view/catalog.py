@@ -17,10 +17,10 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from benchwright.errors import BenchwrightError, UserInputError
+from benchwright.files.untrusted import read_untrusted_bytes
 from benchwright.protocols import AnyTrack
 from benchwright.runs import open_run
 from benchwright.runs.layout import MANIFEST, RunFiles
-from benchwright.untrusted_files import read_untrusted_bytes
 
 M = TypeVar("M", bound=BaseModel)
 

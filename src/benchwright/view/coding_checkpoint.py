@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchwright.coding.attempts.checkpoint_files import CheckpointFiles, TestOutput
+from benchwright.coding.attempts.models import CheckpointRecord
 from benchwright.coding.problems.config import Group
 from benchwright.coding.report.failures import error_line
-from benchwright.coding.runs.checkpoint_files import CheckpointFiles, TestOutput
-from benchwright.coding.runs.models import CheckpointRecord
 from benchwright.metrics.directions import better
 from benchwright.view.diffview import side_by_side
 from benchwright.view.transcript import transcript

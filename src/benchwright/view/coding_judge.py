@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from benchwright.coding.runs.judging.files import read_flags, read_judge_file
+from benchwright.coding.attempts.judging.files import read_flags, read_judge_file
 from benchwright.errors import BenchwrightError
 from benchwright.judge.flags import RubricFlag
 from benchwright.judge.models import JudgeFile

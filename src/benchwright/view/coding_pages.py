@@ -11,15 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchwright.coding.attempts.checkpoint_files import CheckpointFiles
+from benchwright.coding.attempts.journal import read_infra_error, read_records
+from benchwright.coding.attempts.layout import RunLayout
+from benchwright.coding.attempts.models import CheckpointRecord, Manifest, RunResult, StartFrom
+from benchwright.coding.attempts.runner import check_trial_folder, load_manifest
+from benchwright.coding.attempts.tallies import RunDigest, read_run_digest
 from benchwright.coding.report.counterfactual import CounterfactualReport, compare_starts
 from benchwright.coding.report.figures import CodingReport, solve_rate_metrics
 from benchwright.coding.report.frontier_points import coding_point
-from benchwright.coding.runs.checkpoint_files import CheckpointFiles
-from benchwright.coding.runs.journal import read_infra_error, read_records
-from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, Manifest, RunResult, StartFrom
-from benchwright.coding.runs.runner import check_trial_folder, load_manifest
-from benchwright.coding.runs.tallies import RunDigest, read_run_digest
 from benchwright.view.catalog import RunRef, read_result
 from benchwright.view.coding_checkpoint import checkpoint_page, metric_rows
 from benchwright.view.coding_judge import checkpoint_judge, run_criteria

@@ -12,8 +12,8 @@ same ones:
 Every part of a key must be a plain name (`names.NAME_PATTERN`); anything else, or a run that
 was not found under the folders given, is no page (the server answers 404). Runs are read
 lazily, page by page, through the kernel (`runs.open_run`) and their track's pages
-(`registry.VIEW_PAGES`). Pages of runs nobody is working on are cached, keyed by when their
-result.json and manifest last changed.
+(`registry.TRACKS`: its entry's `view_pages`). Pages of runs nobody is working on are cached,
+keyed by when their result.json and manifest last changed.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, cast
 
-from benchwright.names import NAME_PATTERN
-from benchwright.registry import VIEW_PAGES
-from benchwright.report.frontier import RunPoint, frontier_of
+from benchwright.files.names import NAME_PATTERN
+from benchwright.registry import TRACKS
+from benchwright.report_parts.frontier import RunPoint, frontier_of
 from benchwright.runs.layout import MANIFEST, RESULT_JSON
 from benchwright.view.catalog import RunRef, Unreadable, open_runs
 from benchwright.view.jsdata import encode
@@ -47,7 +47,7 @@ Stamp = tuple[int, int]
 
 def pages_of(ref: RunRef) -> TrackPages:
     """The pages of the run's track."""
-    return cast(TrackPages, VIEW_PAGES.get(ref.track.name))
+    return cast(TrackPages, TRACKS.part(ref.track.name, "view_pages"))
 
 
 def valid_key(key: str) -> list[str] | None:
@@ -138,7 +138,7 @@ class ReadModel:
                 return [ref] if ref else None
             case ["cmp", a, b]:
                 ra, rb = self.ref(a), self.ref(b)
-                if ra is None or rb is None or ra.track.name != rb.track.name:
+                if ra is None or rb is None or ra.track is not rb.track:
                     return None
                 return [ra, rb]
         return None

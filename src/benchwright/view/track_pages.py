@@ -1,5 +1,5 @@
-"""What the viewer asks of each track's pages (`registry.VIEW_PAGES`, by the track's name the
-kernel reads from a run's manifest): the viewer itself never tells tracks apart."""
+"""What the viewer asks of each track's pages (its entry's `view_pages` in `registry.TRACKS`, by
+the track's name the kernel reads from a run's manifest): the viewer never tells tracks apart."""
 
 from __future__ import annotations
 

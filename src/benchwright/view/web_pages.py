@@ -2,7 +2,7 @@
 rates, macro average, failure modes and unpassable flags, with every trial), one trial (intent,
 steps, answer, verdict, HAR), and a head-to-head of two web runs.
 
-Figures are the web track's: `track.report(run, baseline)` (web/report/figures.py) and
+Figures are the web track's: `track.report(run, baseline)` (web/scorecard/figures.py) and
 result.json; a trial's files are read by `web.runs.trial_files`.
 """
 
@@ -18,11 +18,11 @@ from benchwright.view.run_state import RunState
 from benchwright.view.stamped import StampedCache
 from benchwright.web.evaluation.scoring import TaskRow, load_summary
 from benchwright.web.evaluation.tasks import WebTask, load_task_file
-from benchwright.web.report.figures import WebReport, task_scores
-from benchwright.web.runs.layout import WebRunLayout
-from benchwright.web.runs.models import TrialRecord, WebManifest, WebRunResult
-from benchwright.web.runs.trial_files import har_entries, read_trial
-from benchwright.web.runs.trial_rules import read_trials
+from benchwright.web.scorecard.figures import WebReport, task_scores
+from benchwright.web.trials.layout import WebRunLayout
+from benchwright.web.trials.models import TrialRecord, WebManifest, WebRunResult
+from benchwright.web.trials.trial_files import har_entries, read_trial
+from benchwright.web.trials.trial_rules import read_trials
 
 INTENT_SHOWN = 160
 """Characters of a task's intent shown in the run page's table."""

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from benchwright.atif_format import ATIF_FILE, schema_version, validated
 from benchwright.coding.agents.atif import export_run, from_atif, to_atif, write_atif
 from benchwright.coding.agents.base import Usage
 from benchwright.coding.agents.trajectory import (
@@ -20,7 +19,8 @@ from benchwright.coding.agents.trajectory import (
     ToolResult,
     Trajectory,
 )
-from benchwright.redaction import Redactor
+from benchwright.files.atif import ATIF_FILE, schema_version, validated
+from benchwright.files.redaction import Redactor
 from tests.helpers import run_cli
 from tests.helpers.mini_runs import FAKE_KEY, PROBLEM
 

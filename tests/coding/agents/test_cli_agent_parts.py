@@ -14,9 +14,9 @@ from benchwright.coding.agents import cli_agent, toolchain
 from benchwright.coding.agents.base import AgentContext
 from benchwright.coding.agents.codex import CodexAgent
 from benchwright.coding.agents.opencode import OpencodeAgent
+from benchwright.coding.attempts.models import AgentSettings, RunConfig
+from benchwright.coding.attempts.runner import create_run, execute
 from benchwright.coding.grading import grader as grading
-from benchwright.coding.runs.models import AgentSettings, RunConfig
-from benchwright.coding.runs.runner import create_run, execute
 from benchwright.errors import PrerequisiteError
 from benchwright.executors.local import LocalExecutor
 from benchwright.sandbox.bwrap import ExecResult, Limits, Mount

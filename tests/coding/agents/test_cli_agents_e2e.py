@@ -16,8 +16,8 @@ import pytest
 
 from benchwright.coding.agents import toolchain
 from benchwright.coding.agents.base import AgentContext, AgentStatus
-from benchwright.coding.runs.models import AgentSettings, RunConfig, RunResult
-from benchwright.coding.runs.runner import create_run, execute
+from benchwright.coding.attempts.models import AgentSettings, RunConfig, RunResult
+from benchwright.coding.attempts.runner import create_run, execute
 from benchwright.executors.local import LocalExecutor
 from benchwright.registry import CODING_AGENTS
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits

@@ -11,8 +11,8 @@ from benchwright.coding.agents.base import AgentContext, AgentStatus
 from benchwright.coding.agents.chat_client import ChatClient, resolve_target
 from benchwright.coding.agents.settings import AgentSettings
 from benchwright.errors import PrerequisiteError, ProviderUnavailable
-from benchwright.pricing import price_of
-from benchwright.redaction import Redactor, is_secret_name
+from benchwright.files.redaction import Redactor, is_secret_name
+from benchwright.llm.pricing import price_of
 from benchwright.sandbox.bwrap import Limits, UnsafeLocalRuntime
 from benchwright.sandbox.interpreters import resolve_python
 from benchwright.testing import FakeLLMServer, Script

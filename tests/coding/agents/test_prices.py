@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchwright.pricing import Price, price_of, run_price
+from benchwright.llm.pricing import Price, price_of, run_price
 
 LISTED = "openai/gpt-4.1"  # 2.0 in, 8.0 out
 

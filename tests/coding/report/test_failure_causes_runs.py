@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from benchwright.report.failure_causes import CAUSES, FailureCause
+from benchwright.report_parts.failure_causes import CAUSES, FailureCause
 from tests.helpers import FIXTURES, run_cli
 from tests.helpers.mini_runs import FAKE_KEY
 

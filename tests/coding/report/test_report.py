@@ -94,8 +94,8 @@ def test_each_end_reason_is_named(tmp_path: Path, agent: str, grade: str, reason
 
 def test_a_provider_failure_is_an_infrastructure_error(tmp_path: Path) -> None:
     from benchwright.coding.agents.base import AgentResult, AgentStatus
-    from benchwright.coding.runs.layout import RunLayout
-    from benchwright.coding.runs.models import InfraErrorRecord
+    from benchwright.coding.attempts.layout import RunLayout
+    from benchwright.coding.attempts.models import InfraErrorRecord
 
     run = write_run(tmp_path / "run", {"alpha": ["S"]})
     record = InfraErrorRecord(problem="alpha", trial=1, checkpoint="checkpoint_2", index=2,

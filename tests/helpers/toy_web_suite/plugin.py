@@ -22,8 +22,8 @@ from benchwright.web.evaluation.evaluator import (
     EvaluatorVerdict,
 )
 from benchwright.web.evaluation.tasks import WebDataset, load_task_file
-from benchwright.web.runs.suites import Suite, SuiteSession
 from benchwright.web.sites.config import Site, WebEnvConfig
+from benchwright.web.trials.suites import Suite, SuiteSession
 
 HERE = Path(__file__).parent
 TASKS = HERE / "tasks.json"

@@ -43,8 +43,8 @@ def _cookie_headers(har: Path) -> list[str]:
 
 
 def test_two_concurrent_trials_as_different_users_share_nothing(tmp_path: Path) -> None:
-    from benchwright.web.runs.models import AgentName, AgentSpec, TrialRequest
-    from benchwright.web.runs.trial_process import ProcessTrialRunner
+    from benchwright.web.trials.models import AgentName, AgentSpec, TrialRequest
+    from benchwright.web.trials.trial_process import ProcessTrialRunner
 
     task = load_local_dataset().tasks[9001]
     outcomes: dict[str, Any] = {}

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 from benchwright.web.browser import trial_models
-from benchwright.web.runs import models
+from benchwright.web.trials import models
 
 BLOCKED = """
 import sys
@@ -13,7 +13,9 @@ class Block:
         if name.split(".")[0] in ("browser_use", "websockets", "cdp_use"):
             raise ImportError(name)
 sys.meta_path.insert(0, Block())
-import benchwright.cli.run_web_cmd, benchwright.web.runs.runner, benchwright.web.runs.browser_runner
+import benchwright.cli.run_web_cmd
+import benchwright.web.trials.runner
+import benchwright.web.trials.browser_runner
 """
 
 

@@ -48,7 +48,7 @@ def test_an_unpriced_model_keeps_tokens_and_an_unknown_cost() -> None:
 def test_a_failed_model_call_is_a_call_with_unknown_usage() -> None:
     import asyncio
 
-    from benchwright.web.browser.agents import TimedModel
+    from benchwright.web.browser.trial_agent import TimedModel
 
     class Inner:
         model = provider = name = "m"

@@ -25,8 +25,8 @@ from benchwright.web.evaluation.response_adapter import (
 )
 from benchwright.web.evaluation.synthetic import har, start_entry
 from benchwright.web.evaluation.tasks import TaskType, WebDataset, WebTask
-from benchwright.web.runs.extraction import ExtractorConfig, LLMExtractor
 from benchwright.web.sites.config import WebEnvConfig
+from benchwright.web.trials.extraction import ExtractorConfig, LLMExtractor
 
 S = {"type": "string"}
 N = {"type": "number"}

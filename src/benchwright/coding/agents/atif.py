@@ -4,7 +4,7 @@ ATIF is the Agent Trajectory Interchange Format of Harbor's RFC 0001, read by ot
 viewers and by SFT/RL pipelines. `to_atif` maps our normalised steps onto ATIF's: the model's
 turns become `agent` steps (text, reasoning, tool calls, per-step token metrics) and the tools'
 answers that follow become that step's `observation`; the trajectory's usage becomes
-`final_metrics`. The document is written through the shared ATIF module (`benchwright.atif_format`:
+`final_metrics`. The document is written through the shared ATIF module (`benchwright.files.atif`:
 validated with the `atif` package's models, keys redacted): `write_atif` skips with a logged note
 when the extra is missing, so a run never fails for want of it.
 """
@@ -15,17 +15,6 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from benchwright.atif_format import (
-    ATIF_FILE,
-    Export,
-    atif_text,
-    available,
-    content_text,
-    present,
-    schema_version,
-    timestamp,
-    validated,
-)
 from benchwright.coding.agents.base import Usage
 from benchwright.coding.agents.trajectory import (
     TRAJECTORY_FILE,
@@ -37,10 +26,21 @@ from benchwright.coding.agents.trajectory import (
     Trajectory,
 )
 from benchwright.errors import BenchwrightError, UserInputError, install_command
-from benchwright.fileio import write_text_atomic
-from benchwright.nofollow import TreeWalk, read_regular, shown
-from benchwright.redaction import Redactor
-from benchwright.untrusted_files import MAX_BYTES, parse_untrusted_json
+from benchwright.files.atif import (
+    ATIF_FILE,
+    Export,
+    atif_text,
+    available,
+    content_text,
+    present,
+    schema_version,
+    timestamp,
+    validated,
+)
+from benchwright.files.atomic import write_text_atomic
+from benchwright.files.nofollow import TreeWalk, read_regular, shown
+from benchwright.files.redaction import Redactor
+from benchwright.files.untrusted import MAX_BYTES, parse_untrusted_json
 
 __all__ = ["ATIF_FILE", "Export", "export_run", "from_atif", "from_atif_model", "to_atif",
            "write_atif"]

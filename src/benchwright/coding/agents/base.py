@@ -10,7 +10,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchwright.nofollow import remove_tree
+from benchwright.files.nofollow import remove_tree
 from benchwright.sandbox.interpreters import Interpreter
 
 

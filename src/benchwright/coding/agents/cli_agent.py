@@ -39,8 +39,8 @@ from benchwright.coding.agents.settings import AgentSettings
 from benchwright.coding.agents.toolchain import InstalledTool, NpmTool, ensure_npm_tool
 from benchwright.coding.agents.trajectory import CostSource, Step, Trajectory
 from benchwright.errors import PrerequisiteError
-from benchwright.nofollow import read_regular, remove_tree
-from benchwright.pricing import cost_of, run_price
+from benchwright.files.nofollow import read_regular, remove_tree
+from benchwright.llm.pricing import cost_of, run_price
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import ExecResult, Limits, Mount
 from benchwright.sandbox.egress.proxy import Endpoint

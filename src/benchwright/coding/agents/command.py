@@ -19,7 +19,7 @@ from benchwright.coding.agents.base import AgentContext, AgentResult, AgentStatu
 from benchwright.coding.agents.network import agent_allowlist, run_with_egress
 from benchwright.coding.agents.settings import AgentSettings
 from benchwright.errors import UserInputError
-from benchwright.nofollow import read_regular
+from benchwright.files.nofollow import read_regular
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import ExecResult, Limits, Mount
 from benchwright.sandbox.interpreters import Interpreter

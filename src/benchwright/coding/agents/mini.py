@@ -37,8 +37,8 @@ from benchwright.coding.agents.trajectory import (
     Trajectory,
 )
 from benchwright.errors import ProviderUnavailable, UserInputError
-from benchwright.owned_temp import OwnedTemp
-from benchwright.pricing import cost_of, run_price
+from benchwright.files.owned_temp import OwnedTemp
+from benchwright.llm.pricing import cost_of, run_price
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import ExecResult, Limits, Mount
 from benchwright.sandbox.capped_output import CappedPipe
@@ -67,7 +67,7 @@ BASH_TOOL: dict[str, Any] = {"type": "function", "function": {
 OUTPUT_LIMIT = 10_000
 
 MINI_HOME_PREFIX = "benchwright-mini-"
-"""The agent's home for its commands, one per checkpoint (owned: `benchwright.owned_temp`)."""
+"""The agent's home for its commands, one per checkpoint (owned: `benchwright.files.owned_temp`)."""
 
 
 class MiniAgent:

@@ -7,7 +7,7 @@ from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from benchwright.urls import check_base_url
+from benchwright.llm.urls import check_base_url
 
 
 class Thinking(StrEnum):

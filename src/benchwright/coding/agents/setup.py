@@ -1,6 +1,6 @@
 """The one settings object every coding agent is built from (`Class.from_setup`, registered in
 `benchwright.registry.CODING_AGENTS`), so building an agent never branches on its name. The run
-loop makes it from the run's configuration (`benchwright.coding.runs.agent_factory`)."""
+loop makes it from the run's configuration (`benchwright.coding.attempts.agent_factory`)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from benchwright.coding.agents.base import AgentStatus, Usage
-from benchwright.fileio import write_text_atomic
+from benchwright.files.atomic import write_text_atomic
 
 TRAJECTORY_FILE = "trajectory.json"
 
@@ -39,7 +39,7 @@ class CostSource(StrEnum):
     AGENT = "agent"
     """The agent reported it (claude's total_cost_usd, opencode's per-step cost)."""
     PRICE_TABLE = "price_table"
-    """Computed from token counts with `benchwright.pricing`."""
+    """Computed from token counts with `benchwright.llm.pricing`."""
     UNKNOWN = "unknown"
     """Neither: the model is not in the price table and the agent did not say."""
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from benchwright.coding.grading.evaluation import CheckpointEvaluation
 from benchwright.coding.grading.grader import GradeOutput
-from benchwright.fileio import write_json_atomic, write_text_atomic
+from benchwright.files.atomic import write_json_atomic, write_text_atomic
 
 EVALUATION_JSON = "evaluation.json"
 GRADING_JSON = "grading.json"

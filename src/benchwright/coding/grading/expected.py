@@ -31,8 +31,8 @@ from benchwright.coding.grading import verdict_channel as vc
 from benchwright.coding.grading.evaluation import GradingRule, RuleFired, TestCase
 from benchwright.coding.problems.config import Group
 from benchwright.errors import WorkspaceError
-from benchwright.fileio import write_text_atomic
-from benchwright.nofollow import TreeWalk, open_regular, read_regular, sha256_fd
+from benchwright.files.atomic import write_text_atomic
+from benchwright.files.nofollow import TreeWalk, open_regular, read_regular, sha256_fd
 from benchwright.sandbox.environments import cache_base
 
 # Bump when what is cached, or how it is collected, changes.

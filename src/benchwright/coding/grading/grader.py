@@ -35,7 +35,7 @@ from benchwright.coding.grading.evaluation import (
 from benchwright.coding.grading.policies import all_verdicts
 from benchwright.coding.problems.config import CheckpointConfig, Group, ProblemConfig
 from benchwright.errors import EnvironmentBuildError, WorkspaceError
-from benchwright.nofollow import Usage, read_regular, usage
+from benchwright.files.nofollow import Usage, read_regular, usage
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import CONTAINER_RUNTIMES, ExecResult, Limits, Mount, memory_limit_mb
 from benchwright.sandbox.capped_output import CappedPipe

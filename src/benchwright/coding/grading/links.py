@@ -5,7 +5,7 @@ test that opens a file through a link the submission made gets ELOOP, whatever t
 This reports when that guard mattered, from two signs that cost little: a test whose message
 carries ELOOP's text, and a link in those folders whose target is somewhere the submission
 cannot read itself (the tests folder, or outside every folder the jail shows it). Links are
-read, never followed (`benchwright.nofollow.TreeWalk`); the walk stops after `MAX_ENTRIES`.
+read, never followed (`benchwright.files.nofollow.TreeWalk`); the walk stops after `MAX_ENTRIES`.
 """
 
 # Targets are sandbox paths, compared lexically: nothing here is resolved on the host.
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchwright.coding.grading.evaluation import GradingRule, RuleFired, TestCase
-from benchwright.nofollow import TreeWalk, shown
+from benchwright.files.nofollow import TreeWalk, shown
 
 ELOOP_TEXT = os.strerror(errno.ELOOP)
 """What a test's message says when it opened a path through a refused link."""

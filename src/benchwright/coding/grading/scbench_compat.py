@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from benchwright.nofollow import read_regular
+from benchwright.files.nofollow import read_regular
 
 PTY_DRAIN = """
 

@@ -3,7 +3,8 @@
 Scratch folders live in a 0700 folder of ours: the run's `.work/.grading` when grading is part
 of a run, else `grading/` in benchwright's cache folder, never a world-writable /tmp. Each is
 named for the process that owns it (pid and start time) and locked while in use
-(`benchwright.owned_temp`), so a later start removes the ones whose owner is gone, e.g. a harness
+(`benchwright.files.owned_temp`), so a later start removes the ones whose owner is gone, e.g. a
+harness
 killed with SIGKILL in the middle of grading.
 """
 
@@ -15,9 +16,9 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchwright import owned_temp
 from benchwright.errors import WorkspaceError
-from benchwright.owned_temp import OwnedTemp
+from benchwright.files import owned_temp
+from benchwright.files.owned_temp import OwnedTemp
 from benchwright.sandbox.environments import cache_base
 
 _PREFIX = "grade-"

@@ -11,7 +11,7 @@ from pathlib import Path
 from benchwright.coding.grading.pytest_report import BUILTIN_MARKERS
 from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
 from benchwright.errors import ProblemConfigError
-from benchwright.nofollow import TreeWalk, copy_tree, open_regular, read_fd, remove_tree
+from benchwright.files.nofollow import TreeWalk, copy_tree, open_regular, read_fd, remove_tree
 
 TESTS_DIR = ".evaluation_tests"
 """The tests' folder, beside the workspace in the scratch folder (node ids start with it)."""

@@ -10,8 +10,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from benchwright.errors import ProblemConfigError
-from benchwright.names import Name
-from benchwright.untrusted_files import read_untrusted_text
+from benchwright.files.names import Name
+from benchwright.files.untrusted import read_untrusted_text
 
 ENTRY_FILE_PLACEHOLDER = "%%%ENTRYPOINT:entry_file%%%"
 ENTRY_COMMAND_PLACEHOLDER = "%%%ENTRYPOINT:entry_command%%%"
@@ -92,7 +92,7 @@ class CheckpointConfig(BaseModel):
 
     name: Name
     """The checkpoint's key in config.yaml, e.g. `checkpoint_2`; names its spec and test file
-    (and folders of a run), so it must be a name (`benchwright.names`)."""
+    (and folders of a run), so it must be a name (`benchwright.files.names`)."""
     version: int
     """Version of this checkpoint's tests; bumped when they change."""
     order: int = Field(ge=1)
@@ -125,7 +125,7 @@ class ProblemConfig(BaseModel):
     path: Path
     """The problem folder (set by the loader, not read from YAML)."""
     name: Name
-    """The problem's name; by convention its folder's name (a name, `benchwright.names`)."""
+    """The problem's name; by convention its folder's name (a name, `benchwright.files.names`)."""
     version: int = 1
     """Version of the problem's tests."""
     description: str = ""

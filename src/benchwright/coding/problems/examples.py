@@ -10,7 +10,7 @@ from benchwright.errors import ProblemConfigError
 
 def examples_dir() -> Path:
     """The folder of bundled problems."""
-    return Path(str(resources.files("benchwright") / "problems"))
+    return Path(str(resources.files("benchwright.coding.problems") / "bundled"))
 
 
 def example_names() -> list[str]:

@@ -20,7 +20,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchwright.nofollow import read_regular
+from benchwright.files.nofollow import read_regular
 
 MAX_SMALL = 4096
 """Bound on `.git` files, HEAD, commondir and loose refs (each a line)."""

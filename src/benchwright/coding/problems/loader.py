@@ -9,8 +9,8 @@ from pydantic import ValidationError
 
 from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
 from benchwright.errors import ProblemConfigError
-from benchwright.nofollow import TreeWalk, shown
-from benchwright.untrusted_files import read_untrusted_yaml
+from benchwright.files.nofollow import TreeWalk, shown
+from benchwright.files.untrusted import read_untrusted_yaml
 
 CONFIG_NAME = "config.yaml"
 MAX_CONFIG_BYTES = 2**20

@@ -7,8 +7,8 @@ from importlib import resources
 from pathlib import Path
 
 from benchwright.errors import UserInputError
+from benchwright.files.untrusted import read_untrusted_text
 from benchwright.templating import render, template_errors
-from benchwright.untrusted_files import read_untrusted_text
 
 BUILTIN_TEMPLATES = ("just-solve", "plan-first")
 MAX_TEMPLATE_BYTES = 2**20

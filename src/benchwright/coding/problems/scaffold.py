@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from benchwright.errors import UserInputError
-from benchwright.names import check_name
+from benchwright.files.names import check_name
 
 Kind = Literal["cli", "http"]
 

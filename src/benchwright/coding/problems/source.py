@@ -35,8 +35,8 @@ from benchwright.coding.problems.git_checkout import (
 )
 from benchwright.coding.problems.loader import CONFIG_NAME
 from benchwright.errors import ProblemConfigError
-from benchwright.nofollow import Entry, TreeWalk, open_regular, sha256_fd, shown
-from benchwright.redaction import redact_url
+from benchwright.files.nofollow import Entry, TreeWalk, open_regular, sha256_fd, shown
+from benchwright.files.redaction import redact_url
 
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
 MAX_POINTER_BYTES = 1024

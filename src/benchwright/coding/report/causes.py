@@ -1,4 +1,5 @@
-"""The cause of every failed checkpoint of a coding run (`report/failure_causes.py`'s closed set),
+"""The cause of every failed checkpoint of a coding run (`report_parts/failure_causes.py`'s closed
+set),
 by deterministic rules from its journal record and grading.json, the most telling first:
 
 grading could not run (infrastructure, a killed sandbox) -> environment error; a forged verdict
@@ -14,12 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchwright.coding.agents.base import AgentStatus
+from benchwright.coding.attempts.models import CheckpointRecord
 from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradeStatus
 from benchwright.coding.report.failures import one_line, read_grading
 from benchwright.coding.report.scored_run import ScoredRun
-from benchwright.coding.runs.models import CheckpointRecord
-from benchwright.nofollow import read_regular
-from benchwright.report.failure_causes import (
+from benchwright.files.nofollow import read_regular
+from benchwright.report_parts.failure_causes import (
     FailedUnit,
     FailureCause,
     exception_line,

@@ -19,10 +19,17 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from benchwright.coding.attempts.models import CheckpointRecord, StartFrom
 from benchwright.coding.report.scored_run import ScoredRun
-from benchwright.coding.runs.models import CheckpointRecord, StartFrom
 from benchwright.errors import UserInputError
-from benchwright.stats import MIN_CLUSTERS, Estimate, Verdict, judge, paired_difference_ci, ratio_ci
+from benchwright.stats.estimates import (
+    MIN_CLUSTERS,
+    Estimate,
+    Verdict,
+    judge,
+    paired_difference_ci,
+    ratio_ci,
+)
 
 StartVerdict = Literal["inherited code hurts", "inherited code helps", "no significant change",
                        "too few clusters"]

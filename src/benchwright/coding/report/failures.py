@@ -10,10 +10,10 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from benchwright.coding.agents.base import AgentStatus
+from benchwright.coding.attempts.models import CheckpointRecord, InfraErrorRecord, RunResult
 from benchwright.coding.grading.artifacts import GRADING_JSON
 from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradeStatus, RuleFired
 from benchwright.coding.problems.config import Group
-from benchwright.coding.runs.models import CheckpointRecord, InfraErrorRecord, RunResult
 
 MAX_LISTED = 10
 """Failing tests listed by name; the rest are counted."""

@@ -10,6 +10,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from benchwright.coding.attempts.judging.summary import JudgeOverview, judge_overview
+from benchwright.coding.attempts.models import CheckpointRecord, RunConfig, RunTotals
+from benchwright.coding.attempts.tallies import ProblemTally
+from benchwright.coding.attempts.totals import last_finished, run_totals
 from benchwright.coding.problems.config import Group
 from benchwright.coding.problems.source import ProblemSource
 from benchwright.coding.report.counterfactual import CounterfactualReport, compare_starts
@@ -25,18 +29,13 @@ from benchwright.coding.report.failures import (
 from benchwright.coding.report.refine_causes import run_causes
 from benchwright.coding.report.scored_run import Picker, ScoredRun
 from benchwright.coding.report.sources import source_lines
-from benchwright.coding.runs.judging.summary import JudgeOverview, judge_overview
-from benchwright.coding.runs.models import CheckpointRecord, RunConfig, RunTotals
-from benchwright.coding.runs.tallies import ProblemTally
-from benchwright.coding.runs.totals import last_finished, run_totals
-from benchwright.report.failure_causes import CauseTable
-from benchwright.report.frontier import Frontier
-from benchwright.report.grading_noise import GradingNoise, read_noise
-from benchwright.report.header import RunHeader
-from benchwright.report.sequence import read_sequence
-from benchwright.report.trials import TrialStats, trial_stats
-from benchwright.sequential import SequenceState
-from benchwright.stats import (
+from benchwright.report_parts.failure_causes import CauseTable
+from benchwright.report_parts.frontier import Frontier
+from benchwright.report_parts.grading_noise import GradingNoise, read_noise
+from benchwright.report_parts.header import RunHeader
+from benchwright.report_parts.sequence import read_sequence
+from benchwright.report_parts.trials import TrialStats, trial_stats
+from benchwright.stats.estimates import (
     MIN_CLUSTERS,
     Direction,
     Estimate,
@@ -47,6 +46,7 @@ from benchwright.stats import (
     proportion_ci,
     ratio_ci,
 )
+from benchwright.stats.sequential import SequenceState
 
 OptionalPicker = Callable[[CheckpointRecord], float | None]
 
@@ -131,7 +131,7 @@ class InfraErrorRow(BaseModel):
 class CodingReport(BaseModel):
     """`benchwright report --json` for a coding run."""
 
-    format: Literal["benchwright.report/2"] = "benchwright.report/2"
+    format: Literal["benchwright.report_parts/2"] = "benchwright.report_parts/2"
     """The file's format and version (2: header, totals, failures, trials, unpaired
     problems, directions)."""
     run_dir: Path
@@ -430,7 +430,7 @@ def _header(run: ScoredRun) -> RunHeader:
     versions = sorted({g.grader.benchwright_version for g in graders if g is not None})
     return RunHeader(
         track="coding", run_dir=run.dir, suite=str(config.problems_dir),
-        problems=list(config.problems), agent=config.agent, model=config.model,
+        problems=list(config.problems), unit="problem", agent=config.agent, model=config.model,
         prompt=config.prompt, policy=str(config.pass_policy), trials=config.trials,
         start_from=str(config.start_from),
         created_at=run.manifest.created_at,

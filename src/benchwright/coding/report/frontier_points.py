@@ -1,4 +1,5 @@
-"""A coding run as a point of the cost-accuracy frontier (`report/frontier.py`): its checkpoint
+"""A coding run as a point of the cost-accuracy frontier (`report_parts/frontier.py`): its
+checkpoint
 solve rate, cost and agent time per attempt, read from its digest (the viewer's run list reads
 the same), so the report, the API and the overview place it alike."""
 
@@ -7,10 +8,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from benchwright.coding.attempts.models import Manifest
+from benchwright.coding.attempts.tallies import RunDigest, read_run_digest
 from benchwright.coding.report.figures import solve_rate_metrics
-from benchwright.coding.runs.models import Manifest
-from benchwright.coding.runs.tallies import RunDigest, read_run_digest
-from benchwright.report.frontier import RunPoint
+from benchwright.report_parts.frontier import RunPoint
 
 
 def coding_point(run_dir: Path, manifest: Manifest, digest: RunDigest | None = None,

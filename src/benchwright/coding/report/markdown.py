@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from benchwright.coding.attempts.judging.summary import JudgeOverview
+from benchwright.coding.attempts.models import RunTotals
 from benchwright.coding.report.counterfactual import CounterfactualReport, StartRow
 from benchwright.coding.report.failures import (
     AttemptFailure,
@@ -19,16 +21,14 @@ from benchwright.coding.report.figures import (
     ProblemQuality,
 )
 from benchwright.coding.report.sources import source_table
-from benchwright.coding.runs.judging.summary import JudgeOverview
-from benchwright.coding.runs.models import RunTotals
-from benchwright.pricing import format_cost
-from benchwright.report.failure_causes import cause_lines
-from benchwright.report.frontier import Frontier
-from benchwright.report.grading_noise import noise_lines
-from benchwright.report.header import header_lines
-from benchwright.report.sequence import sequence_lines
-from benchwright.report.trials import TrialStats, fmt_rate, pass_k_lines
-from benchwright.stats import Estimate, few_clusters, verdict_text
+from benchwright.llm.pricing import format_cost
+from benchwright.report_parts.failure_causes import cause_lines
+from benchwright.report_parts.frontier import Frontier
+from benchwright.report_parts.grading_noise import noise_lines
+from benchwright.report_parts.header import header_lines
+from benchwright.report_parts.sequence import sequence_lines
+from benchwright.report_parts.trials import TrialStats, fmt_rate, pass_k_lines
+from benchwright.stats.estimates import Estimate, few_clusters, verdict_text
 
 FEW = "†"
 """Marks an interval over fewer clusters than the report's minimum."""

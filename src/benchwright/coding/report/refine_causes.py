@@ -16,13 +16,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from benchwright.coding.attempts.traffic import judge_proxy
 from benchwright.coding.report.causes import run_failure_evidence, run_failures
-from benchwright.coding.runs.traffic import judge_proxy
-from benchwright.fileio import write_json_atomic
+from benchwright.files.atomic import write_json_atomic
+from benchwright.files.nofollow import read_regular
 from benchwright.judge.models import JudgeSettings
 from benchwright.llm.models import LlmTraffic
-from benchwright.nofollow import read_regular
-from benchwright.report.failure_causes import (
+from benchwright.report_parts.failure_causes import (
     CAUSES,
     CauseTable,
     FailedUnit,
@@ -44,7 +44,7 @@ SCHEMA: dict[str, Any] = {
 
 Prompts = Callable[[Path, list[FailedUnit] | None], list[tuple[FailedUnit, str]]]
 """A track's failed units (those given, else all) and the text sent about each: the coding
-track's below, the web track's in web/runs/refine.py."""
+track's below, the web track's in web/trials/refine.py."""
 
 
 class RefinedCause(BaseModel):

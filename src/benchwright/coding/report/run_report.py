@@ -8,11 +8,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from benchwright.coding.attempts.layout import RunLayout
+from benchwright.coding.attempts.models import RunResult
 from benchwright.coding.report.figures import CodingReport, build_report
 from benchwright.coding.report.markdown import render_markdown
-from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import RunResult
-from benchwright.fileio import write_text_atomic
+from benchwright.files.atomic import write_text_atomic
 
 SHOWN = 10  # errors listed on the terminal; report.md and result.json list them all
 

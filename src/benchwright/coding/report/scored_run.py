@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from benchwright.coding.runs import journal
-from benchwright.coding.runs.layout import RunLayout
-from benchwright.coding.runs.models import CheckpointRecord, Manifest, StartFrom
-from benchwright.coding.runs.runner import load_manifest
-from benchwright.coding.runs.tallies import ProblemTally, tally
+from benchwright.coding.attempts import journal
+from benchwright.coding.attempts.layout import RunLayout
+from benchwright.coding.attempts.models import CheckpointRecord, Manifest, StartFrom
+from benchwright.coding.attempts.runner import load_manifest
+from benchwright.coding.attempts.tallies import ProblemTally, tally
 
 Picker = Callable[[CheckpointRecord], float]
 

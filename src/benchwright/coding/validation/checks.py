@@ -11,7 +11,7 @@ from benchwright.coding.grading import workspace as ws
 from benchwright.coding.grading.evaluation import CheckpointEvaluation, GradeStatus, TestCase
 from benchwright.coding.problems.config import CheckpointConfig, ProblemConfig
 from benchwright.coding.validation.models import Finding, FindingKind
-from benchwright.nofollow import TreeWalk
+from benchwright.files.nofollow import TreeWalk
 
 _MISSING = re.compile(r"(?:FileNotFoundError|No such file or directory)[^'\"\n]*['\"]([^'\"\n]+)")
 _NETWORK = re.compile(

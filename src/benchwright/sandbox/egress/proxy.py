@@ -24,7 +24,7 @@ from types import TracebackType
 from urllib.parse import urlsplit
 
 # The forwarder is standard-library only (it runs inside the sandbox); both ends pump alike.
-from benchwright.owned_temp import OwnedTemp
+from benchwright.files.owned_temp import OwnedTemp
 from benchwright.sandbox.egress.forwarder import _pump
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address

@@ -11,8 +11,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.errors import PrerequisiteError, UserInputError
+from benchwright.files.untrusted import read_untrusted_yaml
 from benchwright.sandbox.images.engines import find_engine
-from benchwright.untrusted_files import read_untrusted_yaml
 
 ENVIRONMENT_SUFFIXES = (".yaml", ".yml")
 

@@ -24,7 +24,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from benchwright.errors import UserInputError
-from benchwright.untrusted_files import read_untrusted_yaml
+from benchwright.files.untrusted import read_untrusted_yaml
 
 
 class StepKind(StrEnum):

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from benchwright.web.browser.agents import TimedModel
+from benchwright.web.browser.trial_agent import TimedModel
 from benchwright.web.evaluation.final_response import INVALID_RESPONSE, STATUS_CODES
 from benchwright.web.evaluation.response_adapter import ResponseStatus
 from benchwright.web.evaluation.tasks import TaskType

@@ -15,8 +15,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_text_atomic
-from benchwright.untrusted_files import read_untrusted_json
+from benchwright.files.atomic import write_text_atomic
+from benchwright.files.untrusted import read_untrusted_json
 from benchwright.web.browser.cdp import CdpConnection
 
 COOKIES_SCHEMA = "benchwright.web-cookies/1"

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchwright.fileio import write_bytes_atomic
+from benchwright.files.atomic import write_bytes_atomic
 from benchwright.web.browser.har import har_log
 
 

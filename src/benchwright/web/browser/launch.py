@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.errors import InfrastructureError, PrerequisiteError
-from benchwright.nofollow import remove_tree
+from benchwright.files.nofollow import remove_tree
 
 OFFLINE_ENV: dict[str, str] = {
     "ANONYMIZED_TELEMETRY": "false",

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from benchwright.errors import UserInputError
+from benchwright.files.untrusted import read_untrusted_text
 from benchwright.templating import render, template_errors
-from benchwright.untrusted_files import read_untrusted_text
 from benchwright.web.evaluation.final_response import STATUS_CODES
 from benchwright.web.evaluation.tasks import WebTask
 

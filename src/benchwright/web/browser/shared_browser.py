@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 from types import TracebackType
 
-from benchwright.owned_temp import OwnedTemp
+from benchwright.files.owned_temp import OwnedTemp
 from benchwright.web.browser.cdp import CdpCommandError, CdpConnection
 from benchwright.web.browser.launch import (
     BrowserSettings,

@@ -26,13 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.errors import BenchwrightError, UserInputError
-from benchwright.web.browser.agents import (
-    agent_options,
-    build_model,
-    cost_usd,
-    price_table,
-    task_prompt,
-)
 from benchwright.web.browser.answer_watch import WatchedModel
 from benchwright.web.browser.auth import login_with_form
 from benchwright.web.browser.cdp import CdpConnection
@@ -49,6 +42,13 @@ from benchwright.web.browser.outcome import (
 from benchwright.web.browser.prompts import uses_schema
 from benchwright.web.browser.recorder import NetworkRecorder
 from benchwright.web.browser.shared_browser import SharedBrowser
+from benchwright.web.browser.trial_agent import (
+    agent_options,
+    build_model,
+    cost_usd,
+    price_table,
+    task_prompt,
+)
 from benchwright.web.browser.trial_models import (
     AgentSpec,
     LiveLogin,

@@ -1,7 +1,7 @@
 """What one browser trial takes and gives back: the one definition of the trial interface.
 
 Used by `benchwright.web.browser.trial` (which re-exports it) and by the web runs
-(`benchwright.web.runs.models`). Only pydantic and the standard library are imported here, so the
+(`benchwright.web.trials.models`). Only pydantic and the standard library are imported here, so the
 web runs stay importable without browser-use or websockets installed.
 """
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from benchwright.errors import UserInputError, missing_extra
-from benchwright.urls import check_base_url
+from benchwright.llm.urls import check_base_url
 from benchwright.web.browser.trial_models import AgentSpec
 
 if TYPE_CHECKING:

@@ -36,15 +36,15 @@ from pydantic import (
 )
 
 from benchwright.errors import UserInputError
-from benchwright.fileio import write_json_atomic, write_text_atomic
-from benchwright.sandbox.environments import BuiltEnv
-from benchwright.untrusted_files import (
+from benchwright.files.atomic import write_json_atomic, write_text_atomic
+from benchwright.files.untrusted import (
     decode_untrusted,
     parse_untrusted_json,
     read_untrusted_bytes,
     read_untrusted_json,
     read_untrusted_text,
 )
+from benchwright.sandbox.environments import BuiltEnv
 from benchwright.version import __version__
 from benchwright.web.evaluation.evaluator import (
     WORKER_SCRIPT,

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel
 
-from benchwright.fileio import write_json_atomic
+from benchwright.files.atomic import write_json_atomic
 from benchwright.web.evaluation.scoring import AGENT_RESPONSE, NETWORK_HAR
 from benchwright.web.evaluation.tasks import TaskType, WebDataset, WebTask
 from benchwright.web.sites.config import Site, SiteConfig, WebEnvConfig

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchwright.errors import BenchwrightError, InfrastructureError, UserInputError
-from benchwright.untrusted_files import (
+from benchwright.files.untrusted import (
     decode_untrusted,
     parse_untrusted_json,
     read_untrusted_bytes,

@@ -18,7 +18,7 @@ import sys
 import threading
 from pathlib import Path
 
-from benchwright.fileio import write_json_atomic
+from benchwright.files.atomic import write_json_atomic
 from benchwright.web.local_suite.server import DEFAULT_HOST, serve_suite
 
 SCHEMA = "benchwright.local-suite/1"

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from benchwright.errors import UserInputError
-from benchwright.untrusted_files import read_untrusted_yaml
+from benchwright.files.untrusted import read_untrusted_yaml
 
 ENV_PREFIX = "BENCHWRIGHT_WEB_"
 ENV_SUFFIX = "_URL"

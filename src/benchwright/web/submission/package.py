@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchwright.errors import InfrastructureError, UserInputError
-from benchwright.owned_temp import OwnedTemp
-from benchwright.untrusted_files import read_untrusted_json
+from benchwright.files.owned_temp import OwnedTemp
+from benchwright.files.untrusted import read_untrusted_json
 from benchwright.web.evaluation.scoring import (
     AGENT_RESPONSE,
     EVAL_RESULT,
@@ -103,7 +103,7 @@ def _source(source: Path) -> tuple[Path, Path | None]:
     """The folder of task logs, and the dataset file for tasks that are not the official 812."""
     from benchwright.runs import open_run
     from benchwright.runs.layout import MANIFEST
-    from benchwright.web.runs.layout import WebRunLayout
+    from benchwright.web.trials.layout import WebRunLayout
 
     if not source.is_dir():
         raise UserInputError("no such folder", path=source,
@@ -111,7 +111,7 @@ def _source(source: Path) -> tuple[Path, Path | None]:
     if not (source / MANIFEST).exists():
         return source, None
     open_run(source, expect="web")  # the manifest's track, never a guess: a coding run is refused
-    from benchwright.web.runs.runner import load_web_manifest
+    from benchwright.web.trials.runner import load_web_manifest
 
     manifest = load_web_manifest(source)
     return WebRunLayout(source).tasks_dir, manifest.dataset_file

@@ -1,0 +1,1 @@
+"""How the harness touches files, above all those it did not write."""

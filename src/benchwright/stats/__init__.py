@@ -1,0 +1,1 @@
+"""The statistics both tracks report with."""
