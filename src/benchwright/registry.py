@@ -204,7 +204,7 @@ TRACK_ENTRIES: dict[str, TrackEntry] = {
 TRACK_PARTS = ("track", "run_command", "regrade_view", "run_view", "view_pages")
 
 
-class TrackKind(Kind[AnyTrack]):
+class TrackKind(Kind["AnyTrack"]):
     """The tracks: `get(name)` is the track itself, `part(name, part)` any other part of its
     entry (a plugin's entry is the `TrackEntry` its entry point names)."""
 
@@ -221,7 +221,7 @@ class TrackKind(Kind[AnyTrack]):
         return found
 
     def get(self, name: str) -> AnyTrack:
-        return cast(AnyTrack, _load(self.entry(name).track))
+        return cast("AnyTrack", _load(self.entry(name).track))
 
     def part(self, name: str, part: str) -> Any:
         """One part of the track's entry (`TRACK_PARTS`), imported now; a part the track does

@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from benchwright.cli.json_output import echo_json
 from benchwright.cli.option_checks import MAX_TRIALS, base_url, existing_dir, new_dir
 from benchwright.cli.resume_options import refuse_conflicts
+
+if TYPE_CHECKING:
+    from benchwright.harbor.runner import HarborRunConfig
 
 
 def run_harbor_cmd(
@@ -42,8 +45,6 @@ def run_harbor_cmd(
     """Run Harbor tasks (single- or multi-step) in containers: rewards, min_reward gates and
     the multi-step reward as Harbor computes them; the verifier never shares a process or a
     writable path with the agent."""
-    from benchwright.errors import UserInputError
-    from benchwright.harbor.runner import HarborRunConfig
     from benchwright.harbor.track import TRACK
     from benchwright.protocols import ExecutorSetup
     from benchwright.registry import EXECUTORS
@@ -58,19 +59,27 @@ def run_harbor_cmd(
         run_dir = resume
         result = start(TRACK, run_dir, None, executor=executor)
     else:
-        if tasks is None:
-            raise UserInputError("give --tasks (or --resume RUN_DIR)",
-                                 hint="--tasks names a Harbor task folder or a folder of them")
-        if agent not in ("oracle", "command", "mini") or runtime not in ("podman", "docker"):
-            raise UserInputError(f"unsupported --agent {agent!r} or --runtime {runtime!r}",
-                                 hint="--agent oracle|command|mini, --runtime podman|docker")
-        config = HarborRunConfig(tasks=tasks.resolve(), agent=agent,
-                                 agent_command=agent_command, model=model,
-                                 base_url=base_url, runtime=runtime,
-                                 trials=trials)
+        config = _new_config(ctx.params)
         run_dir = out or Path("runs") / f"harbor-{folder_stamp()}"
         result = start(TRACK, run_dir, config, executor=executor)
     if as_json:
         echo_json(result.model_dump(mode="json"))
         return
     typer.echo(TRACK.outcome(run_dir.resolve(), result))
+
+
+def _new_config(params: dict[str, Any]) -> HarborRunConfig:
+    """A new run's settings from the command's options, or the user's error in one line."""
+    from benchwright.errors import UserInputError
+    from benchwright.harbor.runner import HarborRunConfig
+
+    if params["tasks"] is None:
+        raise UserInputError("give --tasks (or --resume RUN_DIR)",
+                             hint="--tasks names a Harbor task folder or a folder of them")
+    agent, runtime = params["agent"], params["runtime"]
+    if agent not in ("oracle", "command", "mini") or runtime not in ("podman", "docker"):
+        raise UserInputError(f"unsupported --agent {agent!r} or --runtime {runtime!r}",
+                             hint="--agent oracle|command|mini, --runtime podman|docker")
+    return HarborRunConfig(tasks=params["tasks"].resolve(), **{
+        key: params[key] for key in ("agent", "agent_command", "model", "base_url", "runtime",
+                                     "trials")})
