@@ -209,4 +209,6 @@ def test_a_run_is_noted_by_the_environments_its_workers_used(tmp_path: Path) -> 
                    "--workers", "2", "--out", str(run), timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     used = [e for e in caches.entries(cache_base(), ["envs"]) if str(run) in e.runs]
-    assert used and all(e.runs[-1] == str(run) for e in used)  # the newest run last
+    # once each (other tests' runs may share these environments at the same time, so which
+    # run is the newest is not this test's to say; the order is tested on a cache of its own)
+    assert used and all(e.runs.count(str(run)) == 1 for e in used)

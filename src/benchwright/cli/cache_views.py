@@ -32,8 +32,10 @@ def caches_table(found: list[CacheEntry], base: Path, kinds: list[str] | None) -
     """One row per cache: its entries, their size, how many are in use, the last use, how many
     runs used them, where (what each holds: `benchwright cache --help`, docs/cli.md; each
     entry's runs: `--json`)."""
-    table = Table("cache", "entries", "size", "in use", "last used", "runs", "where",
-                  title=f"caches under {base}", title_justify="left", show_edge=False)
+    table = Table(title=f"caches under {base}", title_justify="left", show_edge=False)
+    for header in ("cache", "entries", "size", "in use", "last used", "runs"):
+        table.add_column(header, no_wrap=True)  # names and counts whole on a narrow terminal
+    table.add_column("where", overflow="fold")
     for kind in kinds or list(KINDS):
         own = [e for e in found if e.kind == kind]
         newest = max((e.last_used for e in own), default=None)
