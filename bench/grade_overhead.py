@@ -11,6 +11,7 @@ at SCBench's problems/log_query with --checkpoint checkpoint_5.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -27,10 +28,19 @@ from benchwright.coding.problems.examples import example_problem_dir
 
 
 def _timed(argv: list[str], **kwargs: object) -> float:
+    kwargs.setdefault("env", _env())
     start = time.perf_counter()
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
                    **kwargs)  # type: ignore[call-overload]
     return time.perf_counter() - start
+
+
+def _env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment both sides run in: bytecode written as a user's Python writes it (the warm-up
+    run leaves the .pyc files; PYTHONDONTWRITEBYTECODE=1 would compile every module on each run)."""
+    env = dict(os.environ if base is None else base)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def _plain_pytest_command(
@@ -60,7 +70,7 @@ def main() -> None:
         ours, theirs = [], []
         for _ in range(args.repeat):
             ours.append(_timed(bw))
-            theirs.append(_timed(plain, cwd=workspace, env=env))
+            theirs.append(_timed(plain, cwd=workspace, env=_env(env)))
         shutil.rmtree(scratch / "bw-out", ignore_errors=True)
     a, b = statistics.median(ours), statistics.median(theirs)
     print(f"problem {args.problem_dir.name}/{args.checkpoint}, {args.repeat} runs each")

@@ -67,6 +67,18 @@ def test_yaml_alias_bombs_and_self_reference_are_refused_quickly() -> None:
     assert parse_untrusted_yaml(shared, None, what="the config")["b"][2] == [1, 2]
 
 
+@pytest.mark.parametrize("text", [
+    "[" * 200_000 + "]" * 200_000,  # past libyaml's own limit (1,000 levels) and Python's stack
+    "".join(" " * i + "a:\n" for i in range(5000)) + " " * 5000 + "1\n",
+    "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5),  # under libyaml's limit, over ours
+])
+def test_yaml_nested_past_any_limit_is_one_error_not_a_crash(text: str) -> None:
+    # The config of a hostile problem folder: the harness must refuse it, never crash on it.
+    with pytest.raises(UserInputError, match=r"nested|not valid YAML") as caught:
+        parse_untrusted_yaml(text, None, what="the config")
+    assert "\n" not in caught.value.one_line()
+
+
 def test_the_error_class_is_the_callers(tmp_path: Path) -> None:
     path = _write(tmp_path / "config.yaml", "a: [\n")
     with pytest.raises(ProblemConfigError, match="not valid YAML at line 2"):

@@ -128,14 +128,16 @@ def _problem_dir(problems_dir: Path | None, problem: str) -> Path:
     return folder
 
 
-def _warn_without_entry_file(err: Any, entry_file: str, snapshot: Path) -> None:
+def _warn_without_entry_file(entry_file: str, snapshot: Path) -> None:
     """An empty workspace (or one without the entry file) is graded, as SCBench and `run coding`
     grade it, so its failures count; the warning says why every test will fail."""
     if snapshot.is_dir() and not (snapshot / entry_file).is_file():
-        empty = not any(snapshot.iterdir())
-        err.print(f"[yellow]warning:[/] {'the workspace is empty' if empty else f'no {entry_file}'}"
-                  f" in {snapshot}; grading it anyway (its tests will fail)", highlight=False,
-                  soft_wrap=True)
+        from rich.console import Console
+
+        what = "the workspace is empty" if not any(snapshot.iterdir()) else f"no {entry_file}"
+        Console(stderr=True).print(
+            f"[yellow]warning:[/] {what} in {snapshot}; grading it anyway (its tests will fail)",
+            highlight=False, soft_wrap=True)
 
 
 def _default_out(problem: str, checkpoint: str) -> Path:
@@ -206,10 +208,8 @@ def checkpoint_cmd(
     max_write_files: MaxWriteFilesOption = 100_000,
 ) -> None:
     """Grade one checkpoint of a problem on a workspace snapshot, as SCBench grades it."""
-    from rich.console import Console
-
     from benchwright.api.grading import grade_checkpoint
-    from benchwright.cli.verbosity import notes_console
+    from benchwright.cli.verbosity import notes_console, spinner
     from benchwright.coding.grading.evaluation import GradeStatus
     from benchwright.coding.problems.loader import get_checkpoint, load_problem
 
@@ -217,10 +217,9 @@ def checkpoint_cmd(
     loaded = load_problem(folder)
     get_checkpoint(loaded, checkpoint)  # an unknown one is named before anything is said
     snapshot = workspace if workspace is not None else loaded.solution_dir(checkpoint)
-    err = notes_console()
-    _warn_without_entry_file(Console(stderr=True), loaded.entry_filename, snapshot)
+    _warn_without_entry_file(loaded.entry_filename, snapshot)
     out_dir = out if out is not None else _default_out(loaded.name, checkpoint)
-    with err.status(f"grading {loaded.name}/{checkpoint}") as status:
+    with spinner(f"grading {loaded.name}/{checkpoint}") as status:
         evaluation = grade_checkpoint(
             folder, checkpoint, snapshot, out=out_dir, python=python,
             unsafe_no_sandbox=unsafe_no_sandbox, runtime=runtime, image=image,
@@ -239,7 +238,7 @@ def checkpoint_cmd(
             hint=f"fix the problem's tests or data; results and pytest's output are in {out_dir}",
         )
     if not as_json:
-        err.print(f"[dim]wrote {out_dir}/evaluation.json[/]")
+        notes_console().print(f"[dim]wrote {out_dir}/evaluation.json[/]")
 
 
 def _show(evaluation: Any, out_dir: Path, as_json: bool) -> None:

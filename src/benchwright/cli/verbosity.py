@@ -7,7 +7,11 @@ stderr; -vv at DEBUG.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,3 +39,27 @@ def notes_console() -> Console:
     from rich.console import Console  # not at start-up: `--help` prints none
 
     return Console(stderr=True, quiet=quiet())
+
+
+class Status(Protocol):
+    """A spinner's line, updated as work goes on."""
+
+    def update(self, status: str) -> None:
+        """Show `status` in place of the line's text."""
+
+
+class _Silent:
+    def update(self, status: str) -> None:
+        pass
+
+
+@contextmanager
+def spinner(text: str) -> Iterator[Status]:
+    """A spinner on stderr while the block runs; none under -q or when stderr is not a terminal,
+    where rich would draw nothing, so one-shot commands (`eval checkpoint --json` in a script)
+    do not pay for importing it."""
+    if quiet() or not (sys.stderr.isatty() or os.environ.get("FORCE_TERMINAL")):
+        yield _Silent()
+        return
+    with notes_console().status(text) as status:
+        yield status

@@ -130,8 +130,11 @@ def parse_untrusted_yaml(text: str, path: Path | None, *, what: str,
     """YAML text's value (safe loader), bounded in depth and expanded size, or `error`."""
     import yaml
 
+    # libyaml's parser (same safe constructor) when PyYAML has it: the pure-Python one is most of
+    # `eval checkpoint`'s own start. libyaml refuses nesting past 1,000 levels itself.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        value = yaml.safe_load(text)
+        value = yaml.load(text, Loader=loader)  # a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
