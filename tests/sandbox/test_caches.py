@@ -200,7 +200,7 @@ def test_cache_list_and_prune_through_the_cli(base: Path) -> None:
 @pytest.mark.e2e
 @pytest.mark.sandbox
 def test_a_run_is_noted_by_the_environments_its_workers_used(tmp_path: Path) -> None:
-    from benchwright.sandbox.environments import cache_base
+    from benchwright.sandbox.caches import cache_base
     from tests.helpers import FIXTURES
 
     shutil.copytree(FIXTURES / "runs" / "quick", tmp_path / "problems" / "quick")

@@ -37,8 +37,7 @@ def cache_cmd(
     whether a running process holds it."""
     if ctx.invoked_subcommand is not None:
         return
-    from benchwright.sandbox.caches import entries
-    from benchwright.sandbox.environments import cache_base
+    from benchwright.sandbox.caches import cache_base, entries
 
     found = entries(cache_base(), _kinds(kind))
     if as_json:
@@ -65,8 +64,7 @@ def prune_cmd(
 ) -> None:
     """Remove cache entries by age and total size; an entry a running process holds is never
     removed (it is listed as kept)."""
-    from benchwright.sandbox.caches import age, prune, size
-    from benchwright.sandbox.environments import cache_base
+    from benchwright.sandbox.caches import age, cache_base, prune, size
 
     if older_than is None and max_size is None:
         raise UserInputError("say what to prune", hint="give --older-than, --max-size or both")

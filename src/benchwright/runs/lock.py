@@ -124,6 +124,6 @@ def _also_written() -> list[Path]:
     temporary folder."""
     import tempfile
 
-    from benchwright.sandbox.environments import cache_base
+    from benchwright.sandbox.caches import cache_base
 
     return [cache_base(), Path(tempfile.gettempdir())]

@@ -33,6 +33,7 @@ from benchwright.errors import UserInputError
 from benchwright.files.atomic import write_text_atomic
 from benchwright.files.nofollow import read_regular, remove_tree, usage
 from benchwright.files.owned_temp import held
+from benchwright.files.user_paths import check_user_path
 
 DEFAULT_MAX_GB = 20.0
 MAX_GB_VARIABLE = "BENCHWRIGHT_CACHE_MAX_GB"
@@ -63,6 +64,25 @@ KINDS: dict[str, tuple[str, str | None, str]] = {
 
 _HELD: dict[Path, int] = {}
 """Folders this process holds (`hold`), with the descriptor whose lock says so."""
+
+
+def cache_base() -> Path:
+    """benchwright's cache folder: $BENCHWRIGHT_CACHE_DIR (checked as every path a user gives,
+    and a folder or none yet), else ~/.cache/benchwright."""
+    raw = os.environ.get("BENCHWRIGHT_CACHE_DIR")
+    if not raw:
+        return Path.home() / ".cache" / "benchwright"
+    try:
+        path = check_user_path(raw)
+    except UserInputError as exc:
+        raise UserInputError(f"BENCHWRIGHT_CACHE_DIR: {exc.message}",
+                             hint="point it at a folder, or unset it") from None
+    absolute = path.absolute()
+    existing = next(p for p in (absolute, *absolute.parents) if p.exists())
+    if not existing.is_dir():
+        raise UserInputError(f"BENCHWRIGHT_CACHE_DIR: {existing} is a file, not a folder",
+                             hint="point it at a folder, or unset it")
+    return path
 
 
 class CacheEntry(BaseModel):

@@ -29,14 +29,13 @@ from pydantic import BaseModel
 from benchwright.errors import (
     EnvironmentBuildError,
     PrerequisiteError,
-    UserInputError,
     install_command,
 )
 from benchwright.files.atomic import write_text_atomic
-from benchwright.files.user_paths import check_user_path
 from benchwright.protocols import Runtime
 from benchwright.sandbox import caches, localpaths
 from benchwright.sandbox.bwrap import require_bwrap
+from benchwright.sandbox.caches import cache_base
 from benchwright.sandbox.interpreters import Interpreter
 
 MARKER = caches.ENV_MARKER
@@ -70,25 +69,6 @@ class BuiltEnv(BaseModel):
     def python(self) -> Path:
         """The environment's interpreter."""
         return self.path / "bin" / "python"
-
-
-def cache_base() -> Path:
-    """benchwright's cache folder: $BENCHWRIGHT_CACHE_DIR (checked as every path a user gives,
-    and a folder or none yet), else ~/.cache/benchwright."""
-    raw = os.environ.get("BENCHWRIGHT_CACHE_DIR")
-    if not raw:
-        return Path.home() / ".cache" / "benchwright"
-    try:
-        path = check_user_path(raw)
-    except UserInputError as exc:
-        raise UserInputError(f"BENCHWRIGHT_CACHE_DIR: {exc.message}",
-                             hint="point it at a folder, or unset it") from None
-    absolute = path.absolute()
-    existing = next(p for p in (absolute, *absolute.parents) if p.exists())
-    if not existing.is_dir():
-        raise UserInputError(f"BENCHWRIGHT_CACHE_DIR: {existing} is a file, not a folder",
-                             hint="point it at a folder, or unset it")
-    return path
 
 
 def cache_root() -> Path:

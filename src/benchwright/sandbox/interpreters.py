@@ -9,10 +9,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel
 
-from benchwright.errors import PrerequisiteError
+from benchwright.errors import BenchwrightError, PrerequisiteError
+from benchwright.sandbox.caches import cache_base
 
 DEFAULT_PYTHON = "3.12"
 _PROBE = (
@@ -69,6 +71,68 @@ def _candidates(version: str) -> list[Path]:
 
 @functools.cache
 def _probe(executable: Path) -> Interpreter | None:
+    key = _identity(executable)
+    known = _memo().get(key) if key is not None else None
+    if known is not None:
+        return known
+    found = _run_probe(executable)
+    if found is not None and key is not None:
+        _remember(key, found)
+    return found
+
+
+def _identity(executable: Path) -> str | None:
+    """The binary behind `executable` as the file system knows it: a reinstalled or replaced
+    interpreter (new inode, size or times) or a link pointing elsewhere gets a new identity."""
+    try:
+        real = executable.resolve()
+        st = real.stat()
+    except OSError:
+        return None
+    return "|".join(map(str, (executable, real, st.st_dev, st.st_ino, st.st_size,
+                              st.st_mtime_ns, st.st_ctime_ns)))
+
+
+@functools.cache
+def _memo() -> dict[str, Interpreter]:
+    """What earlier processes' probes found (asking an interpreter costs a process start on
+    every command). A file that is unreadable or malformed counts as empty."""
+    from benchwright.files.untrusted import read_untrusted_json
+
+    try:
+        raw = read_untrusted_json(_memo_path(), what="the interpreter memo", max_bytes=1 << 20)
+        return _Memo.model_validate(raw).interpreters
+    except (BenchwrightError, ValueError, OSError):
+        return {}
+
+
+def _remember(key: str, found: Interpreter) -> None:
+    from benchwright.files.atomic import write_json_atomic
+
+    memo = _memo()
+    memo[key] = found
+    try:
+        _memo_path().parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(_memo_path(), _Memo(interpreters=memo).model_dump(mode="json"),
+                          durable=False)
+    except (BenchwrightError, OSError):
+        pass  # a read-only cache only costs the next command a probe
+
+
+def _memo_path() -> Path:
+    return cache_base() / "interpreters.json"
+
+
+class _Memo(BaseModel):
+    """The interpreter memo file."""
+
+    format: Literal[1] = 1
+    """Its version."""
+    interpreters: dict[str, Interpreter]
+    """By `_identity` of the executable probed."""
+
+
+def _run_probe(executable: Path) -> Interpreter | None:
     try:
         out = subprocess.run(
             [str(executable), "-I", "-c", _PROBE], capture_output=True, text=True, timeout=30

@@ -25,7 +25,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.errors import EnvironmentBuildError, PrerequisiteError, install_command
-from benchwright.sandbox.environments import cache_base, file_lock
+from benchwright.sandbox.caches import cache_base
+from benchwright.sandbox.environments import file_lock
 
 MARKER = ".benchwright-tool.json"
 log = logging.getLogger(__name__)

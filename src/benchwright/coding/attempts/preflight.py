@@ -29,7 +29,7 @@ from benchwright.llm.urls import require_reachable
 from benchwright.registry import CODING_AGENTS
 from benchwright.runs import open_run
 from benchwright.runs.secret_settings import refuse_secrets
-from benchwright.sandbox.environments import cache_base
+from benchwright.sandbox.caches import cache_base
 from benchwright.sandbox.interpreters import resolve_python
 
 __all__ = ["check_coding_run", "check_resumable", "node_checks", "prompt_setting",

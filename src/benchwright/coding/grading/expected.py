@@ -33,7 +33,7 @@ from benchwright.coding.problems.config import Group
 from benchwright.errors import WorkspaceError
 from benchwright.files.atomic import write_text_atomic
 from benchwright.files.nofollow import TreeWalk, open_regular, read_regular, sha256_fd
-from benchwright.sandbox.environments import cache_base
+from benchwright.sandbox.caches import cache_base
 
 # Bump when what is cached, or how it is collected, changes.
 EXPECT_FORMAT = 1

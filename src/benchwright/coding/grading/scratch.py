@@ -19,7 +19,7 @@ from pathlib import Path
 from benchwright.errors import WorkspaceError
 from benchwright.files import owned_temp
 from benchwright.files.owned_temp import OwnedTemp
-from benchwright.sandbox.environments import cache_base
+from benchwright.sandbox.caches import cache_base
 
 _PREFIX = "grade-"
 _HELD: dict[Path, OwnedTemp] = {}

@@ -20,7 +20,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchwright.errors import InfrastructureError, PrerequisiteError
-from benchwright.sandbox.environments import cache_base, file_lock, uv_binary
+from benchwright.sandbox.caches import cache_base
+from benchwright.sandbox.environments import file_lock, uv_binary
 from benchwright.sandbox.images import recipe as rc
 from benchwright.sandbox.images.engines import Engine
 

@@ -125,9 +125,7 @@ def planned(task: WebTask) -> PlannedTask:
 def node_checks(config: WebRunConfig) -> list[Callable[[], object]]:
     """What every machine that runs trials must have: a usable cache folder, Chromium and
     browser-use (the browser runner; the fake one needs neither)."""
-    from benchwright.sandbox.environments import (
-        cache_base,  # the evaluator's environment lives there
-    )
+    from benchwright.sandbox.caches import cache_base  # the evaluator's environment lives there
 
     if config.runner == "fake":
         from benchwright.web.trials.fake_runner import delay_s
