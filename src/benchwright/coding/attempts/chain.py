@@ -40,7 +40,12 @@ from benchwright.coding.grading.workspace import copy_asset
 from benchwright.coding.problems.config import CheckpointConfig, Group, ProblemConfig
 from benchwright.coding.problems.loader import load_problem
 from benchwright.coding.problems.prompts import prompt_hash, render_prompt, template_text
-from benchwright.errors import BenchwrightError, SandboxKilled, SnapshotLimitError
+from benchwright.errors import (
+    BenchwrightError,
+    EnvironmentUnavailable,
+    SandboxKilled,
+    SnapshotLimitError,
+)
 from benchwright.files.atomic import write_json_atomic, write_text_atomic
 from benchwright.files.nofollow import copy_tree, remove_tree, shown
 from benchwright.files.redaction import Redactor
@@ -306,7 +311,8 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
     try:
         record = _graded(chain, checkpoint, index, result, folder,
                          _start_of(chain, index, records))
-    except SandboxKilled as exc:  # not the agent's doing: left out of scores, redone on resume
+    except (SandboxKilled, EnvironmentUnavailable) as exc:  # not the agent's doing: left out
+        # of scores, redone on resume
         chain.redactor.tree(folder)
         return InfraErrorRecord(problem=chain.job.problem, trial=chain.job.trial,
                                 checkpoint=checkpoint.name, index=index, attempts=attempts,
