@@ -4,14 +4,18 @@ with `EnvironmentUnavailable` (a run records the checkpoint as an infrastructure
 `--resume` redoes it) instead of grading the submission without its requirements. A requirement
 that does not exist, on an index that answers, stays the submission's: graded without it, the
 build's error recorded. Real builds: uv in the sandbox, through the egress proxy, to a server on
-loopback (the refusing one) or to the configured index (PyPI here)."""
+loopback (the refusing one) or to the configured index (PyPI here). A full cache disk fails the
+build too: the run stops on a full disk (exit 3, `--resume` once there is space), as on any other
+write."""
 
 from __future__ import annotations
 
 import contextlib
 import http.server
+import os
 import shutil
 import socket
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +25,7 @@ import pytest
 from benchwright.coding.grading.evaluation import CheckpointEvaluation
 from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
 from benchwright.coding.problems.loader import load_problem
-from benchwright.errors import EnvironmentUnavailable
+from benchwright.errors import EnvironmentUnavailable, disk_error
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits
 from tests.helpers import FIXTURES
 
@@ -101,3 +105,33 @@ def test_a_requirement_the_index_does_not_have_stays_the_submissions(
     solution = evaluation.grader.solution_env
     assert solution.error is not None and "benchwright-no-such-project-4242" in solution.error
     assert evaluation.counts  # graded, without the requirement
+
+
+@contextlib.contextmanager
+def _tmpfs(path: Path, size: str) -> Iterator[Path]:
+    path.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {done.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root")
+def test_a_full_cache_disk_stops_grading_instead_of_charging_the_submission(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with _tmpfs(tmp_path / "cache", "300m") as cache:
+        monkeypatch.setenv("BENCHWRIGHT_CACHE_DIR", str(cache))
+        # the tests' environment and the bare one a submission falls back to, built on this
+        # disk: without the cache disk, grading would go on without the requirements
+        _grade(tmp_path, "benchwright-no-such-project-4242==1.0")
+        with (cache / "filler").open("wb") as filler, contextlib.suppress(OSError):
+            filler.write(b"\0" * (os.statvfs(cache).f_bavail * os.statvfs(cache).f_frsize))
+        with pytest.raises(OSError) as raised:
+            _grade(tmp_path, REQUIREMENT)
+        error = disk_error(raised.value)
+        assert error is not None and error.exit_code == 3, raised.value
+        assert str(cache) in error.one_line(), error.one_line()
