@@ -724,8 +724,11 @@ def _collection_key(problem: ProblemConfig, checkpoint: CheckpointConfig, prepar
         problem, checkpoint, Path("report.json"), False,
         [jail.LAUNCHER] if jailed(options) else (), anyio=prepared.anyio,
         scratch=Path(".."))  # as recorded: the real scratch folder would change every key
+    # pytest's config (the problem's markers) is read through -c from beside the tests
+    ini = (prepared.scratch / ws.PYTEST_INI).read_text(encoding="utf-8")
     shaping = [__version__, options.runtime.name, envs.test.key, checkpoint.name,
-               sorted(problem.env_for(checkpoint).items()), _scratch_free(prepared), recorded]
+               sorted(problem.env_for(checkpoint).items()), _scratch_free(prepared), recorded,
+               ini]
     return ex.cache_key(_tests_dir(prepared), shaping)
 
 
