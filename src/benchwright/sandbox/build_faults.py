@@ -69,12 +69,20 @@ def _free(folder: Path) -> int | None:
 
 def build_indexes(environ: Mapping[str, str] | None = None) -> list[str]:
     """The indexes and find-links a build's uv reads (its own settings, as `env_build` passes
-    them on): the default index (PyPI unless one is set) first."""
+    them on): the default index (PyPI unless one is set) first; only find-links when uv is told
+    to use no index (UV_NO_INDEX, UV_OFFLINE), so an offline setup is never probed online."""
     environ = os.environ if environ is None else environ
-    default = [environ.get("UV_DEFAULT_INDEX") or environ.get("UV_INDEX_URL") or PYPI]
-    extra = [_url(item) for name in ("UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS")
+    links = [_url(item) for item in environ.get("UV_FIND_LINKS", "").split()]
+    if any(_truthy(environ.get(name, "")) for name in ("UV_NO_INDEX", "UV_OFFLINE")):
+        return list(dict.fromkeys(links))
+    default = environ.get("UV_DEFAULT_INDEX") or environ.get("UV_INDEX_URL") or PYPI
+    extra = [_url(item) for name in ("UV_INDEX", "UV_EXTRA_INDEX_URL")
              for item in environ.get(name, "").split()]
-    return list(dict.fromkeys(default[:1] + extra))
+    return list(dict.fromkeys([default, *extra, *links]))
+
+
+def _truthy(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes", "on")
 
 
 def _url(item: str) -> str:
