@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import json
 import os
 import shutil
 import socket
@@ -28,6 +29,7 @@ from benchwright.coding.problems.loader import load_problem
 from benchwright.errors import EnvironmentUnavailable, disk_error
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits
 from tests.helpers import FIXTURES
+from tests.helpers.cli import run_cli
 
 pytestmark = pytest.mark.sandbox
 QUICK = FIXTURES / "runs" / "quick"
@@ -135,3 +137,39 @@ def test_a_full_cache_disk_stops_grading_instead_of_charging_the_submission(
         error = disk_error(raised.value)
         assert error is not None and error.exit_code == 3, raised.value
         assert str(cache) in error.one_line(), error.one_line()
+
+
+def _checkpoints(run: Path) -> list[str]:
+    journal = run / "quick" / "trial_1" / "journal.jsonl"
+    return [json.loads(line)["checkpoint"] for line in journal.read_text().splitlines()]
+
+
+@pytest.mark.e2e
+def test_a_run_records_the_refused_build_as_infrastructure_and_resume_redoes_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle's checkpoint 2 names a requirement; its index refuses: the checkpoint is an
+    infrastructure error (not journaled, not scored), and `--resume` with the index back
+    grades it and finishes every checkpoint exactly once."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("BENCHWRIGHT_CACHE_DIR", str(cache))
+    _grade(tmp_path, None)  # the tests' environment, in this run's cache
+    problems = tmp_path / "problems"
+    shutil.copytree(QUICK, problems / "quick")
+    (problems / "quick" / "solutions" / "checkpoint_2" / "requirements.txt").write_text(
+        REQUIREMENT + "\n")
+    run = tmp_path / "run"
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    with _index("refused") as url:
+        done = run_cli("run", "coding", "--problems-dir", str(problems), "--no-metrics",
+                       "--out", str(run), env={**env, "UV_DEFAULT_INDEX": url})
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr[-3000:]
+    assert _checkpoints(run) == ["checkpoint_1"]  # the refused one is not scored
+    infra = json.loads((run / "quick" / "trial_1" / "infra_error.json").read_text())
+    assert infra["checkpoint"] == "checkpoint_2", infra
+    assert "refused the request (HTTP 403)" in infra["grader_error"], infra
+
+    resumed = run_cli("run", "coding", "--resume", str(run), "--no-metrics", env=env)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "4/4 checkpoints solved" in resumed.stdout
+    assert _checkpoints(run) == [f"checkpoint_{n}" for n in (1, 2, 3, 4)]
+    assert not (run / "quick" / "trial_1" / "infra_error.json").exists()
