@@ -169,6 +169,11 @@ _DISK_ERRNOS = {errno.ENOSPC: ("no space left on the device", 3),
                 errno.EROFS: ("the file system is read-only", 2)}
 
 
+def is_disk_error(exc: BaseException) -> bool:
+    """Whether `exc` is a full or read-only disk (the machine's failure, never an agent's)."""
+    return isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS
+
+
 def disk_error(exc: BaseException, where: Path | None = None, then: str | None = None,
                others: Sequence[Path] = ()) -> DiskError | None:
     """A full or read-only disk as one `DiskError` naming the file, with the space its write

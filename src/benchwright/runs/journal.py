@@ -182,7 +182,10 @@ def append_record(path: Path, record: BaseModel) -> None:
         except OSError as exc:
             with contextlib.suppress(OSError):  # a truncate frees space: it works on a full disk
                 os.ftruncate(handle.fileno(), size)
-            raise needing(exc, len(line), path) from exc
+            full = needing(exc, len(line), path)
+            if full is exc:
+                raise
+            raise full from exc
 
 
 def _end_torn_line(handle: Any) -> None:

@@ -45,6 +45,7 @@ from benchwright.errors import (
     EnvironmentUnavailable,
     SandboxKilled,
     SnapshotLimitError,
+    is_disk_error,
 )
 from benchwright.files.atomic import write_json_atomic, write_text_atomic
 from benchwright.files.nofollow import copy_tree, remove_tree, shown
@@ -351,6 +352,9 @@ def _snapshot(chain: _Chain, folder: Path, result: AgentResult) -> tuple[Snapsho
         return take_snapshot(chain.work, folder / "snapshot", set(chain.assets),
                              chain.snapshot_limits), result
     except (SnapshotLimitError, OSError) as exc:
+        if is_disk_error(exc):  # the machine's, within the limits: the run stops, resume redoes
+            remove_tree(folder / "snapshot.tmp", ignore_errors=True)
+            raise
         reason = exc.one_line() if isinstance(exc, SnapshotLimitError) else \
             f"the workspace could not be saved: {exc.strerror} ({shown(str(exc.filename))})"
     remove_tree(folder / "snapshot.tmp", ignore_errors=True)
