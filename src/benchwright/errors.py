@@ -202,7 +202,8 @@ def _space(needed: int | None, path: Path | None) -> str:
     """The space a full disk's write needed (unknown when its writer could not tell) and what
     is left on the file system of `path`."""
     free = _free_bytes(path) if path is not None else None
-    asked = f"needs at least {_size(needed)}" if needed is not None else "space needed unknown"
+    asked = f"needs at least {_size(needed, up=True)}" if needed is not None else \
+        "space needed unknown"
     left = f"{_size(free)} free on its file system" if free is not None else \
         "free space unknown"
     return f"{asked}, {left}"
@@ -227,12 +228,15 @@ def _free_bytes(path: Path) -> int | None:
     return None
 
 
-def _size(count: int) -> str:
-    if count >= 2**30:
-        return f"{count / 2**30:.1f} GiB"
-    if count >= 2**20:
-        return f"{count / 2**20:.1f} MiB"
-    return f"{count // 1024} KiB" if count >= 1024 else f"{count} bytes"
+def _size(count: int, up: bool = False) -> str:
+    """`count` bytes for a reader; `up`: rounded up (a need), else down (what is left)."""
+    if count < 2**10:
+        return f"{count} bytes"
+    if count < 2**20:
+        return f"{-(-count // 2**10) if up else count // 2**10} KiB"
+    unit, name = (2**30, "GiB") if count >= 2**30 else (2**20, "MiB")
+    tenths = -(-count * 10 // unit) if up else count * 10 // unit
+    return f"{tenths / 10:.1f} {name}"
 
 
 def install_command(extra: str | None, then: str | None = None,

@@ -145,5 +145,5 @@ def test_a_record_the_disk_cannot_hold_leaves_the_journal_as_it_was(tmp_path: Pa
         error = disk_error(raised.value, disk)
         assert error is not None and error.path == journal, error
         needed = len(big.model_dump_json()) + 1
-        assert f"needs at least {needed // 1024} KiB" in error.one_line(), error.one_line()
+        assert f"needs at least {-(-needed // 1024)} KiB" in error.one_line(), error.one_line()
         assert "free on its file system" in error.one_line()
