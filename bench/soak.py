@@ -15,7 +15,7 @@ gets a private one, so other processes' files do not count) and what each cache 
 (a private cache folder unless `--cache-dir`: the environments built here count, other users'
 do not). Target: 0 beyond the bounded caches (envs, tools, images, collections).
 
-Usage: python bench/soak.py [--checkpoints 500] [--web 200] [--requests 10000] [--trials 2]
+Usage: python bench/soak.py [--checkpoints 500] [--web 200] [--requests 10000] [--trials 3]
        [--metrics] [--cache-dir DIR] [--keep DIR]
 """
 
@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from perf_row import print_row
 
 from benchwright.coding.problems.examples import examples_dir
 from benchwright.testing import FakeLLMServer, Script
@@ -89,20 +91,25 @@ def slope(xs: list[float], ys: list[float]) -> float | None:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / var if var else None
 
 
-def report(phase: str, unit: str, per: float, points: list[tuple[float, dict[str, float]]]) -> None:
-    """First, last and slopes (whole phase, second half) of each figure, per `per` units."""
+def report(phase: str, unit: str, per: float,
+           points: list[tuple[float, dict[str, float]]]) -> dict[str, str]:
+    """First, last and slopes (whole phase, second half) of each figure, per `per` units;
+    returns the second half's slope of each (the figure past the warm-up), as printed."""
     print(f"\n{phase}: {len(points)} samples over {points[-1][0]:.0f} {unit}"
           if points else f"\n{phase}: no samples")
     if not points:
-        return
+        return {}
     print(f"  {'figure':12} {'first':>9} {'last':>9} {'slope/' + f'{per:g} ' + unit:>22} "
           f"{'2nd half':>10}")
     half = points[len(points) // 2:]
+    lates = {}
     for name in points[0][1]:
         whole = slope([x for x, _ in points], [s[name] for _, s in points])
         late = slope([x for x, _ in half], [s[name] for _, s in half])
+        lates[name] = _per(late, per)
         print(f"  {name:12} {points[0][1][name]:9.1f} {points[-1][1][name]:9.1f} "
-              f"{_per(whole, per):>22} {_per(late, per):>10}")
+              f"{_per(whole, per):>22} {lates[name]:>10}")
+    return lates
 
 
 def _per(value: float | None, per: float) -> str:
@@ -192,27 +199,35 @@ def _tree_bytes(path: Path) -> int:
     return usage([path]).bytes
 
 
+BOUNDED = ("envs", "tools", "images", "collections")
+"""Cache kinds with a bound (the size cap, `cache prune`): they may grow; the others must not."""
+
+
 @contextmanager
-def left_on_disk(temp: Path, cache: Path) -> Iterator[Callable[[], None]]:
-    """Yields the function that prints what the process left outside its run folders since."""
+def left_on_disk(temp: Path, cache: Path) -> Iterator[Callable[[], int]]:
+    """Yields the function that prints what the process left outside its run folders since,
+    and returns the bytes that must be 0 (the temporary folder's, the unbounded caches')."""
     from benchwright.sandbox.caches import KINDS, entries
 
     temp_before = {p.name for p in temp.iterdir()}
     cache_before = {(e.kind, e.name): e.bytes for e in entries(cache)}
 
-    def show() -> None:
+    def show() -> int:
         print("\nleft on disk outside the run folders")
         new = [p for p in temp.iterdir() if p.name not in temp_before]
-        print(f"  temporary folder: {len(new)} new entries, "
-              f"{sum(_tree_bytes(p) for p in new)} bytes {[p.name for p in new][:10]}")
+        unbounded = sum(_tree_bytes(p) for p in new)
+        print(f"  temporary folder: {len(new)} new entries, {unbounded} bytes "
+              f"{[p.name for p in new][:10]}")
         after = entries(cache)
         for kind in KINDS:
             grown = sum(e.bytes - cache_before.get((e.kind, e.name), 0)
                         for e in after if e.kind == kind)
             count = sum(1 for e in after if e.kind == kind and (kind, e.name) not in cache_before)
-            bounded = kind in ("envs", "tools", "images", "collections")
+            bounded = kind in BOUNDED
+            unbounded += 0 if bounded else max(grown, 0)
             print(f"  cache {kind:17} {'(bounded)' if bounded else '(must stay 0)':14} "
                   f"{count:4} new entries, {grown:+,} bytes")
+        return unbounded
 
     yield show
 
@@ -225,7 +240,8 @@ def main() -> None:
     parser.add_argument("--checkpoints", type=int, default=500)
     parser.add_argument("--web", type=int, default=200, help="web attempts")
     parser.add_argument("--requests", type=int, default=10000, help="viewer requests")
-    parser.add_argument("--trials", type=int, default=2)
+    parser.add_argument("--trials", type=int, default=3, help="trials of each coding run (the "
+                        "issue's several)")
     parser.add_argument("--metrics", action="store_true", help="measure code quality too")
     parser.add_argument("--cache-dir", type=Path, help="default: a private one (built here)")
     parser.add_argument("--keep", type=Path, help="write the runs here and keep them")
@@ -257,11 +273,28 @@ def _soak(options: argparse.Namespace, root: Path, temp: Path, cache: Path) -> N
         web = web_phase(root, options.web, options.trials) if options.web else []
         viewer = view_phase(root, options.requests) if options.requests else []
         print(f"\nbefore anything: {before}")
-        report("coding", "checkpoints", 100, coding)
-        report("web", "attempts", 100, web)
-        report("viewer", "requests", 1000, viewer)
-        show()
+        slopes = {"coding": report("coding", "checkpoints", 100, coding),
+                  "web": report("web", "attempts", 100, web),
+                  "viewer": report("viewer", "requests", 1000, viewer)}
+        left = show()
     print(f"\n{time.monotonic() - start:.0f} s in all (python {sys.version.split()[0]})")
+    _row(options, slopes, left)
+
+
+def _row(options: argparse.Namespace, slopes: dict[str, dict[str, str]], left: int) -> None:
+    """docs/performance.md's row: each phase's second-half slopes and the bytes left that must
+    be 0 (a phase not run reads "not run")."""
+    per = {"coding": "100 checkpoints", "web": "100 attempts", "viewer": "1,000 requests"}
+    phases = "; ".join(
+        f"{phase} per {per[phase]}: " + (", ".join(f"{name} {value}" for name, value in got.items())
+                                         if got else "not run")
+        for phase, got in slopes.items())
+    print_row("soak.py", f"one process: {options.checkpoints} checkpoints ({options.trials} "
+              f"trials, oracle and fake-LLM mini), {options.web} web attempts, "
+              f"{options.requests} viewer requests: resident MiB, open files, threads, children "
+              "(second-half slopes)",
+              "flat (slope 0)", f"{phases}; {left} bytes left outside the run folders and the "
+              "bounded caches", "slopes ~0; 0 bytes")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@ bad input 2, and one error has one family."""
 
 from __future__ import annotations
 
+import errno
 import inspect
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +51,16 @@ def test_the_executor_defaults_have_one_place() -> None:
         defaults = {name: p.default for name, p in inspect.signature(command).parameters.items()
                     if name in expected}
         assert defaults == expected, command.__name__
+
+
+def test_a_full_disk_line_gives_the_space_needed_rounded_up_and_unknown_when_unknown(
+        tmp_path: Path) -> None:
+    full = OSError(errno.ENOSPC, "No space left on device")
+    known = errors.disk_error(errors.needing(full, 5000, tmp_path / "record"))
+    assert known is not None and known.exit_code == 3 and known.path == tmp_path / "record"
+    assert "(needs at least 5 KiB, " in known.one_line()
+    assert " free on its file system)" in known.one_line()
+    unknown = errors.disk_error(OSError(errno.ENOSPC, "No space left on device", str(tmp_path)))
+    assert unknown is not None and "(space needed unknown, " in unknown.one_line()
+    read_only = errors.needing(OSError(errno.EROFS, "Read-only file system"), 10)
+    assert not isinstance(read_only, errors.DiskFull)  # a read-only disk needs no space

@@ -71,6 +71,12 @@ class EnvironmentBuildError(InfrastructureError):
     """uv could not build an environment benchwright needs for grading."""
 
 
+class EnvironmentUnavailable(EnvironmentBuildError):
+    """The submission's environment could not be built for a reason outside the submission (its
+    package index refused or did not answer, `sandbox.build_faults`): a run records the
+    checkpoint as an infrastructure error and `--resume` redoes it."""
+
+
 class SandboxKilled(InfrastructureError):
     """A sandbox was killed from outside (the OOM killer, an operator), not by the code inside:
     a run records the checkpoint as an infrastructure error and `--resume` redoes it."""
@@ -139,17 +145,42 @@ class DiskError(InfrastructureError):
     one line naming the path; what finished is kept, and the run can be resumed."""
 
 
+class DiskFull(OSError):
+    """A write that found its disk full (ENOSPC, EDQUOT), carrying the bytes it needed when its
+    writer knew them (a record, a file written whole): `disk_error` puts them in its line."""
+
+    def __init__(self, exc: OSError, needed: int | None, path: Path | str | None = None) -> None:
+        named = exc.filename if path is None or exc.filename not in (None, "") else path
+        super().__init__(exc.errno, exc.strerror, None if named is None else str(named), None,
+                         exc.filename2)
+        self.needed = needed
+
+
+def needing(exc: OSError, needed: int | None, path: Path | str | None = None) -> OSError:
+    """`exc` as a `DiskFull` that needed `needed` bytes when it is a full disk (and names
+    `path` if it named no file); any other error as it is."""
+    if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+        return exc
+    return DiskFull(exc, needed, path)
+
+
 _DISK_ERRNOS = {errno.ENOSPC: ("no space left on the device", 3),
                 errno.EDQUOT: ("the disk quota is exceeded", 3),
                 errno.EROFS: ("the file system is read-only", 2)}
 
 
+def is_disk_error(exc: BaseException) -> bool:
+    """Whether `exc` is a full or read-only disk (the machine's failure, never an agent's)."""
+    return isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS
+
+
 def disk_error(exc: BaseException, where: Path | None = None, then: str | None = None,
                others: Sequence[Path] = ()) -> DiskError | None:
-    """A full or read-only disk as one `DiskError` naming the file, with the space left on its
-    file system, and what to do (`then`: the command that goes on); None for any other error.
-    A write that names no file (a failed flush) is put on the fullest file system of `where`
-    and `others` (the folders the command writes: the cache, the temporary folder)."""
+    """A full or read-only disk as one `DiskError` naming the file, with the space its write
+    needed (`DiskFull.needed`, else unknown) and the space left on its file system, and what to
+    do (`then`: the command that goes on); None for any other error. A write that names no file
+    (a failed flush) is put on the fullest file system of `where` and `others` (the folders the
+    command writes: the cache, the temporary folder)."""
     if not isinstance(exc, OSError) or exc.errno not in _DISK_ERRNOS:
         return None
     what, code = _DISK_ERRNOS[exc.errno]
@@ -160,11 +191,22 @@ def disk_error(exc: BaseException, where: Path | None = None, then: str | None =
         [p for p in (where, *others) if p is not None])
     hint = (f"free some space, then: {then}" if then else "free some space") if code == 3 \
         else "choose a folder on a writable file system"
-    free = _free_bytes(path) if path is not None and code == 3 else None
-    what = f"{what} ({_size(free)} free on its file system)" if free is not None else what
+    if code == 3:
+        what = f"{what} ({_space(getattr(exc, 'needed', None), path)})"
     error = DiskError(f"cannot write: {what}", path=path, hint=hint)
     error.exit_code = code
     return error
+
+
+def _space(needed: int | None, path: Path | None) -> str:
+    """The space a full disk's write needed (unknown when its writer could not tell) and what
+    is left on the file system of `path`."""
+    free = _free_bytes(path) if path is not None else None
+    asked = f"needs at least {_size(needed, up=True)}" if needed is not None else \
+        "space needed unknown"
+    left = f"{_size(free)} free on its file system" if free is not None else \
+        "free space unknown"
+    return f"{asked}, {left}"
 
 
 def _fullest(folders: list[Path]) -> Path | None:
@@ -186,8 +228,15 @@ def _free_bytes(path: Path) -> int | None:
     return None
 
 
-def _size(count: int) -> str:
-    return f"{count / 2**20:.1f} MiB" if count >= 2**20 else f"{count // 1024} KiB"
+def _size(count: int, up: bool = False) -> str:
+    """`count` bytes for a reader; `up`: rounded up (a need), else down (what is left)."""
+    if count < 2**10:
+        return f"{count} bytes"
+    if count < 2**20:
+        return f"{-(-count // 2**10) if up else count // 2**10} KiB"
+    unit, name = (2**30, "GiB") if count >= 2**30 else (2**20, "MiB")
+    tenths = -(-count * 10 // unit) if up else count * 10 // unit
+    return f"{tenths / 10:.1f} {name}"
 
 
 def install_command(extra: str | None, then: str | None = None,

@@ -5,6 +5,7 @@ small tmpfs or read-only bind mount (root only) and removes it."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import subprocess
@@ -12,7 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
+from benchwright.errors import disk_error
+from benchwright.runs.journal import append_record
 from tests.helpers import FIXTURES
 from tests.helpers.cli import run_cli
 
@@ -116,3 +120,30 @@ def test_eval_and_a_bundle_on_a_full_disk_and_a_read_only_bundle(tmp_path: Path)
             line = _one_line(_cli("view", str(run), "--bundle", str(read_only / "b")), 2,
                              "read-only")
             assert str(read_only / "b") in line
+
+
+class _Line(BaseModel):
+    """A journal record of a chosen size."""
+
+    text: str
+    """Its payload."""
+
+
+def test_a_record_the_disk_cannot_hold_leaves_the_journal_as_it_was(tmp_path: Path) -> None:
+    """A record larger than the space left is written in part, then the write fails: the part
+    is cut off again (no torn line to count or mend) and the error says what it needed."""
+    with _tmpfs(tmp_path / "disk", "1m") as disk:
+        journal = disk / "journal.jsonl"
+        append_record(journal, _Line(text="first"))
+        before = journal.read_bytes()
+        _fill(disk, keep_bytes=0)
+        big = _Line(text="x" * 64 * 1024)  # past the page the journal's first line is in
+        with pytest.raises(OSError) as raised:
+            append_record(journal, big)
+        assert raised.value.errno == errno.ENOSPC
+        assert journal.read_bytes() == before
+        error = disk_error(raised.value, disk)
+        assert error is not None and error.path == journal, error
+        needed = len(big.model_dump_json()) + 1
+        assert f"needs at least {-(-needed // 1024)} KiB" in error.one_line(), error.one_line()
+        assert "free on its file system" in error.one_line()

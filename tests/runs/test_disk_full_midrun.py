@@ -2,15 +2,20 @@
 stops with one `DiskError` naming a path on that disk, what was journaled is whole (every record
 has its checkpoint's files), and `--resume` once there is space finishes every checkpoint exactly
 once. Real file systems: a small tmpfs as the run folder, or as the cache (where environments and
-grading scratch live). The moment is chosen by the API's hooks, in the process that runs: after
-the first checkpoint is journaled (the next checkpoint's agent work or grading hits it) or after
-the last attempt ended (result.json and report.md hit it)."""
+grading scratch live). The moment is chosen in the process that runs, by the API's hooks or by
+wrapping one step of the attempt: after the first checkpoint is journaled (the next checkpoint's
+agent work or grading hits it); while the second checkpoint's agent work is saved (full during
+agent work, space again after: not the agent's failure); once the second checkpoint is graded,
+before its record is written (record writing); or after the last attempt ended (result.json and
+report.md hit it). A full disk's line gives the space left and the space the failed write
+needed (when the writer knew it)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,6 +56,33 @@ def on_event(record):
     seen.append(record)
     if when == "first-checkpoint" and len(seen) == 1:
         break_disk()
+
+# No API hook is there for the next two moments, so the step is wrapped; the writes themselves
+# meet the real disk.
+import benchwright.coding.attempts.chain as chain
+
+def broken_before(step):
+    def step_then(*args):
+        if seen:  # the second checkpoint
+            break_disk()
+        return step(*args)
+    return step_then
+
+def full_during(step):  # space again right after: only this step met the full disk
+    def step_then(*args):
+        if not seen:
+            return step(*args)
+        break_disk()
+        try:
+            return step(*args)
+        finally:
+            (disk / "filler").unlink(missing_ok=True)
+    return step_then
+
+if when == "agent-work":  # the disk filled while the agent worked: its work cannot be saved
+    chain.take_snapshot = full_during(chain.take_snapshot)
+if when == "record":  # the second checkpoint graded, its record not yet written
+    chain.save_grade_output = broken_before(chain.save_grade_output)
 
 def on_summary(summary):
     if when == "report":
@@ -117,14 +149,17 @@ def _resumed_once(run: Path, env: dict[str, str]) -> None:
 
 
 def _the_line(outcome: dict[str, object], code: int, disk: Path) -> None:
-    assert outcome["kind"] == "DiskError" and outcome["code"] == code, outcome
+    assert outcome.get("kind") == "DiskError" and outcome["code"] == code, outcome
     assert str(disk) in str(outcome["line"]), outcome  # names the folder on the broken disk
-    if code == 3:
+    if code == 3:  # the space left, and the space the write needed (or that it is unknown)
         assert "free on its file system" in str(outcome["line"]), outcome
+        assert re.search(r"needs at least \d+ (bytes|KiB|MiB)|space needed unknown",
+                         str(outcome["line"])), outcome
 
 
 @pytest.mark.parametrize(("when", "how", "code"), [
-    ("first-checkpoint", "full", 3), ("first-checkpoint", "read-only", 2), ("report", "full", 3)])
+    ("first-checkpoint", "full", 3), ("first-checkpoint", "read-only", 2),
+    ("agent-work", "full", 3), ("record", "full", 3), ("report", "full", 3)])
 def test_the_run_folder_breaks_mid_run_then_resumes_exactly_once(tmp_path: Path, when: str,
                                                                  how: str, code: int) -> None:
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
@@ -132,6 +167,8 @@ def test_the_run_folder_breaks_mid_run_then_resumes_exactly_once(tmp_path: Path,
         run = disk / "run"
         outcome = _broken_run(tmp_path, run, disk, when, how, env)
         _the_line(outcome, code, disk)
+        if when in ("agent-work", "record"):  # a copy, a file written whole: the size is known
+            assert "needs at least" in str(outcome["line"]), outcome
         _mend(disk, how)
         _consistent(run)
         assert len(_journal(run)) == (4 if when == "report" else 1)

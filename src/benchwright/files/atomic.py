@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from benchwright.errors import needing
+
 
 def write_text_atomic(path: Path, text: str, durable: bool = True) -> None:
     """Write `text` to `path` through a temporary file and a rename; fsync it if `durable`."""
@@ -20,13 +22,14 @@ def write_text_atomic(path: Path, text: str, durable: bool = True) -> None:
 def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     """Write `data` to `path` through a temporary file and a rename (an existing file's mode
     is kept); fsync it if `durable`."""
-    write_stream_atomic(path, lambda handle: handle.write(data), durable)
+    write_stream_atomic(path, lambda handle: handle.write(data), durable, size=len(data))
 
 
 def write_stream_atomic(path: Path, fill: Callable[[BinaryIO], object],
-                        durable: bool = True) -> None:
+                        durable: bool = True, size: int | None = None) -> None:
     """Like `write_bytes_atomic`, with the content written by `fill` into the open temporary
-    file (a large file streamed, never whole in memory)."""
+    file (a large file streamed, never whole in memory). `size`: the bytes it writes, when
+    known, named by the error of a full disk (`DiskFull.needed`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.is_file() else _new_file_mode()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -40,6 +43,9 @@ def write_stream_atomic(path: Path, fill: Callable[[BinaryIO], object],
         Path(tmp).replace(path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
+        full = needing(exc, size, path)
+        if full is not exc:
+            raise full from exc
         if exc.filename is None:  # a write or fsync failing names no file: name the one
             raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from benchwright.errors import needing
+
 _ROOT_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _DIR_FLAGS = _ROOT_FLAGS | os.O_NOFOLLOW
 # O_NONBLOCK: a FIFO swapped in after the type check must not hang the harness on open.
@@ -218,18 +220,25 @@ def copy_tree(source: Path, dest: Path, prune: Prune = lambda _rel: False,
     walk = TreeWalk(source, prune)
     report = CopyReport(skipped=walk.skipped)
     dest.mkdir(mode=0o755)
-    for entry in walk:
-        target = dest / entry.rel
-        if entry.kind == "dir":
-            mode = os.stat(entry.name, dir_fd=entry.dir_fd, follow_symlinks=False).st_mode
-            target.mkdir((mode & 0o777) | 0o700)
-            continue
-        if entry.kind == "link":
-            _count(report, limits, 0)
-            target.symlink_to(os.readlink(entry.name, dir_fd=entry.dir_fd))
-        elif not _copy_regular(entry, target, report, limits):
-            report.skipped.append(f"{shown(entry.rel)}: no longer a regular file; skipped")
+    try:
+        for entry in walk:
+            _copy_entry(entry, dest / entry.rel, report, limits)
+    except OSError as exc:  # a full disk: the space the whole copy takes is what it needs
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        raise needing(exc, usage([source]).bytes) from exc
     return report
+
+
+def _copy_entry(entry: Entry, target: Path, report: CopyReport, limits: CopyLimits) -> None:
+    if entry.kind == "dir":
+        mode = os.stat(entry.name, dir_fd=entry.dir_fd, follow_symlinks=False).st_mode
+        target.mkdir((mode & 0o777) | 0o700)
+    elif entry.kind == "link":
+        _count(report, limits, 0)
+        target.symlink_to(os.readlink(entry.name, dir_fd=entry.dir_fd))
+    elif not _copy_regular(entry, target, report, limits):
+        report.skipped.append(f"{shown(entry.rel)}: no longer a regular file; skipped")
 
 
 def check_limits(source: Path, prune: Prune, limits: CopyLimits) -> None:

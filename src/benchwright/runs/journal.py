@@ -14,6 +14,7 @@ parameters, so this module knows neither.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from collections.abc import Hashable, Sequence
@@ -22,7 +23,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from benchwright.errors import UserInputError
+from benchwright.errors import UserInputError, needing
 from benchwright.files.atomic import write_text_atomic
 from benchwright.files.untrusted import parse_untrusted_json, read_untrusted_bytes
 
@@ -164,13 +165,27 @@ def _not_finite(value: Any) -> str | None:
 
 
 def append_record(path: Path, record: BaseModel) -> None:
-    """Append one record durably."""
+    """Append one record durably, or not at all: a write that fails (a full disk) cuts the
+    journal back to what it held, so no half record is left to be counted or mended; a full
+    disk's error says how many bytes the record needed (`DiskFull`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a+b") as handle:
+    line = record.model_dump_json().encode() + b"\n"
+    # unbuffered: a failed write leaves nothing pending that closing would try again
+    with path.open("a+b", buffering=0) as handle:
         _end_torn_line(handle)
-        handle.write(record.model_dump_json().encode() + b"\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+        size = handle.seek(0, os.SEEK_END)
+        try:
+            left = memoryview(line)
+            while left:  # a disk filling up mid-write writes part, then fails
+                left = left[handle.write(left) or 0:]
+            os.fsync(handle.fileno())
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # a truncate frees space: it works on a full disk
+                os.ftruncate(handle.fileno(), size)
+            full = needing(exc, len(line), path)
+            if full is exc:
+                raise
+            raise full from exc
 
 
 def _end_torn_line(handle: Any) -> None:

@@ -40,7 +40,13 @@ from benchwright.coding.grading.workspace import copy_asset
 from benchwright.coding.problems.config import CheckpointConfig, Group, ProblemConfig
 from benchwright.coding.problems.loader import load_problem
 from benchwright.coding.problems.prompts import prompt_hash, render_prompt, template_text
-from benchwright.errors import BenchwrightError, SandboxKilled, SnapshotLimitError
+from benchwright.errors import (
+    BenchwrightError,
+    EnvironmentUnavailable,
+    SandboxKilled,
+    SnapshotLimitError,
+    is_disk_error,
+)
 from benchwright.files.atomic import write_json_atomic, write_text_atomic
 from benchwright.files.nofollow import copy_tree, remove_tree, shown
 from benchwright.files.redaction import Redactor
@@ -306,7 +312,8 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
     try:
         record = _graded(chain, checkpoint, index, result, folder,
                          _start_of(chain, index, records))
-    except SandboxKilled as exc:  # not the agent's doing: left out of scores, redone on resume
+    except (SandboxKilled, EnvironmentUnavailable) as exc:  # not the agent's doing: left out
+        # of scores, redone on resume
         chain.redactor.tree(folder)
         return InfraErrorRecord(problem=chain.job.problem, trial=chain.job.trial,
                                 checkpoint=checkpoint.name, index=index, attempts=attempts,
@@ -345,6 +352,9 @@ def _snapshot(chain: _Chain, folder: Path, result: AgentResult) -> tuple[Snapsho
         return take_snapshot(chain.work, folder / "snapshot", set(chain.assets),
                              chain.snapshot_limits), result
     except (SnapshotLimitError, OSError) as exc:
+        if is_disk_error(exc):  # the machine's, within the limits: the run stops, resume redoes
+            remove_tree(folder / "snapshot.tmp", ignore_errors=True)
+            raise
         reason = exc.one_line() if isinstance(exc, SnapshotLimitError) else \
             f"the workspace could not be saved: {exc.strerror} ({shown(str(exc.filename))})"
     remove_tree(folder / "snapshot.tmp", ignore_errors=True)

@@ -34,12 +34,23 @@ from benchwright.coding.grading.evaluation import (
 )
 from benchwright.coding.grading.policies import all_verdicts
 from benchwright.coding.problems.config import CheckpointConfig, Group, ProblemConfig
-from benchwright.errors import EnvironmentBuildError, WorkspaceError
+from benchwright.errors import (
+    DiskFull,
+    EnvironmentBuildError,
+    EnvironmentUnavailable,
+    WorkspaceError,
+)
 from benchwright.files.nofollow import Usage, read_regular, usage
 from benchwright.protocols import Runtime
 from benchwright.sandbox.bwrap import CONTAINER_RUNTIMES, ExecResult, Limits, Mount, memory_limit_mb
 from benchwright.sandbox.capped_output import CappedPipe
-from benchwright.sandbox.environments import BuiltEnv, ensure_env, parse_requirements, uv_binary
+from benchwright.sandbox.environments import (
+    BuiltEnv,
+    cache_root,
+    ensure_env,
+    parse_requirements,
+    uv_binary,
+)
 from benchwright.sandbox.interpreters import Interpreter, resolve_python
 from benchwright.version import __version__
 
@@ -243,9 +254,23 @@ def _environments(problem: ProblemConfig, snapshot: Path, workspace: Path,
             "solution", interpreter, requirements, sandboxed=sandboxed,
             source=snapshot.resolve(), runtime=builder))
     except EnvironmentBuildError as exc:
+        _unless_outside(exc)
         # SCBench tolerates requirements that do not install; the submission runs without them.
         bare = ensure_env("solution", interpreter, [], sandboxed=sandboxed, runtime=builder)
         return _Envs(test=test_env, solution=bare, solution_error=exc.message)
+
+
+def _unless_outside(exc: EnvironmentBuildError) -> None:
+    """A build that failed for a reason outside the submission (an index refusing or silent, a
+    full disk; `build_faults`) is the machine's failure, never charged to the submission."""
+    from benchwright.sandbox.build_faults import outside_cause
+
+    cause = outside_cause(exc.message, [cache_root()])
+    if cause is not None:
+        raise EnvironmentUnavailable(
+            f"the submission's environment could not be built: {cause} ({exc.message})",
+            hint="check the package index settings (UV_DEFAULT_INDEX, UV_INDEX_URL) and the "
+                 "network, then resume the run") from None
 
 
 def _info(env: BuiltEnv, error: str | None = None) -> EnvInfo:
@@ -647,8 +672,8 @@ def _unless_disk_full(ran: _Ran, options: GradeOptions) -> None:
     submission's (its writes are capped, max_write_mb). Raised as the write failure it is: the
     run stops with one line, and --resume redoes the checkpoint."""
     if ran.disk_free is not None and ran.disk_free < DISK_SLACK:
-        raise OSError(errno.ENOSPC, "No space left on device",
-                      str(options.scratch_root or "the grading folder"))
+        raise DiskFull(OSError(errno.ENOSPC, "No space left on device"), DISK_SLACK,
+                       str(options.scratch_root or "the grading folder"))
 
 
 def _tampering(result: ExecResult, ran: _Ran) -> str | None:
@@ -699,8 +724,11 @@ def _collection_key(problem: ProblemConfig, checkpoint: CheckpointConfig, prepar
         problem, checkpoint, Path("report.json"), False,
         [jail.LAUNCHER] if jailed(options) else (), anyio=prepared.anyio,
         scratch=Path(".."))  # as recorded: the real scratch folder would change every key
+    # pytest's config (the problem's markers) is read through -c from beside the tests
+    ini = (prepared.scratch / ws.PYTEST_INI).read_text(encoding="utf-8")
     shaping = [__version__, options.runtime.name, envs.test.key, checkpoint.name,
-               sorted(problem.env_for(checkpoint).items()), _scratch_free(prepared), recorded]
+               sorted(problem.env_for(checkpoint).items()), _scratch_free(prepared), recorded,
+               ini]
     return ex.cache_key(_tests_dir(prepared), shaping)
 
 
