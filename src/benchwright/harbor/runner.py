@@ -13,6 +13,7 @@ import platform
 import re
 import secrets
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -22,8 +23,10 @@ from benchwright.errors import UserInputError
 from benchwright.files.atomic import write_text_atomic
 from benchwright.files.nofollow import remove_tree
 from benchwright.harbor import containers as ct
+from benchwright.harbor.base_images import resolve_bases
 from benchwright.harbor.tasks import HarborTask, find_tasks
 from benchwright.harbor.trial import Agent, TrialContext, TrialRecord, run_trial
+from benchwright.protocols import Executor
 from benchwright.runs.clock import utc_now
 from benchwright.runs.journal import append_record, read_jsonl
 from benchwright.runs.layout import RunFiles
@@ -72,6 +75,9 @@ class HarborManifest(BaseModel):
     """The run's configuration."""
     tasks: list[str]
     """The tasks' names, in run order."""
+    base_images: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Per task, each image its Dockerfile starts FROM -> its id in the engine's store when the
+    run was created (each trial record holds the ids it ran on)."""
 
 
 class TaskSummary(BaseModel):
@@ -98,6 +104,8 @@ class HarborRunResult(BaseModel):
     """Trials whose steps all ran to a reward or a min_reward gate."""
     tasks: list[TaskSummary]
     """Per task."""
+    run_dir: Path | None = None
+    """The run folder (absolute)."""
 
 
 def create_run(run_dir: Path, config: HarborRunConfig) -> HarborManifest:
@@ -116,10 +124,12 @@ def create_run(run_dir: Path, config: HarborRunConfig) -> HarborManifest:
     if run_dir.exists() and any(not p.name.startswith(".") for p in run_dir.iterdir()):
         raise UserInputError("the run folder is not empty", path=run_dir,
                              hint="give a new --out, or continue it with --resume")
+    engine = ct.engine_for(config.runtime)
+    bases = {t.name: resolve_bases(engine, t.path / "environment" / "Dockerfile") for t in tasks}
     run_dir.mkdir(parents=True, exist_ok=True)
     manifest = HarborManifest(
         created_at=utc_now(), benchwright_version=__version__, run_id=secrets.token_hex(8),
-        config=config, tasks=[t.name for t in tasks],
+        config=config, tasks=[t.name for t in tasks], base_images=bases,
         environment={"platform": platform.platform(), "python": sys.version.split()[0]})
     write_text_atomic(RunFiles(run_dir).manifest, manifest.model_dump_json(indent=2))
     return manifest
@@ -149,24 +159,44 @@ def sweep(run_dir: Path) -> None:
     ct.sweep_state_images(ct.engine_for(manifest.config.runtime), manifest.run_id)
 
 
-def execute(run_dir: Path, config: HarborRunConfig) -> HarborRunResult:
-    """Every trial the journal lacks, in task order; then `finish`."""
+@dataclass(frozen=True)
+class TrialJob:
+    """One trial to run, as the executor hands it to a worker (picklable)."""
+
+    context: TrialContext
+    """The task, its image, the agent and the trial's folder."""
+    index: int
+    """The trial's index."""
+
+
+def execute(run_dir: Path, config: HarborRunConfig, executor: Executor) -> HarborRunResult:
+    """Every trial the journal lacks (the tasks' images built first, in task order), run by
+    `executor` at most its workers at once, each journaled here as it ends; then `finish`."""
     manifest = load_manifest(run_dir)
     engine = ct.engine_for(config.runtime)
     done = {(r.task, r.trial) for r in journaled(run_dir)}
     agent = Agent(config.agent, config.agent_command, config.model, config.base_url)
+    jobs = []
     for task in _tasks(config, manifest):
         todo = [i for i in range(config.trials) if (task.name, i) not in done]
         if not todo:
             continue
-        image = ct.build_task_image(engine, task.path / "environment")
+        dockerfile = task.path / "environment" / "Dockerfile"
+        bases = resolve_bases(engine, dockerfile)  # what this build starts from, now
+        image = ct.build_task_image(engine, dockerfile.parent)
         for index in todo:
             folder = run_dir / TRIALS / _trial_folder(task.name, index)
-            folder.mkdir(parents=True)
-            record = run_trial(TrialContext(engine, task, image, agent, folder,
-                                            manifest.run_id), index)
-            append_record(run_dir / JOURNAL, record)
+            jobs.append(TrialJob(TrialContext(engine, task, image, agent, folder,
+                                              manifest.run_id, bases), index))
+    for record in executor.run(run_trial_job, jobs):
+        append_record(run_dir / JOURNAL, record)  # only here: one writer of the journal
     return finish(run_dir)
+
+
+def run_trial_job(job: TrialJob) -> TrialRecord:
+    """One trial in its own folder (in a worker of the executor)."""
+    job.context.folder.mkdir(parents=True)
+    return run_trial(job.context, job.index)
 
 
 def finish(run_dir: Path) -> HarborRunResult:
@@ -174,7 +204,8 @@ def finish(run_dir: Path) -> HarborRunResult:
     records = journaled(run_dir)
     names = list(dict.fromkeys(r.task for r in records))
     result = HarborRunResult(
-        n_trials=len(records), n_completed=sum(r.status == "completed" for r in records),
+        run_dir=run_dir.resolve(), n_trials=len(records),
+        n_completed=sum(r.status == "completed" for r in records),
         tasks=[_summary(name, [r for r in records if r.task == name]) for name in names])
     files = RunFiles(run_dir)
     write_text_atomic(files.result_json, result.model_dump_json(indent=2))

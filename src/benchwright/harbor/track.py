@@ -50,7 +50,7 @@ class HarborTrack:
         """Every trial not yet journaled, then result.json and report.md."""
         from benchwright.harbor.runner import execute
 
-        return execute(run.run_dir, run.config)
+        return execute(run.run_dir, run.config, run.executor)
 
     def outcome(self, run_dir: Path, result: Any) -> str:
         """Trials completed, and where the result files are."""

@@ -75,6 +75,9 @@ class TrialRecord(BaseModel):
     """The steps that ran, in order."""
     image: str
     """The id of the task image the trial started from."""
+    base_images: dict[str, str] = {}
+    """Each image the task's Dockerfile starts FROM -> its id (content digest) in the engine's
+    store when the trial's image was built (empty in runs made before it was recorded)."""
 
 
 @dataclass
@@ -101,6 +104,7 @@ class TrialContext:
     agent: Agent
     folder: Path
     run_id: str
+    base_images: dict[str, str] = field(default_factory=dict)
     made: list[str] = field(default_factory=list)
 
 
@@ -123,7 +127,7 @@ def run_trial(ctx: TrialContext, index: int) -> TrialRecord:
                                "completed")
     return TrialRecord(task=ctx.task.name, trial=index, status=status, steps=steps,
                        rewards=trial_rewards([s.rewards for s in steps], ctx.task.strategy),
-                       image=ctx.image)
+                       image=ctx.image, base_images=ctx.base_images)
 
 
 def _step(ctx: TrialContext, step: StepSpec, state: str) -> tuple[StepRecord, str]:
