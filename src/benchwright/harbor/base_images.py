@@ -31,9 +31,9 @@ def from_images(dockerfile: Path) -> list[str]:
     found: list[str] = []
     for words in _instructions(text):
         keyword, rest = words[0].upper(), words[1:]
-        if keyword == "ARG" and not found and rest:
+        if keyword == "ARG" and not found and rest and "=" in rest[0]:
             name, _, default = rest[0].partition("=")
-            args[name] = default.strip("\"'")
+            args[name] = default.strip("\"'")  # an ARG without a default stays unresolved
         elif keyword == "FROM":
             rest = [w for w in rest if not w.startswith("--")]
             if not rest:

@@ -9,7 +9,7 @@ hostile input, and its build context and test folders are handed whole to the en
 from __future__ import annotations
 
 import os
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from benchwright.errors import UserInputError
 from benchwright.files.nofollow import Entry, TreeWalk
@@ -50,15 +50,12 @@ def check_task_files(task: Path) -> None:
 
 
 def _check_link(task: Path, entry: Entry) -> None:
-    """A link must stay inside the task, by its text alone (nothing is followed)."""
-    target = PurePosixPath(os.readlink(entry.name, dir_fd=entry.dir_fd))
-    where = PurePosixPath(entry.rel).parent / target
-    depth = 0
-    for part in () if target.is_absolute() else where.parts:
-        depth += -1 if part == ".." else 0 if part == "." else 1
-        if depth < 0:
-            break
-    if target.is_absolute() or depth < 0:
+    """A link must lead to a place inside the task, resolved as the kernel would (links it
+    passes through followed, `..` after them taken physically); nothing it names is opened."""
+    target = os.readlink(entry.name, dir_fd=entry.dir_fd)
+    root = os.path.realpath(task)
+    where = os.path.realpath(task / entry.rel)
+    if where != root and not where.startswith(root + os.sep):
         raise UserInputError(f"{entry.rel} is a link out of the task (to {target})",
                              path=task / entry.rel, hint="copy what it names into the task, "
                              "or remove it")

@@ -1,0 +1,86 @@
+"""Run features of `benchwright run harbor` under Podman (issue 39, points 2 and 3): `--jobs`
+runs trials at once, each in containers of its own, journaled once each by the harness; the
+image each task's Dockerfile starts FROM is recorded by id in the manifest and every trial."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.harbor_tasks import CHECK, base_image, write_task
+
+pytestmark = [pytest.mark.container, pytest.mark.e2e]
+# Each trial's agent waits until the test has seen both trials' agents running at once, then
+# answers: with one trial at a time the second never starts while the first waits.
+WAIT_THEN_ANSWER = "until [ -e /app/go ]; do sleep 0.2; done; echo 42 > /app/answer.txt"
+
+
+@pytest.fixture(scope="module")
+def image() -> str:
+    return base_image()
+
+
+def rendezvous_task(root: Path, image: str) -> tuple[Path, str]:
+    """One step whose instruction holds a token naming this test's containers."""
+    token = f"bw-rendezvous-{time.time_ns()}"
+    task = write_task(root, "par", """\
+        schema_version = "1.4"
+        [task]
+        name = "tests/par"
+        [environment]
+        workdir = "/app"
+        [agent]
+        timeout_sec = 900
+        """, image=image, files={
+        "instruction.md": f"{token}\n",
+        "tests/test.sh": CHECK.format(want="42", key="exact")})
+    return task, token
+
+
+def agents_waiting(token: str) -> list[str]:
+    """This test's agent containers now running (their instruction holds `token`)."""
+    listed = subprocess.run(["podman", "ps", "--filter", "label=benchwright.runtime=1",
+                             "--format", "{{.Names}}"], capture_output=True, text=True,
+                            check=False).stdout.split()
+    return [name for name in listed if token in subprocess.run(
+        ["podman", "exec", name, "cat", "/logs/agent/instruction.md"], capture_output=True,
+        text=True, check=False).stdout]
+
+
+def test_jobs_run_trials_at_once_and_the_base_image_is_recorded(tmp_path: Path,
+                                                                 image: str) -> None:
+    task, token = rendezvous_task(tmp_path, image)
+    run_dir = tmp_path / "r"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchwright", "run", "harbor", "--tasks", str(task), "--out",
+         str(run_dir), "--trials", "2", "--jobs", "2", "--agent", "command",
+         "--agent-command", WAIT_THEN_ANSWER], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        together: list[str] = []
+        for _ in range(3000):  # a bound for a run that never gets there, not a timing
+            together = agents_waiting(token)
+            if len(together) >= 2 or proc.poll() is not None:
+                break
+            time.sleep(0.2)
+        for name in together:
+            subprocess.run(["podman", "exec", name, "touch", "/app/go"], check=False)
+        _out, err = proc.communicate(timeout=1800)
+    finally:
+        proc.kill()
+    assert len(together) == 2, f"the two trials never ran at once: {err[-500:]}"
+    assert proc.returncode == 0, err
+    records = [json.loads(line) for line in (run_dir / "trials.jsonl").read_text().splitlines()]
+    assert sorted(r["trial"] for r in records) == [0, 1]
+    assert all(r["rewards"] == {"reward": 1.0, "exact": 1.0} for r in records)
+    base = subprocess.run(["podman", "image", "inspect", "--format", "{{.Id}}", image],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    recorded = {image: f"sha256:{base.removeprefix('sha256:')}"}
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["base_images"] == {"tests/par": recorded}
+    assert all(r["base_images"] == recorded for r in records)
