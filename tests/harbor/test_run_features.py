@@ -5,6 +5,7 @@ image each task's Dockerfile starts FROM is recorded by id in the manifest and e
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.harbor_tasks import CHECK, base_image, write_task
+from tests.helpers.harbor_tasks import CHECK, base_image, single_step, write_task
 
 pytestmark = [pytest.mark.container, pytest.mark.e2e]
 # Each trial's agent waits until the test has seen both trials' agents running at once, then
@@ -84,3 +85,33 @@ def test_jobs_run_trials_at_once_and_the_base_image_is_recorded(tmp_path: Path,
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["base_images"] == {"tests/par": recorded}
     assert all(r["base_images"] == recorded for r in records)
+
+
+def test_the_mini_agent_stops_at_its_cost_limit_in_a_step(tmp_path: Path, image: str) -> None:
+    from benchwright.testing import FakeLLMServer, Script
+
+    usage = {"input_tokens": 1000, "output_tokens": 1000}  # $2 a call at $1000 per Mtok
+    script = Script.model_validate({"turns": [
+        {"text": "First try.", "usage": usage, "tool_calls": [
+            {"name": "bash", "arguments": {"command": "echo 41 > answer.txt"}}]},
+        {"text": "Fixing it.", "usage": usage, "tool_calls": [
+            {"name": "bash", "arguments": {"command": "echo 42 > answer.txt"}}]},
+        {"text": "Done.", "usage": usage}]})
+    task = single_step(tmp_path, image)
+    with FakeLLMServer(script) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "benchwright", "run", "harbor", "--tasks", str(task),
+             "--out", str(tmp_path / "r"), "--agent", "mini", "--model", "fake-unpriced",
+             "--base-url", f"{server.base_url}/v1", "--max-cost", "1", "--price-in", "1000",
+             "--price-out", "1000"], capture_output=True, text=True, timeout=1800,
+            check=False, env={**os.environ, "OPENAI_API_KEY": "sk-fake-39"})
+    assert done.returncode == 0, done.stderr
+    [record] = [json.loads(line) for line in (tmp_path / "r" / "trials.jsonl").read_text()
+                .splitlines()]
+    [step] = record["steps"]
+    assert step["agent_error"] == "stopped at the cost limit ($1)"
+    assert step["agent_usage"]["steps"] == 1
+    assert step["agent_usage"]["cost_usd"] == 2.0
+    assert record["rewards"] == {"reward": 0.0, "exact": 0.0}  # the second turn never ran
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "$2.0000 (1 calls)" in report

@@ -37,6 +37,14 @@ class HarborOptions(TypedDict, total=False):
     """podman or docker [--runtime]; default podman."""
     trials: int
     """Trials per task [--trials]; default 1."""
+    max_cost: float
+    """The mini agent's spend allowed per step, US dollars [--max-cost]; default 3, 0: none;
+    refused up front when the model has no known price and none is given."""
+    price_in: float
+    """US dollars per million prompt tokens, for a model benchwright has no price for
+    [--price-in]."""
+    price_out: float
+    """US dollars per million generated tokens [--price-out]."""
 
 
 def run_harbor(tasks: Path | str | None = None, *, out: Path | str | None = None,
@@ -77,8 +85,26 @@ def new_harbor_run(tasks: Path | str | None, out: Path | str | None,
     except ValidationError as exc:
         error = exc.errors()[0]
         raise UserInputError(f"{'.'.join(map(str, error['loc']))}: {error['msg']}") from None
+    _check_cost_limit(config, options)
     run_dir = Path(out) if out is not None else Path("runs") / f"harbor-{folder_stamp()}"
     return run_dir.expanduser().resolve(), config
+
+
+def _check_cost_limit(config: HarborRunConfig, options: HarborOptions) -> None:
+    """A cost limit or price given must be one the run enforces: the mini agent's, with the
+    model's price known (the table's, or price_in and price_out)."""
+    from benchwright.llm.pricing import run_price
+
+    given = [key for key in ("max_cost", "price_in", "price_out") if key in options]
+    if given and config.agent != "mini":
+        raise UserInputError(f"--{given[0].replace('_', '-')} applies to the mini agent only",
+                             hint="the oracle and the command agent call no model here")
+    if "max_cost" in options and config.max_cost and run_price(
+            config.model, config.price_in, config.price_out) is None:
+        raise UserInputError(
+            f"--max-cost {config.max_cost:g} cannot be enforced: model {config.model!r} has no "
+            "known price", hint="give its price with --price-in and --price-out (US dollars "
+            "per million tokens), or leave --max-cost out")
 
 
 def _choice(name: Literal["agent", "runtime"], value: str) -> None:

@@ -14,7 +14,8 @@ from benchwright.cli.option_checks import MAX_TRIALS, base_url, existing_dir, ne
 from benchwright.cli.resume_options import given_options
 
 # options that describe the run (the rest: where it goes, how it is shown, how many at once)
-RUN_OPTIONS = ("tasks", "agent", "agent_command", "model", "base_url", "runtime", "trials", "out")
+RUN_OPTIONS = ("tasks", "agent", "agent_command", "model", "base_url", "runtime", "trials",
+               "max_cost", "price_in", "price_out", "out")
 
 
 def run_harbor_cmd(
@@ -34,6 +35,14 @@ def run_harbor_cmd(
         help="The mini agent's OpenAI-compatible endpoint (key: OPENAI_API_KEY).")] = None,
     runtime: Annotated[str, typer.Option(help="podman or docker.")] = "podman",
     trials: Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Trials per task.")] = 1,
+    max_cost: Annotated[float | None, typer.Option(
+        min=0, max=1e6, metavar="USD", help="The mini agent's spend allowed per step (0: no "
+        "limit); default 3.")] = None,
+    price_in: Annotated[float | None, typer.Option(
+        min=0, max=1e6, metavar="USD", help="US dollars per million prompt tokens, for a "
+        "model benchwright has no price for.")] = None,
+    price_out: Annotated[float | None, typer.Option(
+        min=0, max=1e6, metavar="USD", help="US dollars per million generated tokens.")] = None,
     jobs: Annotated[int, typer.Option(
         min=1, max=64, help="Trials run at once, each in containers of its own (may be "
         "given with --resume).")] = 1,

@@ -10,10 +10,14 @@ import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from benchwright.protocols import ExecResult, Limits, Mount
 from benchwright.sandbox.images.engines import Engine
+
+if TYPE_CHECKING:
+    from benchwright.coding.agents.base import AgentResult
+    from benchwright.coding.agents.settings import AgentSettings
 
 
 class ContainerExec:
@@ -47,23 +51,20 @@ class ContainerExec:
 
 
 def run_mini(engine: Engine, container: str, workdir: str | None, instruction: str,
-             folder: Path, step: str, *, model: str, base_url: str | None,
-             continuation: bool) -> int:
-    """The mini agent's turn on `instruction`; 0 when it completed, else 1. Its trajectory
-    is kept in `folder`."""
-    from benchwright.coding.agents.base import AgentContext, AgentStatus
+             folder: Path, step: str, model: str, settings: AgentSettings, *,
+             continuation: bool) -> AgentResult:
+    """The mini agent's turn on `instruction` (its endpoint, cost limit and prices in
+    `settings`): how it ended and what it spent. Its trajectory is kept in `folder`."""
+    from benchwright.coding.agents.base import AgentContext
     from benchwright.coding.agents.mini import MiniAgent
-    from benchwright.coding.agents.settings import AgentSettings
     from benchwright.sandbox.interpreters import resolve_python
 
-    agent = MiniAgent(model, AgentSettings(base_url=base_url),
-                      ContainerExec(engine, container, workdir), Limits(),
-                      resolve_python(None))
+    agent = MiniAgent(model, settings, ContainerExec(engine, container, workdir),
+                      Limits(), resolve_python(None))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "instruction.md").write_text(instruction)
     ctx = AgentContext(problem="harbor", problem_dir=folder, checkpoint=step, trial=1,
                        workspace=folder, prompt=instruction,
                        prompt_file=folder / "instruction.md", is_continuation=continuation,
                        artifacts_dir=folder)
-    result = agent.act(ctx)
-    return 0 if result.status == AgentStatus.COMPLETED else 1
+    return agent.act(ctx)

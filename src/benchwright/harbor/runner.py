@@ -54,6 +54,13 @@ class HarborRunConfig(BaseModel):
     """The container engine."""
     trials: int = Field(default=1, ge=1, le=1000)
     """Trials per task."""
+    max_cost: float = Field(default=3.0, ge=0, allow_inf_nan=False)
+    """The mini agent's spend allowed per step, US dollars (0: none), as `run coding
+    --max-cost` per checkpoint; enforced only where the model's price is known."""
+    price_in: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """US dollars per million prompt tokens, for a model benchwright has no price for."""
+    price_out: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """US dollars per million generated tokens, likewise."""
 
 
 class HarborManifest(BaseModel):
@@ -91,6 +98,10 @@ class TaskSummary(BaseModel):
     """Trials per status (completed, verifier_error, infrastructure)."""
     mean_rewards: dict[str, float]
     """Per key, the mean over the trials that have rewards (a key a trial lacks: not counted)."""
+    model_calls: int = 0
+    """The mini agent's model calls over every step of every trial (0: no model was called)."""
+    cost_usd: float | None = None
+    """What those calls cost, US dollars; None: unknown (a model with no price) or no call."""
 
 
 class HarborRunResult(BaseModel):
@@ -175,7 +186,8 @@ def execute(run_dir: Path, config: HarborRunConfig, executor: Executor) -> Harbo
     manifest = load_manifest(run_dir)
     engine = ct.engine_for(config.runtime)
     done = {(r.task, r.trial) for r in journaled(run_dir)}
-    agent = Agent(config.agent, config.agent_command, config.model, config.base_url)
+    agent = Agent(config.agent, config.agent_command, config.model, config.base_url,
+                  config.max_cost, config.price_in, config.price_out)
     jobs = []
     for task in _tasks(config, manifest):
         todo = [i for i in range(config.trials) if (task.name, i) not in done]
@@ -216,11 +228,13 @@ def finish(run_dir: Path) -> HarborRunResult:
 def render(result: HarborRunResult) -> str:
     """report.md: per task, trials by status and the mean of each reward key."""
     lines = ["# Harbor run", "", f"- trials: {result.n_trials} ({result.n_completed} completed)",
-             "", "| task | trials | statuses | mean rewards |", "|---|---|---|---|"]
+             "", "| task | trials | statuses | mean rewards | model cost |",
+             "|---|---|---|---|---|"]
     for task in result.tasks:
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(task.statuses.items()))
         rewards = ", ".join(f"{k} {v:.3f}" for k, v in sorted(task.mean_rewards.items()))
-        lines.append(f"| {task.task} | {task.trials} | {statuses} | {rewards or 'unknown'} |")
+        lines.append(f"| {task.task} | {task.trials} | {statuses} | {rewards or 'unknown'} | "
+                     f"{_cost(task)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -232,8 +246,20 @@ def _summary(name: str, records: list[TrialRecord]) -> TaskSummary:
     for record in records:
         for key, value in (record.rewards or {}).items():
             keyed.setdefault(key, []).append(value)
+    usages = [s.agent_usage for r in records for s in r.steps if s.agent_usage is not None]
+    costs = [u.cost_usd for u in usages]
     return TaskSummary(task=name, trials=len(records), statuses=statuses,
-                       mean_rewards={k: sum(v) / len(v) for k, v in keyed.items()})
+                       mean_rewards={k: sum(v) / len(v) for k, v in keyed.items()},
+                       model_calls=sum(u.steps for u in usages),
+                       cost_usd=None if not costs or None in costs
+                       else round(sum(c or 0.0 for c in costs), 8))
+
+
+def _cost(task: TaskSummary) -> str:
+    if not task.model_calls:
+        return "no model calls"
+    cost = "unknown" if task.cost_usd is None else f"${task.cost_usd:.4f}"
+    return f"{cost} ({task.model_calls} calls)"
 
 
 def _tasks(config: HarborRunConfig, manifest: HarborManifest) -> list[HarborTask]:

@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from benchwright.coding.agents.base import Usage
 from benchwright.errors import GradingInfrastructureError, UserInputError
 from benchwright.files.nofollow import read_regular
 from benchwright.harbor import containers as ct
@@ -57,6 +58,11 @@ class StepRecord(BaseModel):
     """The agent's timeout ended it (Harbor verifies such a step all the same)."""
     gate: str | None = None
     """The step's min_reward failure that ended the trial, if any."""
+    agent_usage: Usage | None = None
+    """What a model-calling agent (mini) spent in the step: tokens, calls and cost (None: an
+    agent that calls no model; a cost of None: unknown, the model has no price)."""
+    agent_error: str | None = None
+    """Why a model-calling agent's turn ended early (its cost or step limit, the provider)."""
 
 
 class TrialRecord(BaseModel):
@@ -92,6 +98,12 @@ class Agent:
     """The mini agent's model."""
     base_url: str | None = None
     """The mini agent's OpenAI-compatible endpoint."""
+    max_cost: float = 3.0
+    """The mini agent's spend allowed per step, US dollars (0: none)."""
+    price_in: float | None = None
+    """US dollars per million prompt tokens (None: the price table's)."""
+    price_out: float | None = None
+    """US dollars per million generated tokens (None: the price table's)."""
 
 
 @dataclass
@@ -142,9 +154,11 @@ def _step(ctx: TrialContext, step: StepSpec, state: str) -> tuple[StepRecord, st
     except VerifierFailed as exc:
         return StepRecord(name=step.name, status="verifier_error", rewards=None,
                           error=str(exc), agent_exit_code=agent.exit_code,
-                          agent_timed_out=agent.timed_out), after
+                          agent_timed_out=agent.timed_out, agent_usage=agent.usage,
+                          agent_error=agent.error), after
     return StepRecord(name=step.name, status="verified", rewards=rewards,
-                      agent_exit_code=agent.exit_code, agent_timed_out=agent.timed_out), after
+                      agent_exit_code=agent.exit_code, agent_timed_out=agent.timed_out,
+                      agent_usage=agent.usage, agent_error=agent.error), after
 
 
 def _agent_phase(ctx: TrialContext, step: StepSpec, state: str, folder: Path
@@ -172,17 +186,23 @@ def _agent_phase(ctx: TrialContext, step: StepSpec, state: str, folder: Path
 def _mini(ctx: TrialContext, step: StepSpec, name: str, folder: Path) -> ct.PhaseResult:
     """The mini agent's loop, its commands run in the idle container, which is then killed
     with everything in it."""
+    from benchwright.coding.agents.settings import AgentSettings
     from benchwright.harbor.mini_phase import run_mini
 
+    spec = ctx.agent
+    settings = AgentSettings(base_url=spec.base_url, cost_limit_usd=spec.max_cost,
+                             input_price_per_mtok=spec.price_in,
+                             output_price_per_mtok=spec.price_out)
     ct.start_idle(ctx.engine, name)
     try:
-        code = run_mini(ctx.engine, name, ctx.task.workdir,
-                        _instruction(ctx.task, step).decode(errors="replace"), folder / "agent",
-                        step.name, model=ctx.agent.model or "", base_url=ctx.agent.base_url,
-                        continuation=step is not ctx.task.steps[0])
+        result = run_mini(ctx.engine, name, ctx.task.workdir,
+                          _instruction(ctx.task, step).decode(errors="replace"),
+                          folder / "agent", step.name, spec.model or "", settings,
+                          continuation=step is not ctx.task.steps[0])
     finally:
         ct.stop(ctx.engine, name)
-    return ct.PhaseResult(exit_code=code, timed_out=False)
+    return ct.PhaseResult(exit_code=0 if result.status == "completed" else 1, timed_out=False,
+                          usage=result.usage, error=result.error)
 
 
 def _agent_inputs(ctx: TrialContext, step: StepSpec, name: str) -> None:
