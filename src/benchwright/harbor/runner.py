@@ -24,6 +24,7 @@ from benchwright.files.atomic import write_text_atomic
 from benchwright.files.nofollow import remove_tree
 from benchwright.harbor import containers as ct
 from benchwright.harbor.base_images import resolve_bases
+from benchwright.harbor.figures import METRIC, estimate_text, mean_reward, reward_counts
 from benchwright.harbor.tasks import HarborTask, find_tasks
 from benchwright.harbor.trial import Agent, TrialContext, TrialRecord, run_trial
 from benchwright.protocols import Executor
@@ -31,6 +32,7 @@ from benchwright.runs.clock import utc_now
 from benchwright.runs.journal import append_record, read_jsonl
 from benchwright.runs.layout import RunFiles
 from benchwright.runs.manifest import read_manifest
+from benchwright.stats.estimates import Estimate
 from benchwright.version import __version__
 
 JOURNAL = "trials.jsonl"
@@ -117,6 +119,10 @@ class HarborRunResult(BaseModel):
     """Per task."""
     run_dir: Path | None = None
     """The run folder (absolute)."""
+    mean_reward: Estimate | None = None
+    """The trials' mean `reward` with a 95% bootstrap interval resampling tasks (a trial whose
+    verifier failed counts 0, an infrastructure one is left out: harbor/figures.py); None: no
+    trial counted."""
 
 
 def create_run(run_dir: Path, config: HarborRunConfig) -> HarborManifest:
@@ -218,6 +224,7 @@ def finish(run_dir: Path) -> HarborRunResult:
     result = HarborRunResult(
         run_dir=run_dir.resolve(), n_trials=len(records),
         n_completed=sum(r.status == "completed" for r in records),
+        mean_reward=mean_reward(reward_counts(records)),
         tasks=[_summary(name, [r for r in records if r.task == name]) for name in names])
     files = RunFiles(run_dir)
     write_text_atomic(files.result_json, result.model_dump_json(indent=2))
@@ -228,8 +235,8 @@ def finish(run_dir: Path) -> HarborRunResult:
 def render(result: HarborRunResult) -> str:
     """report.md: per task, trials by status and the mean of each reward key."""
     lines = ["# Harbor run", "", f"- trials: {result.n_trials} ({result.n_completed} completed)",
-             "", "| task | trials | statuses | mean rewards | model cost |",
-             "|---|---|---|---|---|"]
+             f"- {METRIC} (95% CI, tasks resampled): {estimate_text(result.mean_reward)}", "",
+             "| task | trials | statuses | mean rewards | model cost |", "|---|---|---|---|---|"]
     for task in result.tasks:
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(task.statuses.items()))
         rewards = ", ".join(f"{k} {v:.3f}" for k, v in sorted(task.mean_rewards.items()))
