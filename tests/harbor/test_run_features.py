@@ -87,7 +87,8 @@ def test_jobs_run_trials_at_once_and_the_base_image_is_recorded(tmp_path: Path,
     assert all(r["base_images"] == recorded for r in records)
 
 
-def test_the_mini_agent_stops_at_its_cost_limit_in_a_step(tmp_path: Path, image: str) -> None:
+def test_the_mini_agent_stops_at_its_cost_limit_and_its_session_exports_as_atif(
+        tmp_path: Path, image: str) -> None:
     from benchwright.testing import FakeLLMServer, Script
 
     usage = {"input_tokens": 1000, "output_tokens": 1000}  # $2 a call at $1000 per Mtok
@@ -115,3 +116,13 @@ def test_the_mini_agent_stops_at_its_cost_limit_in_a_step(tmp_path: Path, image:
     assert record["rewards"] == {"reward": 0.0, "exact": 0.0}  # the second turn never ran
     report = (tmp_path / "r" / "report.md").read_text()
     assert "$2.0000 (1 calls)" in report
+    # the step's session as ATIF, beside it and through `export atif`
+    session = "trials/tests_single__0/steps/main"
+    assert (tmp_path / "r" / session / "agent" / "trajectory.atif.json").is_file()
+    exported = subprocess.run([sys.executable, "-m", "benchwright", "export", "atif",
+                               str(tmp_path / "r"), "--out", str(tmp_path / "atif")],
+                              capture_output=True, text=True, timeout=600, check=False)
+    assert exported.returncode == 0, exported.stderr
+    doc = json.loads((tmp_path / "atif" / session / "trajectory.atif.json").read_text())
+    assert doc["session_id"] == session
+    assert "echo 41 > answer.txt" in json.dumps(doc["steps"])

@@ -102,9 +102,12 @@ class HarborTrack:
         return ClusterCounts(METRIC, UNIT, reward_counts(journaled(run_dir)))
 
     def export_atif(self, run_dir: Path, out: Path, redactor: Any) -> BaseModel:
-        """Not yet: a Harbor trial's agent steps are not kept as ATIF."""
-        raise UserInputError("harbor runs have no ATIF export yet", path=run_dir,
-                             hint="docs/harbor.md lists what is not supported yet")
+        """Each step's mini session (`trials/<task>__<n>/steps/<step>/agent/trajectory.json`,
+        the coding track's format) as ATIF under `out` at the same relative place."""
+        from benchwright.coding.agents.atif import export_run
+
+        self.read(run_dir)  # not a harbor run: one line naming it
+        return export_run(run_dir, out, redactor)
 
     def resume_command(self, run_dir: Path) -> str:
         """How to continue the run."""

@@ -186,6 +186,7 @@ def _agent_phase(ctx: TrialContext, step: StepSpec, state: str, folder: Path
 def _mini(ctx: TrialContext, step: StepSpec, name: str, folder: Path) -> ct.PhaseResult:
     """The mini agent's loop, its commands run in the idle container, which is then killed
     with everything in it."""
+    from benchwright.coding.agents.atif import write_atif
     from benchwright.coding.agents.settings import AgentSettings
     from benchwright.harbor.mini_phase import run_mini
 
@@ -201,6 +202,8 @@ def _mini(ctx: TrialContext, step: StepSpec, name: str, folder: Path) -> ct.Phas
                           continuation=step is not ctx.task.steps[0])
     finally:
         ct.stop(ctx.engine, name)
+    # beside it, as the coding track writes one per checkpoint (skipped without the extra)
+    write_atif(folder / "agent", f"{ctx.folder.name}/steps/{step.name}")
     return ct.PhaseResult(exit_code=0 if result.status == "completed" else 1, timed_out=False,
                           usage=result.usage, error=result.error)
 
