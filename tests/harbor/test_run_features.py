@@ -126,3 +126,37 @@ def test_the_mini_agent_stops_at_its_cost_limit_and_its_session_exports_as_atif(
     doc = json.loads((tmp_path / "atif" / session / "trajectory.atif.json").read_text())
     assert doc["session_id"] == session
     assert "echo 41 > answer.txt" in json.dumps(doc["steps"])
+
+
+def test_a_recorded_cassette_replays_the_run_without_the_model(tmp_path: Path,
+                                                               image: str) -> None:
+    from benchwright.testing import FakeLLMServer, Script
+
+    script = Script.model_validate({"turns": [
+        {"text": "Writing it.", "tool_calls": [
+            {"name": "bash", "arguments": {"command": "echo 42 > answer.txt"}}]},
+        {"text": "Done."}]})
+    task = single_step(tmp_path, image)
+    cassette = tmp_path / "cassette"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    with FakeLLMServer(script) as server:
+        recorded = subprocess.run(
+            [sys.executable, "-m", "benchwright", "run", "harbor", "--tasks", str(task),
+             "--out", str(tmp_path / "rec"), "--agent", "mini", "--model", "fake",
+             "--base-url", f"{server.base_url}/v1", "--llm-record", str(cassette)],
+            capture_output=True, text=True, timeout=1800, check=False,
+            env={**env, "OPENAI_API_KEY": "sk-fake-39"})
+        url = server.base_url
+    assert recorded.returncode == 0, recorded.stderr
+    # the server is gone and no key is set: every answer comes from the cassette
+    replayed = subprocess.run(
+        [sys.executable, "-m", "benchwright", "run", "harbor", "--tasks", str(task), "--out",
+         str(tmp_path / "rep"), "--agent", "mini", "--model", "fake", "--base-url",
+         f"{url}/v1", "--llm-replay", str(cassette)], capture_output=True, text=True,
+        timeout=1800, check=False, env=env)
+    assert replayed.returncode == 0, replayed.stderr
+    for run in ("rec", "rep"):
+        [record] = [json.loads(line) for line in (tmp_path / run / "trials.jsonl").read_text()
+                    .splitlines()]
+        assert record["status"] == "completed"
+        assert record["rewards"] == {"reward": 1.0, "exact": 1.0}

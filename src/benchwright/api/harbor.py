@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from benchwright.api.options import refuse_unknown
 from benchwright.errors import UserInputError
+from benchwright.llm.cassette import traffic_setting
 from benchwright.protocols import ExecutorSetup
 from benchwright.registry import EXECUTORS
 from benchwright.runs.clock import folder_stamp
@@ -45,6 +46,11 @@ class HarborOptions(TypedDict, total=False):
     [--price-in]."""
     price_out: float
     """US dollars per million generated tokens [--price-out]."""
+    llm_record: Path | str
+    """Record every model call of the mini agent into this cassette folder [--llm-record]."""
+    llm_replay: Path | str
+    """Answer every model call from this cassette, with no network and no key
+    [--llm-replay]."""
 
 
 def run_harbor(tasks: Path | str | None = None, *, out: Path | str | None = None,
@@ -79,9 +85,14 @@ def new_harbor_run(tasks: Path | str | None, out: Path | str | None,
                              hint="--tasks names a Harbor task folder or a folder of them")
     _choice("agent", options.get("agent", "oracle"))
     _choice("runtime", options.get("runtime", "podman"))
+    traffic = traffic_setting(options.get("llm_record"), options.get("llm_replay"))
+    if traffic is not None and options.get("agent") != "mini":
+        raise UserInputError(f"--llm-{traffic.mode.value} records the mini agent's model calls",
+                             hint="give --agent mini, or drop the cassette")
+    fields = {k: v for k, v in options.items() if k not in ("llm_record", "llm_replay")}
     try:
         config = HarborRunConfig.model_validate(
-            {**options, "tasks": Path(tasks).expanduser().resolve()})
+            {**fields, "llm": traffic, "tasks": Path(tasks).expanduser().resolve()})
     except ValidationError as exc:
         error = exc.errors()[0]
         raise UserInputError(f"{'.'.join(map(str, error['loc']))}: {error['msg']}") from None

@@ -15,7 +15,7 @@ from benchwright.cli.resume_options import given_options
 
 # options that describe the run (the rest: where it goes, how it is shown, how many at once)
 RUN_OPTIONS = ("tasks", "agent", "agent_command", "model", "base_url", "runtime", "trials",
-               "max_cost", "price_in", "price_out", "out")
+               "max_cost", "price_in", "price_out", "llm_record", "llm_replay", "out")
 
 
 def run_harbor_cmd(
@@ -43,6 +43,12 @@ def run_harbor_cmd(
         "model benchwright has no price for.")] = None,
     price_out: Annotated[float | None, typer.Option(
         min=0, max=1e6, metavar="USD", help="US dollars per million generated tokens.")] = None,
+    llm_record: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Record every model call of the mini agent into this cassette "
+        "folder (docs/cassettes.md).")] = None,
+    llm_replay: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Answer every model call from this cassette: no network, no "
+        "key.")] = None,
     jobs: Annotated[int, typer.Option(
         min=1, max=64, help="Trials run at once, each in containers of its own (may be "
         "given with --resume).")] = 1,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -18,6 +19,11 @@ from benchwright.sandbox.images.engines import Engine
 if TYPE_CHECKING:
     from benchwright.coding.agents.base import AgentResult
     from benchwright.coding.agents.settings import AgentSettings
+    from benchwright.errors import ReplayDivergence
+    from benchwright.llm.models import LlmTraffic
+
+OPENAI_URL = "https://api.openai.com/v1"
+"""Where mini's calls go without --base-url when its model names no provider of its own."""
 
 
 class ContainerExec:
@@ -48,6 +54,29 @@ class ContainerExec:
             code, timed_out = proc.wait(), True
         return ExecResult(argv=list(argv), exit_code=code, timed_out=timed_out,
                           duration_s=round(time.monotonic() - start, 3), runtime=self.name)
+
+
+@contextmanager
+def mini_traffic(llm: LlmTraffic | None, model: str, settings: AgentSettings, key: str
+                 ) -> Iterator[tuple[AgentSettings, list[ReplayDivergence]]]:
+    """The settings whose endpoint records into or replays from the run's cassette (as they
+    are without one), for conversation `key`; the list holds a replay's divergence once the
+    block ends."""
+    if llm is None:
+        yield settings, []
+        return
+    from benchwright.coding.agents.chat_client import resolve_target
+    from benchwright.llm.models import TrafficMode
+    from benchwright.llm.proxy import LlmProxy
+    from benchwright.llm.replay_keys import set_placeholder_keys
+
+    upstream = settings.base_url or resolve_target(model, None).base_url or OPENAI_URL
+    recording = llm.mode is TrafficMode.RECORD
+    if not recording:
+        set_placeholder_keys()  # a replay needs no key; the client wants one set
+    with LlmProxy(llm, upstream if recording else None, "mini", model) as proxy, \
+            proxy.session(key, {}) as diverged:
+        yield settings.model_copy(update={"base_url": proxy.url_for(upstream)}), diverged
 
 
 def run_mini(engine: Engine, container: str, workdir: str | None, instruction: str,

@@ -27,6 +27,7 @@ from benchwright.harbor.base_images import resolve_bases
 from benchwright.harbor.figures import METRIC, estimate_text, mean_reward, reward_counts
 from benchwright.harbor.tasks import HarborTask, find_tasks
 from benchwright.harbor.trial import Agent, TrialContext, TrialRecord, run_trial
+from benchwright.llm.models import LlmTraffic
 from benchwright.protocols import Executor
 from benchwright.runs.clock import utc_now
 from benchwright.runs.journal import append_record, read_jsonl
@@ -63,6 +64,9 @@ class HarborRunConfig(BaseModel):
     """US dollars per million prompt tokens, for a model benchwright has no price for."""
     price_out: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     """US dollars per million generated tokens, likewise."""
+    llm: LlmTraffic | None = None
+    """The mini agent's model calls recorded into, or answered from, a cassette (one
+    conversation per task, trial and step: docs/cassettes.md); None: straight to the model."""
 
 
 class HarborManifest(BaseModel):
@@ -193,7 +197,7 @@ def execute(run_dir: Path, config: HarborRunConfig, executor: Executor) -> Harbo
     engine = ct.engine_for(config.runtime)
     done = {(r.task, r.trial) for r in journaled(run_dir)}
     agent = Agent(config.agent, config.agent_command, config.model, config.base_url,
-                  config.max_cost, config.price_in, config.price_out)
+                  config.max_cost, config.price_in, config.price_out, config.llm)
     jobs = []
     for task in _tasks(config, manifest):
         todo = [i for i in range(config.trials) if (task.name, i) not in done]

@@ -31,6 +31,7 @@ from benchwright.harbor.rewards import (
     trial_rewards,
 )
 from benchwright.harbor.tasks import HarborTask, StepSpec
+from benchwright.llm.models import LlmTraffic
 from benchwright.sandbox.images.engines import Engine
 
 TrialStatus = Literal["completed", "verifier_error", "infrastructure"]
@@ -104,6 +105,8 @@ class Agent:
     """US dollars per million prompt tokens (None: the price table's)."""
     price_out: float | None = None
     """US dollars per million generated tokens (None: the price table's)."""
+    llm: LlmTraffic | None = None
+    """The mini agent's calls recorded into or replayed from a cassette (None: neither)."""
 
 
 @dataclass
@@ -188,7 +191,7 @@ def _mini(ctx: TrialContext, step: StepSpec, name: str, folder: Path) -> ct.Phas
     with everything in it."""
     from benchwright.coding.agents.atif import write_atif
     from benchwright.coding.agents.settings import AgentSettings
-    from benchwright.harbor.mini_phase import run_mini
+    from benchwright.harbor.mini_phase import mini_traffic, run_mini
 
     spec = ctx.agent
     settings = AgentSettings(base_url=spec.base_url, cost_limit_usd=spec.max_cost,
@@ -196,12 +199,16 @@ def _mini(ctx: TrialContext, step: StepSpec, name: str, folder: Path) -> ct.Phas
                              output_price_per_mtok=spec.price_out)
     ct.start_idle(ctx.engine, name)
     try:
-        result = run_mini(ctx.engine, name, ctx.task.workdir,
-                          _instruction(ctx.task, step).decode(errors="replace"),
-                          folder / "agent", step.name, spec.model or "", settings,
-                          continuation=step is not ctx.task.steps[0])
+        with mini_traffic(spec.llm, spec.model or "", settings,
+                          f"harbor/{ctx.folder.name}/{step.name}") as (settings, diverged):
+            result = run_mini(ctx.engine, name, ctx.task.workdir,
+                              _instruction(ctx.task, step).decode(errors="replace"),
+                              folder / "agent", step.name, spec.model or "", settings,
+                              continuation=step is not ctx.task.steps[0])
     finally:
         ct.stop(ctx.engine, name)
+    if diverged:  # the cassette has no answer: the harness's failure, not the agent's
+        raise GradingInfrastructureError(diverged[0].message)
     # beside it, as the coding track writes one per checkpoint (skipped without the extra)
     write_atif(folder / "agent", f"{ctx.folder.name}/steps/{step.name}")
     return ct.PhaseResult(exit_code=0 if result.status == "completed" else 1, timed_out=False,
