@@ -209,6 +209,8 @@ def _mini(ctx: TrialContext, step: StepSpec, name: str, folder: Path) -> ct.Phas
         ct.stop(ctx.engine, name)
     if diverged:  # the cassette has no answer: the harness's failure, not the agent's
         raise GradingInfrastructureError(diverged[0].message)
+    if result.status == "infra_error":  # the provider failed after retries, not the agent
+        raise GradingInfrastructureError(result.error or "the model provider failed")
     # beside it, as the coding track writes one per checkpoint (skipped without the extra)
     write_atif(folder / "agent", f"{ctx.folder.name}/steps/{step.name}")
     return ct.PhaseResult(exit_code=0 if result.status == "completed" else 1, timed_out=False,
