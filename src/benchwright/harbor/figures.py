@@ -89,7 +89,7 @@ def estimate_text(estimate: Estimate | None) -> str:
     if estimate is None or estimate.n_clusters == 0:
         return "unknown (no trial counted)"
     text = (f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}] over "
-            f"{estimate.n_clusters} {UNIT}")
+            f"{estimate.n_clusters} {UNIT if estimate.n_clusters != 1 else 'task'}")
     if few_clusters(estimate):  # a bootstrap over a handful of tasks is not to be trusted
         text += f" (fewer than {MIN_CLUSTERS} {UNIT}: the interval is unreliable)"
     return text
