@@ -38,6 +38,7 @@ from tests.helpers.bad_input_probes import (  # noqa: E402
     repeat_line,
     run_probe,
 )
+from tests.helpers.harbor_probes import harbor_probes  # noqa: E402
 from tests.helpers.shared_runs import make_quick_run  # noqa: E402
 
 LONG = "n" * 300
@@ -248,10 +249,17 @@ def missing_dependency() -> Section:
                   "pip install --no-deps browser-use")]
 
 
+def harbor_tasks() -> Section:
+    """`run harbor` on bad task folders (the from-* probes ask podman; none starts a
+    container)."""
+    return harbor_probes("localhost/benchwright-probe/any:1")
+
+
 SECTIONS: dict[str, Callable[[], Section]] = {
     "Paths": paths, "Templates": templates, "Files read back": files_read_back,
     "Run folders edited": run_folders, "Problem configs": problem_configs, "Options": options,
-    "Errors after a progress line": after_progress, "Missing dependency": missing_dependency}
+    "Errors after a progress line": after_progress, "Missing dependency": missing_dependency,
+    "Harbor tasks": harbor_tasks}
 
 
 def kind(verdict: str) -> str:

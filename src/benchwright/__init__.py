@@ -20,10 +20,12 @@ _PUBLIC: dict[str, str] = {
     # running and grading
     "run_coding": "benchwright.api.coding:run_coding",
     "run_web": "benchwright.api.web:run_web",
+    "run_harbor": "benchwright.api.harbor:run_harbor",
     "grade_checkpoint": "benchwright.api.grading:grade_checkpoint",
     "CodingOptions": "benchwright.api.coding:CodingOptions",
     "CodingHooks": "benchwright.api.coding:CodingHooks",
     "WebOptions": "benchwright.api.web:WebOptions",
+    "HarborOptions": "benchwright.api.harbor:HarborOptions",
     "WebHooks": "benchwright.web.trials.runner:RunHooks",
     # reading runs
     "load_run": "benchwright.api.runs:load_run",
@@ -73,6 +75,7 @@ __all__ = [
     "CodingOptions",
     "CodingRun",
     "ExecResult",
+    "HarborOptions",
     "Limits",
     "Mount",
     "PluginError",
@@ -95,6 +98,7 @@ __all__ = [
     "load_atif",
     "load_run",
     "run_coding",
+    "run_harbor",
     "run_web",
     "runs_frame",
     "trials_frame",

@@ -20,7 +20,7 @@ from benchwright.errors import RegressionFound, UserInputError
 from benchwright.stats.estimates import MIN_CLUSTERS, Estimate, paired_difference_ci
 from benchwright.stats.planning import Plan, plan, plan_mde, population_of
 
-Metric = Literal["problems solved", "checkpoints solved", "pass rate"]
+Metric = Literal["problems solved", "checkpoints solved", "pass rate", "mean reward"]
 """The figures a plan, a gate or a sequence can compare (closed set)."""
 
 

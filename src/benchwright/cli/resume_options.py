@@ -39,6 +39,12 @@ def refuse_conflicts(ctx: typer.Context, saved: Saved, may_change: set[str],
             hint=f"drop them (only {allowed} may change), or start a new run with `{command}`")
 
 
+def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, Any]:
+    """The options among `names` given on the command line (not defaulted), with their values:
+    what a command hands its API with `resume`, which refuses each one."""
+    return {name: ctx.params[name] for name in names if _given(ctx, name)}
+
+
 def _given(ctx: typer.Context, name: str) -> bool:
     # by name: Typer vendors its own click, whose enum is not the installed click's
     return getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"

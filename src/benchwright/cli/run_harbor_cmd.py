@@ -1,19 +1,21 @@
 """`benchwright run harbor`: Harbor tasks run in containers with benchwright's guarantees
-(docs/harbor.md)."""
+(docs/harbor.md). The command parses its options and calls `benchwright.run_harbor`
+(`api/harbor.py`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
 from benchwright.cli.json_output import echo_json
 from benchwright.cli.option_checks import MAX_TRIALS, base_url, existing_dir, new_dir
-from benchwright.cli.resume_options import refuse_conflicts
+from benchwright.cli.resume_options import given_options
 
-if TYPE_CHECKING:
-    from benchwright.harbor.runner import HarborRunConfig
+# options that describe the run (the rest: where it goes, how it is shown, how many at once)
+RUN_OPTIONS = ("tasks", "agent", "agent_command", "model", "base_url", "runtime", "trials",
+               "max_cost", "price_in", "price_out", "llm_record", "llm_replay", "out")
 
 
 def run_harbor_cmd(
@@ -33,53 +35,44 @@ def run_harbor_cmd(
         help="The mini agent's OpenAI-compatible endpoint (key: OPENAI_API_KEY).")] = None,
     runtime: Annotated[str, typer.Option(help="podman or docker.")] = "podman",
     trials: Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Trials per task.")] = 1,
+    max_cost: Annotated[float | None, typer.Option(
+        min=0, max=1e6, metavar="USD", help="The mini agent's spend allowed per step (0: no "
+        "limit); default 3.")] = None,
+    price_in: Annotated[float | None, typer.Option(
+        min=0, max=1e6, metavar="USD", help="US dollars per million prompt tokens, for a "
+        "model benchwright has no price for.")] = None,
+    price_out: Annotated[float | None, typer.Option(
+        min=0, max=1e6, metavar="USD", help="US dollars per million generated tokens.")] = None,
+    llm_record: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Record every model call of the mini agent into this cassette "
+        "folder (docs/cassettes.md).")] = None,
+    llm_replay: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Answer every model call from this cassette: no network, no "
+        "key.")] = None,
+    jobs: Annotated[int, typer.Option(
+        min=1, max=64, help="Trials run at once, each in containers of its own (may be "
+        "given with --resume).")] = 1,
     out: Annotated[Path | None, typer.Option(
         parser=new_dir, metavar="RUN_DIR",
         help="The run directory to create (default: runs/harbor-<time>).")] = None,
     resume: Annotated[Path | None, typer.Option(
         parser=existing_dir, metavar="RUN_DIR",
-        help="Finish an interrupted run (its saved settings are used; only --json may be "
-        "given with it).")] = None,
+        help="Finish an interrupted run (its saved settings are used; only --jobs and --json "
+        "may be given with it).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print result.json.")] = False,
 ) -> None:
     """Run Harbor tasks (single- or multi-step) in containers: rewards, min_reward gates and
     the multi-step reward as Harbor computes them; the verifier never shares a process or a
     writable path with the agent."""
+    from benchwright.api.harbor import run_harbor
     from benchwright.harbor.track import TRACK
-    from benchwright.protocols import ExecutorSetup
-    from benchwright.registry import EXECUTORS
-    from benchwright.runs import start
-    from benchwright.runs.clock import folder_stamp
 
-    executor = EXECUTORS.get("local").from_setup(ExecutorSetup())
-    if resume is not None:
-        saved = TRACK.read(resume).config.model_dump()
-        refuse_conflicts(ctx, {**saved, "tasks": saved["tasks"]}, {"resume", "as_json"},
-                         {"tasks": lambda p: p.resolve()}, command=TRACK.command)
-        run_dir = resume
-        result = start(TRACK, run_dir, None, executor=executor)
-    else:
-        config = _new_config(ctx.params)
-        run_dir = out or Path("runs") / f"harbor-{folder_stamp()}"
-        result = start(TRACK, run_dir, config, executor=executor)
+    if resume is not None:  # given with --resume, a run option is refused by the API
+        options = given_options(ctx, RUN_OPTIONS)
+    else:  # unset ones left out: the API's defaults are the command's
+        options = {k: ctx.params[k] for k in RUN_OPTIONS if ctx.params[k] is not None}
+    result = run_harbor(resume=resume, jobs=jobs, **options)
     if as_json:
         echo_json(result.model_dump(mode="json"))
         return
-    typer.echo(TRACK.outcome(run_dir.resolve(), result))
-
-
-def _new_config(params: dict[str, Any]) -> HarborRunConfig:
-    """A new run's settings from the command's options, or the user's error in one line."""
-    from benchwright.errors import UserInputError
-    from benchwright.harbor.runner import HarborRunConfig
-
-    if params["tasks"] is None:
-        raise UserInputError("give --tasks (or --resume RUN_DIR)",
-                             hint="--tasks names a Harbor task folder or a folder of them")
-    agent, runtime = params["agent"], params["runtime"]
-    if agent not in ("oracle", "command", "mini") or runtime not in ("podman", "docker"):
-        raise UserInputError(f"unsupported --agent {agent!r} or --runtime {runtime!r}",
-                             hint="--agent oracle|command|mini, --runtime podman|docker")
-    return HarborRunConfig(tasks=params["tasks"].resolve(), **{
-        key: params[key] for key in ("agent", "agent_command", "model", "base_url", "runtime",
-                                     "trials")})
+    typer.echo(TRACK.outcome(result.run_dir or Path(), result))

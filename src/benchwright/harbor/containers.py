@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchwright.coding.agents.base import Usage
 from benchwright.errors import GradingInfrastructureError, PrerequisiteError
 from benchwright.sandbox.container import container_name, sweep_orphans
 from benchwright.sandbox.images.engines import Engine, find_engine
@@ -46,6 +47,10 @@ class PhaseResult:
     """Its exit status; None when the wall clock ended it."""
     timed_out: bool
     """The phase's timeout ended it."""
+    usage: Usage | None = None
+    """What a model-calling agent spent (None: no model was called by the harness)."""
+    error: str | None = None
+    """Why such an agent's turn ended early."""
 
 
 def engine_for(runtime: str) -> Engine:

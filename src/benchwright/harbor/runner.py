@@ -13,6 +13,7 @@ import platform
 import re
 import secrets
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -22,12 +23,17 @@ from benchwright.errors import UserInputError
 from benchwright.files.atomic import write_text_atomic
 from benchwright.files.nofollow import remove_tree
 from benchwright.harbor import containers as ct
+from benchwright.harbor.base_images import resolve_bases
+from benchwright.harbor.figures import METRIC, estimate_text, mean_reward, reward_counts
 from benchwright.harbor.tasks import HarborTask, find_tasks
 from benchwright.harbor.trial import Agent, TrialContext, TrialRecord, run_trial
+from benchwright.llm.models import LlmTraffic
+from benchwright.protocols import Executor
 from benchwright.runs.clock import utc_now
 from benchwright.runs.journal import append_record, read_jsonl
 from benchwright.runs.layout import RunFiles
 from benchwright.runs.manifest import read_manifest
+from benchwright.stats.estimates import Estimate
 from benchwright.version import __version__
 
 JOURNAL = "trials.jsonl"
@@ -51,6 +57,16 @@ class HarborRunConfig(BaseModel):
     """The container engine."""
     trials: int = Field(default=1, ge=1, le=1000)
     """Trials per task."""
+    max_cost: float = Field(default=3.0, ge=0, allow_inf_nan=False)
+    """The mini agent's spend allowed per step, US dollars (0: none), as `run coding
+    --max-cost` per checkpoint; enforced only where the model's price is known."""
+    price_in: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """US dollars per million prompt tokens, for a model benchwright has no price for."""
+    price_out: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """US dollars per million generated tokens, likewise."""
+    llm: LlmTraffic | None = None
+    """The mini agent's model calls recorded into, or answered from, a cassette (one
+    conversation per task, trial and step: docs/cassettes.md); None: straight to the model."""
 
 
 class HarborManifest(BaseModel):
@@ -72,6 +88,9 @@ class HarborManifest(BaseModel):
     """The run's configuration."""
     tasks: list[str]
     """The tasks' names, in run order."""
+    base_images: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Per task, each image its Dockerfile starts FROM -> its id in the engine's store when the
+    run was created (each trial record holds the ids it ran on)."""
 
 
 class TaskSummary(BaseModel):
@@ -85,6 +104,10 @@ class TaskSummary(BaseModel):
     """Trials per status (completed, verifier_error, infrastructure)."""
     mean_rewards: dict[str, float]
     """Per key, the mean over the trials that have rewards (a key a trial lacks: not counted)."""
+    model_calls: int = 0
+    """The mini agent's model calls over every step of every trial (0: no model was called)."""
+    cost_usd: float | None = None
+    """What those calls cost, US dollars; None: unknown (a model with no price) or no call."""
 
 
 class HarborRunResult(BaseModel):
@@ -98,6 +121,12 @@ class HarborRunResult(BaseModel):
     """Trials whose steps all ran to a reward or a min_reward gate."""
     tasks: list[TaskSummary]
     """Per task."""
+    run_dir: Path | None = None
+    """The run folder (absolute)."""
+    mean_reward: Estimate | None = None
+    """The trials' mean `reward` with a 95% bootstrap interval resampling tasks (a trial whose
+    verifier failed counts 0, an infrastructure one is left out: harbor/figures.py); None: no
+    trial counted."""
 
 
 def create_run(run_dir: Path, config: HarborRunConfig) -> HarborManifest:
@@ -116,10 +145,12 @@ def create_run(run_dir: Path, config: HarborRunConfig) -> HarborManifest:
     if run_dir.exists() and any(not p.name.startswith(".") for p in run_dir.iterdir()):
         raise UserInputError("the run folder is not empty", path=run_dir,
                              hint="give a new --out, or continue it with --resume")
+    engine = ct.engine_for(config.runtime)
+    bases = {t.name: resolve_bases(engine, t.path / "environment" / "Dockerfile") for t in tasks}
     run_dir.mkdir(parents=True, exist_ok=True)
     manifest = HarborManifest(
         created_at=utc_now(), benchwright_version=__version__, run_id=secrets.token_hex(8),
-        config=config, tasks=[t.name for t in tasks],
+        config=config, tasks=[t.name for t in tasks], base_images=bases,
         environment={"platform": platform.platform(), "python": sys.version.split()[0]})
     write_text_atomic(RunFiles(run_dir).manifest, manifest.model_dump_json(indent=2))
     return manifest
@@ -149,24 +180,45 @@ def sweep(run_dir: Path) -> None:
     ct.sweep_state_images(ct.engine_for(manifest.config.runtime), manifest.run_id)
 
 
-def execute(run_dir: Path, config: HarborRunConfig) -> HarborRunResult:
-    """Every trial the journal lacks, in task order; then `finish`."""
+@dataclass(frozen=True)
+class TrialJob:
+    """One trial to run, as the executor hands it to a worker (picklable)."""
+
+    context: TrialContext
+    """The task, its image, the agent and the trial's folder."""
+    index: int
+    """The trial's index."""
+
+
+def execute(run_dir: Path, config: HarborRunConfig, executor: Executor) -> HarborRunResult:
+    """Every trial the journal lacks (the tasks' images built first, in task order), run by
+    `executor` at most its workers at once, each journaled here as it ends; then `finish`."""
     manifest = load_manifest(run_dir)
     engine = ct.engine_for(config.runtime)
     done = {(r.task, r.trial) for r in journaled(run_dir)}
-    agent = Agent(config.agent, config.agent_command, config.model, config.base_url)
+    agent = Agent(config.agent, config.agent_command, config.model, config.base_url,
+                  config.max_cost, config.price_in, config.price_out, config.llm)
+    jobs = []
     for task in _tasks(config, manifest):
         todo = [i for i in range(config.trials) if (task.name, i) not in done]
         if not todo:
             continue
-        image = ct.build_task_image(engine, task.path / "environment")
+        dockerfile = task.path / "environment" / "Dockerfile"
+        bases = resolve_bases(engine, dockerfile)  # what this build starts from, now
+        image = ct.build_task_image(engine, dockerfile.parent)
         for index in todo:
             folder = run_dir / TRIALS / _trial_folder(task.name, index)
-            folder.mkdir(parents=True)
-            record = run_trial(TrialContext(engine, task, image, agent, folder,
-                                            manifest.run_id), index)
-            append_record(run_dir / JOURNAL, record)
+            jobs.append(TrialJob(TrialContext(engine, task, image, agent, folder,
+                                              manifest.run_id, bases), index))
+    for record in executor.run(run_trial_job, jobs):
+        append_record(run_dir / JOURNAL, record)  # only here: one writer of the journal
     return finish(run_dir)
+
+
+def run_trial_job(job: TrialJob) -> TrialRecord:
+    """One trial in its own folder (in a worker of the executor)."""
+    job.context.folder.mkdir(parents=True)
+    return run_trial(job.context, job.index)
 
 
 def finish(run_dir: Path) -> HarborRunResult:
@@ -174,7 +226,9 @@ def finish(run_dir: Path) -> HarborRunResult:
     records = journaled(run_dir)
     names = list(dict.fromkeys(r.task for r in records))
     result = HarborRunResult(
-        n_trials=len(records), n_completed=sum(r.status == "completed" for r in records),
+        run_dir=run_dir.resolve(), n_trials=len(records),
+        n_completed=sum(r.status == "completed" for r in records),
+        mean_reward=mean_reward(reward_counts(records)),
         tasks=[_summary(name, [r for r in records if r.task == name]) for name in names])
     files = RunFiles(run_dir)
     write_text_atomic(files.result_json, result.model_dump_json(indent=2))
@@ -185,11 +239,13 @@ def finish(run_dir: Path) -> HarborRunResult:
 def render(result: HarborRunResult) -> str:
     """report.md: per task, trials by status and the mean of each reward key."""
     lines = ["# Harbor run", "", f"- trials: {result.n_trials} ({result.n_completed} completed)",
-             "", "| task | trials | statuses | mean rewards |", "|---|---|---|---|"]
+             f"- {METRIC} (95% CI, tasks resampled): {estimate_text(result.mean_reward)}", "",
+             "| task | trials | statuses | mean rewards | model cost |", "|---|---|---|---|---|"]
     for task in result.tasks:
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(task.statuses.items()))
         rewards = ", ".join(f"{k} {v:.3f}" for k, v in sorted(task.mean_rewards.items()))
-        lines.append(f"| {task.task} | {task.trials} | {statuses} | {rewards or 'unknown'} |")
+        lines.append(f"| {task.task} | {task.trials} | {statuses} | {rewards or 'unknown'} | "
+                     f"{_cost(task)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -201,8 +257,20 @@ def _summary(name: str, records: list[TrialRecord]) -> TaskSummary:
     for record in records:
         for key, value in (record.rewards or {}).items():
             keyed.setdefault(key, []).append(value)
+    usages = [s.agent_usage for r in records for s in r.steps if s.agent_usage is not None]
+    costs = [u.cost_usd for u in usages]
     return TaskSummary(task=name, trials=len(records), statuses=statuses,
-                       mean_rewards={k: sum(v) / len(v) for k, v in keyed.items()})
+                       mean_rewards={k: sum(v) / len(v) for k, v in keyed.items()},
+                       model_calls=sum(u.steps for u in usages),
+                       cost_usd=None if not costs or None in costs
+                       else round(sum(c or 0.0 for c in costs), 8))
+
+
+def _cost(task: TaskSummary) -> str:
+    if not task.model_calls:
+        return "no model calls"
+    cost = "unknown" if task.cost_usd is None else f"${task.cost_usd:.4f}"
+    return f"{cost} ({task.model_calls} calls)"
 
 
 def _tasks(config: HarborRunConfig, manifest: HarborManifest) -> list[HarborTask]:

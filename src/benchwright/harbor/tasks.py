@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchwright.errors import UserInputError
 from benchwright.files.untrusted import read_untrusted_text
+from benchwright.harbor.task_files import check_task_files, check_test_scripts
 
 TASK_TOML = "task.toml"
 MinReward = float | dict[str, float] | None
@@ -164,16 +165,17 @@ def load_task(folder: Path) -> HarborTask:
     """One task folder, checked; an error names the file and what to fix."""
     folder = folder.resolve()
     path = folder / TASK_TOML
+    check_task_files(folder)  # no link out, no special or huge file: before reading any of it
     text = read_untrusted_text(path, what="task.toml", error=UserInputError,
                                hint="a Harbor task folder holds task.toml")
     try:
         raw = _TaskToml.model_validate(tomllib.loads(text))
     except (tomllib.TOMLDecodeError, ValidationError) as exc:
-        raise UserInputError(f"task.toml is not a task benchwright can run: "
-                             f"{str(exc).splitlines()[0]}", path=path,
-                             hint="check it with `harbor lint`") from None
+        raise UserInputError(f"task.toml is not a task benchwright can run: {_why(exc)}",
+                             path=path, hint="check it with `harbor lint`") from None
     _refuse_unsupported(folder, raw)
     steps = _steps(folder, raw)
+    check_test_scripts(folder, [s.folder for s in steps], [s.name for s in steps])
     for step in steps:
         instruction = (step.folder or folder) / "instruction.md"
         if instruction.is_symlink() or not instruction.is_file():
@@ -185,6 +187,15 @@ def load_task(folder: Path) -> HarborTask:
                       or "mean", workdir=raw.environment.workdir, env=raw.environment.env,
                       artifacts=[a if isinstance(a, str) else str(a.get("source", ""))
                                  for a in raw.artifacts])
+
+
+def _why(exc: tomllib.TOMLDecodeError | ValidationError) -> str:
+    """The first fault, in one line: where in the file and what."""
+    if isinstance(exc, tomllib.TOMLDecodeError):
+        return f"not TOML ({str(exc).splitlines()[0]})"
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"]) or "the top level"
+    return f"{where}: {error['msg']}"
 
 
 def _steps(folder: Path, raw: _TaskToml) -> list[StepSpec]:

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from benchwright.errors import UserInputError
 from benchwright.harbor.runner import HarborManifest, HarborRunConfig, HarborRunResult
-from benchwright.protocols import RegradeSettings, StartedRun
+from benchwright.protocols import ClusterCounts, RegradeSettings, StartedRun
+
+if TYPE_CHECKING:
+    from benchwright.harbor.report import HarborReport
 
 
 class HarborTrack:
@@ -50,7 +53,7 @@ class HarborTrack:
         """Every trial not yet journaled, then result.json and report.md."""
         from benchwright.harbor.runner import execute
 
-        return execute(run.run_dir, run.config)
+        return execute(run.run_dir, run.config, run.executor)
 
     def outcome(self, run_dir: Path, result: Any) -> str:
         """Trials completed, and where the result files are."""
@@ -74,28 +77,37 @@ class HarborTrack:
         raise UserInputError("a harbor run cannot be graded again yet", path=run_dir,
                              hint="docs/harbor.md lists what is not supported yet")
 
-    def report(self, run_dir: Path, baseline: Path | None) -> HarborRunResult:
-        """The run's figures (a baseline is not compared yet)."""
-        if baseline is not None:
-            raise UserInputError("--baseline is not supported for harbor runs yet",
-                                 hint="docs/harbor.md lists what is not supported yet")
-        return self.finish(run_dir)
+    def report(self, run_dir: Path, baseline: Path | None) -> HarborReport:
+        """The mean reward with its interval (tasks resampled); with a baseline, the paired
+        difference over the tasks both ran and its verdict."""
+        from benchwright.harbor.report import build_report
 
-    def render(self, report: HarborRunResult) -> str:
-        """report.md's text."""
-        from benchwright.harbor.runner import render
+        return build_report(run_dir, baseline)
 
-        return render(report)
+    def render(self, report: HarborReport) -> str:
+        """report.md's text (and the comparison, when there is one)."""
+        from benchwright.harbor.report import render_report
 
-    def clusters(self, run_dir: Path, metric: str | None) -> Any:
-        """Not yet: `plan`, `--fail-if-worse` and `--until-decided` need clusters of trials."""
-        raise UserInputError("harbor runs cannot be compared with a baseline yet", path=run_dir,
-                             hint="docs/harbor.md lists what is not supported yet")
+        return render_report(report)
+
+    def clusters(self, run_dir: Path, metric: str | None) -> ClusterCounts:
+        """The mean reward per task (`plan`, `report --fail-if-worse`)."""
+        from benchwright.harbor.figures import METRIC, UNIT, reward_counts
+        from benchwright.harbor.runner import journaled
+
+        if metric not in (None, METRIC):
+            raise UserInputError(f"a harbor run has no {metric!r}", path=run_dir,
+                                 hint=f"harbor runs compare their {METRIC}")
+        self.read(run_dir)  # not a harbor run: one line naming it
+        return ClusterCounts(METRIC, UNIT, reward_counts(journaled(run_dir)))
 
     def export_atif(self, run_dir: Path, out: Path, redactor: Any) -> BaseModel:
-        """Not yet: a Harbor trial's agent steps are not kept as ATIF."""
-        raise UserInputError("harbor runs have no ATIF export yet", path=run_dir,
-                             hint="docs/harbor.md lists what is not supported yet")
+        """Each step's mini session (`trials/<task>__<n>/steps/<step>/agent/trajectory.json`,
+        the coding track's format) as ATIF under `out` at the same relative place."""
+        from benchwright.coding.agents.atif import export_run
+
+        self.read(run_dir)  # not a harbor run: one line naming it
+        return export_run(run_dir, out, redactor)
 
     def resume_command(self, run_dir: Path) -> str:
         """How to continue the run."""

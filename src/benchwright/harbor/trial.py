@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from benchwright.coding.agents.base import Usage
 from benchwright.errors import GradingInfrastructureError, UserInputError
 from benchwright.files.nofollow import read_regular
 from benchwright.harbor import containers as ct
@@ -30,6 +31,7 @@ from benchwright.harbor.rewards import (
     trial_rewards,
 )
 from benchwright.harbor.tasks import HarborTask, StepSpec
+from benchwright.llm.models import LlmTraffic
 from benchwright.sandbox.images.engines import Engine
 
 TrialStatus = Literal["completed", "verifier_error", "infrastructure"]
@@ -57,6 +59,11 @@ class StepRecord(BaseModel):
     """The agent's timeout ended it (Harbor verifies such a step all the same)."""
     gate: str | None = None
     """The step's min_reward failure that ended the trial, if any."""
+    agent_usage: Usage | None = None
+    """What a model-calling agent (mini) spent in the step: tokens, calls and cost (None: an
+    agent that calls no model; a cost of None: unknown, the model has no price)."""
+    agent_error: str | None = None
+    """Why a model-calling agent's turn ended early (its cost or step limit, the provider)."""
 
 
 class TrialRecord(BaseModel):
@@ -75,6 +82,9 @@ class TrialRecord(BaseModel):
     """The steps that ran, in order."""
     image: str
     """The id of the task image the trial started from."""
+    base_images: dict[str, str] = {}
+    """Each image the task's Dockerfile starts FROM -> its id (content digest) in the engine's
+    store when the trial's image was built (empty in runs made before it was recorded)."""
 
 
 @dataclass
@@ -89,6 +99,14 @@ class Agent:
     """The mini agent's model."""
     base_url: str | None = None
     """The mini agent's OpenAI-compatible endpoint."""
+    max_cost: float = 3.0
+    """The mini agent's spend allowed per step, US dollars (0: none)."""
+    price_in: float | None = None
+    """US dollars per million prompt tokens (None: the price table's)."""
+    price_out: float | None = None
+    """US dollars per million generated tokens (None: the price table's)."""
+    llm: LlmTraffic | None = None
+    """The mini agent's calls recorded into or replayed from a cassette (None: neither)."""
 
 
 @dataclass
@@ -101,6 +119,7 @@ class TrialContext:
     agent: Agent
     folder: Path
     run_id: str
+    base_images: dict[str, str] = field(default_factory=dict)
     made: list[str] = field(default_factory=list)
 
 
@@ -123,7 +142,7 @@ def run_trial(ctx: TrialContext, index: int) -> TrialRecord:
                                "completed")
     return TrialRecord(task=ctx.task.name, trial=index, status=status, steps=steps,
                        rewards=trial_rewards([s.rewards for s in steps], ctx.task.strategy),
-                       image=ctx.image)
+                       image=ctx.image, base_images=ctx.base_images)
 
 
 def _step(ctx: TrialContext, step: StepSpec, state: str) -> tuple[StepRecord, str]:
@@ -138,9 +157,11 @@ def _step(ctx: TrialContext, step: StepSpec, state: str) -> tuple[StepRecord, st
     except VerifierFailed as exc:
         return StepRecord(name=step.name, status="verifier_error", rewards=None,
                           error=str(exc), agent_exit_code=agent.exit_code,
-                          agent_timed_out=agent.timed_out), after
+                          agent_timed_out=agent.timed_out, agent_usage=agent.usage,
+                          agent_error=agent.error), after
     return StepRecord(name=step.name, status="verified", rewards=rewards,
-                      agent_exit_code=agent.exit_code, agent_timed_out=agent.timed_out), after
+                      agent_exit_code=agent.exit_code, agent_timed_out=agent.timed_out,
+                      agent_usage=agent.usage, agent_error=agent.error), after
 
 
 def _agent_phase(ctx: TrialContext, step: StepSpec, state: str, folder: Path
@@ -168,17 +189,32 @@ def _agent_phase(ctx: TrialContext, step: StepSpec, state: str, folder: Path
 def _mini(ctx: TrialContext, step: StepSpec, name: str, folder: Path) -> ct.PhaseResult:
     """The mini agent's loop, its commands run in the idle container, which is then killed
     with everything in it."""
-    from benchwright.harbor.mini_phase import run_mini
+    from benchwright.coding.agents.atif import write_atif
+    from benchwright.coding.agents.settings import AgentSettings
+    from benchwright.harbor.mini_phase import mini_traffic, run_mini
 
+    spec = ctx.agent
+    settings = AgentSettings(base_url=spec.base_url, cost_limit_usd=spec.max_cost,
+                             input_price_per_mtok=spec.price_in,
+                             output_price_per_mtok=spec.price_out)
     ct.start_idle(ctx.engine, name)
     try:
-        code = run_mini(ctx.engine, name, ctx.task.workdir,
-                        _instruction(ctx.task, step).decode(errors="replace"), folder / "agent",
-                        step.name, model=ctx.agent.model or "", base_url=ctx.agent.base_url,
-                        continuation=step is not ctx.task.steps[0])
+        with mini_traffic(spec.llm, spec.model or "", settings,
+                          f"harbor/{ctx.folder.name}/{step.name}") as (settings, diverged):
+            result = run_mini(ctx.engine, name, ctx.task.workdir,
+                              _instruction(ctx.task, step).decode(errors="replace"),
+                              folder / "agent", step.name, spec.model or "", settings,
+                              continuation=step is not ctx.task.steps[0])
     finally:
         ct.stop(ctx.engine, name)
-    return ct.PhaseResult(exit_code=code, timed_out=False)
+    if diverged:  # the cassette has no answer: the harness's failure, not the agent's
+        raise GradingInfrastructureError(diverged[0].message)
+    if result.status == "infra_error":  # the provider failed after retries, not the agent
+        raise GradingInfrastructureError(result.error or "the model provider failed")
+    # beside it, as the coding track writes one per checkpoint (skipped without the extra)
+    write_atif(folder / "agent", f"{ctx.folder.name}/steps/{step.name}")
+    return ct.PhaseResult(exit_code=0 if result.status == "completed" else 1, timed_out=False,
+                          usage=result.usage, error=result.error)
 
 
 def _agent_inputs(ctx: TrialContext, step: StepSpec, name: str) -> None:
