@@ -5,7 +5,8 @@
   answer;
 - the model endpoint fails every call (HTTP 500): environment error (not the agent's fault);
 - the agent opens a host file (`file://localhost/...`, the browser's policy refuses it), then
-  answers: refused action.
+  answers: refused action;
+- the scripted agent waits past the run's `--trial-timeout`: timeout.
 """
 
 from __future__ import annotations
@@ -77,3 +78,22 @@ def test_a_host_file_asked_for_is_a_refused_action(tmp_path: Path) -> None:
         _turn({"done": {"text": "no order found", "success": False}})]})
     assert metrics["refused_requests"] == ["file://localhost/etc/passwd"]
     assert cause == "refused action" and "file://localhost/etc/passwd" in detail
+
+
+def test_a_trial_past_its_wall_clock_is_a_timeout(tmp_path: Path) -> None:
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    steps = [{"navigate": {"url": "__SHOPPING__"}}, *[{"wait": {"seconds": 1}}] * 30,
+             {"done": {"text": "never reached", "success": True}}]
+    (scripts / "9005.yaml").write_text(json.dumps({"task_id": 9005, "steps": steps}))
+    out = tmp_path / "run"
+    done = benchwright("run", "web", "--suite", "local", "--agent", "scripted", "--task-ids",
+                       "9005", "--scripts", str(scripts), "--step-limit", "40",
+                       "--trial-timeout", "6", "--out", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    metrics = json.loads((out / "tasks" / "9005" / "trial_1" / "metrics.json").read_text())
+    assert metrics["trial_status"] == "timeout"
+    assert "ran out of its 6 s" in " ".join(metrics["errors"])
+    report = benchwright("report", str(out), "--json")
+    [unit] = json.loads(report.stdout)["failure_causes"]["units"]
+    assert unit["cause"] == "timeout"

@@ -93,6 +93,8 @@ class WebRunConfig(BaseModel):
     """Attempts per task (the bound of `--trials`)."""
     max_steps: int = Field(default=30, ge=1, le=10_000)
     """Agent steps per trial (the bound of `--step-limit`)."""
+    trial_timeout_s: float = Field(default=1800.0, ge=1, le=86_400)
+    """Wall-clock seconds per trial (`--trial-timeout`); past them the trial ends as a timeout."""
     env_config: Path | None = None
     """The site configuration (YAML) for suites that are not served by benchwright."""
     runner: str = "browser"
