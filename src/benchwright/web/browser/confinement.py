@@ -37,6 +37,8 @@ POLICY_DIR = Path("/etc/chromium/policies")
 ETC_ENTRIES = ("chromium.d", "fonts", "ld.so.cache", "hosts", "nsswitch.conf", "localtime",
                "ssl", "ca-certificates")
 """The /etc the browser sees: its launcher's settings, fonts, libraries, certificates."""
+FONT_CACHE = Path("/var/cache/fontconfig")
+"""The system's font cache, read-only."""
 UID_BASE = 1_800_000_000
 UID_SPAN = 10_000_000
 """Fresh host uids for browsers started by root: above any account or subordinate range."""
@@ -112,6 +114,8 @@ def _system(executable: Path) -> list[str]:
     for name in ETC_ENTRIES:
         if (Path("/etc") / name).exists():
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    if FONT_CACHE.is_dir():  # without it fontconfig scans every font at each start
+        args += [*_parents(FONT_CACHE), "--ro-bind", str(FONT_CACHE), str(FONT_CACHE)]
     return args
 
 
