@@ -64,6 +64,7 @@ def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
     (["bwrap", "--die-with-parent", "true"], "sandbox"),
     (["/usr/bin/bwrap"], "sandbox"),
     (["/usr/bin/chromium", "--headless"], "browser"),
+    (["/usr/bin/bwrap", "--", "/usr/bin/setpriv", "--", "/usr/bin/chromium"], "browser"),
     (["/x/playwright/driver/node", "run-driver"], "browser"),
     (["unshare", "-n", "sh", "-c", "ip link set lo up"], "ray"),
     (["/venv/bin/ray", "start", "--head"], "ray"),

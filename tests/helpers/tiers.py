@@ -200,8 +200,8 @@ def tier_of_process(executable: Any, args: Any) -> str | None:
     """The tier of starting this process, None for any other process."""
     argv = _argv(args)
     names = [Path(a).name for a in [*_argv(executable), *argv[:1]]]
-    if "bwrap" in names:
-        return "sandbox"
+    if "bwrap" in names:  # the trial browser runs in bubblewrap (web/browser/confinement.py)
+        return "browser" if CHROMIUM_NAMES & {Path(a).name for a in argv} else "sandbox"
     if ENGINE_NAMES & set(names):
         return "container"
     if CHROMIUM_NAMES & set(names) or "run-driver" in argv[1:2]:  # Chromium, Playwright's driver
@@ -251,6 +251,8 @@ def missing_prerequisite(tier: str) -> str | None:
         return "podman is not installed (apt-get install podman runc)"
     if tier == "browser" and not Path("/usr/bin/chromium").exists():
         return "needs Debian's chromium (/usr/bin/chromium)"
+    if tier == "browser" and shutil.which("bwrap") is None:  # the trial browser's confinement
+        return "bubblewrap is not installed (apt-get install bubblewrap)"
     if tier == "ray":
         if os.geteuid() != 0 or shutil.which("unshare") is None:
             return "needs root and unshare (a private network namespace)"

@@ -58,6 +58,8 @@ class WebOptions(Placement, total=False):
     """Attempts per task [--trials]; default 1."""
     step_limit: int
     """Agent steps per trial [--step-limit]; default 30."""
+    trial_timeout: float
+    """Wall-clock seconds per trial [--trial-timeout]; default 1800."""
     scripts: Path | str
     """Folder of <task_id>.yaml action scripts (scripted agent) [--scripts]."""
     extract_model: str
@@ -121,6 +123,7 @@ def new_web_run(suite: str, out: Path | str | None,
                             api_key_env=key_env, prompt=prompt(options.get("prompt", STRUCTURED))),
             scripts_dir=_scripts(_path(options.get("scripts"))),
             trials=options.get("trials", 1), max_steps=options.get("step_limit", 30),
+            trial_timeout_s=options.get("trial_timeout", 1800.0),
             env_config=config.resolve() if config else None,
             runner=os.environ.get(RUNNER_ENV) or "browser",
             extractor=_extractor(options.get("extract_model"), base_url, key_env),

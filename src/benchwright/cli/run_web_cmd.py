@@ -68,6 +68,8 @@ ApiKeyEnvOption = Annotated[str, typer.Option(metavar="VAR",
     help="Variable holding the API key.")]
 StepLimitOption = Annotated[int, typer.Option(min=1, max=MAX_WEB_STEPS, metavar="N",
     help="Agent steps per trial.")]
+TrialTimeoutOption = Annotated[float, typer.Option(min=1, max=86_400, metavar="SECONDS",
+    help="Wall-clock seconds per trial; past them the trial ends as a timeout.")]
 ScriptsOption = Annotated[Path | None, typer.Option(
     metavar="DIR",
     help="Folder of <task_id>.yaml action scripts (scripted agent); default: the suite's.")]
@@ -109,6 +111,7 @@ def run_web_cmd(
     api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
     trials: Annotated[int, typer.Option(min=1, max=MAX_TRIALS, help="Attempts per task.")] = 1,
     step_limit: StepLimitOption = 30,
+    trial_timeout: TrialTimeoutOption = 1800.0,
     scripts: ScriptsOption = None,
     extract_model: ExtractModelOption = None,
     out: OutOption = None,
@@ -222,7 +225,8 @@ def _refuse_resume_conflicts(ctx: typer.Context, run_dir: Path) -> None:
     saved = {"suite": config.suite, "task_ids": sorted(config.task_ids), "agent": config.agent.name,
              "model": config.agent.model, "base_url": config.agent.base_url,
              "api_key_env": config.agent.api_key_env, "trials": config.trials,
-             "step_limit": config.max_steps, "scripts": config.scripts_dir,
+             "step_limit": config.max_steps, "trial_timeout": config.trial_timeout_s,
+             "scripts": config.scripts_dir,
              "extract_model": config.extractor.model if config.extractor else None,
              "config": config.env_config, "keep_browser_files": config.keep_browser_files,
              "cookies": config.cookie_files, "prompt": config.agent.prompt,

@@ -1,4 +1,4 @@
-"""Chromium for trials: headless, offline, its process group ours, its CDP endpoint found.
+"""Chromium for trials: headless, offline, confined, its process group ours, its CDP endpoint.
 
 Every setting that keeps Chromium and browser-use off the internet lives here: the Chromium flags
 (no background networking, no component updates, no QUIC, a host resolver that resolves only the
@@ -13,7 +13,6 @@ import ctypes
 import os
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -21,7 +20,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.errors import InfrastructureError, PrerequisiteError
-from benchwright.files.nofollow import remove_tree
+from benchwright.web.browser import confinement
 
 OFFLINE_ENV: dict[str, str] = {
     "ANONYMIZED_TELEMETRY": "false",
@@ -39,7 +38,9 @@ OFFLINE_FLAGS: tuple[str, ...] = (
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-domain-reliability", "--disable-client-side-phishing-detection",
     "--disable-breakpad", "--metrics-recording-only", "--disable-features=Translate,"
-    "OptimizationHints,MediaRouter,DialMediaRouteProvider,InterestFeedContentSuggestions",
+    "OptimizationHints,MediaRouter,DialMediaRouteProvider,InterestFeedContentSuggestions,"
+    # the omnibox popup is a chrome:// page the policy refuses; refused, it became a tab
+    "WebUIOmniboxPopup,WebUIOmniboxAimPopup",
     "--password-store=basic", "--use-mock-keychain", "--mute-audio",
 )
 LOCAL_HOSTS: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
@@ -95,8 +96,7 @@ def chromium_args(settings: BrowserSettings, user_data_dir: Path,
             *OFFLINE_FLAGS, resolver_rule(settings.resolvable_hosts + hosts_of(site_urls))]
     if settings.headless:
         args.append("--headless=new")
-    if os.geteuid() == 0:
-        args.append("--no-sandbox")  # Chromium refuses to start as root with its sandbox
+    # no --no-sandbox: Chromium runs as an unprivileged uid in bubblewrap (confinement.py)
     return [*args, *settings.extra_args, "about:blank"]
 
 
@@ -128,25 +128,6 @@ class ChromiumProcess:
                 _signal_group(self.process.pid, signal.SIGKILL)
                 self.process.wait()
         _signal_group(self.process.pid, signal.SIGKILL)  # helpers that outlived the parent
-        remove_singleton_folder(self.user_data_dir)
-
-
-SINGLETON_PREFIX = "org.chromium.Chromium."
-"""The folder of the temporary folder where Chromium puts its profile's singleton socket (a
-short path: a socket's may not pass 107 bytes) and leaves it at every exit."""
-
-
-def remove_singleton_folder(user_data_dir: Path) -> None:
-    """Remove the singleton socket's folder a stopped Chromium left in the temporary folder: the
-    one the profile's `SingletonSocket` link names, when it is a Chromium folder right there."""
-    try:
-        target = (user_data_dir / "SingletonSocket").readlink()
-    except OSError:
-        return
-    folder = target.parent
-    if (target.name == "SingletonSocket" and folder.name.startswith(SINGLETON_PREFIX)
-            and folder.parent == Path(tempfile.gettempdir())):
-        remove_tree(folder, ignore_errors=True)
 
 
 def launch_chromium(settings: BrowserSettings, user_data_dir: Path,
@@ -155,10 +136,13 @@ def launch_chromium(settings: BrowserSettings, user_data_dir: Path,
     if not settings.executable.is_file():
         raise PrerequisiteError(f"Chromium not found at {settings.executable}",
                                 hint="apt-get install -y chromium, or set the browser executable")
-    user_data_dir.mkdir(parents=True, exist_ok=True)
+    uid = confinement.browser_uid()
+    policy = confinement.prepare(user_data_dir, uid)
     port_file = user_data_dir / "DevToolsActivePort"
     port_file.unlink(missing_ok=True)
-    process = subprocess.Popen(chromium_args(settings, user_data_dir, site_urls),
+    argv = confinement.confined(chromium_args(settings, user_data_dir, site_urls),
+                                user_data_dir, policy, uid)
+    process = subprocess.Popen(argv,
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True,
                                preexec_fn=_die_with_parent)

@@ -22,7 +22,9 @@ MISSED_FAILURES = re.compile(
     r"No element|Failed to )", re.IGNORECASE)
 MODEL_FAILURES = re.compile(
     r"(ModelProviderError|ModelRateLimitError|RateLimit|APIConnectionError|APITimeoutError|"
-    r"AuthenticationError|Connection error|status_code=(4\d\d|5\d\d)|LLM call timed out)",
+    r"AuthenticationError|Connection error|status_code=(4\d\d|5\d\d)|LLM call timed out|"
+    # the OpenAI client's own message for an HTTP error ("Error code: 500 - {...}")
+    r"Error code: (4\d\d|5\d\d))",
     re.IGNORECASE)
 
 

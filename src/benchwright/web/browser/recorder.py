@@ -22,6 +22,8 @@ from benchwright.web.browser.har_writer import HarWriter
 from benchwright.web.browser.trial_models import RecorderSettings
 
 NETWORK_TARGETS = frozenset({"page", "iframe", "worker", "shared_worker", "service_worker"})
+FRAME_TARGETS = frozenset({"page", "iframe"})
+"""Targets whose navigations are watched for pages the browser's policy refused."""
 TEXT_MIME_MARKERS = ("text/", "json", "xml", "javascript", "x-www-form-urlencoded")
 Key = tuple[str | None, str]
 
@@ -51,8 +53,9 @@ class NetworkRecorder:
         self._pending = _Pending()
         self.origins: set[str] = set()
         self.refused: list[str] = []
-        """Pages the harness refused to open (their host is not a site's: the resolver maps
-        every other name to NOTFOUND, launch.py), each once, in order, the first MAX_REFUSED."""
+        """Pages the harness refused to open, each once, in order, the first MAX_REFUSED: their
+        host is not a site's (the resolver maps every other name to NOTFOUND, launch.py), or
+        they are no http(s) page (`file:`, `chrome:`, ...: the policy, confinement.py)."""
         for method, handler in self._handlers().items():
             connection.on(method, handler)
 
@@ -92,6 +95,7 @@ class NetworkRecorder:
             "Network.responseReceivedExtraInfo": self._on_response_extra,
             "Network.loadingFinished": self._on_finished,
             "Network.loadingFailed": self._on_failed,
+            "Page.frameNavigated": self._on_navigated,
         }
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
@@ -105,9 +109,9 @@ class NetworkRecorder:
     def _on_attached(self, params: dict[str, Any], _parent: str | None) -> None:
         session = params["sessionId"]
         kind = params.get("targetInfo", {}).get("type", "")
-        self._spawn(self._prepare(session, kind in NETWORK_TARGETS))
+        self._spawn(self._prepare(session, kind in NETWORK_TARGETS, kind in FRAME_TARGETS))
 
-    async def _prepare(self, session: str, record: bool) -> None:
+    async def _prepare(self, session: str, record: bool, frames: bool) -> None:
         # A target waiting for the debugger answers only after it resumes, so every command is
         # sent at once, in order (the session runs them in order), and awaited together.
         commands: list[tuple[str, dict[str, Any]]] = []
@@ -120,6 +124,8 @@ class NetworkRecorder:
                 commands.append(("Network.setCacheDisabled", {"cacheDisabled": True}))
             commands.append(("Target.setAutoAttach", {"autoAttach": True, "flatten": True,
                                                       "waitForDebuggerOnStart": True}))
+        if frames:  # a page the policy refused never sends a request: its error page says it
+            commands.append(("Page.enable", {}))
         commands.append(("Runtime.runIfWaitingForDebugger", {}))
         await asyncio.gather(*(self.connection.send(m, p, session_id=session)
                                for m, p in commands), return_exceptions=True)
@@ -215,12 +221,22 @@ class NetworkRecorder:
             # a page the agent (or a link it followed) tried to open off the sites; a site's own
             # sub-resources from elsewhere (fonts, analytics) are no action of the agent's
             url = str(hop.request.get("url", ""))[:MAX_URL]
-            if hop.error == REFUSED_ERROR and hop.resource_type == "Document" \
-                    and url not in self.refused and len(self.refused) < MAX_REFUSED:
-                self.refused.append(url)  # once: browser-use tries a failed page again
+            if hop.error == REFUSED_ERROR and hop.resource_type == "Document":
+                self._refuse(url)
             if params.get("canceled"):
                 hop.error += " (canceled)"
             self._finish_later(hop, fetch_body=False, key=key)
+
+    def _on_navigated(self, params: dict[str, Any], _session: str | None) -> None:
+        # an error page for a page that is not http(s): only the policy fails those (a file
+        # that is not there is refused before it is looked for)
+        url = str(params.get("frame", {}).get("unreachableUrl", ""))[:MAX_URL]
+        if url and not url.startswith(("http://", "https://")):
+            self._refuse(url)
+
+    def _refuse(self, url: str) -> None:
+        if url not in self.refused and len(self.refused) < MAX_REFUSED:
+            self.refused.append(url)  # once: browser-use tries a failed page again
 
     def _ending(self, params: dict[str, Any], session: str | None) -> tuple[Key, Exchange] | None:
         """The request's last hop, stamped with its end time (None for a request not seen)."""

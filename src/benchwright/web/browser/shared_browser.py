@@ -21,16 +21,10 @@ from benchwright.web.browser.launch import (
     BrowserSettings,
     ChromiumProcess,
     launch_chromium,
-    remove_singleton_folder,
 )
 
 CHROMIUM_PREFIX = "benchwright-chromium-"
 """Chromium's work folder (its profile), one per shared browser."""
-
-
-def _singleton_of(leftover: Path) -> None:
-    """A killed run's Chromium left its singleton folder too: removed with its work folder."""
-    remove_singleton_folder(leftover / "profile")
 
 
 class SharedBrowser:
@@ -41,7 +35,7 @@ class SharedBrowser:
         self.settings = settings or BrowserSettings()
         self._owned: OwnedTemp | None = None
         if workdir is None:  # Chromium's profile: owned, a kill -9 leaves it to the next sweep
-            self._owned = OwnedTemp(CHROMIUM_PREFIX, before_sweep=_singleton_of)
+            self._owned = OwnedTemp(CHROMIUM_PREFIX)
             workdir = self._owned.path
         self.workdir = workdir
         self.site_urls = list(site_urls or [])

@@ -202,7 +202,8 @@ class TrialOutcome(BaseModel):
     har_entries: int = 0
     """Entries written to network.har."""
     refused_requests: list[str] = Field(default_factory=list)
-    """Requests the harness refused: to a host that is none of the sites' (the first 20)."""
+    """Requests the harness refused: to a host that is none of the sites', or a page that is not
+    http(s) (the browser's policy, confinement.py); the first 20."""
     urls: list[str] = Field(default_factory=list)
     """Pages the agent was on, step by step."""
     structured_response: dict[str, Any] | None = None

@@ -178,8 +178,9 @@ class TaskMetrics(BaseModel):
     file: part of the attempt's cause (`web/evaluation/outcomes.py`)."""
     refused_requests: list[Annotated[str, StringConstraints(max_length=500)]] = Field(
         default_factory=list, max_length=20)
-    """URLs the harness refused to reach (a host none of the sites'), when a benchwright run
-    wrote the file: the attempt's failure cause is then a refused action."""
+    """URLs the harness refused to reach (a host none of the sites', or no http(s) page:
+    `file:`, `chrome:`, ...), when a benchwright run wrote the file: the attempt's failure
+    cause is then a refused action."""
 
 
 class TaskUnit(BaseModel):

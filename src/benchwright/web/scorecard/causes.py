@@ -1,7 +1,8 @@
 """The cause of every web attempt that did not pass (`report_parts/failure_causes.py`'s closed set),
 by deterministic rules from its evaluator verdict and the trial's metrics.json, the most telling
 first: an evaluator or infrastructure error -> environment error; a request the harness refused
-(a host none of the sites': the browser resolves only theirs) -> refused action; the trial's
+(a host none of the sites': the browser resolves only theirs; a page not http(s): its policy
+refuses those) -> refused action; the trial's
 time ran out ->
 timeout; the step limit (or a cost limit the agent named) -> step or cost limit; no final answer
 (none written, or an invalid one) -> no answer; an agent error naming an exception -> crash
@@ -55,8 +56,8 @@ def _cause(row: TaskRow) -> Found:
         return FailureCause.ENVIRONMENT, row.error_msg or agent_error or str(row.cause), None
     refused = row.metrics.refused_requests if row.metrics else []
     if refused:
-        return FailureCause.REFUSED, (f"the harness refused {len(refused)} request(s) to a host "
-                                      f"none of the sites', first {refused[0]}"), None
+        return FailureCause.REFUSED, (f"the harness refused {len(refused)} request(s) off the "
+                                      f"sites, first {refused[0]}"), None
     if status == "timeout":
         return FailureCause.TIMEOUT, agent_error or "the trial's wall-clock limit ran out", None
     if row.cause is Cause.STEP_LIMIT or "cost limit" in (agent_error or "").lower():

@@ -71,7 +71,8 @@ class TrialMetrics(BaseModel):
     """Why the trial is the agent's own error, when the harness can name it (a final response
     that failed the schema)."""
     refused_requests: list[str] = Field(default_factory=list)
-    """URLs the harness refused to reach (a host that is none of the sites'; the first 20)."""
+    """URLs the harness refused to reach (a host that is none of the sites', or a page that is
+    not http(s): `file:`, `chrome:`, ...; the first 20)."""
     response_source: ResponseSource = ResponseSource.ADAPTER
     """Which path wrote agent_response.json: the agent's validated final response (`schema`)
     or the response adapter reading its free text (`adapter`)."""
@@ -92,6 +93,8 @@ class WebRunConfig(BaseModel):
     """Attempts per task (the bound of `--trials`)."""
     max_steps: int = Field(default=30, ge=1, le=10_000)
     """Agent steps per trial (the bound of `--step-limit`)."""
+    trial_timeout_s: float = Field(default=1800.0, ge=1, le=86_400)
+    """Wall-clock seconds per trial (`--trial-timeout`); past them the trial ends as a timeout."""
     env_config: Path | None = None
     """The site configuration (YAML) for suites that are not served by benchwright."""
     runner: str = "browser"

@@ -335,6 +335,7 @@ def _request(ctx: _Context, job: TrialJob) -> TrialRequest:
     return TrialRequest(
         task=task, trial_dir=ctx.layout.trial_dir(task.task_id, job.trial),
         site_urls=ctx.session.site_urls, max_steps=config.max_steps,
+        timeout_s=config.trial_timeout_s,
         agent=agent_for(config.agent, ctx.suite.script(task.task_id, config.scripts_dir)),
         keep_browser_files=config.keep_browser_files, cookies=ctx.cookies)
 
