@@ -49,8 +49,9 @@ def test_a_run_records_origin_commit_and_content_hash(tmp_path: Path) -> None:
     assert len(source["content_sha256"]) == 64
     report = (out / "report.md").read_text()
     assert f"- problems from: `{redacted}` commit `{COMMIT}` (main): quick" in report
-    assert (f"| quick | {redacted} | {COMMIT[:12]} | quick | {source['content_sha256'][:16]} | - |"
-            in report)
+    assert source["grading"] == "scbench-runner"  # no conversion.toml at the set's root
+    assert (f"| quick | {redacted} | {COMMIT[:12]} | quick | {source['content_sha256'][:16]} | "
+            "scbench-runner | - |" in report)
     assert "hunter2222" not in report
 
 

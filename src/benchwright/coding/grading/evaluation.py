@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from benchwright.coding.grading.policies import GroupCount, PassPolicy
 from benchwright.coding.problems.config import Group
+from benchwright.coding.problems.semantics import GradingSemantics
 from benchwright.sandbox.bwrap import Limits
 
 GRADING_FORMAT = "benchwright.grading/1"
@@ -78,11 +79,19 @@ class TestCase(BaseModel):
     """Setup, call and teardown time."""
     message: str | None = None
     """The failure's short message, when it failed."""
+    counted: bool = True
+    """False when the problem set's grading leaves the test out of the counts (SCBench's v1.0
+    grading: a skipped or xfailed test); it then neither passes nor fails."""
 
     @property
     def passed(self) -> bool:
         """Only passed and xpassed count as passed."""
         return self.outcome in ("passed", "xpassed")
+
+    @property
+    def failing(self) -> bool:
+        """Counted and not passed: what the counts take as a failure."""
+        return self.counted and not self.passed
 
 
 class EnvInfo(BaseModel):
@@ -171,8 +180,12 @@ class CheckpointEvaluation(BaseModel):
     """pytest's exit status (negative when killed by a signal)."""
     pytest_collected: int
     """Items pytest reported collecting."""
+    semantics: GradingSemantics = GradingSemantics.SCBENCH_RUNNER
+    """Whose rules the counts follow (`benchwright.coding.problems.semantics`): SCBench's
+    runner's, or its v1.0 grading's, which leaves skipped and xfailed tests out."""
     counts: dict[Group, GroupCount] = Field(default_factory=dict)
-    """Passed and total per group; groups with no tests are left out."""
+    """Passed and total per group (tests left out by `semantics` are in neither); groups with
+    no counted tests are left out."""
     verdicts: dict[PassPolicy, bool] = Field(default_factory=dict)
     """Each pass policy's verdict."""
     tests: list[TestCase] = Field(default_factory=list)
@@ -192,7 +205,7 @@ class CheckpointEvaluation(BaseModel):
     def to_scbench(self) -> dict[str, Any]:
         """The same result in SCBench's evaluation.json shape (schema_version 1)."""
         grouped: dict[str, dict[str, list[str]]] = {}
-        for test in self.tests:
+        for test in (t for t in self.tests if t.counted):
             bucket = grouped.setdefault(f"{test.checkpoint}-{test.group}", {"passed": [],
                                                                             "failed": []})
             bucket["passed" if test.passed else "failed"].append(test.id)

@@ -34,6 +34,7 @@ from benchwright.coding.grading.evaluation import (
 )
 from benchwright.coding.grading.policies import all_verdicts
 from benchwright.coding.problems.config import CheckpointConfig, Group, ProblemConfig
+from benchwright.coding.problems.semantics import grading_semantics
 from benchwright.errors import (
     DiskFull,
     EnvironmentBuildError,
@@ -555,7 +556,8 @@ def _evaluate(
     result, collected = ran.result, ran.pipe.collected
     status, reason = _status(result, ran, collected, options)
     graded = _graded(problem, checkpoint, ran, check, status)
-    cases = graded.cases
+    semantics = grading_semantics(problem.path)
+    cases = pr.left_out(graded.cases, semantics)
     counts = pr.count_groups(cases)
     refused = lk.rule(ran.links, cases) if links_refused(options) else None
     return CheckpointEvaluation(
@@ -568,7 +570,7 @@ def _evaluate(
         memory_exceeded=result.memory_exceeded, output_cut=ran.cut,
         sandbox_killed_by=result.sandbox_killed_by
         if status is GradeStatus.INFRASTRUCTURE_FAILURE else None,
-        pytest_exit_code=result.exit_code, pytest_collected=collected,
+        pytest_exit_code=result.exit_code, pytest_collected=collected, semantics=semantics,
         counts=counts, verdicts=all_verdicts(counts, status is not GradeStatus.COMPLETED),
         tests=cases, duration_s=result.duration_s, total_duration_s=round(total_s, 3),
         grader=GraderInfo(

@@ -44,7 +44,8 @@ class GroupCount(BaseModel):
     passed: int = Field(default=0, ge=0)
     """Tests that passed (or xpassed); never more than `total`."""
     total: int = Field(default=0, ge=0)
-    """Tests that ran (every collected item, parametrised cases separately)."""
+    """Tests counted: every collected item, parametrised cases separately, less those the
+    problem set's grading leaves out (`TestCase.counted`)."""
 
     @model_validator(mode="after")
     def _passed_within_total(self) -> GroupCount:

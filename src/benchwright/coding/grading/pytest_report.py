@@ -9,6 +9,7 @@ from typing import Any
 from benchwright.coding.grading.evaluation import Outcome, TestCase
 from benchwright.coding.grading.policies import GroupCount
 from benchwright.coding.problems.config import Group
+from benchwright.coding.problems.semantics import LEFT_OUT, GradingSemantics
 
 BUILTIN_MARKERS: dict[str, tuple[str, Group]] = {
     "error": ("error-handling / edge-case tests", Group.ERROR),
@@ -103,10 +104,16 @@ def _failure_message(entry: Mapping[str, Any]) -> str | None:
     return None
 
 
+def left_out(cases: Iterable[TestCase], semantics: GradingSemantics) -> list[TestCase]:
+    """The cases, those whose outcome the problem set's grading does not count marked so."""
+    skip = LEFT_OUT[semantics]
+    return [c.model_copy(update={"counted": False}) if c.outcome in skip else c for c in cases]
+
+
 def count_groups(cases: Iterable[TestCase]) -> dict[Group, GroupCount]:
-    """Passed and total per group, in the groups' report order."""
+    """Passed and total per group of the counted cases, in the groups' report order."""
     counts = {group: GroupCount() for group in Group}
-    for case in cases:
+    for case in (c for c in cases if c.counted):
         counts[case.group].total += 1
         counts[case.group].passed += int(case.passed)
     return {g: c for g, c in counts.items() if c.total}

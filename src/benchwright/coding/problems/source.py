@@ -34,6 +34,7 @@ from benchwright.coding.problems.git_checkout import (
     index_paths,
 )
 from benchwright.coding.problems.loader import CONFIG_NAME
+from benchwright.coding.problems.semantics import GradingSemantics, grading_semantics
 from benchwright.errors import ProblemConfigError
 from benchwright.files.nofollow import Entry, TreeWalk, open_regular, sha256_fd, shown
 from benchwright.files.redaction import redact_url
@@ -67,6 +68,9 @@ class ProblemSource(BaseModel):
     note: str | None = None
     """What could not be read, and why (a `.git` that is a link, an unreadable ref, a
     folder too large to hash)."""
+    grading: GradingSemantics = GradingSemantics.SCBENCH_RUNNER
+    """Whose rules the set's counts follow: SCBench's v1.0 grading when the set's root holds
+    its Harbor conversion's `conversion.toml` (`benchwright.coding.problems.semantics`)."""
 
 
 @dataclass
@@ -146,7 +150,8 @@ def problem_source(folder: Path) -> ProblemSource:
     commit would not be the problems'."""
     folder = folder.resolve()
     scan = scan_folder(folder, hash_content=True)
-    source = ProblemSource(content_sha256=scan.sha256, note=scan.note)
+    source = ProblemSource(content_sha256=scan.sha256, note=scan.note,
+                           grading=grading_semantics(folder))
     try:
         checkout = find_checkout(folder)
         if checkout is None:

@@ -51,7 +51,7 @@ def run_failure_evidence(run_dir: Path, units: list[FailedUnit] | None = None
     for unit, evaluation, folder in _failed(run_dir):
         if wanted is not None and unit.unit not in wanted:
             continue
-        failing = [t for t in (evaluation.tests if evaluation else []) if not t.passed]
+        failing = [t for t in (evaluation.tests if evaluation else []) if t.failing]
         tests = "\n".join(f"- {t.id} ({t.outcome}): {(t.message or '')[:600]}"
                           for t in failing[:MAX_TESTS])
         found.append((wanted[unit.unit] if wanted else unit, tests, _agent_logs(folder)))
@@ -134,7 +134,7 @@ def _at_limit(error: str | None) -> bool:
 
 def _timed_out(evaluation: CheckpointEvaluation | None) -> str | None:
     """A failing test that ran past the problem's per-test timeout (pytest-timeout's message)."""
-    for test in (t for t in (evaluation.tests if evaluation else []) if not t.passed):
+    for test in (t for t in (evaluation.tests if evaluation else []) if t.failing):
         if test.message and _PER_TEST_TIMEOUT in test.message:
             return f"{test.id}: {one_line(test.message)}"
     return None
@@ -142,7 +142,7 @@ def _timed_out(evaluation: CheckpointEvaluation | None) -> str | None:
 
 def _crash(evaluation: CheckpointEvaluation | None) -> Found | None:
     """A failing test whose message names an exception other than an assertion."""
-    for test in (t for t in (evaluation.tests if evaluation else []) if not t.passed):
+    for test in (t for t in (evaluation.tests if evaluation else []) if t.failing):
         found = exception_line(test.message)
         if found is not None:
             return FailureCause.CRASH, f"{test.id}: {found[1]}", found[0]
@@ -150,7 +150,7 @@ def _crash(evaluation: CheckpointEvaluation | None) -> Found | None:
 
 
 def _first_failure(evaluation: CheckpointEvaluation | None) -> str | None:
-    failing = [t for t in (evaluation.tests if evaluation else []) if not t.passed]
+    failing = [t for t in (evaluation.tests if evaluation else []) if t.failing]
     if not failing:
         return None
     return f"{failing[0].id}: {one_line(failing[0].message) or failing[0].outcome}"

@@ -108,7 +108,7 @@ def failing_tests(evaluation: CheckpointEvaluation, out_dir: Path | None = None,
                   limit: int = MAX_LISTED) -> FailingTests:
     """The tests that did not pass (passed and xpassed count as passed, as in SCBench)."""
     order = {g: i for i, g in enumerate(Group)}  # Core's failures first, Regression's last
-    failing = sorted((t for t in evaluation.tests if not t.passed), key=lambda t: order[t.group])
+    failing = sorted((t for t in evaluation.tests if t.failing), key=lambda t: order[t.group])
     listed = [FailingTest(group=t.group, name=one_line(t.id) or "?", outcome=t.outcome,
                           message=error_line(t.message)) for t in failing[:limit]]
     return FailingTests(listed=listed, n_failing=len(failing),

@@ -35,11 +35,11 @@ def source_table(sources: dict[str, ProblemSource]) -> list[str]:
     lines = ["## Problem sources", "",
              "A checkout's working tree may differ from its commit: the content hash is of the "
              "files the run read.", "",
-             "| problem | origin | commit | folder | content hash | note |",
-             "|---|---|---|---|---|---|"]
+             "| problem | origin | commit | folder | content hash | grading | note |",
+             "|---|---|---|---|---|---|---|"]
     lines += [f"| {name} | {_cell(s.origin)} | {_cell(s.commit and s.commit[:12])} | "
               f"{_cell(s.folder)} | {_cell(s.content_sha256 and s.content_sha256[:16])} | "
-              f"{_cell(s.note)} |" for name, s in sources.items()]
+              f"{s.grading} | {_cell(s.note)} |" for name, s in sources.items()]
     return [*lines, ""]
 
 

@@ -64,7 +64,7 @@ def _outcomes(runs: Sequence[tuple[str, CheckpointEvaluation]]) -> list[Finding]
             by_test.setdefault(_test_name(case), []).append((i, label, case))
     findings = []
     for name, seen in by_test.items():
-        failed = [(i, label, c) for i, label, c in seen if not c.passed]
+        failed = [(i, label, c) for i, label, c in seen if c.failing]
         if not failed:
             continue
         if len(failed) == len(completed):
@@ -129,7 +129,7 @@ def _messages(evaluations: Sequence[CheckpointEvaluation]) -> Iterable[tuple[str
         if evaluation.infrastructure_reason:
             yield "(collection)", evaluation.infrastructure_reason
         for case in evaluation.tests:
-            if case.message and not case.passed:
+            if case.message and case.failing:
                 yield _test_name(case), case.message
 
 

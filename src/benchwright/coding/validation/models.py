@@ -69,7 +69,8 @@ class RunVerdict(BaseModel):
     passed: int
     """Tests passed."""
     total: int
-    """Tests collected."""
+    """Tests counted: those collected, less any the problem set's grading leaves out
+    (`GradingSemantics`)."""
     duration_s: float
     """Seconds pytest ran."""
 

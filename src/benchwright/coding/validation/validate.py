@@ -121,5 +121,6 @@ def _verdict(label: str, evaluation: CheckpointEvaluation) -> RunVerdict:
         condition=label, status=str(evaluation.status),
         core_passed=evaluation.verdicts.get(PassPolicy.CORE_CASES, False),
         all_passed=evaluation.verdicts.get(PassPolicy.ALL_CASES, False),
-        passed=sum(1 for t in evaluation.tests if t.passed), total=len(evaluation.tests),
+        passed=sum(1 for t in evaluation.tests if t.passed),
+        total=sum(1 for t in evaluation.tests if t.counted),
         duration_s=evaluation.duration_s)
