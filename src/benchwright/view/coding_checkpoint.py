@@ -116,9 +116,11 @@ def _changes(files: CheckpointFiles, previous: CheckpointRecord | None) -> list[
 
 def _tests(tests: list[Any], outputs: dict[str, TestOutput]) -> list[dict[str, Any]]:
     """Failing first (Core's first); `same_as` is a failure's error line, which the page groups
-    by: failures with the same one are shown once, with a count."""
+    by: failures with the same one are shown once, with a count. `counted` false: a test the
+    problem set's grading leaves out of the counts (shown apart, neither passed nor failed)."""
     rows = [{"id": t.id, "file": t.file, "checkpoint": t.checkpoint, "group": str(t.group),
-             "outcome": t.outcome, "passed": t.passed, "duration_s": t.duration_s,
+             "outcome": t.outcome, "passed": t.passed, "counted": t.counted,
+             "duration_s": t.duration_s,
              "message": t.message, "output": outputs.get(f"{t.file}::{t.id}"),
              "same_as": None if t.passed else error_line(t.message) or t.outcome} for t in tests]
     return sorted(rows, key=lambda r: (r["passed"], GROUP_ORDER.get(r["group"], len(Group)),

@@ -619,7 +619,8 @@ async function pageCheckpoint(rid, problem, trial, checkpoint, refresh) {
   const rec = d.record;
   crumbs(h("a", { href: "#/" }, "runs"), link(d.name, "run", rid), link(problem, "run", rid, "p", problem), "trial " + trial, checkpoint);
   const at = d.reached.indexOf(checkpoint);
-  const failing = d.tests.filter((t) => !t.passed);
+  const failing = d.tests.filter(isFailing);
+  const leftOut = d.tests.filter((t) => t.counted === false);
   const outcome = rec.solved ? "solved" : rec.passed ? "passed" : "failed";
   main(
     h("div", { class: "row" }, h("h1", { class: "grow" }, problem + " · trial " + trial + " · " + checkpoint, " ", badge(outcome)),
@@ -639,11 +640,14 @@ async function pageCheckpoint(rid, problem, trial, checkpoint, refresh) {
       d.grading.memory_exceeded ? " The memory limit was reached." : null, rulesFired(d.grading.rules_fired || [])) : null,
     rec.agent.error ? h("div", { class: "error" }, "Agent error: ", rec.agent.error) : null,
     tabsNav(["Tests", "Changes", "Prompt", "Metrics", d.judge ? "LLM judge" : null, "Agent", "pytest output"].filter(Boolean)),
-    section("Tests", h("p", { class: "muted" }, failing.length ? failing.length + " of " + d.tests.length + " tests did not pass (failing first)." : d.tests.length + " tests, all passed."),
+    section("Tests", testsSummary(d.tests.length - leftOut.length, failing.length, leftOut.length),
       h("div", { id: "tests" }, failingTests(d.tests),
-        d.tests.length > failing.length ? h("details", { class: "passing", open: d.tests.length - failing.length <= 5 },
-          h("summary", { class: "muted" }, (d.tests.length - failing.length) + " passed test(s)"),
-          d.tests.map((t, i) => (t.passed ? testItem(t, i) : null))) : null)),
+        d.tests.length > failing.length + leftOut.length ? h("details", { class: "passing", open: d.tests.length - failing.length - leftOut.length <= 5 },
+          h("summary", { class: "muted" }, (d.tests.length - failing.length - leftOut.length) + " passed test(s)"),
+          d.tests.map((t, i) => (t.passed && t.counted !== false ? testItem(t, i) : null))) : null,
+        leftOut.length ? h("details", { class: "left-out" },
+          h("summary", { class: "muted" }, leftOut.length + " test(s) left out of the counts (skipped or xfailed: the problem set's grading counts them neither passed nor failed)"),
+          d.tests.map((t, i) => (t.counted === false ? testItem(t, i) : null))) : null)),
     section("Changes", changes(d)),
     section("Prompt", textFile(d.prompt, "No prompt.txt.")),
     section("Metrics", metricsTable(d), symbols(d.symbols)),
@@ -651,6 +655,16 @@ async function pageCheckpoint(rid, problem, trial, checkpoint, refresh) {
     section("Agent", agentSection(d.agent_files)),
     section("pytest output", h("details", {}, h("summary", {}, "show pytest's whole output"), textFile(d.pytest_output, "No pytest output."))));
   return d.live;
+}
+
+// A test the counts take as a failure: not passed, and not left out by the problem set's grading.
+function isFailing(t) {
+  return !t.passed && t.counted !== false;
+}
+
+function testsSummary(counted, failing, leftOut) {
+  const head = failing ? failing + " of " + counted + " tests did not pass (failing first)." : counted + " tests, all passed.";
+  return h("p", { class: "muted tests-summary" }, head, leftOut ? " " + leftOut + " more left out of the counts." : null);
 }
 
 // The grader's guards that fired (grading.json's rules_fired): one line each, beside tampering.
@@ -1253,7 +1267,7 @@ function inline(text) {
 /* ---------- failing tests, identical failures grouped (same error line: `same_as`) ---------- */
 function failingTests(tests) {
   const groups = new Map();
-  tests.forEach((t, i) => { if (!t.passed) { const k = t.outcome + "\u0000" + t.same_as; if (!groups.has(k)) groups.set(k, []); groups.get(k).push([t, i]); } });
+  tests.forEach((t, i) => { if (isFailing(t)) { const k = t.outcome + "\u0000" + t.same_as; if (!groups.has(k)) groups.set(k, []); groups.get(k).push([t, i]); } });
   return [...groups.values()].map((members) => {
     const [[t, i]] = members;
     if (members.length === 1) return testItem(t, i);
