@@ -53,6 +53,9 @@ from benchwright.judge.snapshot import (
 )
 from benchwright.version import __version__
 
+__all__ = ["Before", "Blocked", "Chain", "Changes", "JudgeSession", "Judged", "OnJudged", "Saved",
+           "Unit", "check_judge"]
+
 Blocked = Literal["unjudged", "error"]
 State = Literal["todo", "done", "conflict"]
 

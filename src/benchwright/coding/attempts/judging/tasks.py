@@ -21,8 +21,7 @@ from benchwright.coding.problems.config import ProblemConfig
 from benchwright.coding.problems.loader import load_problem
 from benchwright.errors import BenchwrightError
 from benchwright.files.untrusted import read_untrusted_text
-from benchwright.judge.carry import Changes
-from benchwright.judge.session import Before, Chain, Saved, Unit
+from benchwright.judge.session import Before, Chain, Changes, Saved, Unit
 
 SUFFIX = ".py"  # the entry file's suffix: the coding track's problems are Python
 SpecOf = Callable[[str, Path], str]
