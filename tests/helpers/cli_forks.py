@@ -15,7 +15,6 @@ with subprocess.
 
 from __future__ import annotations
 
-import array
 import atexit
 import io
 import json
@@ -30,6 +29,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 ZYGOTE = Path(__file__).with_name("cli_zygote.py")
 _PREFIXES = ("PYTHON", "_PYTHON", "LC_", "PYDANTIC", "TYPER")
@@ -99,15 +99,12 @@ def stop_zygotes() -> None:
         _zygotes.clear()
 
 
-def _lines(conn: socket.socket, buffer: bytearray, deadline: float) -> dict[str, int]:
-    while b"\n" not in buffer:
-        conn.settimeout(max(0.01, deadline - time.monotonic()))
-        more = conn.recv(4096)
-        if not more:
-            raise RuntimeError("the CLI zygote's waiter ended without an answer")
-        buffer += more
-    line, _, rest = bytes(buffer).partition(b"\n")
-    buffer[:] = rest
+def _answer(conn: socket.socket, answers: BinaryIO, deadline: float) -> dict[str, int]:
+    """The waiter's next line (its pid, then the exit code), waited for until `deadline`."""
+    conn.settimeout(max(0.01, deadline - time.monotonic()))
+    line = answers.readline()
+    if not line:
+        raise RuntimeError("the CLI zygote's waiter ended without an answer")
     answer: dict[str, int] = json.loads(line)
     return answer
 
@@ -139,8 +136,7 @@ def _text(data: bytes) -> str:
 def _send(zygote: _Zygote, request: dict[str, object], fds: list[int]) -> socket.socket:
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.connect(zygote.path)
-    conn.sendmsg([json.dumps(request).encode() + b"\n"],
-                 [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], fds)
     return conn
 
 
@@ -168,15 +164,14 @@ def run_forked(args: list[str], env: dict[str, str], cwd: Path | str | None,
         for fd in (null, out_w, err_w):
             os.close(fd)
     deadline = time.monotonic() + timeout
-    buffer = bytearray()
-    with conn:
-        pid = _lines(conn, buffer, deadline)["pid"]
+    with conn, conn.makefile("rb") as answers:
+        pid = _answer(conn, answers, deadline)["pid"]
         try:
             streams = _read_both(out_r, err_r, deadline)
             if streams is None:
                 os.kill(pid, signal.SIGKILL)
                 raise subprocess.TimeoutExpired(argv, timeout)
-            code = _lines(conn, buffer, deadline + 60)["returncode"]
+            code = _answer(conn, answers, deadline + 60)["returncode"]
         finally:
             os.close(out_r)
             os.close(err_r)

@@ -16,7 +16,6 @@ of this one) waits for it, so this process only accepts and reaps.
 
 from __future__ import annotations
 
-import array
 import gc
 import importlib
 import json
@@ -45,17 +44,9 @@ PRELOAD = (
 
 def _receive(conn: socket.socket) -> tuple[dict[str, object], list[int]]:
     """One request: its JSON line and the three descriptors sent with it."""
-    fds = array.array("i")
-    data, ancillary, _flags, _addr = conn.recvmsg(1 << 20, socket.CMSG_LEN(3 * fds.itemsize))
-    for level, kind, payload in ancillary:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
-    while not data.endswith(b"\n"):
-        more = conn.recv(1 << 20)
-        if not more:
-            break
-        data += more
-    return json.loads(data), list(fds)
+    data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 20, 3)
+    with conn.makefile("rb") as rest:  # the line's rest, had it not come in one piece
+        return json.loads(data if data.endswith(b"\n") else data + rest.readline()), fds
 
 
 def _become_the_command(request: dict[str, object], fds: list[int]) -> None:

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.table import Table
 
-    from benchwright.coding.attempts.judging.summary import JudgeRunSummary
     from benchwright.judge.models import JudgeSettings
+    from benchwright.judge.run_summary import JudgeRunSummary
     from benchwright.llm.models import LlmTraffic
 
 SHOWN = 10
@@ -129,8 +129,8 @@ def _judge(run_dir: Path, settings: JudgeSettings, problems: list[str] | None,
            max_cost: float | None, overwrite: bool, quiet: bool,
            traffic: LlmTraffic | None = None) -> JudgeRunSummary:
     from benchwright.coding.attempts.judging.judge import judge_run
-    from benchwright.coding.attempts.judging.summary import JudgedCheckpoint
     from benchwright.coding.attempts.runner import load_manifest
+    from benchwright.judge.run_summary import JudgedCheckpoint
     from benchwright.llm.pricing import format_cost
 
     _check_max_cost(settings, max_cost)

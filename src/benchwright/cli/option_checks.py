@@ -57,13 +57,18 @@ def seconds(high: float) -> Callable[[float | None], float | None]:
     return check
 
 
+def _given(raw: str, what: str) -> Path:
+    """The path, when one is given at all (an empty string is not `.`, the working folder)."""
+    if not raw.strip():
+        raise typer.BadParameter(f"an empty path: give {what}")
+    return Path(raw)
+
+
 def new_dir(raw: str | os.PathLike[str]) -> Path:
     """A parser for an option naming a folder to create or reuse (`--out`): not empty, not a
     file, not under a file, not in /proc, /sys or /dev, and somewhere we may write."""
     raw = os.fspath(raw)  # typer passes an option's default (`Path()`) through the parser too
-    if not raw.strip():
-        raise typer.BadParameter("an empty path: give the folder to write into")
-    path = Path(raw)
+    path = _given(raw, "the folder to write into")
     if path.exists() and not path.is_dir():
         raise typer.BadParameter(f"{raw} is a file, not a folder: pick another path")
     absolute = path.resolve()  # a symlink into /proc counts as /proc
@@ -79,9 +84,7 @@ def new_dir(raw: str | os.PathLike[str]) -> Path:
 
 def existing_dir(raw: str) -> Path:
     """A parser for an option naming a folder that must exist (an empty string is not `.`)."""
-    if not raw.strip():
-        raise typer.BadParameter("an empty path: give an existing folder")
-    path = Path(raw)
+    path = _given(raw, "an existing folder")
     if not path.is_dir():
         what = "a file, not a folder" if path.exists() else "not found"
         raise typer.BadParameter(f"{raw} is {what}")
@@ -91,9 +94,7 @@ def existing_dir(raw: str) -> Path:
 def existing_path(raw: str) -> Path:
     """A parser for an option naming a file or folder that must exist (an empty string is not
     `.`, which would name the working folder)."""
-    if not raw.strip():
-        raise typer.BadParameter("an empty path: give an existing file or folder")
-    path = Path(raw)
+    path = _given(raw, "an existing file or folder")
     if not path.exists():
         raise typer.BadParameter(f"{raw}: no such file or folder")
     return path
@@ -101,9 +102,7 @@ def existing_path(raw: str) -> Path:
 
 def new_file(raw: str) -> Path:
     """A parser for an option naming a file to write: its folder must be one we may write."""
-    if not raw.strip():
-        raise typer.BadParameter("an empty path: give the file to write")
-    path = Path(raw)
+    path = _given(raw, "the file to write")
     if path.is_dir():
         raise typer.BadParameter(f"{raw} is a folder: give a file path")
     new_dir(str(path.parent))

@@ -141,19 +141,15 @@ def finding_lines(report: ValidationReport) -> list[Text]:
     """Each finding on its own line: `problem/checkpoint kind test: detail`."""
     from rich.text import Text
 
+    def line(where: str, kind: object, detail: str) -> Text:
+        return Text.assemble(f"{where} ", (str(kind), "red"), f" {detail}")
+
     lines = []
     for problem in report.problems:
-        for f in problem.findings:
-            line = Text(f"{problem.problem} ")
-            line.append(str(f.kind), style="red")
-            line.append(f" {f.detail}")
-            lines.append(line)
-        for checkpoint in problem.checkpoints:
-            for f in checkpoint.findings:
-                line = Text(f"{problem.problem}/{checkpoint.checkpoint} ")
-                line.append(str(f.kind), style="red")
-                line.append(f" {f.test + ': ' if f.test else ''}{f.detail}")
-                lines.append(line)
+        lines += [line(problem.problem, f.kind, f.detail) for f in problem.findings]
+        lines += [line(f"{problem.problem}/{checkpoint.checkpoint}", f.kind,
+                       f"{f.test + ': ' if f.test else ''}{f.detail}")
+                  for checkpoint in problem.checkpoints for f in checkpoint.findings]
     return lines
 
 

@@ -25,6 +25,8 @@ from benchwright.errors import UserInputError
 # The track and rich are imported inside the commands: `--help` and a bad option load neither
 # (bench/cli_startup.py, tests/cli/test_startup.py).
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
     from rich.table import Table
 
@@ -279,12 +281,9 @@ def _health_table(results: list[SiteHealth]) -> Table:
 def env_start_cmd(site: SiteOpt = None, config: ConfigOpt = None,
                   timeout: TimeoutOpt = 120.0, as_json: JsonOpt = False) -> None:
     """Start the site's container (unless it runs) and wait until it answers (Docker or podman)."""
-    from benchwright.web.sites.config import load_web_config
     from benchwright.web.sites.control import start_site
 
-    env_config = load_web_config(config)
-    results = [start_site(env_config, s, timeout) for s in _control_targets(env_config, site)]
-    _print_health(results, as_json)
+    _wait_for_each(start_site, site, config, timeout, as_json)
 
 
 @env_app.command("stop")
@@ -309,12 +308,19 @@ def env_stop_cmd(site: SiteOpt = None, config: ConfigOpt = None,
 def env_reset_cmd(site: SiteOpt = None, config: ConfigOpt = None,
                   timeout: TimeoutOpt = 120.0, as_json: JsonOpt = False) -> None:
     """Recreate the site's container in its initial state and wait for it (Docker or podman)."""
-    from benchwright.web.sites.config import load_web_config
     from benchwright.web.sites.control import reset_site
 
+    _wait_for_each(reset_site, site, config, timeout, as_json)
+
+
+def _wait_for_each(act: Callable[[WebEnvConfig, Site, float], SiteHealth], site: str | None,
+                   config: Path | None, timeout: float, as_json: bool) -> None:
+    """`act` on --site (else every configured site), each waited for; their health shown."""
+    from benchwright.web.sites.config import load_web_config
+
     env_config = load_web_config(config)
-    results = [reset_site(env_config, s, timeout) for s in _control_targets(env_config, site)]
-    _print_health(results, as_json)
+    _print_health([act(env_config, s, timeout) for s in _control_targets(env_config, site)],
+                  as_json)
 
 
 def _print_health(results: list[SiteHealth], as_json: bool) -> None:

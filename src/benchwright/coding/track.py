@@ -211,7 +211,7 @@ def check_run_tools(config: RunConfig) -> None:
 def check_judge(settings: JudgeSettings | None) -> None:
     """A judge asked for can be reached with what it was given (key, rubric, templates)."""
     if settings is not None:
-        from benchwright.coding.attempts.judging.judge import check_judge
+        from benchwright.judge.session import check_judge
 
         check_judge(settings)
 

@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from benchwright.files.nofollow import read_regular
+from benchwright.judge.batching import SourceFile
 from benchwright.judge.flags import RubricFlag
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -75,6 +79,37 @@ def patch_between(before: str, after: str) -> str:
     """A unified diff of two texts (for a file whose patch diff.json left out)."""
     return "\n".join(difflib.unified_diff(before.splitlines(), after.splitlines(),
                                           "a", "b", lineterm=""))
+
+
+@dataclass(frozen=True)
+class Changes:
+    """How a snapshot's files changed since the previous one, as the track recorded it."""
+
+    modified: frozenset[str] = frozenset()
+    """The files changed."""
+    patches: Mapping[str, str] = field(default_factory=dict)
+    """A unified diff per changed file, where one was kept (the others are diffed here)."""
+
+
+def line_maps(files: list[SourceFile], before: Path,
+              changes: Changes) -> dict[str, LineMap | None]:
+    """For each file judged now: how its lines moved since the snapshot `before` (None:
+    unchanged); a file new since then has no entry (nothing to carry onto it)."""
+    maps: dict[str, LineMap | None] = {}
+    for file in files:
+        old = read_regular(before, file.path)
+        if old is None:
+            continue
+        text = old.decode("utf-8", errors="replace")
+        if file.path in changes.modified:
+            patch = changes.patches.get(file.path)
+            maps[file.path] = line_map(patch if patch is not None
+                                       else patch_between(text, file.text))
+        elif text == file.text:
+            maps[file.path] = None
+        else:  # the recorded changes disagree with the snapshots: trust the files
+            maps[file.path] = line_map(patch_between(text, file.text))
+    return maps
 
 
 def carry_forward(previous: list[RubricFlag], current: list[RubricFlag],

@@ -8,8 +8,9 @@ substring of the file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -19,6 +20,18 @@ from benchwright.registry import TRACK_FORMATS
 from benchwright.runs.layout import RunFiles
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class Counted(Protocol):
+    """A track's run configuration: it has trials per problem (or task)."""
+
+    trials: int
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None,
+                   deep: bool = False) -> Self: ...
+
+
+C = TypeVar("C", bound=Counted)
 
 
 class ManifestHeader(BaseModel):
@@ -79,3 +92,12 @@ def _first_error(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"])
     return f"{where}: {first['msg']}" if where else str(first["msg"])
+
+
+def with_trials(config: C, trials: int, run_dir: Path, per: str) -> C:
+    """The run's configuration with `trials` per `per` (`--until-decided` adds a round);
+    trials are only ever added, never taken away."""
+    if trials < config.trials:
+        raise UserInputError(f"the run already has {config.trials} trials per {per}",
+                             path=run_dir, hint="trials are only ever added")
+    return config.model_copy(update={"trials": trials})

@@ -38,7 +38,7 @@ def test_core_failures_are_listed_first() -> None:
 
 def test_judge_rows_keep_whole_names_at_80_columns() -> None:
     from benchwright.cli.judge_cmd import summary_view
-    from benchwright.coding.attempts.judging.summary import JudgedCheckpoint, JudgeRunSummary
+    from benchwright.judge.run_summary import JudgedCheckpoint, JudgeRunSummary
 
     rows = [JudgedCheckpoint(problem="kv_server", trial=1, checkpoint=f"checkpoint_{i}",
                              status="judged", flags=3, requests=4, requests_made=4,

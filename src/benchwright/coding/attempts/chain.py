@@ -58,7 +58,7 @@ from benchwright.runs.clock import utc_now
 # imported where used: the judge, the model proxy and the metrics tools cost start-up time to
 # every command that only names a run's models (`run coding --help`, `report`)
 if TYPE_CHECKING:
-    from benchwright.coding.attempts.judging.judge import JudgeSession
+    from benchwright.judge.session import JudgeSession
     from benchwright.llm.proxy import LlmProxy
 
 OnRecord = Callable[[CheckpointRecord | InfraErrorRecord], None]
@@ -108,11 +108,11 @@ class _Chain:
         """The LLM judge, when the run has one (built on first use). One that cannot be built
         (checked before the run, so only a changed environment) judges nothing here: the end
         of the run judges what is left, and says why it cannot."""
-        from benchwright.coding.attempts.judging.judge import JudgeSession
+        from benchwright.coding.attempts.judging.judge import open_judge
 
         settings = self.job.config.judge
         try:
-            return None if settings is None else JudgeSession(self.job.run_dir, settings)
+            return None if settings is None else open_judge(self.job.run_dir, settings)
         except BenchwrightError:
             return None
 
@@ -323,8 +323,9 @@ def _run_checkpoint(chain: _Chain, agent: Agent, checkpoint: CheckpointConfig, i
         from benchwright.coding.attempts.judging.judge import judge_checkpoint
 
         continued = records[-1] if records and not chain.reference_start else None
-        record = judge_checkpoint(chain.judge, chain.job.problem, chain.job.trial, record,
-                                  continued, chain.problem.render_spec(checkpoint.name))
+        record = judge_checkpoint(chain.job.run_dir, chain.judge, record,
+                                  (chain.job.problem, chain.job.trial), continued,
+                                  chain.problem.render_spec(checkpoint.name))
     return record
 
 

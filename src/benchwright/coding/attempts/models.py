@@ -23,6 +23,7 @@ from benchwright.judge.models import JudgeSettings
 from benchwright.llm.models import LlmTraffic
 from benchwright.metrics.erosion import QualitySummary
 from benchwright.protocols import Limits, Runtime
+from benchwright.runs.manifest import ManifestHeader
 from benchwright.sandbox.bwrap import get_runtime
 
 
@@ -104,18 +105,15 @@ class RunConfig(BaseModel):
     one (`--llm-replay DIR`); None: the agent calls its endpoint directly."""
 
 
-class Manifest(BaseModel):
-    """`manifest.json`: what this run is, written before any work."""
+class Manifest(ManifestHeader):
+    """`manifest.json`: what this run is, written before any work (the kernel's header, then
+    the coding track's fields)."""
 
     format: Literal["benchwright.run/1"] = "benchwright.run/1"
     """The file's format and version."""
     track: Literal["coding"] = "coding"
     """The track that owns the run (`benchwright.runs.open_run`); runs written before this
     field are told by their exact `format`."""
-    created_at: str
-    """When the run started (UTC, ISO 8601)."""
-    benchwright_version: str
-    """The version that started the run."""
     config: RunConfig
     """The run's configuration."""
     problem_checksums: dict[str, str]
@@ -126,8 +124,6 @@ class Manifest(BaseModel):
     differ from its commit). Empty in runs made before it was recorded."""
     problem_checkpoints: dict[str, list[str]]
     """Each problem's checkpoints in order, so reports need only the run directory."""
-    environment: dict[str, str]
-    """The machine: platform, Python, bubblewrap and uv versions."""
     no_reference: dict[str, dict[str, str]] = Field(default_factory=dict)
     """Reference-start runs: per problem, each checkpoint that is not attempted because the
     checkpoint before it has no reference solution to start from, with why (at start, or last

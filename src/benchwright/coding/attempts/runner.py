@@ -45,7 +45,7 @@ from benchwright.files.redaction import Redactor, is_redacted, restore
 from benchwright.protocols import Executor
 from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import require_kind
-from benchwright.runs.manifest import read_manifest
+from benchwright.runs.manifest import read_manifest, with_trials
 from benchwright.runs.secret_settings import refuse_secrets
 from benchwright.version import __version__
 
@@ -145,10 +145,7 @@ def extend_trials(run_dir: Path, trials: int) -> Manifest:
     round): the next resume runs the new trials and keeps every finished one. The caller holds
     the run's lock."""
     manifest = load_manifest(run_dir)
-    if trials < manifest.config.trials:
-        raise UserInputError(f"the run already has {manifest.config.trials} trials per problem",
-                             path=run_dir, hint="trials are only ever added")
-    config = manifest.config.model_copy(update={"trials": trials})
+    config = with_trials(manifest.config, trials, run_dir, "problem")
     updated = manifest.model_copy(update={"config": config})
     _redactor(config).write_json(RunLayout(run_dir).manifest, updated.model_dump(mode="json"))
     return updated

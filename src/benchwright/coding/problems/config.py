@@ -5,9 +5,17 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from benchwright.errors import ProblemConfigError
 from benchwright.files.names import Name
@@ -85,6 +93,14 @@ def _not_a_bool(value: object) -> object:
     return value
 
 
+# the fields both config levels share, each checked where it is declared
+Version = Annotated[int, BeforeValidator(_not_a_bool)]
+TestTimeout = Annotated[
+    Annotated[float, Field(gt=0, le=MAX_TEST_TIMEOUT_S, allow_inf_nan=False)] | None,
+    BeforeValidator(_not_a_bool)]
+Environment = Annotated[dict[str, str], AfterValidator(_environment)]
+
+
 class CheckpointConfig(BaseModel):
     """One checkpoint of a problem. Unknown keys are rejected, as SCBench does."""
 
@@ -93,28 +109,18 @@ class CheckpointConfig(BaseModel):
     name: Name
     """The checkpoint's key in config.yaml, e.g. `checkpoint_2`; names its spec and test file
     (and folders of a run), so it must be a name (`benchwright.files.names`)."""
-    version: int
+    version: Version
     """Version of this checkpoint's tests; bumped when they change."""
-    order: int = Field(ge=1)
+    order: Annotated[Version, Field(ge=1)]
     """Position in the problem, from 1; checkpoints run in order (no two share one)."""
     state: Literal["Draft", "Core Tests", "Full Tests", "Verified"] = "Draft"
     """Authoring state of the checkpoint; metadata only."""
-    timeout: float | None = Field(default=None, gt=0, le=MAX_TEST_TIMEOUT_S, allow_inf_nan=False)
+    timeout: TestTimeout = None
     """Per-test timeout in seconds, above 0 and at most a day; overrides the problem's."""
     include_prior_tests: bool = True
     """Whether earlier checkpoints' test files run again here (as Regression)."""
-    env: dict[str, str] = Field(default_factory=dict)
+    env: Environment = Field(default_factory=dict)
     """Extra environment variables for the tests, over the problem's."""
-
-    @field_validator("version", "order", "timeout", mode="before")
-    @classmethod
-    def _numbers(cls, value: object) -> object:
-        return _not_a_bool(value)
-
-    @field_validator("env")
-    @classmethod
-    def _env(cls, value: dict[str, str]) -> dict[str, str]:
-        return _environment(value)
 
 
 class ProblemConfig(BaseModel):
@@ -126,7 +132,7 @@ class ProblemConfig(BaseModel):
     """The problem folder (set by the loader, not read from YAML)."""
     name: Name
     """The problem's name; by convention its folder's name (a name, `benchwright.files.names`)."""
-    version: int = 1
+    version: Version = 1
     """Version of the problem's tests."""
     description: str = ""
     """A short summary of the problem."""
@@ -142,7 +148,7 @@ class ProblemConfig(BaseModel):
     """A design document beside config.yaml, if any; metadata only."""
     entry_file: str
     """The program's entry module as a bare stem: `backup_scheduler` means `backup_scheduler.py`."""
-    timeout: float | None = Field(default=None, gt=0, le=MAX_TEST_TIMEOUT_S, allow_inf_nan=False)
+    timeout: TestTimeout = None
     """Default per-test timeout in seconds (pytest-timeout), above 0 and at most a day."""
     tags: list[str] = Field(default_factory=list)
     """Free-form tags."""
@@ -153,20 +159,10 @@ class ProblemConfig(BaseModel):
     markers: dict[Name, MarkerConfig] = Field(default_factory=dict)
     """Custom pytest markers beyond error, functionality and regression (keys are names: each
     becomes a line of pytest.ini)."""
-    env: dict[str, str] = Field(default_factory=dict)
+    env: Environment = Field(default_factory=dict)
     """Environment variables for the tests of every checkpoint."""
     checkpoints: dict[str, CheckpointConfig]
     """The checkpoints by name."""
-
-    @field_validator("version", "timeout", mode="before")
-    @classmethod
-    def _numbers(cls, value: object) -> object:
-        return _not_a_bool(value)
-
-    @field_validator("env")
-    @classmethod
-    def _env(cls, value: dict[str, str]) -> dict[str, str]:
-        return _environment(value)
 
     @field_validator("test_dependencies")
     @classmethod

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from benchwright.llm.models import LlmTraffic
+from benchwright.runs.manifest import ManifestHeader
 from benchwright.stats.estimates import Estimate
 from benchwright.web.browser.trial_models import (
     AgentName,
@@ -126,18 +127,15 @@ class PlannedTask(BaseModel):
     """RETRIEVE, MUTATE or NAVIGATE (MUTATE trials dirty their sites)."""
 
 
-class WebManifest(BaseModel):
-    """`manifest.json` of a web run, written before any trial."""
+class WebManifest(ManifestHeader):
+    """`manifest.json` of a web run, written before any trial (the kernel's header, then the
+    web track's fields)."""
 
     format: Literal["benchwright.web-run/1"] = "benchwright.web-run/1"
     """The file's format and version."""
     track: Literal["web"] = "web"
     """The track that owns the run (`benchwright.runs.open_run`); runs written before this
     field are told by their exact `format`."""
-    created_at: str
-    """When the run started (UTC, ISO 8601)."""
-    benchwright_version: str
-    """The version that started the run."""
     config: WebRunConfig
     """The run's configuration."""
     tasks: list[PlannedTask] = Field(min_length=1)
@@ -148,8 +146,6 @@ class WebManifest(BaseModel):
     """sha256 of the dataset at the start."""
     site_urls: dict[str, list[str]] = Field(default_factory=dict)
     """Every base URL each site had during the run (a served suite gets new ports on resume)."""
-    environment: dict[str, str] = Field(default_factory=dict)
-    """The machine: platform and Python."""
 
 
 class TrialRecord(BaseModel):

@@ -38,7 +38,7 @@ from benchwright.registry import TRIAL_RUNNERS
 from benchwright.runs import journal
 from benchwright.runs.clock import utc_now
 from benchwright.runs.layout import require_kind
-from benchwright.runs.manifest import read_manifest
+from benchwright.runs.manifest import read_manifest, with_trials
 from benchwright.version import __version__
 from benchwright.web.browser.web_agents import Scripts, web_agent
 from benchwright.web.evaluation.response_adapter import Extractor
@@ -169,10 +169,7 @@ def extend_web_trials(run_dir: Path, trials: int) -> WebManifest:
     the next resume runs the new trials and keeps every finished one. The caller holds the
     run's lock. The manifest is written back as it was read (already redacted)."""
     manifest = load_web_manifest(run_dir)
-    if trials < manifest.config.trials:
-        raise UserInputError(f"the run already has {manifest.config.trials} trials per task",
-                             path=run_dir, hint="trials are only ever added")
-    config = manifest.config.model_copy(update={"trials": trials})
+    config = with_trials(manifest.config, trials, run_dir, "task")
     updated = manifest.model_copy(update={"config": config})
     write_json_atomic(WebRunLayout(run_dir).manifest, updated.model_dump(mode="json"))
     return updated
