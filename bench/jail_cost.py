@@ -14,6 +14,8 @@ import json
 import tempfile
 from pathlib import Path
 
+from perf_row import print_row
+
 from benchwright.coding.grading import jail
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits, Mount, require_bwrap
 from benchwright.sandbox.interpreters import resolve_python
@@ -61,6 +63,10 @@ def main() -> None:
     print(f"directly:         median {without * 1000:.1f} ms")
     print(f"the jail adds {(with_jail - without) * 1000:.1f} ms per call "
           f"(ratio {with_jail / without:.2f})")
+    print_row("jail_cost.py", f"`python -c pass` started by a test inside the grading sandbox "
+              f"through the jail, median of {args.calls}", "the same without the jail",
+              f"the jail adds {(with_jail - without) * 1000:.1f} ms a call "
+              f"({with_jail * 1000:.1f} ms against {without * 1000:.1f} ms)", "-")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from perf_row import print_row
+
 from benchwright.coding.problems.examples import examples_dir
 from benchwright.testing import FakeLLMServer, Script
 
@@ -89,12 +91,13 @@ def slope(xs: list[float], ys: list[float]) -> float | None:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / var if var else None
 
 
-def report(phase: str, unit: str, per: float, points: list[tuple[float, dict[str, float]]]) -> None:
-    """First, last and slopes (whole phase, second half) of each figure, per `per` units."""
+def report(phase: str, unit: str, per: float, points: list[tuple[float, dict[str, float]]]) -> str:
+    """First, last and slopes (whole phase, second half) of each figure, per `per` units;
+    returns the resident memory's second-half slope for the row."""
     print(f"\n{phase}: {len(points)} samples over {points[-1][0]:.0f} {unit}"
           if points else f"\n{phase}: no samples")
     if not points:
-        return
+        return f"{phase} not run"
     print(f"  {'figure':12} {'first':>9} {'last':>9} {'slope/' + f'{per:g} ' + unit:>22} "
           f"{'2nd half':>10}")
     half = points[len(points) // 2:]
@@ -103,6 +106,8 @@ def report(phase: str, unit: str, per: float, points: list[tuple[float, dict[str
         late = slope([x for x, _ in half], [s[name] for _, s in half])
         print(f"  {name:12} {points[0][1][name]:9.1f} {points[-1][1][name]:9.1f} "
               f"{_per(whole, per):>22} {_per(late, per):>10}")
+    late_rss = slope([x for x, _ in half], [s["rss_mib"] for _, s in half])
+    return f"{phase} {_per(late_rss, per)} MiB a {per:g} {unit}"
 
 
 def _per(value: float | None, per: float) -> str:
@@ -257,11 +262,15 @@ def _soak(options: argparse.Namespace, root: Path, temp: Path, cache: Path) -> N
         web = web_phase(root, options.web, options.trials) if options.web else []
         viewer = view_phase(root, options.requests) if options.requests else []
         print(f"\nbefore anything: {before}")
-        report("coding", "checkpoints", 100, coding)
-        report("web", "attempts", 100, web)
-        report("viewer", "requests", 1000, viewer)
+        figures = [report("coding", "checkpoints", 100, coding),
+                   report("web", "attempts", 100, web),
+                   report("viewer", "requests", 1000, viewer)]
         show()
     print(f"\n{time.monotonic() - start:.0f} s in all (python {sys.version.split()[0]})")
+    print_row("soak.py", f"a month of use in one process: {options.checkpoints} checkpoints, "
+              f"{options.web} web attempts, {options.requests} viewer requests", "flat: the "
+              "first samples (warm-up)", "resident memory's slope over the second half: "
+              + "; ".join(figures), "flat; 0 bytes left beyond the bounded caches")
 
 
 if __name__ == "__main__":
