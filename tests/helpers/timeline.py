@@ -1,8 +1,11 @@
 """Where the suite's time went, printed after pytest's 20 slowest tests: the test files that took
-the most time (setup, call and teardown of all their tests, summed) and each xdist worker's busy
+the most time (setup, call and teardown of all their tests, summed), each xdist worker's busy
 time and end, so an unbalanced run (a worker busy long after the others stopped) shows in the CI
-log. A pytest plugin, loaded by scripts/check (`-p tests.helpers.timeline`); with TEST_TIMES_FILE
-set, every phase of every test is also written there as JSON lines (nodeid, phase, worker, start,
+log, and how busy the machine's cores were meanwhile (/proc/stat: near 100% says more workers
+would not help; far below, that the tests wait more than they compute).
+
+A pytest plugin, loaded by scripts/check (`-p tests.helpers.timeline`); with TEST_TIMES_FILE set,
+every phase of every test is also written there as JSON lines (nodeid, phase, worker, start,
 stop in epoch seconds) for a closer look.
 """
 
@@ -30,6 +33,29 @@ class Phase(NamedTuple):
 
 
 _PHASES: list[Phase] = []
+_CPU_AT_START: list[tuple[int, int]] = []
+
+
+def cpu_ticks() -> tuple[int, int] | None:
+    """(busy, total) clock ticks of every core since boot; None where /proc/stat is not."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_share(start: tuple[int, int], end: tuple[int, int]) -> float | None:
+    """The share of the cores' time spent busy between two `cpu_ticks`; None if no time."""
+    total = end[1] - start[1]
+    return (end[0] - start[0]) / total if total > 0 else None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    ticks = cpu_ticks()
+    if ticks is not None:
+        _CPU_AT_START.append(ticks)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -72,6 +98,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
         write(f"{seconds:8.1f}s  {path} ({count} tests)")
     write("workers: " + "; ".join(f"{w} busy {busy:.0f} s, done at {end:.0f} s"
                                   for w, busy, end in by_worker(_PHASES)))
+    now = cpu_ticks()
+    share = busy_share(_CPU_AT_START[0], now) if _CPU_AT_START and now else None
+    write(f"the machine's {os.cpu_count()} cores were busy "
+          + ("an unknown share" if share is None else f"{share:.0%}")
+          + " of the time meanwhile (every process of the machine counts)")
     target = os.environ.get("TEST_TIMES_FILE")
     if target:
         Path(target).write_text("".join(json.dumps(p._asdict()) + "\n" for p in _PHASES))
