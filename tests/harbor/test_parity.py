@@ -34,7 +34,8 @@ def stale_submission() -> str:
 
 
 def native(out: Path, agent: list[str]) -> list[bool]:
-    cli("run", "coding", "--problem", PROBLEM, "--out", str(out), *agent)
+    # verdicts only: the code-quality metrics (a sixth of the native run's time) decide none
+    cli("run", "coding", "--problem", PROBLEM, "--out", str(out), "--no-metrics", *agent)
     journal = out / PROBLEM / "trial_1" / "journal.jsonl"
     return [json.loads(line)["passed"] for line in journal.read_text().splitlines()]
 
