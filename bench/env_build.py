@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from perf_row import print_row
+
 from benchwright.coding.grading.grader import TEST_ENV_BASE
 from benchwright.sandbox.environments import ensure_env
 from benchwright.sandbox.interpreters import resolve_python
@@ -71,6 +73,12 @@ def main() -> None:
         times = [round(t, 3) for t in times]
         median = statistics.median(times)
         print(f"{name:40s} median {median:7.3f} s   x{median / base:5.2f}   {times}")
+    sandbox = statistics.median(rows["sandbox + proxy, private cache (now)"])
+    reuse = statistics.median(rows["reuse of a built environment"])
+    print_row("env_build.py", "building the grader's test environment in the sandbox (private "
+              f"uv cache, egress proxy), median of {repeat}", "building it on the host, warm uv "
+              "cache", f"{sandbox / base:.2f}x ({sandbox:.1f} s against {base:.1f} s; reusing a "
+              f"built one {reuse:.2f} s)", "-")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from perf_row import print_row
 from plain_pytest import lay_out
 
 from benchwright.coding.grading.grader import pytest_args
@@ -50,6 +51,7 @@ def main() -> None:
         env = {**env, **problem.env_for(config)}
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # doubles start-up CPU when set
         print(f"problem {problem.name}/{args.checkpoint}, {args.repeat} runs each, CPU medians")
+        ratios = []
         for label, extra in (("collection only", ["--collect-only", "-q"]), ("whole run", [])):
             cpu: dict[bool, list[float]] = {True: [], False: []}
             for _ in range(args.repeat):
@@ -60,6 +62,11 @@ def main() -> None:
             with_, without = (statistics.median(cpu[k]) for k in (True, False))
             print(f"{label:16} with anyio's plugin {with_ * 1000:5.0f} ms, "
                   f"-p no:anyio {without * 1000:5.0f} ms, ratio {without / with_:.2f}")
+            ratios.append(f"{label} {without / with_:.2f}x ({without * 1000:.0f} ms against "
+                          f"{with_ * 1000:.0f} ms)")
+    print_row("grader_pytest_start.py", f"the grader's pytest with `-p no:anyio`, "
+              f"{problem.name}/{args.checkpoint}, CPU median of {args.repeat}",
+              "the same with anyio's plugin", "; ".join(ratios), "-")
 
 
 if __name__ == "__main__":

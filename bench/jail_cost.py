@@ -14,21 +14,36 @@ import json
 import tempfile
 from pathlib import Path
 
+from perf_row import print_row
+
 from benchwright.coding.grading import jail
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits, Mount, require_bwrap
 from benchwright.sandbox.interpreters import resolve_python
 
+# Inside the sandbox, as the grader's pytest does: the jail's command is built there per call
+# (it binds paths by descriptors opened there, handed to bubblewrap), then started.
 _TIMER = """
-import json, statistics, subprocess, sys, time
-calls, jailed, plain = int(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
-def run(argv):
+import importlib.util, json, os, statistics, subprocess, sys, time
+calls, config, plain = int(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+spec = importlib.util.spec_from_file_location("jail", sys.argv[4])
+jail = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(jail)
+def jailed():
     start = time.perf_counter()
-    subprocess.run(argv, check=True)
+    full = jail.jail_command(config, plain, os.getcwd())
+    try:
+        subprocess.run(full.argv, check=True, pass_fds=full.fds)
+    finally:
+        full.close()
+    return time.perf_counter() - start
+def direct():
+    start = time.perf_counter()
+    subprocess.run(plain, check=True)
     return time.perf_counter() - start
 a, b = [], []
 for _ in range(calls):
-    a.append(run(jailed))
-    b.append(run(plain))
+    a.append(jailed())
+    b.append(direct())
 print(json.dumps([statistics.median(a), statistics.median(b)]))
 """
 
@@ -47,13 +62,14 @@ def main() -> None:
                   "tests": str(Path(tmp) / ".evaluation_tests"),
                   "readonly": [str(python.prefix)], "system": jail.system_args()}
         plain = [str(python.executable), "-c", "pass"]
-        jailed = jail.jail_command(config, plain, str(workspace))
+        jail_py = Path(jail.__file__)
         out = Path(tmp) / "out.json"
         with out.open("wb") as sink:
             BwrapRuntime().run(
-                [str(python.executable), "timer.py", str(args.calls), json.dumps(jailed),
-                 json.dumps(plain)], cwd=workspace, env={"PATH": "/usr/bin:/bin"},
-                mounts=[Mount(path=python.prefix), Mount(path=workspace, writable=True)],
+                [str(python.executable), "timer.py", str(args.calls), json.dumps(config),
+                 json.dumps(plain), str(jail_py)], cwd=workspace, env={"PATH": "/usr/bin:/bin"},
+                mounts=[Mount(path=python.prefix), Mount(path=workspace, writable=True),
+                        Mount(path=jail_py.parent)],
                 limits=Limits(), stdout=sink)
         with_jail, without = json.loads(out.read_text())
     print(f"python -c pass in the grading sandbox, {args.calls} calls each")
@@ -61,6 +77,10 @@ def main() -> None:
     print(f"directly:         median {without * 1000:.1f} ms")
     print(f"the jail adds {(with_jail - without) * 1000:.1f} ms per call "
           f"(ratio {with_jail / without:.2f})")
+    print_row("jail_cost.py", f"`python -c pass` started by a test inside the grading sandbox "
+              f"through the jail, median of {args.calls}", "the same without the jail",
+              f"the jail adds {(with_jail - without) * 1000:.1f} ms a call "
+              f"({with_jail * 1000:.1f} ms against {without * 1000:.1f} ms)", "-")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from perf_row import print_row
+
 from benchwright.coding.agents.base import AgentResult, AgentStatus
 from benchwright.coding.attempts.judging.judge import judge_run
 from benchwright.coding.attempts.layout import RunLayout
@@ -115,6 +117,10 @@ def main() -> None:
     print(f"of the wall time, set-up (rubric, templates, client, planning) {setup:.2f} s; "
           f"the rest against the ideal: {(wall - setup) / ideal:.2f}")
     print(f"judged again from the cache: {cached:.2f} s, {more} more calls")
+    print_row("judge_throughput.py", f"the LLM judge, {calls} requests, `--concurrency "
+              f"{args.concurrency}`, the model answering after {args.latency:g} s",
+              "calls x latency / concurrency (the ideal)", f"{wall / ideal:.2f}x ({wall:.2f} s "
+              f"against {ideal:.2f} s; {wall / reference:.2f}x a bare SDK client)", "<= 1.3x")
 
 
 def _bare_calls(base_url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import rich
+from perf_row import print_row
 
 from benchwright.metrics.astgrep import rules_dir
 from benchwright.metrics.scbcheck import scb_check_env
@@ -98,6 +99,9 @@ def main() -> None:
     print(f"scb-check's own run: {scb:.2f} s; benchwright's own analysis: {own:.2f} s = "
           f"{own / scb:.2f}x scb-check (target: <= 1.0x); a checkpoint's metrics with "
           f"scb-check sandboxed: {whole:.2f} s = {whole / scb:.2f}x (best of 3 each)")
+    print_row("metrics_speed.py", f"`analyze_snapshot` on {lines:,} lines, one core",
+              "scb-check's own run on the same snapshot", f"{own / scb:.2f}x ({own:.2f} s "
+              f"against {scb:.2f} s; {lines / ours:,.0f} lines/s)", "<= 1.0x; <= 3 s")
 
 
 if __name__ == "__main__":

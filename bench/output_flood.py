@@ -15,6 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from perf_row import print_row
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the scenario the test measures too
 from tests.helpers.output_flood import (
     flood_problem,
@@ -42,6 +44,12 @@ def main() -> None:
           f"--out {flood['out_mb'] / max(quiet['out_mb'], 1e-6):.1f}x")
     ok = flood["peak_rss_mb"] < 300 and flood["wchar_mb"] < 50 and flood["out_mb"] < 50
     print("targets (peak RSS < 300 MB, < 50 MB written):", "met" if ok else "NOT met")
+    print_row("output_flood.py", f"`eval checkpoint` on a submission printing "
+              f"{args.mb_per_call} MB to stderr a call ({args.tests} tests): memory and bytes "
+              "written", "the same grading of a quiet submission",
+              f"peak RSS {flood['peak_rss_mb']:.0f} MB (quiet {quiet['peak_rss_mb']:.0f} MB), "
+              f"wrote {flood['wchar_mb']:.1f} MB, --out {flood['out_mb']:.1f} MB",
+              "< 300 MB resident, < 50 MB written")
 
 
 if __name__ == "__main__":

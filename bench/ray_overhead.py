@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from perf_row import print_row
+
 from benchwright.coding.problems.examples import examples_dir
 from benchwright.testing.ray_lab import RayLab
 
@@ -68,6 +70,10 @@ def main() -> None:
     print(f"ray executor:   {ours:7.2f} s")
     print(f"ratio ray/local: {ours / base:.3f} (target <= 1.15)")
     print(f"overhead per job: {1000 * (ours - base) / jobs:.0f} ms")
+    print_row("ray_overhead.py", f"`--executor ray` (a head and two 1-CPU nodes), {jobs} jobs, "
+              f"median of {options.rounds}", "the local executor at the same parallelism",
+              f"{ours / base:.3f}x ({ours:.1f} s against {base:.1f} s; "
+              f"{1000 * (ours - base) / jobs:.0f} ms a job)", "<= 1.15x")
 
 
 if __name__ == "__main__":

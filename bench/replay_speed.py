@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import openai
+from perf_row import print_row
 
 from benchwright.llm.models import LlmTraffic, TrafficMode
 from benchwright.llm.proxy import LlmProxy
@@ -72,7 +73,8 @@ def through_proxy(traffic: LlmTraffic, upstream: str | None, calls: int) -> floa
     return seconds
 
 
-def per_call(calls: int, folder: Path) -> None:
+def per_call(calls: int, folder: Path) -> str:
+    """Prints the per-call figures; returns the row's."""
     cassette = folder / "cassette"
     with FakeLLMServer(script(calls, 0.0)) as server:
         conversation(server.base_url, 2)  # warm-up: imports, first connection
@@ -94,9 +96,12 @@ def per_call(calls: int, folder: Path) -> None:
     print(f"  replay / recorded: {replayed / recorded:.4f}   replay / reference: "
           f"{replayed / reference:.2f}x   overhead per call: {overhead_ms:.2f} ms "
           f"({'under' if overhead_ms < 5 else 'OVER'} the 5 ms target)")
+    return (f"{overhead_ms:.2f} ms a call over the reference; replay / recorded "
+            f"{replayed / recorded:.4f} ({calls} calls)")
 
 
-def whole_run(folder: Path) -> None:
+def whole_run(folder: Path) -> str:
+    """Prints the whole run's figures; returns the row's."""
     from benchwright.coding.problems.examples import example_problem_dir
 
     problem = example_problem_dir("ledger_cli")
@@ -117,6 +122,7 @@ def whole_run(folder: Path) -> None:
         print(f"  {name}: agent time {agent:6.2f} s, command {wall:6.2f} s")
     print(f"  agent time replay / recorded: {replayed[1] / recorded[1]:.4f}; model time saved "
           f"per call: {(recorded[1] - replayed[1]) / 3:.2f} s")
+    return f"a mini run's agent time {replayed[1] / recorded[1]:.4f}x its recording"
 
 
 def _mini(out: Path, base_url: str, option: str, cassette: Path) -> tuple[float, float]:
@@ -152,9 +158,13 @@ def main() -> None:
     parser.add_argument("--run", action="store_true", help="also a whole mini run")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        per_call(options.calls, Path(folder))
+        figures = [per_call(options.calls, Path(folder))]
         if options.run:
-            whole_run(Path(folder))
+            figures.append(whole_run(Path(folder)))
+    print_row("replay_speed.py", "replaying recorded model traffic (a growing conversation; "
+              "`--run`: a mini run too)", "the same calls to an instant fake server; recording "
+              f"them (the model answers after {LATENCY_S:g} s)", "; ".join(figures),
+              "< 5 ms a call")
 
 
 if __name__ == "__main__":

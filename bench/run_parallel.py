@@ -14,6 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from perf_row import print_row
+
 
 def _timed_run(args: list[str], out: Path, workers: int) -> float:
     argv = [sys.executable, "-m", "benchwright", "run", "coding", *args,
@@ -43,6 +45,9 @@ def main() -> None:
     print(f"--workers 1: {one:.1f} s")
     print(f"--workers 2: {two:.1f} s")
     print(f"speed-up {one / two:.2f} (target >= 1.6 on 2 cores)")
+    print_row("run_parallel.py", f"`run coding --workers 2` ({' '.join(run_args)})",
+              "`--workers 1`", f"{one / two:.2f}x ({two:.1f} s against {one:.1f} s)",
+              ">= 1.6x")
 
 
 if __name__ == "__main__":

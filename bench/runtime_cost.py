@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from grade_overhead import _plain_pytest_command  # bench/ is this script's folder
+from perf_row import print_row
 
 from benchwright.coding.grading.grader import GradeOptions, grade_checkpoint
 from benchwright.coding.problems.examples import example_problem_dir
@@ -121,6 +122,11 @@ def main() -> None:
         print(f"{name:6}: grading {grade_s:.2f} s = {grade_s / pytest_s:.2f}x plain pytest; "
               f"an empty step {step_s * 1000:.0f} ms")
     print("target: containers within 1.5x of plain pytest")
+    print_row("runtime_cost.py", f"grading {args.problem_dir.name}/{args.checkpoint} with "
+              f"{', '.join(rows)}, median of {args.repeat}", "plain pytest, no sandbox",
+              "; ".join(f"{name} {grade_s / pytest_s:.2f}x, an empty step "
+                        f"{step_s * 1000:.0f} ms" for name, (grade_s, step_s) in rows.items())
+              + f" (plain pytest {pytest_s:.2f} s)", "containers <= 1.5x")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from perf_row import print_row
+
 from benchwright.coding.agents.base import AgentResult, Usage
 from benchwright.coding.attempts.layout import RunLayout
 from benchwright.coding.attempts.models import CheckpointRecord, Manifest, RunConfig, RunResult
@@ -278,8 +280,8 @@ def _timed(action: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
-def _in_browser(viewer: Viewer, url: str, what: str) -> None:
-    """The page in Chromium, then the server's memory."""
+def _in_browser(viewer: Viewer, url: str, what: str) -> str:
+    """The page in Chromium, then the server's memory: printed, and returned for the row."""
     times = _browser_times(url)
     if times:
         _row(f"browser: {what} drawn", times[0])
@@ -287,9 +289,11 @@ def _in_browser(viewer: Viewer, url: str, what: str) -> None:
     now, peak = viewer.memory_mb()
     print(f"  server memory: {now:.0f} MB now, {peak:.0f} MB peak   "
           f"{peak / TARGET_MB:.2f}x target ({TARGET_MB:.0f} MB)")
+    drawn = f"drawn in {times[0]:.2f} s" if times else "drawn in unknown s (no Chromium)"
+    return f"{drawn}, server peak {peak:.0f} MB"
 
 
-def bench_many(root: Path, runs: int, problems: int) -> None:
+def bench_many(root: Path, runs: int, problems: int) -> str:
     print(f"\n{runs} coding runs x {problems} problems x 3 checkpoints")
     made = _timed(lambda: [write_run(root / f"run_{i:04d}", problems, 1, 3, i, False)
                            for i in range(runs)])
@@ -304,12 +308,13 @@ def bench_many(root: Path, runs: int, problems: int) -> None:
                 [f"/data/run/{r}/ci.js" for r in rids[:50]])
         _served(viewer, "quality distributions of 60 runs (60 x qd.js)",
                 [f"/data/run/{r}/qd.js" for r in rids[:60]])
-        _in_browser(viewer, viewer.url + "#/", "the runs page, table and text")
+        shown = _in_browser(viewer, viewer.url + "#/", "the runs page, table and text")
     finally:
         viewer.stop()
+    return f"{runs:,} runs' page {shown}"
 
 
-def bench_big(root: Path, checkpoints: int, bundle: bool) -> None:
+def bench_big(root: Path, checkpoints: int, bundle: bool) -> str:
     problems, trials, size = max(1, checkpoints // 100), 10, 10
     print(f"\none run of {problems} problems x {trials} trials x {size} checkpoints")
     run = root / "big"
@@ -324,11 +329,12 @@ def bench_big(root: Path, checkpoints: int, bundle: bool) -> None:
                 [f"/data/run/{rid}/p/problem_000.js"])
         _served(viewer, "one checkpoint's page",
                 [f"/data/run/{rid}/cp/problem_000/1/checkpoint_1.js"])
-        _in_browser(viewer, f"{viewer.url}#/run/{rid}", "the run page, grid and text")
+        shown = _in_browser(viewer, f"{viewer.url}#/run/{rid}", "the run page, grid and text")
     finally:
         viewer.stop()
     if bundle:
         _bench_bundle(root, run)
+    return f"a {written:,}-checkpoint run's page {shown}"
 
 
 def _bench_bundle(root: Path, run: Path) -> None:
@@ -358,11 +364,14 @@ def main() -> None:
     try:
         print(f"targets: open in under {TARGET_S} s, server memory under {TARGET_MB:.0f} MB "
               f"({os.cpu_count()} cores)")
-        bench_many(root / "many", args.runs, args.problems)
-        bench_big(root / "one", args.big, args.bundle)
+        figures = [bench_many(root / "many", args.runs, args.problems),
+                   bench_big(root / "one", args.big, args.bundle)]
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
+    print_row("view_scale.py", f"the viewer on {args.runs:,} runs x {args.problems} problems and "
+              f"one run of {args.big:,} checkpoints", "the page budgets", "; ".join(figures),
+              f"open < {TARGET_S:g} s, server < {TARGET_MB:.0f} MB")
 
 
 if __name__ == "__main__":

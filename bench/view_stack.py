@@ -25,6 +25,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from perf_row import print_row
+
 from benchwright.view.assets import plotly_js
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -73,12 +75,13 @@ def _page(folder: Path, name: str, scripts: list[Path]) -> Path:
     return page
 
 
-def bench_charts(repeat: int, bokeh_js: Path | None) -> None:
+def bench_charts(repeat: int, bokeh_js: Path | None) -> list[str]:
     from playwright.sync_api import sync_playwright
 
     print("charts: 1,000 x 20 heatmap + 1,000-point scatter, navigation to drawn, in Chromium")
     folder = Path(tempfile.mkdtemp(prefix="bw-charts-"))
     scripts = _chart_scripts(bokeh_js)
+    figures = []
     with sync_playwright() as play:
         browser = play.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
                                        args=["--no-sandbox", "--disable-gpu"])
@@ -89,7 +92,10 @@ def bench_charts(repeat: int, bokeh_js: Path | None) -> None:
             times = [_drawn(browser, url) for _ in range(repeat)]
             print(f"  {name:<7} {raw / 2**20:5.2f} MB ({packed / 2**20:4.2f} MB gzipped)  "
                   f"drawn in {statistics.median(times):.2f} s (median of {repeat})")
+            figures.append(f"{name} {packed / 2**20:.2f} MB gzipped, drawn in "
+                           f"{statistics.median(times):.2f} s")
         browser.close()
+    return figures
 
 
 def _drawn(browser: Any, url: str) -> float:
@@ -121,7 +127,7 @@ def _latency(url: str, requests: int) -> float:
     return statistics.median(times) * 1000
 
 
-def bench_servers(requests: int) -> None:
+def bench_servers(requests: int) -> list[str]:
     from benchwright.view.read_model import ReadModel
     from benchwright.view.server import serve_in_thread, start
 
@@ -136,16 +142,19 @@ def bench_servers(requests: int) -> None:
     stop = serve_in_thread(stdlib)
     url = stdlib.url + "data/runs.js"
     _latency(url, 3)
+    latency = _latency(url, requests)
     print(f"  http.server  import {_import_time('http.server') * 1000:6.1f} ms  "
-          f"latency {_latency(url, requests):6.2f} ms (median)")
+          f"latency {latency:6.2f} ms (median)")
     stop()
+    figures = [f"http.server {latency:.2f} ms a request"]
     if importlib.util.find_spec("starlette") is None or importlib.util.find_spec("uvicorn") is None:
         print("  starlette + uvicorn: not installed")
-        return
-    _starlette(ReadModel([folder]), requests)
+        return [*figures, "starlette + uvicorn not installed"]
+    return [*figures, f"starlette + uvicorn {_starlette(ReadModel([folder]), requests):.2f} ms"]
 
 
-def _starlette(model: Any, requests: int) -> None:
+def _starlette(model: Any, requests: int) -> float:
+    """The median latency of Starlette on uvicorn answering the same data, printed too."""
     import uvicorn
     from starlette.applications import Starlette
     from starlette.responses import Response
@@ -165,10 +174,12 @@ def _starlette(model: Any, requests: int) -> None:
     port = server.servers[0].sockets[0].getsockname()[1]
     url = f"http://127.0.0.1:{port}/data/runs.js"
     _latency(url, 3)
+    latency = _latency(url, requests)
     print(f"  starlette+uvicorn  import {_import_time('starlette, uvicorn') * 1000:6.1f} ms  "
-          f"latency {_latency(url, requests):6.2f} ms (median)")
+          f"latency {latency:6.2f} ms (median)")
     server.should_exit = True
     thread.join()
+    return latency
 
 
 def main() -> None:
@@ -177,8 +188,11 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--bokeh-js", type=Path)
     args = parser.parse_args()
-    bench_charts(args.repeat, args.bokeh_js)
-    bench_servers(args.requests)
+    figures = [*bench_charts(args.repeat, args.bokeh_js), *bench_servers(args.requests)]
+    print_row("view_stack.py", "the viewer's chart library (plotly) and server (http.server): "
+              f"a 1,000 x 20 heatmap drawn in Chromium, median of {args.repeat}; "
+              f"{args.requests} warm requests", "bokeh (when installed); Starlette on uvicorn "
+              "(when installed)", "; ".join(figures), "-")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from perf_row import print_row
+
 from benchwright.web.evaluation.tasks import TaskType
 from benchwright.web.local_suite import load_local_dataset
 
@@ -73,6 +75,7 @@ def main() -> None:
     ids = args.task_ids or read_only_ids()
     print(f"local suite, tasks {ids}, {args.trials} trials each")
     base = 0.0
+    figures = []
     with tempfile.TemporaryDirectory() as tmp:
         for level in [1, *args.concurrency]:
             folder = (args.keep or Path(tmp)) / f"c{level}"
@@ -82,7 +85,12 @@ def main() -> None:
                   f"({n} trials, {passed} passed; command {wall:.0f} s, CPU {cpu:.0f} s, "
                   f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores) "
                   f"-> {rate / base:.2f}x concurrency 1")
+            figures.append(f"{rate / base:.2f}x at {level} ({rate:.1f} trials/min)")
     print(f"target at 2: >= {TARGET_RATIO}x")
+    print_row("web_throughput.py", f"trials a minute on the local suite's tasks {ids}, "
+              f"{args.trials} trials each, several read-only trials a site",
+              "one at a time (`--concurrency-per-site 1`)", "; ".join(figures),
+              f">= {TARGET_RATIO}x at 2")
 
 
 if __name__ == "__main__":

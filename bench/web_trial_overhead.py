@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from perf_row import print_row
+
 from benchwright.web.browser.imports import browser_use_module
 from benchwright.web.browser.launch import BrowserSettings
 from benchwright.web.browser.recorder import NetworkRecorder
@@ -122,8 +124,8 @@ def _trial(task: Any, trial_dir: Path, site_urls: dict[str, str],
     return outcome, history
 
 
-def print_split(rows: list[Split]) -> None:
-    """The mean split per task, and the verdict against the target."""
+def print_split(rows: list[Split]) -> str:
+    """The mean split per task, and the verdict against the target; returns the row's figure."""
     mean = statistics.mean(row.total for row in rows)
     ours = statistics.mean(row.ours for row in rows)
     actions = statistics.mean(row.actions for row in rows)
@@ -139,6 +141,7 @@ def print_split(rows: list[Split]) -> None:
           f"{actions:.2f} s (its fixed {CLICK_DOWNLOAD_WAIT_S} s wait after each click for a "
           f"download to start: {clicks * CLICK_DOWNLOAD_WAIT_S:.2f} s), and session and agent "
           f"set-up, page reads and step bookkeeping {mean - ours - actions:.2f} s")
+    return f"benchwright's share {ours:.3f} s a trial, of {mean:.2f} s harness time in all"
 
 
 def _clicks(history: list[dict[str, Any]]) -> int:
@@ -164,7 +167,7 @@ async def navigate_all(browser: SharedBrowser, urls: list[str], profile_extra: d
     return elapsed, attached
 
 
-async def recorders(urls: list[str], work: Path) -> None:
+async def recorders(urls: list[str], work: Path) -> str:
     """Per-navigation cost of browser-use's HAR recording and of ours."""
     with SharedBrowser(site_urls=urls) as browser:
         await navigate_all(browser, urls[:1], {})  # warm-up: first connection, page cache
@@ -184,6 +187,7 @@ async def recorders(urls: list[str], work: Path) -> None:
           f"({_entries(ours_har)} entries)")
     print(f"ratio stock / ours (total navigation time): {stock / ours:.1f}x")
     await proxy_cost(urls, plain)
+    return f"our HAR recorder {ours_cost:+.3f} s a navigation, browser-use's {stock_cost:+.3f} s"
 
 
 async def proxy_cost(urls: list[str], plain_s: float) -> None:
@@ -258,12 +262,16 @@ def main() -> None:
     with serve_suite() as served, tempfile.TemporaryDirectory() as tmp:
         urls = served.site_urls
         print(f"harness overhead per trial, {len(load_local_dataset().tasks)} local tasks:")
-        print_split(overhead(urls, served.reset, Path(tmp)))
-        if args.no_recorders:
-            return
-        pages = [urls["shopping"] + "/", urls["shopping"] + "/catalogsearch/result?q=mug",
-                 urls["reddit"] + "/", urls["wikipedia"] + "/"]
-        asyncio.run(recorders((pages * args.navigations)[:args.navigations], Path(tmp)))
+        figures = [print_split(overhead(urls, served.reset, Path(tmp)))]
+        if not args.no_recorders:
+            pages = [urls["shopping"] + "/", urls["shopping"] + "/catalogsearch/result?q=mug",
+                     urls["reddit"] + "/", urls["wikipedia"] + "/"]
+            figures.append(asyncio.run(recorders((pages * args.navigations)[:args.navigations],
+                                                 Path(tmp))))
+    print_row("web_trial_overhead.py", "harness overhead a browser trial (the local suite's "
+              "reference scripts); our HAR recorder", "the trial's whole harness time; "
+              "browser-use's stock recorder", "; ".join(figures),
+              f"<= {TARGET_S} s a trial (benchwright's share)")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.harbor_tasks import base_image, write_task
+from tests.helpers.harbor_tasks import write_task
 
 pytestmark = [pytest.mark.container, pytest.mark.e2e]
 
@@ -41,7 +41,7 @@ sleep 2
 """
 
 
-def test_a_daemon_gets_neither_the_reward_nor_the_tests(tmp_path: Path) -> None:
+def test_a_daemon_gets_neither_the_reward_nor_the_tests(tmp_path: Path, image: str) -> None:
     files = {"instruction.md": "two steps\n"}
     for step in ("a", "b"):
         files[f"steps/{step}/instruction.md"] = "write right into /app/answer.txt\n"
@@ -56,7 +56,7 @@ def test_a_daemon_gets_neither_the_reward_nor_the_tests(tmp_path: Path) -> None:
         name = "a"
         [[steps]]
         name = "b"
-        """, image=base_image(), files=files)
+        """, image=image, files=files)
     done = subprocess.run([sys.executable, "-m", "benchwright", "run", "harbor", "--tasks",
                            str(task), "--out", str(tmp_path / "r"), "--agent", "command",
                            "--agent-command", DAEMON], capture_output=True, text=True,

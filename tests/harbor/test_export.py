@@ -13,7 +13,6 @@ import pytest
 
 from benchwright.coding.problems.examples import example_names, example_problem_dir
 from benchwright.harbor.export import export_problem
-from tests.helpers.harbor_tasks import harbor_python
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +59,9 @@ for path in sys.argv[1:]:
 
 
 @pytest.mark.sandbox
-def test_harbor_loads_and_lints_every_exported_bundled_problem(exported: list[Path]) -> None:
-    python = harbor_python()
+def test_harbor_loads_and_lints_every_exported_bundled_problem(exported: list[Path],
+                                                              harbor_python: Path) -> None:
+    python = harbor_python
     loaded = subprocess.run([str(python), "-c", LOAD, *map(str, exported)],
                             capture_output=True, text=True, check=False, timeout=600)
     assert loaded.returncode == 0, loaded.stderr[-2000:]

@@ -15,7 +15,6 @@ import pytest
 
 from benchwright.coding.problems.examples import example_problem_dir
 from benchwright.harbor.export import export_problem
-from tests.helpers.harbor_tasks import base_image
 
 pytestmark = [pytest.mark.container, pytest.mark.e2e, pytest.mark.sandbox]
 PROBLEM = "ledger_cli"
@@ -35,7 +34,8 @@ def stale_submission() -> str:
 
 
 def native(out: Path, agent: list[str]) -> list[bool]:
-    cli("run", "coding", "--problem", PROBLEM, "--out", str(out), *agent)
+    # verdicts only: the code-quality metrics (a sixth of the native run's time) decide none
+    cli("run", "coding", "--problem", PROBLEM, "--out", str(out), "--no-metrics", *agent)
     journal = out / PROBLEM / "trial_1" / "journal.jsonl"
     return [json.loads(line)["passed"] for line in journal.read_text().splitlines()]
 
@@ -49,11 +49,11 @@ def harbor(task: Path, out: Path, agent: list[str]) -> list[bool]:
 @pytest.mark.parametrize("agent", [["--agent", "oracle"],
                                    ["--agent", "command", "--agent-command", "STALE"]],
                          ids=["oracle", "stale"])
-def test_verdicts_per_checkpoint_are_the_same_both_ways(tmp_path: Path, agent: list[str]
-                                                       ) -> None:
+def test_verdicts_per_checkpoint_are_the_same_both_ways(tmp_path: Path, agent: list[str],
+                                                       image: str) -> None:
     agent = [stale_submission() if a == "STALE" else a for a in agent]
     task = export_problem(example_problem_dir(PROBLEM), tmp_path / "tasks",
-                          base_image()).task_dir
+                          image).task_dir
     ours = native(tmp_path / "native", agent)
     theirs = harbor(task, tmp_path / "harbor", agent)
     assert ours == theirs

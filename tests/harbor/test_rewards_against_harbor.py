@@ -15,7 +15,6 @@ from benchwright.harbor.rewards import (
     read_rewards,
     trial_rewards,
 )
-from tests.helpers.harbor_tasks import harbor_python
 
 pytestmark = pytest.mark.sandbox
 
@@ -68,9 +67,9 @@ def ours(tmp_path: Path) -> dict[str, object]:
             "means": [trial_rewards(s, "mean") for s in STEPS]}
 
 
-def test_the_same_rewards_as_harbors_own_code(tmp_path: Path) -> None:
+def test_the_same_rewards_as_harbors_own_code(tmp_path: Path, harbor_python: Path) -> None:
     cases = {"dir": str(tmp_path), "files": FILES, "gates": GATES, "steps": STEPS}
-    done = subprocess.run([str(harbor_python()), "-c", HARBOR], input=json.dumps(cases),
+    done = subprocess.run([str(harbor_python), "-c", HARBOR], input=json.dumps(cases),
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     theirs = json.loads(done.stdout)

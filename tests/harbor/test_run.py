@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.harbor_tasks import base_image, multi_step, single_step
+from tests.helpers.harbor_tasks import multi_step, single_step
 
 pytestmark = [pytest.mark.container, pytest.mark.e2e]
 
@@ -26,11 +26,6 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def journal(run_dir: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in (run_dir / "trials.jsonl").read_text().splitlines()]
-
-
-@pytest.fixture(scope="module")
-def image() -> str:
-    return base_image()
 
 
 def test_single_step_oracle_and_a_wrong_agent(tmp_path: Path, image: str) -> None:

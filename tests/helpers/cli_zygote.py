@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import importlib.util
 import json
 import os
 import runpy
@@ -40,6 +41,12 @@ PRELOAD = (
     "benchwright.web.sites.control", "benchwright.web.submission.package",
     "rich.console", "rich.progress", "rich.table",
 )
+WHEN_INSTALLED = ("openai", "openai.resources")
+"""Imported too when installed: the model SDK that `--agent mini`, the judge and the web track's
+model agents load on their first call (about 1,300 modules, 1.5 s CPU a command, three times
+what the CLI itself costs to import; no thread at import). A command that must not find it
+(`BLOCK=openai`, tests/helpers/bad_input_probes.py) has a PYTHONPATH of its own, hence a set-up
+of its own: it never runs in a fork of a zygote that imported it."""
 
 
 def _receive(conn: socket.socket) -> tuple[dict[str, object], list[int]]:
@@ -129,6 +136,9 @@ def main() -> None:
     del sys.path[0]  # this script's folder: a command sees the sys.path `python -m` gives it
     for name in PRELOAD:
         importlib.import_module(name)
+    for name in WHEN_INSTALLED:
+        if importlib.util.find_spec(name.split(".")[0]) is not None:
+            importlib.import_module(name)
     gc.collect()
     gc.freeze()  # what was imported stays shared with every fork (no copy-on-write by the GC)
     serve(sys.argv[1])

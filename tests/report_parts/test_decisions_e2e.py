@@ -203,11 +203,13 @@ def _has_look(run: Path) -> bool:
         return False
 
 
-def test_eval_repeat_names_the_planted_flaky_tests(servers: dict[str, str],
-                                                   tmp_path: Path) -> None:
+def test_eval_repeat_names_the_planted_flaky_tests(tmp_path: Path) -> None:
+    # a server of its own, not the module's: the test then needs no module fixture and runs on
+    # any xdist worker, beside the tests that share the baseline (tests/conftest.py: _group)
     problems = _flaky_problem(tmp_path / "problems")
     run = tmp_path / "flaky"
-    done = run_cli(*_mini(problems, run, servers["good"]), env=_env())
+    with FakeLLMServer(_script(False)) as good:
+        done = run_cli(*_mini(problems, run, good.base_url), env=_env())
     assert done.returncode == 0, done.stderr[-2000:]
     done = run_cli("eval", str(run), "--repeat", "3", "--json")
     assert done.returncode == 0, done.stderr[-2000:]
