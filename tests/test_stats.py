@@ -52,13 +52,43 @@ def test_reports_are_reproducible() -> None:
 
 
 def test_intervals_are_those_of_the_drawn_resamples() -> None:
-    """The draw counts times the values give exactly the sums of the drawn clusters."""
+    """Many distinct clusters: the draw counts times the values give exactly the sums of the
+    drawn clusters."""
     rng = np.random.default_rng(7)
-    solved, total = rng.integers(0, 3, 60).astype(float), rng.integers(1, 4, 60).astype(float)
+    solved, total = rng.random(60), rng.integers(1, 4, 60).astype(float)
     drawn = np.random.default_rng(11).integers(0, 60, size=(2_000, 60))
     direct = np.quantile(solved[drawn].sum(axis=1) / total[drawn].sum(axis=1), [0.025, 0.975])
     ours = ratio_ci(solved, total, resamples=2_000, seed=11)
-    assert (ours.low, ours.high) == (direct[0], direct[1])
+    assert ours.low == pytest.approx(direct[0], rel=1e-12)
+    assert ours.high == pytest.approx(direct[1], rel=1e-12)
+
+
+def test_few_distinct_clusters_are_drawn_as_a_multinomial_with_the_same_interval() -> None:
+    """600 single-trial tasks (pass or fail): drawing how many passing and failing tasks a
+    resample holds gives the interval the per-task draw (scipy's) gives."""
+    passed = np.array([1.0] * 370 + [0.0] * 230)
+
+    def rate(idx: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.asarray(passed[idx.astype(int)].mean(axis=axis))
+
+    theirs = scipy_stats.bootstrap((np.arange(600.0),), rate, method="percentile",
+                                   n_resamples=20_000, random_state=3).confidence_interval
+    ours = ratio_ci(passed, np.ones(600), resamples=40_000)
+    assert ours.value == pytest.approx(370 / 600)
+    assert ours.low == pytest.approx(theirs.low, abs=0.003)
+    assert ours.high == pytest.approx(theirs.high, abs=0.003)
+
+
+def test_paired_few_distinct_clusters_match_the_per_cluster_draw() -> None:
+    rng = np.random.default_rng(5)
+    a, b = rng.integers(0, 2, 300).astype(float), rng.integers(0, 2, 300).astype(float)
+    ones = np.ones(300)
+    drawn = np.random.default_rng(9).integers(0, 300, size=(40_000, 300))
+    direct = np.quantile(a[drawn].mean(axis=1) - b[drawn].mean(axis=1), [0.025, 0.975])
+    ours = paired_difference_ci((a, ones), (b, ones), resamples=40_000)
+    assert ours.value == pytest.approx(a.mean() - b.mean())
+    assert ours.low == pytest.approx(direct[0], abs=0.005)
+    assert ours.high == pytest.approx(direct[1], abs=0.005)
 
 
 def test_pass_at_k_and_pass_hat_k_by_hand() -> None:
