@@ -9,9 +9,11 @@ from benchwright.web.evaluation.evaluator import dataset_dir, evaluator_env
 from benchwright.web.evaluation.synthetic import local_config
 from benchwright.web.evaluation.tasks import WebDataset, load_dataset
 from benchwright.web.sites.config import WebEnvConfig
+from tests.helpers.tiers import starts
 
 
 @pytest.fixture(scope="session")
+@starts("sandbox")  # building the environment (once per machine, or when its pins change) does
 def wv_env() -> BuiltEnv:
     return evaluator_env()
 

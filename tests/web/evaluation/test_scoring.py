@@ -133,6 +133,27 @@ def test_trial_folders_are_scored_one_by_one(
     assert summary.totals.n_tasks == 1 and summary.totals.n_attempts == 3
 
 
+def test_links_in_the_folder_are_refused_not_followed(
+        tmp_path: Path, dataset: WebDataset, local_cfg: WebEnvConfig,
+        evaluator: EvaluatorProcess) -> None:
+    # Attacker: a run folder whose attempt (or whose HAR) is a link to right answers elsewhere;
+    # followed, both would score 1.0 (and the harness would read any file they name).
+    root, elsewhere = tmp_path / "logs", tmp_path / "elsewhere"
+    _right(root, dataset, local_cfg, 0)
+    _right(elsewhere, dataset, local_cfg, 1)
+    (root / "1").symlink_to(elsewhere / "1")
+    _right(root, dataset, local_cfg, 2)
+    _right(elsewhere, dataset, local_cfg, 2)
+    (root / "2" / "network.har").unlink()
+    (root / "2" / "network.har").symlink_to(elsewhere / "2" / "network.har")
+    summary = _score(root, local_cfg, dataset, evaluator)
+    rows = {r.task_id: r for r in summary.tasks}
+    assert sorted(rows) == [0, 2] and rows[0].score == 1.0
+    assert (rows[2].score, rows[2].error_origin) == (0.0, ErrorOrigin.LAYOUT)
+    assert "a link (not followed)" in str(rows[2].error_msg)
+    assert any("1: a link, not followed" in w for w in summary.warnings)
+
+
 def test_unknown_folders_are_left_out_with_a_warning(
         tmp_path: Path, dataset: WebDataset, local_cfg: WebEnvConfig,
         evaluator: EvaluatorProcess) -> None:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, replace
@@ -37,6 +39,7 @@ from pydantic import (
 
 from benchwright.errors import UserInputError
 from benchwright.files.atomic import write_json_atomic, write_text_atomic
+from benchwright.files.nofollow import sha256_fd
 from benchwright.files.untrusted import (
     decode_untrusted,
     parse_untrusted_json,
@@ -423,7 +426,11 @@ def _digest(salt: str, task: WebTask, response_text: str, har_path: Path) -> str
     hasher = hashlib.sha256(salt.encode())
     hasher.update(f"\0{task.task_id}\0{task.revision}\0".encode())
     hasher.update(hashlib.sha256(response_text.encode()).digest())
-    hasher.update(hashlib.sha256(har_path.read_bytes()).digest())
+    fd = os.open(har_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        hasher.update(bytes.fromhex(sha256_fd(fd)))
+    finally:
+        os.close(fd)
     return hasher.hexdigest()
 
 
@@ -462,6 +469,9 @@ def discover_units(output_dir: Path, dataset: WebDataset) -> tuple[list[TaskUnit
     units: list[TaskUnit] = []
     warnings: list[str] = []
     for child in sorted(p for p in output_dir.iterdir() if p.is_dir()):
+        if child.is_symlink():  # an attempt's files are read where they are, never through a link
+            warnings.append(f"{child}: a link, not followed; left out")
+            continue
         if not child.name.isdigit() or int(child.name) not in dataset.tasks:
             warnings.append(f"{child}: not a WebArena Verified task id; left out")
             continue
@@ -474,7 +484,7 @@ def discover_units(output_dir: Path, dataset: WebDataset) -> tuple[list[TaskUnit
 
 def _units_of(folder: Path, task_id: int) -> list[TaskUnit]:
     trials = [p for p in folder.glob(f"{TRIAL_PREFIX}*")
-              if p.is_dir() and p.name.removeprefix(TRIAL_PREFIX).isdigit()
+              if p.is_dir() and not p.is_symlink() and p.name.removeprefix(TRIAL_PREFIX).isdigit()
               and not (p / INFRA_ERROR).exists()]  # not the agent's attempt: never scored
     if not trials and any(folder.glob(f"{TRIAL_PREFIX}*/{INFRA_ERROR}")):
         return []
@@ -514,10 +524,18 @@ def _prepare(unit: TaskUnit, task: WebTask, base_request: EvalRequest, warnings:
 
 
 def _har_present(path: Path) -> str | None:
-    """The cheap check done up front; the HAR's content is checked when the evaluator fails."""
-    if not path.is_file():
+    """The cheap check done up front; the HAR's content is checked when the evaluator fails.
+    A link is refused, not followed: the run folder is hostile, and the evaluator and the
+    digest would otherwise read whatever file it names."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
         return f"{path}: missing"
-    return None if path.stat().st_size > 0 else f"{path}: empty file"
+    if stat.S_ISLNK(info.st_mode):
+        return f"{path}: a link (not followed)"
+    if not stat.S_ISREG(info.st_mode):
+        return f"{path}: not a regular file"
+    return None if info.st_size > 0 else f"{path}: empty file"
 
 
 def read_agent_response(path: Path) -> tuple[str | None, Any, str | None]:
