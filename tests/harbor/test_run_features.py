@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -160,3 +161,17 @@ def test_a_recorded_cassette_replays_the_run_without_the_model(tmp_path: Path,
                     .splitlines()]
         assert record["status"] == "completed"
         assert record["rewards"] == {"reward": 1.0, "exact": 1.0}
+    # a cassette of another task holds nothing for this one: the step is the harness's failure,
+    # and the command says so with exit 3 (as `run web` does), not 0
+    other = tmp_path / "other-task"
+    shutil.copytree(task, other)
+    toml = other / "task.toml"
+    toml.write_text(toml.read_text().replace('name = "tests/single"', 'name = "tests/other"'))
+    missed = subprocess.run(
+        [sys.executable, "-m", "benchwright", "run", "harbor", "--tasks", str(other), "--out",
+         str(tmp_path / "miss"), "--agent", "mini", "--model", "fake", "--base-url",
+         f"{url}/v1", "--llm-replay", str(cassette)], capture_output=True, text=True,
+        timeout=1800, check=False, env=env)
+    assert missed.returncode == 3, missed.stderr
+    assert "1 trial(s) ended as infrastructure errors" in missed.stderr
+    assert "Traceback" not in missed.stderr

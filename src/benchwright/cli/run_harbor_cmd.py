@@ -5,13 +5,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from benchwright.cli.json_output import echo_json
 from benchwright.cli.option_checks import MAX_TRIALS, base_url, existing_dir, new_dir
 from benchwright.cli.resume_options import given_options
+
+if TYPE_CHECKING:
+    from benchwright.harbor.runner import HarborRunResult
 
 # options that describe the run (the rest: where it goes, how it is shown, how many at once)
 RUN_OPTIONS = ("tasks", "agent", "agent_command", "model", "base_url", "runtime", "trials",
@@ -74,5 +77,20 @@ def run_harbor_cmd(
     result = run_harbor(resume=resume, jobs=jobs, **options)
     if as_json:
         echo_json(result.model_dump(mode="json"))
-        return
-    typer.echo(TRACK.outcome(result.run_dir or Path(), result))
+    else:
+        typer.echo(TRACK.outcome(result.run_dir or Path(), result))
+    _refuse_infrastructure(result)
+
+
+def _refuse_infrastructure(result: HarborRunResult) -> None:
+    """Exit 3, as `run web` and `run coding` do, when trials ended in the harness: the figures
+    printed leave them out, and a pipeline must not read the run as the agent's whole result."""
+    from benchwright.errors import InfrastructureError
+
+    n = sum(task.statuses.get("infrastructure", 0) for task in result.tasks)
+    if n:
+        raise InfrastructureError(
+            f"{n} trial(s) ended as infrastructure errors (the container engine or a cassette "
+            "failed, not the agent); they are left out of the figures",
+            path=result.run_dir, hint="each trial's record in trials.jsonl says why; start a "
+            "new run once the cause is fixed")
