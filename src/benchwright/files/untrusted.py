@@ -136,6 +136,9 @@ def parse_untrusted_yaml(text: str, path: Path | None, *, what: str,
     try:
         value = yaml.load(text, Loader=loader)  # a safe loader
     except yaml.YAMLError as exc:
+        if "nesting depth" in str(getattr(exc, "problem", "")):  # libyaml's own depth limit
+            raise error(f"{what} is nested deeper than {MAX_DEPTH} levels", path=path,
+                        hint=hint) from None
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise error(f"{what} is not valid YAML{where}", path=path,
