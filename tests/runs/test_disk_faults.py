@@ -19,6 +19,7 @@ from benchwright.errors import disk_error
 from benchwright.runs.journal import append_record
 from tests.helpers import FIXTURES
 from tests.helpers.cli import run_cli
+from tests.helpers.tmpfs import tmpfs as _tmpfs
 
 pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root"),
               pytest.mark.e2e, pytest.mark.sandbox]
@@ -39,19 +40,6 @@ def _one_line(done: subprocess.CompletedProcess[str], code: int, fragment: str) 
     last = [line for line in done.stderr.splitlines() if line.strip()][-1]
     assert last.startswith("error: ") and fragment in last, last
     return last
-
-
-@contextlib.contextmanager
-def _tmpfs(path: Path, size: str) -> Iterator[Path]:
-    path.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs: {done.stderr.strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
 
 
 @contextlib.contextmanager

@@ -12,20 +12,19 @@ needed (when the writer knew it)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import FIXTURES
 from tests.helpers.cli import run_cli
+from tests.helpers.tmpfs import tmpfs as _tmpfs
 
 pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root"),
               pytest.mark.e2e, pytest.mark.sandbox]
@@ -96,19 +95,6 @@ except BenchwrightError as exc:
 else:
     print(json.dumps({"code": 0}))
 """
-
-
-@contextlib.contextmanager
-def _tmpfs(path: Path, size: str) -> Iterator[Path]:
-    path.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs: {done.stderr.strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
 
 
 def _mend(disk: Path, how: str) -> None:

@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +29,7 @@ from benchwright.errors import EnvironmentUnavailable, disk_error
 from benchwright.sandbox.bwrap import BwrapRuntime, Limits
 from tests.helpers import FIXTURES
 from tests.helpers.cli import run_cli
+from tests.helpers.tmpfs import tmpfs as _tmpfs
 
 pytestmark = pytest.mark.sandbox
 QUICK = FIXTURES / "runs" / "quick"
@@ -107,19 +107,6 @@ def test_a_requirement_the_index_does_not_have_stays_the_submissions(
     solution = evaluation.grader.solution_env
     assert solution.error is not None and "benchwright-no-such-project-4242" in solution.error
     assert evaluation.counts  # graded, without the requirement
-
-
-@contextlib.contextmanager
-def _tmpfs(path: Path, size: str) -> Iterator[Path]:
-    path.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs: {done.stderr.strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root")

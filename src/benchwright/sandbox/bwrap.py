@@ -249,15 +249,22 @@ class UnsafeLocalRuntime(_RuntimeBase):
         return _Launch(argv=argv, cwd=cwd)
 
 
-def _system_binds() -> list[str]:
-    # Folders bubblewrap creates itself are 0700 by default: /etc must be traversable.
-    args: list[str] = ["--ro-bind", "/usr", "/usr", "--perms", "0755", "--dir", "/etc"]
+def usr_binds() -> list[str]:
+    """`/usr` read-only, and the top-level `bin`, `sbin` and `lib*` as this system has them: the
+    links of a merged-/usr system, or read-only folders."""
+    args = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64"):
         top = Path("/") / name
         if top.is_symlink():
             args += ["--symlink", str(top.readlink()), str(top)]
         elif top.is_dir():
             args += ["--ro-bind", str(top), str(top)]
+    return args
+
+
+def _system_binds() -> list[str]:
+    # Folders bubblewrap creates itself are 0700 by default: /etc must be traversable.
+    args: list[str] = [*usr_binds(), "--perms", "0755", "--dir", "/etc"]
     for name in _ETC_ALLOWED:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     return args

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from benchwright.errors import PrerequisiteError
 from benchwright.files.nofollow import remove_tree
+from benchwright.sandbox.bwrap import usr_binds
 
 POLICY: dict[str, list[str]] = {
     # "*" does not cover chrome:// and its kin: they are named
@@ -100,13 +101,7 @@ def _drop_to(uid: int | None) -> list[str]:
 
 
 def _system(executable: Path) -> list[str]:
-    args = ["--ro-bind", "/usr", "/usr"]
-    for name in ("bin", "sbin", "lib", "lib32", "lib64"):
-        top = Path("/") / name
-        if top.is_symlink():
-            args += ["--symlink", str(top.readlink()), str(top)]
-        elif top.is_dir():
-            args += ["--ro-bind", str(top), str(top)]
+    args = usr_binds()
     if not executable.is_relative_to("/usr"):  # a Chromium of its own: its folder
         args += [*_parents(executable.parent), "--ro-bind", str(executable.parent),
                  str(executable.parent)]
